@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import cron from 'node-cron';
+import { parseDuration } from './duration.js';
+
+/**
+ * The config file schema (driftgate.yml). Every object is strict, so a typo fails loudly. Later features
+ * (slack, approvers, policies, github, pagerduty) add optional top-level sections; nothing here needs to
+ * change shape for them.
+ */
+
+const duration = (what: string) =>
+  z.union([z.string(), z.number()]).transform((v, ctx) => {
+    const ms = parseDuration(v);
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: `invalid ${what} duration ${JSON.stringify(v)} (use e.g. "90s", "15m", "2h", "1d", or seconds)` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+export const CronExpression = z.string().superRefine((v, ctx) => {
+  if (!cron.validate(v)) ctx.addIssue({ code: 'custom', message: `invalid cron expression ${JSON.stringify(v)}` });
+});
+
+export const Mode = z.enum(['alert', 'auto-minor', 'auto-apply']);
+export type Mode = z.infer<typeof Mode>;
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+/** terraform variables: scalars as strings, complex values as HCL/JSON objects. */
+const VarValue = z.union([scalar, z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+
+/** Settings a stack can take from the stack entry itself, or from a discovery rule as defaults. */
+const StackSettings = {
+  schedule: CronExpression.optional(),
+  vars: z.record(z.string(), VarValue).optional(),
+  varFiles: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  workspace: z.string().optional(),
+  backendConfig: z.record(z.string(), scalar).optional(),
+  environment: z.string().optional(),
+  labels: z.array(z.string()).optional(),
+  mode: Mode.optional(),
+};
+
+const stackName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._\/-]*$/, 'stack names use letters, digits, ".", "_", "-" and "/"');
+
+export const StackEntry = z.strictObject({
+  name: stackName,
+  dir: z.string().min(1),
+  ...StackSettings,
+});
+export type StackEntry = z.infer<typeof StackEntry>;
+
+export const DiscoverEntry = z.strictObject({
+  /** Glob of directories relative to the config file, e.g. `environments/*\/*`; each dir with a *.tf file is a stack. */
+  glob: z.string().min(1),
+  /** Directories to leave out (globs). */
+  exclude: z.array(z.string()).optional(),
+  /** Name prefix for discovered stacks. */
+  namePrefix: z.string().optional(),
+  ...StackSettings,
+});
+export type DiscoverEntry = z.infer<typeof DiscoverEntry>;
+
+const LocalArtifacts = z.strictObject({
+  type: z.literal('local'),
+  dir: z.string().optional(),
+  retention: duration('artifacts.retention').optional(),
+});
+
+const S3Artifacts = z.strictObject({
+  type: z.literal('s3'),
+  bucket: z.string().min(1),
+  prefix: z.string().default('driftgate/'),
+  region: z.string().min(1),
+  endpoint: z.url().optional(),
+  forcePathStyle: z.boolean().default(false),
+  /** SSE-KMS key; without it objects are written with SSE-S3 (AES256). */
+  kmsKeyId: z.string().optional(),
+  retention: duration('artifacts.retention').optional(),
+});
+
+export const ArtifactsConfig = z.discriminatedUnion('type', [LocalArtifacts, S3Artifacts]);
+export type ArtifactsConfig = z.infer<typeof ArtifactsConfig>;
+
+export const TerraformConfig = z.strictObject({
+  /** `terraform`, `tofu`, or a path to either. */
+  binary: z.string().min(1).default('terraform'),
+  timeouts: z
+    .strictObject({
+      plan: duration('terraform.timeouts.plan').prefault('30m'),
+      apply: duration('terraform.timeouts.apply').prefault('60m'),
+      /** Passed to terraform as -lock-timeout: how long to wait for the state lock. */
+      lock: duration('terraform.timeouts.lock').prefault('5m'),
+      /** Between SIGINT and SIGKILL when a timeout ends terraform. */
+      killGrace: duration('terraform.timeouts.killGrace').prefault('30s'),
+    })
+    .prefault({}),
+  /** Shared provider cache; default `<dataDir>/plugin-cache`. */
+  pluginCacheDir: z.string().optional(),
+  /** Keep at most this many bytes of each command's output (the tail). */
+  outputLimitBytes: z.number().int().positive().default(1024 * 1024),
+});
+export type TerraformConfig = z.infer<typeof TerraformConfig>;
+
+export const DefaultsConfig = z.strictObject({
+  schedule: CronExpression.default('0 * * * *'),
+  /** Random delay added to each scheduled start so 300 stacks do not start in the same second. */
+  jitter: duration('defaults.jitter').prefault('60s'),
+  /** Plans run at once; default: the number of CPU cores. */
+  concurrency: z.number().int().positive().optional(),
+  mode: Mode.default('alert'),
+  /** Drift seen again with the same fingerprint is not re-alerted; Slack snooze after reject. */
+  snooze: duration('defaults.snooze').prefault('24h'),
+  /** How long a reviewed plan stays applyable. */
+  maxPlanAge: duration('defaults.maxPlanAge').prefault('4h'),
+  /** How long SIGTERM waits for running plans before marking them interrupted. */
+  shutdownTimeout: duration('defaults.shutdownTimeout').prefault('2m'),
+});
+export type DefaultsConfig = z.infer<typeof DefaultsConfig>;
+
+export const ConfigFile = z.strictObject({
+  version: z.literal(1).default(1),
+  dataDir: z.string().default('.driftgate'),
+  terraform: TerraformConfig.prefault({}),
+  artifacts: ArtifactsConfig.default({ type: 'local' }),
+  defaults: DefaultsConfig.prefault({}),
+  stacks: z.array(StackEntry).default([]),
+  discover: z.array(DiscoverEntry).default([]),
+  log: z
+    .strictObject({
+      level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    })
+    .prefault({}),
+});
+export type ConfigFile = z.infer<typeof ConfigFile>;
+
+/** A stack after discovery and defaults: everything the runner needs, dirs absolute. */
+export interface StackConfig {
+  name: string;
+  /** Absolute path of the stack's root module. */
+  dir: string;
+  schedule: string;
+  vars: Record<string, unknown>;
+  varFiles: string[];
+  env: Record<string, string>;
+  workspace?: string;
+  backendConfig: Record<string, string | number | boolean>;
+  environment?: string;
+  labels: string[];
+  mode: Mode;
+}
+
+/** The loaded config: file values with defaults applied, paths absolute, stacks resolved. */
+export interface DriftgateConfig {
+  /** Absolute path of the config file, or undefined when built in code. */
+  file?: string;
+  /** Directory relative paths are resolved against. */
+  baseDir: string;
+  dataDir: string;
+  terraform: TerraformConfig & { pluginCacheDir: string };
+  artifacts: ArtifactsConfig & { dir?: string };
+  defaults: DefaultsConfig & { concurrency: number };
+  stacks: StackConfig[];
+  log: ConfigFile['log'];
+}

@@ -1,0 +1,176 @@
+/**
+ * Typed errors. Callers branch on `code`, never on message text. `message` is written for the person
+ * who has to fix the cause: it says what was wrong and where.
+ */
+export type DriftgateErrorCode =
+  | 'CONFIG_INVALID'
+  | 'TERRAFORM_BINARY_MISSING'
+  | 'TERRAFORM_FAILED'
+  | 'TERRAFORM_TIMEOUT'
+  | 'PLAN_JSON_INVALID'
+  | 'STACK_NOT_FOUND'
+  | 'STACK_LOCKED'
+  | 'STACK_BLOCKED'
+  | 'INVALID_TRANSITION'
+  | 'ARTIFACT_STORE_FAILED'
+  | 'ARTIFACT_INTEGRITY'
+  | 'STALE_PLAN'
+  | 'NOT_AUTHORIZED'
+  | 'EXTERNAL_SERVICE';
+
+export class DriftgateError extends Error {
+  readonly code: DriftgateErrorCode;
+  constructor(code: DriftgateErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+export interface ConfigIssue {
+  /** Dotted path into the config, e.g. `stacks[2].schedule`. Empty for the document root. */
+  path: string;
+  message: string;
+}
+
+export class ConfigError extends DriftgateError {
+  readonly issues: ConfigIssue[];
+  readonly file: string | undefined;
+  constructor(issues: ConfigIssue[], file?: string) {
+    super('CONFIG_INVALID', formatConfigIssues(issues, file));
+    this.issues = issues;
+    this.file = file;
+  }
+}
+
+export function formatConfigIssues(issues: ConfigIssue[], file?: string): string {
+  const head = file ? `invalid config ${file}:` : 'invalid config:';
+  return [head, ...issues.map((i) => `  ${i.path ? `${i.path}: ` : ''}${i.message}`)].join('\n');
+}
+
+export class TerraformBinaryMissingError extends DriftgateError {
+  readonly binary: string;
+  readonly configKey: string;
+  constructor(binary: string, configKey = 'terraform.binary') {
+    super(
+      'TERRAFORM_BINARY_MISSING',
+      `terraform binary "${binary}" was not found or is not executable (config key ${configKey}); install it or set ${configKey} to its path`,
+    );
+    this.binary = binary;
+    this.configKey = configKey;
+  }
+}
+
+/** A terraform command exited badly. `stderrTail` is already redacted of known secrets. */
+export class TerraformError extends DriftgateError {
+  readonly command: string;
+  readonly exitCode: number | undefined;
+  readonly stderrTail: string;
+  constructor(
+    command: string,
+    exitCode: number | undefined,
+    stderrTail: string,
+    code: 'TERRAFORM_FAILED' | 'TERRAFORM_TIMEOUT' = 'TERRAFORM_FAILED',
+  ) {
+    const what = code === 'TERRAFORM_TIMEOUT' ? 'timed out' : `exited with code ${exitCode ?? 'unknown'}`;
+    super(code, `terraform ${command} ${what}${stderrTail ? `:\n${stderrTail}` : ''}`);
+    this.command = command;
+    this.exitCode = exitCode;
+    this.stderrTail = stderrTail;
+  }
+}
+
+export class PlanJsonError extends DriftgateError {
+  readonly issues: ConfigIssue[];
+  constructor(issues: ConfigIssue[]) {
+    super('PLAN_JSON_INVALID', formatConfigIssues(issues).replace('invalid config:', 'invalid plan JSON:'));
+    this.issues = issues;
+  }
+}
+
+export class StackNotFoundError extends DriftgateError {
+  readonly stackName: string;
+  readonly suggestions: string[];
+  constructor(stack: string, suggestions: string[] = []) {
+    super(
+      'STACK_NOT_FOUND',
+      `no stack named "${stack}"${suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : ''}`,
+    );
+    this.stackName = stack;
+    this.suggestions = suggestions;
+  }
+}
+
+export class StackLockedError extends DriftgateError {
+  constructor(
+    readonly stackName: string,
+    readonly heldByRun: string,
+    readonly expiresAt: Date,
+  ) {
+    super('STACK_LOCKED', `stack ${stackName} is locked by run ${heldByRun} until ${expiresAt.toISOString()}`);
+  }
+}
+
+export class StackBlockedError extends DriftgateError {
+  constructor(
+    readonly stackName: string,
+    readonly reason: string,
+  ) {
+    super('STACK_BLOCKED', `stack ${stackName} is blocked: ${reason}; run \`driftgate unlock ${stackName}\` once its state is checked`);
+  }
+}
+
+export class InvalidTransitionError extends DriftgateError {
+  constructor(
+    readonly runId: string,
+    readonly from: string,
+    readonly to: string,
+  ) {
+    super('INVALID_TRANSITION', `run ${runId} cannot move from ${from} to ${to}`);
+  }
+}
+
+/** The artifact store could not be reached or written: retriable, the run is errored, nothing is lost. */
+export class ArtifactStoreError extends DriftgateError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ARTIFACT_STORE_FAILED', message, options);
+  }
+}
+
+export class ArtifactIntegrityError extends DriftgateError {
+  constructor(
+    readonly key: string,
+    readonly expected: string,
+    readonly actual: string,
+  ) {
+    super('ARTIFACT_INTEGRITY', `artifact ${key} has sha256 ${actual}, expected ${expected}: refusing to use it`);
+  }
+}
+
+export class StalePlanError extends DriftgateError {
+  constructor(message: string) {
+    super('STALE_PLAN', message);
+  }
+}
+
+export class NotAuthorizedError extends DriftgateError {
+  constructor(message: string) {
+    super('NOT_AUTHORIZED', message);
+  }
+}
+
+/** Another service (Slack, GitHub, S3, PagerDuty) failed; the operation may be retried. */
+export class ExternalServiceError extends DriftgateError {
+  constructor(
+    readonly service: string,
+    message: string,
+    readonly retriable: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super('EXTERNAL_SERVICE', `${service}: ${message}`, options);
+  }
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,13 @@
+import type { PlanAnalysis } from './plan/model.js';
+import type { Run } from './run/model.js';
+
+/** Domain events published by the runner; the Slack layer (and others) subscribe. */
+export type DomainEvent =
+  | { type: 'drift_detected'; stack: string; run: Run; analysis: PlanAnalysis }
+  | { type: 'plan_pending_approval'; stack: string; run: Run; analysis: PlanAnalysis }
+  | { type: 'drift_resolved'; stack: string; run: Run; previousFingerprint: string }
+  | { type: 'plan_failed'; stack: string; run: Run; error: string; stderrTail: string }
+  | { type: 'no_changes'; stack: string; run: Run };
+
+export type DomainEventType = DomainEvent['type'];
+export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;

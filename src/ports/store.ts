@@ -1,0 +1,74 @@
+import type { ActionCounts } from '../domain/plan/model.js';
+import type { ArtifactRef, AuditEntry, Run, StackLock, StackRecord, StackStatus } from '../domain/run/model.js';
+import type { RunKind, RunState, RunTrigger } from '../domain/run/state.js';
+
+export interface NewRun {
+  stack: string;
+  trigger: RunTrigger;
+  commitSha?: string;
+}
+
+/** Fields a transition may set along with the new state. */
+export interface RunPatch {
+  kind?: RunKind;
+  fingerprint?: string;
+  counts?: ActionCounts;
+  planSha256?: string;
+  error?: string;
+  supersededBy?: string;
+  commitSha?: string;
+}
+
+export interface RunQuery {
+  stack?: string;
+  states?: RunState[];
+  limit?: number;
+}
+
+/**
+ * The run store. Every method is synchronous and atomic (SQLite); `transition` is compare-and-set:
+ * it returns the updated run, or undefined when the run was no longer in one of `from`.
+ */
+export interface RunStore {
+  upsertStack(name: string): StackRecord;
+  getStack(name: string): StackRecord | undefined;
+  listStacks(): StackRecord[];
+  setStackStatus(name: string, status: StackStatus, lastRunId?: string): void;
+  /** Records an open drift, or refreshes lastSeenAt when the fingerprint is the one already open. Returns true when it is new. */
+  openDrift(name: string, drift: { fingerprint: string; runId: string; counts: ActionCounts }): boolean;
+  /** Clears the open drift; returns it, or undefined when there was none. */
+  closeDrift(name: string): StackRecord['openDrift'];
+  blockStack(name: string, reason: string): void;
+  unblockStack(name: string): void;
+  setLastAppliedCommit(name: string, sha: string): void;
+
+  createRun(run: NewRun): Run;
+  getRun(id: string): Run | undefined;
+  listRuns(query?: RunQuery): Run[];
+  transition(id: string, from: RunState | readonly RunState[], to: RunState, patch?: RunPatch): Run | undefined;
+
+  addArtifact(ref: Omit<ArtifactRef, 'createdAt'>): ArtifactRef;
+  listArtifacts(runId: string): ArtifactRef[];
+  /** Artifacts of runs finished before `before`, for retention. */
+  listArtifactsBefore(before: Date): ArtifactRef[];
+  removeArtifact(runId: string, kind: ArtifactRef['kind']): void;
+
+  appendAudit(entry: Omit<AuditEntry, 'id'>): AuditEntry;
+  listAudit(query?: { runId?: string; stack?: string; limit?: number }): AuditEntry[];
+
+  /** Takes the stack lock for a run, or returns the current holder. An expired lock is taken over. */
+  acquireLock(stack: string, runId: string, ttlMs: number): { acquired: true; lock: StackLock } | { acquired: false; holder: StackLock };
+  /** Extends a held lock (heartbeat); false when the run no longer holds it. */
+  renewLock(stack: string, runId: string, ttlMs: number): boolean;
+  releaseLock(stack: string, runId: string): void;
+  /** Force release (`/drift unlock`). */
+  breakLock(stack: string): StackLock | undefined;
+  getLock(stack: string): StackLock | undefined;
+
+  /**
+   * After a crash: every run left in planning or applying becomes interrupted; a stack whose apply was
+   * interrupted is blocked. Returns the runs it changed.
+   */
+  recoverInterrupted(): Run[];
+  close(): void;
+}

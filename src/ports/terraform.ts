@@ -1,0 +1,49 @@
+import type { StackConfig } from '../config/schema.js';
+
+export interface TerraformVersion {
+  /** `terraform` or `tofu`, detected from `version -json`, not from the file name. */
+  flavor: 'terraform' | 'tofu';
+  version: string;
+  /** Absolute path of the binary that was found. */
+  path: string;
+}
+
+/** Captured output of one command; already cut to the configured size (the tail is kept). */
+export interface CommandOutput {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+  durationMs: number;
+  /** True when output was longer than the limit and its head was dropped. */
+  truncated: boolean;
+  /** CPU time of terraform and its children (user + system), for benchmarks. */
+  cpuMs?: number;
+}
+
+export interface PlanResult extends CommandOutput {
+  /** From -detailed-exitcode: 0 no changes, 2 changes. (1 is thrown as TerraformError.) */
+  hasChanges: boolean;
+  /** Absolute path of the saved plan file written by -out. */
+  planFile: string;
+  /** Whether `init` ran for this plan (false when the init hash was unchanged). */
+  initRan: boolean;
+}
+
+export interface RunOptions {
+  /** Aborts the command: terraform gets SIGINT, then SIGKILL after the kill grace. */
+  signal?: AbortSignal;
+}
+
+/**
+ * terraform (or tofu) for one stack. Implementations never pass secrets in argv: vars go through
+ * TF_VAR_* in the child's environment.
+ */
+export interface TerraformRunner {
+  version(): Promise<TerraformVersion>;
+  /** `init` when needed, then `plan -detailed-exitcode -out=<planFile>`. */
+  plan(stack: StackConfig, planFile: string, options?: RunOptions): Promise<PlanResult>;
+  /** `show -json <planFile>`: the raw JSON text (holds secrets in clear; never log it). */
+  showJson(stack: StackConfig, planFile: string, options?: RunOptions): Promise<string>;
+  /** `apply` of a saved plan file. */
+  apply(stack: StackConfig, planFile: string, options?: RunOptions): Promise<CommandOutput>;
+}
