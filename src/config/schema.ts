@@ -8,11 +8,11 @@ import { parseDuration } from './duration.js';
  * change shape for them.
  */
 
-const duration = (what: string) =>
+const duration = () =>
   z.union([z.string(), z.number()]).transform((v, ctx) => {
     const ms = parseDuration(v);
     if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: `invalid ${what} duration ${JSON.stringify(v)} (use e.g. "90s", "15m", "2h", "1d", or seconds)` });
+      ctx.addIssue({ code: 'custom', message: `invalid duration ${JSON.stringify(v)} (use e.g. "90s", "15m", "2h", "1d", or seconds)` });
       return z.NEVER;
     }
     return ms;
@@ -67,7 +67,7 @@ export type DiscoverEntry = z.infer<typeof DiscoverEntry>;
 const LocalArtifacts = z.strictObject({
   type: z.literal('local'),
   dir: z.string().optional(),
-  retention: duration('artifacts.retention').optional(),
+  retention: duration().optional(),
 });
 
 const S3Artifacts = z.strictObject({
@@ -79,7 +79,7 @@ const S3Artifacts = z.strictObject({
   forcePathStyle: z.boolean().default(false),
   /** SSE-KMS key; without it objects are written with SSE-S3 (AES256). */
   kmsKeyId: z.string().optional(),
-  retention: duration('artifacts.retention').optional(),
+  retention: duration().optional(),
 });
 
 export const ArtifactsConfig = z.discriminatedUnion('type', [LocalArtifacts, S3Artifacts]);
@@ -90,12 +90,12 @@ export const TerraformConfig = z.strictObject({
   binary: z.string().min(1).default('terraform'),
   timeouts: z
     .strictObject({
-      plan: duration('terraform.timeouts.plan').prefault('30m'),
-      apply: duration('terraform.timeouts.apply').prefault('60m'),
+      plan: duration().prefault('30m'),
+      apply: duration().prefault('60m'),
       /** Passed to terraform as -lock-timeout: how long to wait for the state lock. */
-      lock: duration('terraform.timeouts.lock').prefault('5m'),
+      lock: duration().prefault('5m'),
       /** Between SIGINT and SIGKILL when a timeout ends terraform. */
-      killGrace: duration('terraform.timeouts.killGrace').prefault('30s'),
+      killGrace: duration().prefault('30s'),
     })
     .prefault({}),
   /** Shared provider cache; default `<dataDir>/plugin-cache`. */
@@ -108,16 +108,16 @@ export type TerraformConfig = z.infer<typeof TerraformConfig>;
 export const DefaultsConfig = z.strictObject({
   schedule: CronExpression.default('0 * * * *'),
   /** Random delay added to each scheduled start so 300 stacks do not start in the same second. */
-  jitter: duration('defaults.jitter').prefault('60s'),
+  jitter: duration().prefault('60s'),
   /** Plans run at once; default: the number of CPU cores. */
   concurrency: z.number().int().positive().optional(),
   mode: Mode.default('alert'),
   /** Drift seen again with the same fingerprint is not re-alerted; Slack snooze after reject. */
-  snooze: duration('defaults.snooze').prefault('24h'),
+  snooze: duration().prefault('24h'),
   /** How long a reviewed plan stays applyable. */
-  maxPlanAge: duration('defaults.maxPlanAge').prefault('4h'),
+  maxPlanAge: duration().prefault('4h'),
   /** How long SIGTERM waits for running plans before marking them interrupted. */
-  shutdownTimeout: duration('defaults.shutdownTimeout').prefault('2m'),
+  shutdownTimeout: duration().prefault('2m'),
 });
 export type DefaultsConfig = z.infer<typeof DefaultsConfig>;
 

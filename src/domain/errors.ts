@@ -16,7 +16,8 @@ export type DriftgateErrorCode =
   | 'ARTIFACT_INTEGRITY'
   | 'STALE_PLAN'
   | 'NOT_AUTHORIZED'
-  | 'EXTERNAL_SERVICE';
+  | 'EXTERNAL_SERVICE'
+  | 'SHUTTING_DOWN';
 
 export class DriftgateError extends Error {
   readonly code: DriftgateErrorCode;

@@ -49,7 +49,7 @@ export interface RunStore {
 
   addArtifact(ref: Omit<ArtifactRef, 'createdAt'>): ArtifactRef;
   listArtifacts(runId: string): ArtifactRef[];
-  /** Artifacts of runs finished before `before`, for retention. */
+  /** Artifacts written before `before`, of runs that are finished (a run awaiting a decision keeps its plan). */
   listArtifactsBefore(before: Date): ArtifactRef[];
   removeArtifact(runId: string, kind: ArtifactRef['kind']): void;
 

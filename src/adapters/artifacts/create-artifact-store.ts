@@ -1,0 +1,39 @@
+import { join, resolve } from 'node:path';
+import type { DriftgateConfig } from '../../config/schema.js';
+import type { ArtifactStore } from '../../ports/artifacts.js';
+import { createLocalArtifactStore } from './local-artifact-store.js';
+import { createS3ArtifactStore } from './s3-artifact-store.js';
+
+export interface ArtifactStoreDeps {
+  dataDir: string;
+  env: Record<string, string | undefined>;
+  now?: () => Date;
+}
+
+/** The artifact store the config asks for: local under `<dataDir>/artifacts` by default, or S3. */
+export function createArtifactStore(config: DriftgateConfig['artifacts'], deps: ArtifactStoreDeps): ArtifactStore {
+  if (config.type === 'local') {
+    return createLocalArtifactStore({ dir: resolve(config.dir ?? join(deps.dataDir, 'artifacts')), now: deps.now });
+  }
+  return createS3ArtifactStore({
+    bucket: config.bucket,
+    prefix: config.prefix,
+    region: config.region,
+    endpoint: config.endpoint,
+    forcePathStyle: config.forcePathStyle,
+    kmsKeyId: config.kmsKeyId,
+    credentials: credentialsFromEnv(deps.env),
+  });
+}
+
+/**
+ * Static keys from the injected environment when both are present; otherwise undefined, and the SDK's
+ * default chain (profile, SSO, web identity, instance role) finds them.
+ */
+function credentialsFromEnv(env: Record<string, string | undefined>) {
+  const accessKeyId = env['AWS_ACCESS_KEY_ID'];
+  const secretAccessKey = env['AWS_SECRET_ACCESS_KEY'];
+  if (!accessKeyId || !secretAccessKey) return undefined;
+  const sessionToken = env['AWS_SESSION_TOKEN'];
+  return sessionToken ? { accessKeyId, secretAccessKey, sessionToken } : { accessKeyId, secretAccessKey };
+}

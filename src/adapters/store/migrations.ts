@@ -1,0 +1,108 @@
+import type Database from 'better-sqlite3';
+import { DriftgateError } from '../../domain/errors.js';
+
+/**
+ * Schema steps, applied in order inside one transaction; `PRAGMA user_version` records the last one
+ * applied. Append new steps, never edit an old one: databases in the field already ran it.
+ * Dates are stored as epoch milliseconds so they compare as numbers.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE stacks (
+    name TEXT PRIMARY KEY,
+    status TEXT NOT NULL DEFAULT 'unknown',
+    last_check_at INTEGER,
+    last_run_id TEXT,
+    drift_fingerprint TEXT,
+    drift_run_id TEXT,
+    drift_first_seen_at INTEGER,
+    drift_last_seen_at INTEGER,
+    drift_counts TEXT,
+    blocked_reason TEXT,
+    last_applied_commit TEXT
+  );
+
+  CREATE TABLE runs (
+    id TEXT PRIMARY KEY,
+    stack TEXT NOT NULL REFERENCES stacks(name),
+    state TEXT NOT NULL,
+    trigger TEXT NOT NULL,
+    kind TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    commit_sha TEXT,
+    fingerprint TEXT,
+    counts TEXT,
+    plan_sha256 TEXT,
+    error TEXT,
+    superseded_by TEXT
+  );
+  CREATE INDEX runs_stack_created ON runs(stack, created_at);
+  CREATE INDEX runs_state ON runs(state);
+
+  CREATE TABLE artifacts (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (run_id, kind)
+  );
+
+  CREATE TABLE audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    run_id TEXT,
+    stack TEXT,
+    plan_sha256 TEXT,
+    detail TEXT
+  );
+  CREATE INDEX audit_run ON audit(run_id);
+  CREATE INDEX audit_stack ON audit(stack);
+  -- The audit trail is evidence: not even driftgate itself may rewrite it.
+  CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
+    BEGIN SELECT RAISE(ABORT, 'audit is append-only: UPDATE is not allowed'); END;
+  CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
+    BEGIN SELECT RAISE(ABORT, 'audit is append-only: DELETE is not allowed'); END;
+
+  CREATE TABLE locks (
+    stack TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    acquired_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  `,
+];
+
+/** The database was written by a newer driftgate: older code must not guess at a schema it does not know. */
+export class StoreSchemaTooNewError extends DriftgateError {
+  constructor(
+    readonly path: string,
+    readonly found: number,
+    readonly supported: number,
+  ) {
+    super(
+      'CONFIG_INVALID',
+      `run store ${path} has schema version ${found}, but this driftgate knows versions up to ${supported}; upgrade driftgate or point dataDir at another directory`,
+    );
+  }
+}
+
+export function applyMigrations(db: Database.Database, path: string, migrations: readonly string[] = MIGRATIONS): number {
+  const latest = migrations.length;
+  const migrate = db.transaction(() => {
+    // Read inside the write transaction: another process may have migrated since we opened the file.
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current > latest) throw new StoreSchemaTooNewError(path, current, latest);
+    for (let version = current; version < latest; version++) {
+      db.exec(migrations[version]!);
+      db.pragma(`user_version = ${version + 1}`);
+    }
+    return latest;
+  });
+  return migrate.immediate();
+}

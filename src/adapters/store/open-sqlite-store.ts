@@ -1,0 +1,54 @@
+import { chmodSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { RunStore } from '../../ports/store.js';
+import { createStoreContext } from './context.js';
+import { lockQueries } from './lock-queries.js';
+import { applyMigrations } from './migrations.js';
+import { recordQueries } from './record-queries.js';
+import { recoverInterrupted } from './recover-interrupted.js';
+import { newRunId } from './run-id.js';
+import { runQueries } from './run-queries.js';
+import { stackQueries } from './stack-queries.js';
+
+export interface SqliteStoreOptions {
+  /** Database file; its directory is created (0700) when missing. `:memory:` works for throwaway use. */
+  path: string;
+  now?: () => Date;
+  newId?: () => string;
+  /** How long a write waits for another connection's lock before SQLITE_BUSY. */
+  busyTimeoutMs?: number;
+}
+
+export function openSqliteStore(options: SqliteStoreOptions): RunStore {
+  const now = options.now ?? (() => new Date());
+  const inMemory = options.path === ':memory:';
+  if (!inMemory) mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
+  const db = new Database(options.path);
+  try {
+    if (!inMemory) chmodSync(options.path, 0o600);
+    // WAL lets the Slack handlers read while a runner writes; the busy timeout turns brief write
+    // contention between connections into a wait instead of an error.
+    db.pragma('journal_mode = WAL');
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    db.pragma('foreign_keys = ON');
+    applyMigrations(db, options.path);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+
+  const ctx = createStoreContext(
+    db,
+    () => now().getTime(),
+    options.newId ?? (() => newRunId(now())),
+  );
+  return {
+    ...stackQueries(ctx),
+    ...runQueries(ctx),
+    ...recordQueries(ctx),
+    ...lockQueries(ctx),
+    recoverInterrupted: () => recoverInterrupted(ctx),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,47 @@
+import type { Run } from '../../domain/run/model.js';
+import { IN_FLIGHT } from '../../domain/run/state.js';
+import { ensureStack, type StoreContext } from './context.js';
+import { toRun } from './rows.js';
+
+const STEP: Record<string, string> = { planning: 'plan', applying: 'apply' };
+
+/**
+ * Run once at startup, before any new work: nothing can still be running for a run of a previous process.
+ * An interrupted plan is harmless; an interrupted apply may have changed part of the infrastructure, so
+ * its stack is blocked until a person has looked.
+ */
+export function recoverInterrupted(ctx: StoreContext): Run[] {
+  const recover = ctx.db.transaction((): Run[] => {
+    const now = ctx.nowMs();
+    const stranded = ctx
+      .stmt(`SELECT * FROM runs WHERE state IN (${IN_FLIGHT.map(() => '?').join(', ')}) ORDER BY created_at`)
+      .all(...IN_FLIGHT)
+      .map(toRun);
+    const changed: Run[] = [];
+    for (const run of stranded) {
+      const step = STEP[run.state] ?? run.state;
+      const error = `driftgate stopped during the ${step} step (state ${run.state}); the run did not finish`;
+      const row = ctx
+        .stmt(
+          `UPDATE runs SET state = 'interrupted', error = ?, updated_at = ?, finished_at = ?
+           WHERE id = ? AND state = ? RETURNING *`,
+        )
+        .get(error, now, now, run.id, run.state);
+      if (row === undefined) continue;
+      changed.push(toRun(row));
+      ctx.stmt('DELETE FROM locks WHERE run_id = ?').run(run.id);
+      if (run.state === 'applying') {
+        ensureStack(ctx, run.stack);
+        ctx
+          .stmt("UPDATE stacks SET status = 'blocked', blocked_reason = ?, last_run_id = ? WHERE name = ?")
+          .run(
+            `apply of run ${run.id} was interrupted: the real infrastructure may be half applied; check its state before unblocking`,
+            run.id,
+            run.stack,
+          );
+      }
+    }
+    return changed;
+  });
+  return recover.immediate();
+}

@@ -1,0 +1,76 @@
+import { InvalidTransitionError } from '../../domain/errors.js';
+import type { Run } from '../../domain/run/model.js';
+import { canTransition, isTerminal, type RunState } from '../../domain/run/state.js';
+import type { NewRun, RunPatch, RunQuery, RunStore } from '../../ports/store.js';
+import { ensureStack, type StoreContext } from './context.js';
+import { toRun } from './rows.js';
+import { selectFiltered } from './select-filtered.js';
+
+type RunQueries = Pick<RunStore, 'createRun' | 'getRun' | 'listRuns' | 'transition'>;
+
+export function runQueries(ctx: StoreContext): RunQueries {
+  const createRun = ctx.db.transaction((input: NewRun): Run => {
+    ensureStack(ctx, input.stack);
+    const now = ctx.nowMs();
+    const row = ctx
+      .stmt(
+        `INSERT INTO runs (id, stack, state, trigger, created_at, updated_at, commit_sha)
+         VALUES (?, ?, 'planning', ?, ?, ?, ?) RETURNING *`,
+      )
+      .get(ctx.newId(), input.stack, input.trigger, now, now, input.commitSha ?? null);
+    return toRun(row);
+  });
+
+  return {
+    createRun: (input) => createRun.immediate(input),
+
+    getRun(id) {
+      const row = ctx.stmt('SELECT * FROM runs WHERE id = ?').get(id);
+      return row === undefined ? undefined : toRun(row);
+    },
+
+    listRuns(query: RunQuery = {}) {
+      const filters = { stack: query.stack, state: query.states };
+      return selectFiltered(ctx, 'runs', filters, 'created_at DESC, id DESC', query.limit).map(toRun);
+    },
+
+    transition(id, from, to, patch = {}) {
+      const fromStates: readonly RunState[] = typeof from === 'string' ? [from] : from;
+      // A pair the state machine forbids is a bug in the caller, not a lost race: fail before any write.
+      const impossible = fromStates.filter((f) => !canTransition(f, to));
+      if (fromStates.length === 0 || impossible.length > 0) {
+        throw new InvalidTransitionError(id, (impossible.length ? impossible : fromStates).join('|') || '(none)', to);
+      }
+      return compareAndSet(ctx, id, fromStates, to, patch);
+    },
+  };
+}
+
+/** The whole compare-and-set is one UPDATE: of two callers racing from the same state, one matches. */
+function compareAndSet(ctx: StoreContext, id: string, from: readonly RunState[], to: RunState, patch: RunPatch): Run | undefined {
+  const now = ctx.nowMs();
+  const sql = `UPDATE runs SET
+      state = ?, updated_at = ?, finished_at = COALESCE(?, finished_at),
+      kind = COALESCE(?, kind), fingerprint = COALESCE(?, fingerprint), counts = COALESCE(?, counts),
+      plan_sha256 = COALESCE(?, plan_sha256), error = COALESCE(?, error),
+      superseded_by = COALESCE(?, superseded_by), commit_sha = COALESCE(?, commit_sha)
+    WHERE id = ? AND state IN (${from.map(() => '?').join(', ')})
+    RETURNING *`;
+  const row = ctx
+    .stmt(sql)
+    .get(
+      to,
+      now,
+      isTerminal(to) ? now : null,
+      patch.kind ?? null,
+      patch.fingerprint ?? null,
+      patch.counts ? JSON.stringify(patch.counts) : null,
+      patch.planSha256 ?? null,
+      patch.error ?? null,
+      patch.supersededBy ?? null,
+      patch.commitSha ?? null,
+      id,
+      ...from,
+    );
+  return row === undefined ? undefined : toRun(row);
+}

@@ -1,0 +1,85 @@
+import type { RunStore } from '../../ports/store.js';
+import { ensureStack, type StoreContext } from './context.js';
+import { toStack } from './rows.js';
+
+type StackQueries = Pick<
+  RunStore,
+  'upsertStack' | 'getStack' | 'listStacks' | 'setStackStatus' | 'openDrift' | 'closeDrift' | 'blockStack' | 'unblockStack' | 'setLastAppliedCommit'
+>;
+
+const CLEAR_DRIFT = `drift_fingerprint = NULL, drift_run_id = NULL, drift_first_seen_at = NULL,
+  drift_last_seen_at = NULL, drift_counts = NULL`;
+
+export function stackQueries(ctx: StoreContext): StackQueries {
+  const get = (name: string) => {
+    const row = ctx.stmt('SELECT * FROM stacks WHERE name = ?').get(name);
+    return row === undefined ? undefined : toStack(row);
+  };
+
+  const openDrift = ctx.db.transaction((name: string, drift: Parameters<StackQueries['openDrift']>[1]): boolean => {
+    ensureStack(ctx, name);
+    const now = ctx.nowMs();
+    const refreshed = ctx
+      .stmt('UPDATE stacks SET drift_last_seen_at = ? WHERE name = ? AND drift_fingerprint = ?')
+      .run(now, name, drift.fingerprint);
+    if (refreshed.changes > 0) return false;
+    ctx
+      .stmt(
+        `UPDATE stacks SET drift_fingerprint = ?, drift_run_id = ?, drift_first_seen_at = ?,
+           drift_last_seen_at = ?, drift_counts = ? WHERE name = ?`,
+      )
+      .run(drift.fingerprint, drift.runId, now, now, JSON.stringify(drift.counts), name);
+    return true;
+  });
+
+  const closeDrift = ctx.db.transaction((name: string) => {
+    const open = get(name)?.openDrift;
+    if (open) ctx.stmt(`UPDATE stacks SET ${CLEAR_DRIFT} WHERE name = ?`).run(name);
+    return open;
+  });
+
+  const upsert = ctx.db.transaction((name: string) => {
+    ensureStack(ctx, name);
+    return get(name)!;
+  });
+
+  /** Runs one UPDATE on a stack row, creating the row first. */
+  const write = (sql: string, name: string, ...params: unknown[]) => {
+    ctx.db.transaction(() => {
+      ensureStack(ctx, name);
+      ctx.stmt(sql).run(...params, name);
+    }).immediate();
+  };
+
+  return {
+    upsertStack: (name) => upsert.immediate(name),
+    getStack: get,
+    listStacks: () => ctx.stmt('SELECT * FROM stacks ORDER BY name').all().map(toStack),
+
+    // Records the outcome of a check. A blocked stack stays blocked whatever the check reports: only
+    // a person who has looked at its state may unblock it.
+    setStackStatus(name, status, lastRunId) {
+      write(
+        `UPDATE stacks SET status = CASE WHEN blocked_reason IS NULL THEN ? ELSE 'blocked' END,
+           last_check_at = ?, last_run_id = COALESCE(?, last_run_id) WHERE name = ?`,
+        name,
+        status,
+        ctx.nowMs(),
+        lastRunId ?? null,
+      );
+    },
+
+    openDrift: (name, drift) => openDrift.immediate(name, drift),
+    closeDrift: (name) => closeDrift.immediate(name),
+
+    blockStack(name, reason) {
+      write("UPDATE stacks SET status = 'blocked', blocked_reason = ? WHERE name = ?", name, reason);
+    },
+    unblockStack(name) {
+      write("UPDATE stacks SET status = 'unknown', blocked_reason = NULL WHERE name = ?", name);
+    },
+    setLastAppliedCommit(name, sha) {
+      write('UPDATE stacks SET last_applied_commit = ? WHERE name = ?', name, sha);
+    },
+  };
+}

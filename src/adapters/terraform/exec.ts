@@ -1,0 +1,86 @@
+import type { StackConfig } from '../../config/schema.js';
+import { TerraformBinaryMissingError, TerraformError } from '../../domain/errors.js';
+import type { CommandOutput, TerraformVersion } from '../../ports/terraform.js';
+import { runProcess, type ProcessResult } from './process.js';
+import { lastLines } from './tail-buffer.js';
+
+export interface TerraformLogger {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/** Lines of stderr kept in a TerraformError: enough for terraform's error box, short enough for Slack. */
+const STDERR_TAIL_LINES = 30;
+
+export interface ExecContext {
+  binary: string;
+  version(): Promise<TerraformVersion>;
+  killGraceMs: number;
+  outputLimitBytes: number;
+  redact: (text: string) => string;
+  logger?: TerraformLogger;
+}
+
+export interface ExecRequest {
+  /** Names the command in errors and logs: `plan`, `init`, `workspace select`... */
+  command: string;
+  stack: StackConfig;
+  args: string[];
+  env: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Keep all of stdout (show -json): it is data, not a log. */
+  fullStdout?: boolean;
+}
+
+/** Runs terraform in the stack dir. Throws on timeout, abort and spawn failure; exit codes are the caller's. */
+export async function execTerraform(ctx: ExecContext, req: ExecRequest): Promise<ProcessResult> {
+  const bin = await ctx.version();
+  if (req.signal?.aborted) throw new TerraformError(req.command, undefined, 'aborted before it started');
+  // argv holds no secrets by construction (see args.ts), so it may be logged.
+  ctx.logger?.debug({ stack: req.stack.name, command: req.command, argv: [bin.path, ...req.args] }, 'terraform command');
+  const result = await runProcess({
+    file: bin.path,
+    args: req.args,
+    cwd: req.stack.dir,
+    env: req.env,
+    timeoutMs: req.timeoutMs,
+    killGraceMs: ctx.killGraceMs,
+    signal: req.signal,
+    stdoutLimit: req.fullStdout ? Infinity : ctx.outputLimitBytes,
+    stderrLimit: ctx.outputLimitBytes,
+  });
+  ctx.logger?.debug(
+    { stack: req.stack.name, command: req.command, exitCode: result.exitCode, durationMs: result.durationMs, truncated: result.truncated },
+    'terraform command finished',
+  );
+  if (result.spawnError) {
+    ctx.logger?.warn({ stack: req.stack.name, command: req.command, error: ctx.redact(result.spawnError) }, 'terraform could not start');
+    throw new TerraformBinaryMissingError(ctx.binary);
+  }
+  if (result.timedOut) throw commandError(ctx, req.command, result, 'TERRAFORM_TIMEOUT');
+  if (result.canceled) throw commandError(ctx, req.command, result);
+  return result;
+}
+
+export function commandError(
+  ctx: Pick<ExecContext, 'redact'>,
+  command: string,
+  result: ProcessResult,
+  code: 'TERRAFORM_FAILED' | 'TERRAFORM_TIMEOUT' = 'TERRAFORM_FAILED',
+): TerraformError {
+  // stderr only: stdout of `show -json` is plan data with secrets in clear.
+  return new TerraformError(command, result.exitCode, ctx.redact(lastLines(result.stderr, STDERR_TAIL_LINES)), code);
+}
+
+/** What a command returns to callers: redacted, with the exit code it ended with. */
+export function commandOutput(ctx: Pick<ExecContext, 'redact'>, result: ProcessResult): CommandOutput {
+  return {
+    stdout: ctx.redact(result.stdout),
+    stderr: ctx.redact(result.stderr),
+    exitCode: result.exitCode ?? -1,
+    durationMs: result.durationMs,
+    truncated: result.truncated,
+  };
+}

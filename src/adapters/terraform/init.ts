@@ -1,0 +1,70 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StackConfig } from '../../config/schema.js';
+import { initArgs, workspaceSelectArgs } from './args.js';
+import { backendConfigFile } from './env.js';
+import { commandError, execTerraform, type ExecContext } from './exec.js';
+import { initFingerprint, readInitStamp, writeInitStamp, type InitInputs } from './init-fingerprint.js';
+import type { Mutex } from './mutex.js';
+
+export interface InitContext extends ExecContext {
+  initMutex: Mutex;
+  pluginCacheDir: string;
+  lockTimeoutMs: number;
+  timeoutMs: number;
+  childEnv(stack: StackConfig, withWorkspace: boolean): Record<string, string>;
+}
+
+/** Backend settings go through a 0600 file in a private temp dir that lives only as long as `init`. */
+async function withBackendFile<T>(stack: StackConfig, use: (file: string | undefined) => Promise<T>): Promise<T> {
+  if (Object.keys(stack.backendConfig).length === 0) return use(undefined);
+  const content = backendConfigFile(stack);
+  const dir = await mkdtemp(join(tmpdir(), 'driftgate-backend-'));
+  try {
+    const file = join(dir, 'backend.tfbackend');
+    await writeFile(file, content, { mode: 0o600 });
+    return await use(file);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function runInit(ctx: InitContext, stack: StackConfig, signal: AbortSignal | undefined): Promise<void> {
+  // terraform refuses init and `workspace select` while TF_WORKSPACE is set, so both run without it.
+  const env = ctx.childEnv(stack, false);
+  const common = { stack, env, timeoutMs: ctx.timeoutMs, signal };
+  await mkdir(ctx.pluginCacheDir, { recursive: true });
+  const init = await withBackendFile(stack, (file) => execTerraform(ctx, { ...common, command: 'init', args: initArgs(ctx.lockTimeoutMs, file) }));
+  if (init.exitCode !== 0) throw commandError(ctx, 'init', init);
+  if (stack.workspace && stack.workspace !== 'default') {
+    // A missing workspace fails every later command under TF_WORKSPACE: create it now.
+    const select = await execTerraform(ctx, { ...common, command: 'workspace select', args: workspaceSelectArgs(stack.workspace) });
+    if (select.exitCode !== 0) throw commandError(ctx, 'workspace select', select);
+  }
+}
+
+/**
+ * `init` when the stack's init fingerprint changed or `.terraform` is gone. Inits are serialised per
+ * runner because terraform's shared plugin cache is not safe for concurrent writers; the fingerprint check
+ * itself runs outside the lock so plans of initialised stacks never wait. Returns whether init ran.
+ */
+export async function ensureInit(ctx: InitContext, stack: StackConfig, signal?: AbortSignal): Promise<boolean> {
+  const bin = await ctx.version();
+  const inputs: InitInputs = {
+    dir: stack.dir,
+    binaryVersion: `${bin.flavor} ${bin.version}`,
+    workspace: stack.workspace ?? 'default',
+    backendConfig: stack.backendConfig,
+  };
+  const upToDate = async () => (await readInitStamp(stack.dir)) === (await initFingerprint(inputs));
+  if (await upToDate()) return false;
+  return ctx.initMutex.run(async () => {
+    if (await upToDate()) return false; // another caller inited this stack while we waited
+    await runInit(ctx, stack, signal);
+    // After init: init may have written the lock file, which is part of the fingerprint.
+    await writeInitStamp(stack.dir, await initFingerprint(inputs));
+    ctx.logger?.info({ stack: stack.name, workspace: inputs.workspace }, 'terraform init ran');
+    return true;
+  });
+}

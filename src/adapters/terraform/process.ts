@@ -1,0 +1,98 @@
+import { execa } from 'execa';
+import { TailBuffer } from './tail-buffer.js';
+
+export interface ProcessRequest {
+  file: string;
+  args: string[];
+  cwd: string;
+  /** The complete child environment; process.env is not added. */
+  env: Record<string, string>;
+  /** 0 means no timeout. */
+  timeoutMs: number;
+  /** Between SIGINT and SIGKILL. */
+  killGraceMs: number;
+  signal?: AbortSignal;
+  /** Bytes of each stream kept (the tail); Infinity keeps everything. */
+  stdoutLimit: number;
+  stderrLimit: number;
+}
+
+export interface ProcessResult {
+  stdout: string;
+  stderr: string;
+  /** Undefined when the process was ended by a signal or never started. */
+  exitCode: number | undefined;
+  durationMs: number;
+  truncated: boolean;
+  timedOut: boolean;
+  canceled: boolean;
+  /** Set when the process could not be started (ENOENT, EACCES...). */
+  spawnError?: string;
+}
+
+/**
+ * Process groups of running children. Children run detached (their own group) so a timeout can also end
+ * what terraform started (provisioner shells, their `sleep`s); detached children are not killed by execa
+ * when we exit, so we do that here.
+ */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+function trackGroup(pid: number): void {
+  liveGroups.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const group of liveGroups) signalGroup(group, 'SIGTERM');
+  });
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/**
+ * Runs one command. Timeouts and aborts send SIGINT (terraform then stops and releases its state lock),
+ * SIGKILL after the grace period, and finally SIGKILL to whatever is left of the process group.
+ * Output is streamed into tail buffers: execa's maxBuffer would kill the process instead.
+ */
+export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
+  const stdout = new TailBuffer(req.stdoutLimit);
+  const stderr = new TailBuffer(req.stderrLimit);
+  const child = execa(req.file, req.args, {
+    cwd: req.cwd,
+    env: req.env,
+    extendEnv: false,
+    stdin: 'ignore',
+    buffer: false,
+    reject: false,
+    detached: true,
+    timeout: req.timeoutMs > 0 ? req.timeoutMs : undefined,
+    killSignal: 'SIGINT',
+    forceKillAfterDelay: req.killGraceMs,
+    cancelSignal: req.signal,
+  });
+  const pid = child.pid;
+  if (pid !== undefined) trackGroup(pid);
+  child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const result = await child;
+  if (pid !== undefined) {
+    liveGroups.delete(pid);
+    if (result.timedOut || result.isCanceled) signalGroup(pid, 'SIGKILL');
+  }
+  const neverStarted = result.failed && result.exitCode === undefined && !result.isTerminated;
+  return {
+    stdout: stdout.text(),
+    stderr: stderr.text(),
+    exitCode: result.exitCode,
+    durationMs: Math.round(result.durationMs),
+    truncated: stdout.truncated || stderr.truncated,
+    timedOut: result.timedOut,
+    canceled: result.isCanceled,
+    ...(neverStarted ? { spawnError: result.shortMessage } : {}),
+  };
+}

@@ -1,0 +1,96 @@
+import { mkdir, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import type { StackConfig } from '../../config/schema.js';
+import { ConfigError } from '../../domain/errors.js';
+import type { CommandOutput, PlanResult, RunOptions, TerraformRunner, TerraformVersion } from '../../ports/terraform.js';
+import { applyArgs, planArgs, showJsonArgs } from './args.js';
+import { detectTerraform } from './binary.js';
+import { buildChildEnv } from './env.js';
+import { commandError, commandOutput, execTerraform, type TerraformLogger } from './exec.js';
+import { ensureInit, type InitContext } from './init.js';
+import { createMutex } from './mutex.js';
+
+export interface TerraformRunnerOptions {
+  /** `terraform`, `tofu`, or a path; names are looked up on `env.PATH`. */
+  binary: string;
+  /** Milliseconds. `plan` also bounds init and show; `lock` becomes -lock-timeout. */
+  timeouts: { plan: number; apply: number; lock: number; killGrace: number };
+  pluginCacheDir: string;
+  /** Bytes kept of each stream of each command (the tail). */
+  outputLimitBytes: number;
+  /** Base environment of every terraform child; process.env is never read. */
+  env: Record<string, string | undefined>;
+  /** Applied to everything returned or thrown (not to `showJson`, whose JSON is data). */
+  redact?: (text: string) => string;
+  logger?: TerraformLogger;
+}
+
+async function assertStackDir(stack: StackConfig): Promise<void> {
+  const isDir = await stat(stack.dir).then((s) => s.isDirectory(), () => false);
+  if (!isDir) throw new ConfigError([{ path: `stacks.${stack.name}.dir`, message: `directory ${stack.dir} does not exist` }]);
+}
+
+export function createTerraformRunner(options: TerraformRunnerOptions): TerraformRunner {
+  const baseEnv = Object.fromEntries(Object.entries(options.env).filter((e): e is [string, string] => e[1] !== undefined));
+  let detection: Promise<TerraformVersion> | undefined;
+  const version = (): Promise<TerraformVersion> => {
+    detection ??= detectTerraform(options.binary, baseEnv, tmpdir()).catch((err: unknown) => {
+      detection = undefined; // the binary may be installed later: try again next time
+      throw err;
+    });
+    return detection;
+  };
+  const ctx: InitContext = {
+    binary: options.binary,
+    version,
+    killGraceMs: options.timeouts.killGrace,
+    outputLimitBytes: options.outputLimitBytes,
+    redact: options.redact ?? ((text) => text),
+    logger: options.logger,
+    initMutex: createMutex(),
+    pluginCacheDir: options.pluginCacheDir,
+    lockTimeoutMs: options.timeouts.lock,
+    timeoutMs: options.timeouts.plan,
+    childEnv: (stack, withWorkspace) =>
+      buildChildEnv({ base: options.env, stack, pluginCacheDir: options.pluginCacheDir, withWorkspace }),
+  };
+
+  /** Stack dir checked and `.terraform` current; returns the common request fields. */
+  const prepare = async (stack: StackConfig, signal: AbortSignal | undefined) => {
+    await assertStackDir(stack);
+    const initRan = await ensureInit(ctx, stack, signal);
+    return { initRan, request: { stack, env: ctx.childEnv(stack, true), signal } };
+  };
+
+  return {
+    version,
+
+    async plan(stack: StackConfig, planFile: string, runOptions: RunOptions = {}): Promise<PlanResult> {
+      const { initRan, request } = await prepare(stack, runOptions.signal);
+      const planPath = resolve(stack.dir, planFile);
+      await mkdir(dirname(planPath), { recursive: true });
+      const args = planArgs(stack, planPath, options.timeouts.lock);
+      const result = await execTerraform(ctx, { ...request, command: 'plan', args, timeoutMs: options.timeouts.plan });
+      // -detailed-exitcode: 0 no changes, 2 changes, anything else failed.
+      if (result.exitCode !== 0 && result.exitCode !== 2) throw commandError(ctx, 'plan', result);
+      return { ...commandOutput(ctx, result), hasChanges: result.exitCode === 2, planFile: planPath, initRan };
+    },
+
+    async showJson(stack: StackConfig, planFile: string, runOptions: RunOptions = {}): Promise<string> {
+      const { request } = await prepare(stack, runOptions.signal);
+      const args = showJsonArgs(resolve(stack.dir, planFile));
+      const result = await execTerraform(ctx, { ...request, command: 'show', args, timeoutMs: options.timeouts.plan, fullStdout: true });
+      if (result.exitCode !== 0) throw commandError(ctx, 'show', result);
+      return result.stdout;
+    },
+
+    async apply(stack: StackConfig, planFile: string, runOptions: RunOptions = {}): Promise<CommandOutput> {
+      const { request } = await prepare(stack, runOptions.signal);
+      const args = applyArgs(resolve(stack.dir, planFile), options.timeouts.lock);
+      const result = await execTerraform(ctx, { ...request, command: 'apply', args, timeoutMs: options.timeouts.apply });
+      if (result.exitCode !== 0) throw commandError(ctx, 'apply', result);
+      return commandOutput(ctx, result);
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createArtifactStore } from '../adapters/artifacts/create-artifact-store.js';
+import { openSqliteStore } from '../adapters/store/open-sqlite-store.js';
+import { createTerraformRunner } from '../adapters/terraform/runner.js';
+import type { DriftgateConfig, StackConfig } from '../config/schema.js';
+import { createLogger, type Logger } from '../logging/logger.js';
+import { createSecretRegistry } from '../logging/secret-registry.js';
+import type { RunStore } from '../ports/store.js';
+import type { ServiceDeps } from '../services/deps.js';
+import { createEventBus } from '../services/event-bus.js';
+
+export interface AppContext {
+  config: DriftgateConfig;
+  deps: ServiceDeps;
+  store: RunStore;
+  logger: Logger;
+  stack(name: string): StackConfig | undefined;
+  close(): void;
+}
+
+export interface AppContextOptions {
+  env: Record<string, string | undefined>;
+  now?: () => Date;
+  /** Where logs go; default stderr. */
+  logDestination?: NodeJS.WritableStream;
+}
+
+/** The composition root: every adapter built from the config, once. */
+export async function createAppContext(config: DriftgateConfig, options: AppContextOptions): Promise<AppContext> {
+  const now = options.now ?? (() => new Date());
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const workDir = join(config.dataDir, 'work');
+  await mkdir(workDir, { recursive: true, mode: 0o700 });
+
+  const secrets = createSecretRegistry();
+  const logger = createLogger({
+    level: config.log.level,
+    destination: options.logDestination ?? process.stderr,
+    redact: (line) => secrets.redact(line),
+  });
+  const store = openSqliteStore({ path: join(config.dataDir, 'driftgate.db'), now });
+  const artifacts = createArtifactStore(config.artifacts, { dataDir: config.dataDir, env: options.env });
+  const terraform = createTerraformRunner({
+    binary: config.terraform.binary,
+    timeouts: config.terraform.timeouts,
+    pluginCacheDir: config.terraform.pluginCacheDir,
+    outputLimitBytes: config.terraform.outputLimitBytes,
+    env: options.env,
+    redact: (text) => secrets.redact(text),
+    logger,
+  });
+  const bus = createEventBus((err, event) => logger.error({ err, event: event.type, stack: event.stack }, 'event handler failed'));
+  const byName = new Map(config.stacks.map((s) => [s.name, s]));
+  const deps: ServiceDeps = {
+    store,
+    artifacts,
+    terraform,
+    bus,
+    logger,
+    secrets,
+    now,
+    workDir,
+    timeouts: config.terraform.timeouts,
+    maxPlanAgeMs: config.defaults.maxPlanAge,
+  };
+  return {
+    config,
+    deps,
+    store,
+    logger,
+    stack: (name) => byName.get(name),
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,60 @@
+import { parseArgs } from 'node:util';
+import { createAppContext } from '../../app/context.js';
+import { loadConfig } from '../../config/load.js';
+import type { CheckOutcome } from '../../services/check-stack.js';
+import { checkStack } from '../../services/check-stack.js';
+import { createScheduler } from '../../services/scheduler.js';
+import type { CliIo } from '../io.js';
+import { UsageError } from '../io.js';
+import { checkExitCode, checkReportJson, renderCheckReport } from '../render/check-report.js';
+import { selectStacks } from '../select-stacks.js';
+
+export const CHECK_USAGE = 'driftgate check [STACK|GLOB ...] [--all] [--json] [--config FILE]';
+
+/** `driftgate check`: plan the chosen stacks now; exit 0 in sync, 2 changes or drift, 1 error. */
+export async function checkCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { all: { type: 'boolean' }, json: { type: 'boolean' }, config: { type: 'string', short: 'c' } },
+  });
+  if (!values.all && positionals.length === 0) throw new UsageError('name one or more stacks, or use --all');
+  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
+  const stacks = values.all ? config.stacks : selectStacks(config.stacks, positionals);
+  const context = await createAppContext(config, { env: io.env });
+  let outcomes: CheckOutcome[];
+  try {
+    outcomes = await runChecks(context, stacks, io);
+  } finally {
+    context.close();
+  }
+
+  io.stdout.write(
+    values.json
+      ? `${JSON.stringify(checkReportJson(outcomes), null, 2)}\n`
+      : renderCheckReport(outcomes, { color: Boolean(io.stdout.isTTY) && !io.env.NO_COLOR }),
+  );
+  return checkExitCode(outcomes);
+}
+
+/** Checks stacks with the configured concurrency; Ctrl-C aborts the plans (terraform gets SIGINT). */
+export async function runChecks(
+  context: Awaited<ReturnType<typeof createAppContext>>,
+  stacks: Awaited<ReturnType<typeof loadConfig>>['stacks'],
+  io: Pick<CliIo, 'onShutdown'>,
+): Promise<CheckOutcome[]> {
+  const scheduler = createScheduler<CheckOutcome>({
+    stacks,
+    concurrency: context.config.defaults.concurrency,
+    jitterMs: 0,
+    logger: context.logger,
+    check: (stack, trigger, signal) => checkStack(context.deps, stack, { trigger, signal }),
+  });
+  io.onShutdown(() => void scheduler.stop(0));
+  const settled = await Promise.allSettled(stacks.map((s) => scheduler.request(s.name, 'manual')));
+  return settled.map((r, i) =>
+    r.status === 'fulfilled'
+      ? r.value
+      : { stack: stacks[i]!.name, status: 'errored', error: r.reason instanceof Error ? r.reason.message : String(r.reason), stderrTail: '' },
+  );
+}

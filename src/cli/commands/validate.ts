@@ -1,0 +1,24 @@
+import { parseArgs } from 'node:util';
+import { detectTerraform } from '../../adapters/terraform/binary.js';
+import { validateConfigFile } from '../../config/load.js';
+import { formatValidation } from '../../config/format.js';
+import { DriftgateError } from '../../domain/errors.js';
+import type { CliIo } from '../io.js';
+
+/** `driftgate validate`: every config error with its path, and whether the terraform binary is there. */
+export async function validateCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' } } });
+  const result = await validateConfigFile({ file: values.config, cwd: io.cwd, env: io.env });
+  if (result.config) {
+    const env = Object.fromEntries(Object.entries(io.env).filter((e): e is [string, string] => e[1] !== undefined));
+    try {
+      await detectTerraform(result.config.terraform.binary, env, result.config.baseDir);
+    } catch (err) {
+      if (!(err instanceof DriftgateError)) throw err;
+      result.issues.push({ path: 'terraform.binary', message: err.message });
+      delete result.config;
+    }
+  }
+  (result.config ? io.stdout : io.stderr).write(`${formatValidation(result)}\n`);
+  return result.config ? 0 : 1;
+}

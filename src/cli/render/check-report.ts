@@ -1,0 +1,111 @@
+import { formatCounts, renderPlanText } from '../../domain/plan/render-text.js';
+import type { CheckOutcome } from '../../services/check-stack.js';
+
+/** `driftgate check` exit codes, as `terraform plan -detailed-exitcode`: an error outranks changes. */
+export function checkExitCode(outcomes: CheckOutcome[]): 0 | 1 | 2 {
+  if (outcomes.some((o) => o.status === 'errored' || o.status === 'interrupted' || o.status === 'blocked')) return 1;
+  if (outcomes.some((o) => o.status === 'drifted' || o.status === 'pending_approval')) return 2;
+  return 0;
+}
+
+const STATUS_TEXT: Record<CheckOutcome['status'], string> = {
+  no_changes: 'in sync',
+  drifted: 'DRIFTED',
+  pending_approval: 'PENDING',
+  errored: 'ERROR',
+  interrupted: 'INTERRUPTED',
+  blocked: 'BLOCKED',
+};
+
+const COLORS: Partial<Record<CheckOutcome['status'], string>> = {
+  no_changes: '\u001b[32m',
+  drifted: '\u001b[33m',
+  pending_approval: '\u001b[36m',
+  errored: '\u001b[31m',
+  interrupted: '\u001b[31m',
+  blocked: '\u001b[31m',
+};
+
+function detail(o: CheckOutcome): string {
+  switch (o.status) {
+    case 'no_changes':
+      return o.resolved ? 'drift resolved' : '';
+    case 'drifted':
+    case 'pending_approval':
+      return `${formatCounts(o.analysis.counts)}${o.isNew ? '' : ' (seen before)'}`;
+    case 'errored':
+      return firstLine(o.error);
+    case 'interrupted':
+      return 'stopped before the plan finished';
+    case 'blocked':
+      return firstLine(o.reason);
+  }
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n').find((l) => l.trim()) ?? '';
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}
+
+/** The human report: a table of stacks, then the diff of each stack that has changes, then errors. */
+export function renderCheckReport(outcomes: CheckOutcome[], options: { color: boolean }): string {
+  const paint = (status: CheckOutcome['status'], text: string) =>
+    options.color && COLORS[status] ? `${COLORS[status]}${text}\u001b[0m` : text;
+  const width = Math.max(5, ...outcomes.map((o) => o.stack.length));
+  const rows = outcomes.map((o) => {
+    const run = 'run' in o && o.run ? o.run.id : '';
+    const status = STATUS_TEXT[o.status].padEnd(11);
+    return `${o.stack.padEnd(width)}  ${paint(o.status, status)}  ${run.padEnd(22)}  ${detail(o)}`.trimEnd();
+  });
+  const out = [`${'STACK'.padEnd(width)}  ${'STATUS'.padEnd(11)}  ${'RUN'.padEnd(22)}  CHANGES`, ...rows];
+
+  for (const o of outcomes) {
+    if (o.status === 'drifted' || o.status === 'pending_approval') {
+      const what = o.status === 'drifted' ? 'drift' : 'change waiting to be applied';
+      out.push('', `=== ${o.stack}: ${what} (run ${o.run.id}, fingerprint ${o.analysis.fingerprint.slice(0, 12)})`);
+      out.push(renderPlanText(o.analysis, { color: options.color }).trimEnd());
+    } else if (o.status === 'errored' && (o.error || o.stderrTail)) {
+      out.push('', `=== ${o.stack}: error`, o.error.trimEnd());
+      if (o.stderrTail && !o.error.includes(o.stderrTail.trim())) out.push(o.stderrTail.trimEnd());
+    }
+  }
+  const counts = (s: CheckOutcome['status']) => outcomes.filter((o) => o.status === s).length;
+  out.push(
+    '',
+    `${outcomes.length} stack(s): ${counts('no_changes')} in sync, ${counts('drifted')} drifted, ${counts('pending_approval')} pending, ${counts('errored') + counts('interrupted') + counts('blocked')} failed`,
+  );
+  return `${out.join('\n')}\n`;
+}
+
+/** The documented `--json` format (version 1); every value is already masked. */
+export function checkReportJson(outcomes: CheckOutcome[]): object {
+  return {
+    version: 1,
+    exitCode: checkExitCode(outcomes),
+    stacks: outcomes.map((o) => {
+      const base = { stack: o.stack, status: o.status, runId: 'run' in o && o.run ? o.run.id : null };
+      switch (o.status) {
+        case 'drifted':
+        case 'pending_approval':
+          return {
+            ...base,
+            kind: o.run.kind ?? null,
+            isNew: o.isNew,
+            fingerprint: o.analysis.fingerprint,
+            counts: o.analysis.counts,
+            changes: o.analysis.changes,
+            drift: o.analysis.drift,
+            outputs: o.analysis.outputs,
+          };
+        case 'no_changes':
+          return { ...base, resolved: o.resolved, fingerprint: o.analysis.fingerprint };
+        case 'errored':
+          return { ...base, error: o.error, stderrTail: o.stderrTail };
+        case 'interrupted':
+          return { ...base, error: o.run.error ?? 'interrupted' };
+        case 'blocked':
+          return { ...base, error: o.reason };
+      }
+    }),
+  };
+}

@@ -1,0 +1,87 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import type { ConfigIssue } from '../domain/errors.js';
+import type { DiscoveredStack } from './discover.js';
+import type { ConfigFile, DiscoverEntry, DriftgateConfig, StackConfig, StackEntry } from './schema.js';
+
+export interface ResolveContext {
+  /** Absolute path of the config file, if any. */
+  file?: string;
+  /** Relative paths in the file are relative to this (the config file's dir). */
+  baseDir: string;
+  discovered: readonly DiscoveredStack[];
+  /** Default for `defaults.concurrency`. */
+  cpus: number;
+}
+
+type StackSettings = Omit<StackEntry, 'name' | 'dir'>;
+
+/**
+ * A validated file -> the config the app runs on: defaults applied, paths absolute, stacks from
+ * `stacks` (file order) then discovered ones not overridden by an explicit entry of the same name.
+ */
+export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateConfig {
+  const abs = (p: string) => resolve(ctx.baseDir, p);
+  const dataDir = abs(file.dataDir);
+  const defaults = { ...file.defaults, concurrency: file.defaults.concurrency ?? ctx.cpus };
+  const explicit = file.stacks.map((entry) => toStack(entry.name, abs(entry.dir), entry, defaults));
+  const named = new Set(explicit.map((s) => s.name));
+  const discovered = ctx.discovered
+    .filter((found) => !named.has(found.name))
+    .map((found) => toStack(found.name, found.dir, ruleSettings(file.discover[found.rule]), defaults, found.environment));
+  return {
+    ...(ctx.file ? { file: ctx.file } : {}),
+    baseDir: ctx.baseDir,
+    dataDir,
+    terraform: { ...file.terraform, pluginCacheDir: file.terraform.pluginCacheDir ? abs(file.terraform.pluginCacheDir) : join(dataDir, 'plugin-cache') },
+    artifacts: file.artifacts.type === 'local' ? { ...file.artifacts, dir: file.artifacts.dir ? abs(file.artifacts.dir) : join(dataDir, 'artifacts') } : file.artifacts,
+    defaults,
+    stacks: [...explicit, ...discovered],
+    log: file.log,
+  };
+}
+
+function ruleSettings(rule: DiscoverEntry | undefined): StackSettings {
+  if (!rule) return {};
+  const { glob: _glob, exclude: _exclude, namePrefix: _namePrefix, ...settings } = rule;
+  return settings;
+}
+
+function toStack(
+  name: string,
+  dir: string,
+  settings: StackSettings,
+  defaults: DriftgateConfig['defaults'],
+  discoveredEnvironment?: string,
+): StackConfig {
+  const environment = settings.environment ?? discoveredEnvironment;
+  return {
+    name,
+    dir,
+    schedule: settings.schedule ?? defaults.schedule,
+    vars: settings.vars ?? {},
+    // terraform reads -var-file relative to the module it runs in, so that is what a relative path means.
+    varFiles: (settings.varFiles ?? []).map((f) => (isAbsolute(f) ? f : resolve(dir, f))),
+    env: settings.env ?? {},
+    ...(settings.workspace !== undefined ? { workspace: settings.workspace } : {}),
+    backendConfig: settings.backendConfig ?? {},
+    ...(environment !== undefined ? { environment } : {}),
+    labels: settings.labels ?? [],
+    mode: settings.mode ?? defaults.mode,
+  };
+}
+
+/** Works on the raw document so that it is reported together with schema issues. */
+export function duplicateStackNames(document: unknown): ConfigIssue[] {
+  const stacks = (document as { stacks?: unknown } | null)?.stacks;
+  if (!Array.isArray(stacks)) return [];
+  const first = new Map<string, number>();
+  const issues: ConfigIssue[] = [];
+  stacks.forEach((entry: unknown, index) => {
+    const name = (entry as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string') return;
+    const earlier = first.get(name);
+    if (earlier === undefined) first.set(name, index);
+    else issues.push({ path: `stacks[${index}].name`, message: `duplicate stack name ${JSON.stringify(name)} (also stacks[${earlier}].name)` });
+  });
+  return issues;
+}

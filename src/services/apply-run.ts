@@ -1,0 +1,106 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { StackConfig } from '../config/schema.js';
+import { ArtifactIntegrityError, DriftgateError, TerraformError, errorMessage } from '../domain/errors.js';
+import { analyzePlan } from '../domain/plan/analyze.js';
+import { parsePlanJson } from '../domain/plan/schema.js';
+import type { Run } from '../domain/run/model.js';
+import { AWAITING_DECISION } from '../domain/run/state.js';
+import { loadArtifact, storeArtifact } from './artifacts.js';
+import { checkStack, type CheckOutcome } from './check-stack.js';
+import type { ServiceDeps } from './deps.js';
+
+export type ApplyOutcome =
+  | { status: 'applied'; run: Run; output: string; verification: CheckOutcome }
+  | { status: 'apply_failed'; run: Run; error: string; output: string; verification: CheckOutcome }
+  /** Nothing was applied and nothing changed, except an expired plan being marked expired. */
+  | { status: 'refused'; reason: string; code: 'not_found' | 'not_applyable' | 'expired' | 'blocked' | 'locked' };
+
+/**
+ * Applies exactly the saved plan that was reviewed. The run moves to `applying` by compare-and-set, so of
+ * many concurrent callers one applies and the others are refused; the plan file's sha256 must match the
+ * one recorded at plan time. A verification plan follows, success or not, so the result is never a guess.
+ */
+export async function applyRun(deps: ServiceDeps, stack: StackConfig, runId: string, actor: string): Promise<ApplyOutcome> {
+  const { store } = deps;
+  const run = store.getRun(runId);
+  if (!run || run.stack !== stack.name) return { status: 'refused', code: 'not_found', reason: `no run ${runId} for stack ${stack.name}` };
+  const blocked = store.getStack(stack.name)?.blockedReason;
+  if (blocked) return { status: 'refused', code: 'blocked', reason: `stack ${stack.name} is blocked: ${blocked}` };
+  if (deps.now().getTime() - run.createdAt.getTime() > deps.maxPlanAgeMs) {
+    store.transition(run.id, AWAITING_DECISION, 'expired', { error: 'plan older than maxPlanAge' });
+    return { status: 'refused', code: 'expired', reason: `the plan of run ${run.id} is older than maxPlanAge; a new plan is needed` };
+  }
+
+  const lock = store.acquireLock(stack.name, run.id, deps.timeouts.apply + deps.timeouts.killGrace + 60_000);
+  if (!lock.acquired) return { status: 'refused', code: 'locked', reason: `stack ${stack.name} is locked by run ${lock.holder.runId}` };
+  const applying = store.transition(run.id, AWAITING_DECISION, 'applying');
+  if (!applying) {
+    store.releaseLock(stack.name, run.id);
+    const state = store.getRun(run.id)?.state ?? 'unknown';
+    return { status: 'refused', code: 'not_applyable', reason: `run ${run.id} is ${state}; it cannot be applied` };
+  }
+  store.appendAudit({ at: deps.now(), actor, action: 'apply_started', runId: run.id, stack: stack.name, planSha256: run.planSha256 });
+
+  const runDir = join(deps.workDir, `${run.id}-apply`);
+  let result: { ok: true; output: string } | { ok: false; error: string; output: string };
+  try {
+    result = await applySavedPlan(deps, stack, applying, runDir);
+  } finally {
+    store.releaseLock(stack.name, run.id);
+    await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  const finished = result.ok
+    ? store.transition(run.id, 'applying', 'applied')
+    : store.transition(run.id, 'applying', 'apply_failed', { error: result.error });
+  store.appendAudit({
+    at: deps.now(),
+    actor,
+    action: result.ok ? 'applied' : 'apply_failed',
+    runId: run.id,
+    stack: stack.name,
+    planSha256: run.planSha256,
+    detail: result.ok ? undefined : { error: result.error },
+  });
+  if (result.ok && run.commitSha) store.setLastAppliedCommit(stack.name, run.commitSha);
+
+  const verification = await checkStack(deps, stack, { trigger: 'verify', commitSha: run.commitSha });
+  const final = finished ?? store.getRun(run.id) ?? applying;
+  return result.ok
+    ? { status: 'applied', run: final, output: result.output, verification }
+    : { status: 'apply_failed', run: final, error: result.error, output: result.output, verification };
+}
+
+async function applySavedPlan(
+  deps: ServiceDeps,
+  stack: StackConfig,
+  run: Run,
+  runDir: string,
+): Promise<{ ok: true; output: string } | { ok: false; error: string; output: string }> {
+  try {
+    const plan = await loadArtifact(deps, run.id, 'plan');
+    if (!plan || !run.planSha256) return { ok: false, error: 'the saved plan of this run is missing from the artifact store', output: '' };
+    const planRef = deps.store.listArtifacts(run.id).find((a) => a.kind === 'plan');
+    if (planRef && planRef.sha256 !== run.planSha256) throw new ArtifactIntegrityError(planRef.key, run.planSha256, planRef.sha256);
+    const planJson = await loadArtifact(deps, run.id, 'plan_json');
+    const redactor = planJson ? analyzePlan(parsePlanJson(planJson.toString('utf8'))).redactor : undefined;
+    if (redactor) deps.secrets.add(redactor);
+
+    await mkdir(runDir, { recursive: true, mode: 0o700 });
+    const planFile = join(runDir, 'plan.tfplan');
+    await writeFile(planFile, plan, { mode: 0o600 });
+    const out = await deps.terraform.apply(stack, planFile);
+    const output = deps.secrets.redact(`${out.stdout}\n${out.stderr}`.trim());
+    await storeArtifact(deps, run.id, 'apply_log', output);
+    return { ok: true, output };
+  } catch (err) {
+    const output = err instanceof TerraformError ? err.stderrTail : '';
+    const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
+    const error = deps.secrets.redact(
+      `${reason}\nThe stack may be partly applied: driftgate runs a new plan now to show what remains.`,
+    );
+    await storeArtifact(deps, run.id, 'apply_log', deps.secrets.redact(output)).catch(() => undefined);
+    return { ok: false, error, output: deps.secrets.redact(output) };
+  }
+}

@@ -1,0 +1,35 @@
+import type { ArtifactKind, ArtifactRef } from '../domain/run/model.js';
+import type { ServiceDeps } from './deps.js';
+
+const FILE_NAMES: Record<ArtifactKind, string> = {
+  plan: 'plan.tfplan',
+  plan_json: 'plan.json',
+  plan_log: 'plan.log',
+  apply_log: 'apply.log',
+  analysis: 'analysis.json',
+};
+
+export function artifactKey(runId: string, kind: ArtifactKind): string {
+  return `runs/${runId}/${FILE_NAMES[kind]}`;
+}
+
+/** Writes an artifact and records it (with its sha256) on the run. */
+export async function storeArtifact(
+  deps: Pick<ServiceDeps, 'artifacts' | 'store'>,
+  runId: string,
+  kind: ArtifactKind,
+  body: Buffer | string,
+): Promise<ArtifactRef> {
+  const stored = await deps.artifacts.put(artifactKey(runId, kind), body);
+  return deps.store.addArtifact({ runId, kind, key: stored.key, sha256: stored.sha256, size: stored.size });
+}
+
+/** Reads a run's artifact back, verifying the sha256 recorded when it was written. */
+export async function loadArtifact(
+  deps: Pick<ServiceDeps, 'artifacts' | 'store'>,
+  runId: string,
+  kind: ArtifactKind,
+): Promise<Buffer | undefined> {
+  const ref = deps.store.listArtifacts(runId).find((a) => a.kind === kind);
+  return ref ? deps.artifacts.get(ref.key, ref.sha256) : undefined;
+}

@@ -1,0 +1,119 @@
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { StackConfig } from '../config/schema.js';
+import { DriftgateError, TerraformError, errorMessage } from '../domain/errors.js';
+import { analyzePlan } from '../domain/plan/analyze.js';
+import type { PlanAnalysis } from '../domain/plan/model.js';
+import { parsePlanJson } from '../domain/plan/schema.js';
+import { classifyRun } from '../domain/run/classify.js';
+import type { Run } from '../domain/run/model.js';
+import { AWAITING_DECISION, type RunTrigger } from '../domain/run/state.js';
+import { storeArtifact } from './artifacts.js';
+import type { ServiceDeps } from './deps.js';
+
+export type CheckOutcome =
+  | { stack: string; status: 'no_changes'; run: Run; analysis: PlanAnalysis; resolved: boolean }
+  | { stack: string; status: 'drifted' | 'pending_approval'; run: Run; analysis: PlanAnalysis; isNew: boolean }
+  | { stack: string; status: 'errored'; run?: Run; error: string; stderrTail: string }
+  | { stack: string; status: 'interrupted'; run: Run }
+  | { stack: string; status: 'blocked'; reason: string };
+
+export interface CheckOptions {
+  trigger: RunTrigger;
+  signal?: AbortSignal;
+  commitSha?: string;
+}
+
+/**
+ * One check of one stack: lock, plan, analyse, keep the artifacts, record the run, publish what it found.
+ * Never throws for a stack's own failure: that run is errored with the reason and the caller goes on.
+ */
+export async function checkStack(deps: ServiceDeps, stack: StackConfig, options: CheckOptions): Promise<CheckOutcome> {
+  const { store, logger } = deps;
+  const record = store.upsertStack(stack.name);
+  if (record.blockedReason) return { stack: stack.name, status: 'blocked', reason: record.blockedReason };
+
+  const run = store.createRun({ stack: stack.name, trigger: options.trigger, commitSha: options.commitSha });
+  const lockTtl = deps.timeouts.plan + deps.timeouts.killGrace + 60_000;
+  const lock = store.acquireLock(stack.name, run.id, lockTtl);
+  if (!lock.acquired) {
+    const error = `stack is locked by run ${lock.holder.runId} until ${lock.holder.expiresAt.toISOString()}`;
+    return fail(deps, run, error, '');
+  }
+  const runDir = join(deps.workDir, run.id);
+  try {
+    await mkdir(runDir, { recursive: true, mode: 0o700 });
+    const planFile = join(runDir, 'plan.tfplan');
+    const plan = await deps.terraform.plan(stack, planFile, { signal: options.signal });
+    const json = await deps.terraform.showJson(stack, planFile, { signal: options.signal });
+    const { analysis, redactor } = analyzePlan(parsePlanJson(json));
+    deps.secrets.add(redactor);
+
+    const planArtifact = await storeArtifact(deps, run.id, 'plan', await readFile(planFile));
+    await storeArtifact(deps, run.id, 'plan_json', json);
+    await storeArtifact(deps, run.id, 'plan_log', redactor.redact(`${plan.stdout}\n${plan.stderr}`));
+    await storeArtifact(deps, run.id, 'analysis', JSON.stringify(analysis));
+    logger.info({ stack: stack.name, runId: run.id, initRan: plan.initRan, ms: plan.durationMs }, 'plan finished');
+
+    return await recordOutcome(deps, stack, run, analysis, planArtifact.sha256);
+  } catch (err) {
+    if (options.signal?.aborted) {
+      const interrupted = store.transition(run.id, 'planning', 'interrupted', { error: 'driftgate stopped while the plan ran' });
+      return { stack: stack.name, status: 'interrupted', run: interrupted ?? run };
+    }
+    const stderrTail = err instanceof TerraformError ? err.stderrTail : '';
+    const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
+    if (!(err instanceof DriftgateError)) logger.error({ err, stack: stack.name, runId: run.id }, 'check failed');
+    return fail(deps, run, deps.secrets.redact(reason), deps.secrets.redact(stderrTail));
+  } finally {
+    store.releaseLock(stack.name, run.id);
+    await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** Records what the plan found, supersedes older undecided runs, and publishes the event. */
+async function recordOutcome(
+  deps: ServiceDeps,
+  stack: StackConfig,
+  run: Run,
+  analysis: PlanAnalysis,
+  planSha256: string,
+): Promise<CheckOutcome> {
+  const { store, bus } = deps;
+  const before = store.getStack(stack.name);
+  const kind = classifyRun({ analysis, commitSha: run.commitSha, lastAppliedCommit: before?.lastAppliedCommit });
+  const patch = { fingerprint: analysis.fingerprint, counts: analysis.counts, planSha256 };
+  const undecided = store.listRuns({ stack: stack.name, states: [...AWAITING_DECISION] }).filter((r) => r.id !== run.id);
+  for (const old of undecided) store.transition(old.id, AWAITING_DECISION, 'superseded', { supersededBy: run.id });
+
+  if (!kind) {
+    const done = store.transition(run.id, 'planning', 'no_changes', patch) ?? run;
+    const closed = store.closeDrift(stack.name);
+    store.setStackStatus(stack.name, 'in_sync', run.id);
+    if (closed) await bus.publish({ type: 'drift_resolved', stack: stack.name, run: done, previousFingerprint: closed.fingerprint });
+    else await bus.publish({ type: 'no_changes', stack: stack.name, run: done });
+    return { stack: stack.name, status: 'no_changes', run: done, analysis, resolved: Boolean(closed) };
+  }
+
+  const to = kind === 'drift' ? 'drifted' : 'pending_approval';
+  const done = store.transition(run.id, 'planning', to, { ...patch, kind }) ?? run;
+  store.setStackStatus(stack.name, to === 'drifted' ? 'drifted' : 'pending_approval', run.id);
+  let isNew: boolean;
+  if (kind === 'drift') {
+    isNew = store.openDrift(stack.name, { fingerprint: analysis.fingerprint, runId: run.id, counts: analysis.counts });
+    if (isNew) await bus.publish({ type: 'drift_detected', stack: stack.name, run: done, analysis });
+  } else {
+    isNew = !undecided.some((r) => r.fingerprint === analysis.fingerprint);
+    if (isNew) await bus.publish({ type: 'plan_pending_approval', stack: stack.name, run: done, analysis });
+  }
+  return { stack: stack.name, status: to, run: done, analysis, isNew };
+}
+
+async function fail(deps: ServiceDeps, run: Run, error: string, stderrTail: string): Promise<CheckOutcome> {
+  const errored = deps.store.transition(run.id, 'planning', 'errored', { error }) ?? run;
+  deps.store.setStackStatus(run.stack, 'errored', run.id);
+  deps.logger.warn({ stack: run.stack, runId: run.id, error }, 'check errored');
+  await deps.bus.publish({ type: 'plan_failed', stack: run.stack, run: errored, error, stderrTail });
+  return { stack: run.stack, status: 'errored', run: errored, error, stderrTail };
+}
+

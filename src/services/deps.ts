@@ -1,0 +1,31 @@
+import type { StackConfig } from '../config/schema.js';
+import type { Redactor } from '../domain/plan/model.js';
+import type { ArtifactStore } from '../ports/artifacts.js';
+import type { RunStore } from '../ports/store.js';
+import type { TerraformRunner } from '../ports/terraform.js';
+import type { EventBus } from './event-bus.js';
+
+export interface ServiceLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** Everything the run services need; built once by the composition root (src/app). */
+export interface ServiceDeps {
+  store: RunStore;
+  artifacts: ArtifactStore;
+  terraform: TerraformRunner;
+  bus: EventBus;
+  logger: ServiceLogger;
+  /** Secrets learned from plans, so that logs written later mask them too. */
+  secrets: { add(redactor: Redactor): void; redact(text: string): string };
+  now: () => Date;
+  /** Scratch space for saved plan files while terraform needs them on disk (0700). */
+  workDir: string;
+  timeouts: { plan: number; apply: number; killGrace: number };
+  maxPlanAgeMs: number;
+}
+
+export type StackLookup = (name: string) => StackConfig | undefined;

@@ -1,0 +1,149 @@
+import nodeCron from 'node-cron';
+import type { StackConfig } from '../config/schema.js';
+import { DriftgateError } from '../domain/errors.js';
+import type { RunTrigger } from '../domain/run/state.js';
+import type { ServiceLogger } from './deps.js';
+
+export interface CronLike {
+  schedule(expression: string, task: () => void): { stop(): void | Promise<void> };
+}
+
+export interface SchedulerOptions<T> {
+  stacks: StackConfig[];
+  concurrency: number;
+  jitterMs: number;
+  /** Runs one check; the signal aborts it at shutdown (terraform gets SIGINT). */
+  check: (stack: StackConfig, trigger: RunTrigger, signal: AbortSignal) => Promise<T>;
+  logger: ServiceLogger;
+  cron?: CronLike;
+  random?: () => number;
+}
+
+export interface Scheduler<T> {
+  /** Registers every stack's cron schedule. */
+  start(): void;
+  /** Queues a check ahead of scheduled ones. A stack already queued is not queued twice. */
+  request(stackName: string, trigger?: RunTrigger): Promise<T>;
+  /** Stops scheduling, waits up to `timeoutMs` for running checks, then aborts the rest. */
+  stop(timeoutMs: number): Promise<{ aborted: string[]; cancelled: string[] }>;
+  status(): { running: string[]; queued: string[] };
+}
+
+interface Job<T> {
+  stack: StackConfig;
+  trigger: RunTrigger;
+  settle: { resolve(value: T): void; reject(err: unknown): void };
+  promise: Promise<T>;
+}
+
+export class SchedulerStoppedError extends DriftgateError {
+  constructor(readonly stackName: string) {
+    super('SHUTTING_DOWN', `check of ${stackName} was not started: driftgate is shutting down`);
+  }
+}
+
+const defaultCron: CronLike = { schedule: (expression, task) => nodeCron.schedule(expression, task) };
+
+/**
+ * Runs checks on cron schedules with jitter, at most `concurrency` at once, never two on one stack, and
+ * never a scheduled check of a stack that is already queued or running (no pile-up when plans are slow).
+ */
+export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler<T> {
+  const { logger, concurrency } = options;
+  const byName = new Map(options.stacks.map((s) => [s.name, s]));
+  const random = options.random ?? Math.random;
+  const queue: Job<T>[] = [];
+  const running = new Map<string, { job: Job<T>; controller: AbortController; done: Promise<unknown> }>();
+  const tasks: { stop(): void | Promise<void> }[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let stopped = false;
+
+  function enqueue(stack: StackConfig, trigger: RunTrigger, front: boolean): Promise<T> {
+    const queued = queue.find((j) => j.stack.name === stack.name);
+    if (queued) {
+      if (front && queued.trigger === 'schedule') {
+        queue.splice(queue.indexOf(queued), 1);
+        queued.trigger = trigger;
+        queue.splice(firstScheduled(), 0, queued);
+      }
+      return queued.promise;
+    }
+    let settle!: Job<T>['settle'];
+    const promise = new Promise<T>((resolve, reject) => (settle = { resolve, reject }));
+    const job: Job<T> = { stack, trigger, settle, promise };
+    if (front) queue.splice(firstScheduled(), 0, job);
+    else queue.push(job);
+    dispatch();
+    return promise;
+  }
+
+  /** On-demand checks go before scheduled ones, in the order they were asked for. */
+  function firstScheduled(): number {
+    const index = queue.findIndex((j) => j.trigger === 'schedule');
+    return index < 0 ? queue.length : index;
+  }
+
+  function dispatch(): void {
+    while (!stopped && running.size < concurrency) {
+      const index = queue.findIndex((j) => !running.has(j.stack.name));
+      if (index < 0) return;
+      const [job] = queue.splice(index, 1) as [Job<T>];
+      const controller = new AbortController();
+      const done = options
+        .check(job.stack, job.trigger, controller.signal)
+        .then(job.settle.resolve, job.settle.reject)
+        .finally(() => {
+          running.delete(job.stack.name);
+          dispatch();
+        });
+      running.set(job.stack.name, { job, controller, done });
+    }
+  }
+
+  function onTick(stack: StackConfig): void {
+    if (stopped) return;
+    if (running.has(stack.name) || queue.some((j) => j.stack.name === stack.name)) {
+      logger.info({ stack: stack.name }, 'scheduled check skipped: the previous one is still queued or running');
+      return;
+    }
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (!stopped) enqueue(stack, 'schedule', false).catch(() => undefined);
+    }, Math.floor(random() * options.jitterMs));
+    timers.add(timer);
+  }
+
+  return {
+    start() {
+      const cron = options.cron ?? defaultCron;
+      for (const stack of options.stacks) tasks.push(cron.schedule(stack.schedule, () => onTick(stack)));
+    },
+    request(stackName, trigger = 'manual') {
+      const stack = byName.get(stackName);
+      if (!stack) return Promise.reject(new Error(`unknown stack ${stackName}`));
+      if (stopped) return Promise.reject(new SchedulerStoppedError(stackName));
+      return enqueue(stack, trigger, true);
+    },
+    async stop(timeoutMs) {
+      stopped = true;
+      await Promise.all(tasks.map((t) => t.stop()));
+      for (const timer of timers) clearTimeout(timer);
+      const cancelled = queue.splice(0).map((job) => {
+        job.settle.reject(new SchedulerStoppedError(job.stack.name));
+        return job.stack.name;
+      });
+      const all = () => Promise.all([...running.values()].map((r) => r.done));
+      let timeout: NodeJS.Timeout | undefined;
+      const timedOut = await Promise.race([
+        all().then(() => false),
+        new Promise<boolean>((resolve) => (timeout = setTimeout(() => resolve(true), timeoutMs))),
+      ]);
+      clearTimeout(timeout);
+      const aborted = timedOut ? [...running.keys()] : [];
+      for (const r of running.values()) r.controller.abort();
+      await all();
+      return { aborted, cancelled };
+    },
+    status: () => ({ running: [...running.keys()], queued: queue.map((j) => j.stack.name) }),
+  };
+}

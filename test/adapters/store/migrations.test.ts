@@ -1,0 +1,76 @@
+import { statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { applyMigrations, MIGRATIONS, StoreSchemaTooNewError } from '../../../src/adapters/store/migrations.js';
+import { openSqliteStore } from '../../../src/adapters/store/open-sqlite-store.js';
+import { useTempStore } from './temp-store.js';
+
+describe('sqlite store migrations', () => {
+  const tmp = useTempStore();
+
+  it('creates the schema from an empty file, in WAL mode, private to the owner', () => {
+    tmp.open().close();
+    const db = new Database(tmp.path, { readonly: true });
+    try {
+      expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+      expect(tables).toEqual(expect.arrayContaining(['artifacts', 'audit', 'locks', 'runs', 'stacks']));
+      const triggers = db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").pluck().all();
+      expect(triggers).toEqual(['audit_no_delete', 'audit_no_update']);
+    } finally {
+      db.close();
+    }
+    expect(statSync(tmp.path).mode & 0o777).toBe(0o600);
+  });
+
+  it('re-opens an existing database without re-running steps and keeps its data', () => {
+    const first = tmp.open();
+    const run = first.createRun({ stack: 'net', trigger: 'manual' });
+    first.close();
+    const second = tmp.open();
+    expect(second.getRun(run.id)).toEqual(run);
+    second.close();
+    const db = new Database(tmp.path, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    db.close();
+  });
+
+  it('refuses a database written by a newer schema, naming the file and both versions', () => {
+    tmp.open().close();
+    const db = new Database(tmp.path);
+    db.pragma(`user_version = ${MIGRATIONS.length + 3}`);
+    db.close();
+    let caught: unknown;
+    try {
+      openSqliteStore({ path: tmp.path });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(StoreSchemaTooNewError);
+    const err = caught as StoreSchemaTooNewError;
+    expect(err.found).toBe(MIGRATIONS.length + 3);
+    expect(err.supported).toBe(MIGRATIONS.length);
+    expect(err.message).toContain(tmp.path);
+    expect(err.message).toContain('upgrade driftgate');
+  });
+
+  it('rolls back a failing step entirely', () => {
+    tmp.open().close();
+    const db = new Database(tmp.path);
+    const broken = [...MIGRATIONS, 'CREATE TABLE extra (x INTEGER);', 'CREATE TABLE nope (;'];
+    expect(() => applyMigrations(db, tmp.path, broken)).toThrow();
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'extra'").pluck().get()).toBe(0);
+    db.close();
+  });
+
+  it('names the table, row and column of a corrupted row instead of returning bad data', () => {
+    const store = tmp.open();
+    const run = store.createRun({ stack: 'net', trigger: 'manual' });
+    const raw = new Database(tmp.path);
+    raw.prepare("UPDATE runs SET counts = '{\"create\": -1}' WHERE id = ?").run(run.id);
+    raw.close();
+    expect(() => store.getRun(run.id)).toThrow(new RegExp(`unreadable runs row ${run.id}: counts`));
+  });
+});

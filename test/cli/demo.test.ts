@@ -1,0 +1,31 @@
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../helpers/cli.js';
+
+describe.skipIf(!HAS_BUILD)(`driftgate demo (${HAS_BUILD ? 'built' : NO_BUILD_REASON})`, () => {
+  it('applies the examples, drifts three stacks by hand and reports exactly those, masking the password', async () => {
+    // The machine's TF_CLI_CONFIG_FILE may point at a missing file: the demo must not depend on it.
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, TF_CLI_CONFIG_FILE: '/nonexistent/terraformrc', NO_COLOR: '1' };
+    const secret = 'demo-secret-from-the-environment';
+    const result = await execa('node', [BIN, 'demo'], { env: { ...env, DEMO_DB_PASSWORD: secret }, extendEnv: false, reject: false });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const rows = result.stdout.split('\n').filter((l) => /^(dev|staging|prod)\//.test(l));
+    const status = Object.fromEntries(rows.map((l) => l.split(/\s+/).slice(0, 2)));
+    expect(status).toEqual({
+      'dev/app': 'DRIFTED',
+      'dev/database': 'in',
+      'dev/networking': 'in',
+      'prod/app': 'in',
+      'prod/database': 'DRIFTED',
+      'prod/networking': 'in',
+      'staging/app': 'in',
+      'staging/database': 'in',
+      'staging/networking': 'DRIFTED',
+    });
+    expect(result.stdout).toMatch(/input\.instance_class\s+= "db\.r6g\.2xlarge" -> "db\.r6g\.xlarge"/);
+    expect(result.stdout).toMatch(/input\.ingress\[1\]\.cidr_blocks\[0\]\s+= "0\.0\.0\.0\/0" -> "10\.0\.0\.0\/8"/);
+    expect(result.stdout).toContain('(sensitive value)');
+    expect(result.stdout + result.stderr).not.toContain(secret);
+    expect(result.stderr).not.toMatch(/Unable to open CLI configuration file/);
+  });
+});

@@ -1,0 +1,94 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/adapters/store/open-sqlite-store.js';
+import type { RunStore } from '../../src/ports/store.js';
+import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../helpers/cli.js';
+import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-env.js';
+
+/**
+ * The process as a whole: Ctrl-C during a plan, kill -9 during a plan, and the next start. A plan is kept
+ * waiting by holding the stack's state lock with `terraform console`, as a colleague's session would.
+ */
+let tf: TestTerraformEnv;
+let env: Record<string, string | undefined>;
+let config: string;
+let stackDir: string;
+let holder: ResultPromise | undefined;
+
+async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function withStore<T>(fn: (store: RunStore) => T): T {
+  const store = openSqliteStore({ path: join(tf.dir, 'data', 'driftgate.db') });
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+const planningRun = () => withStore((s) => s.listRuns({ stack: 'app', states: ['planning'] })[0]);
+
+beforeAll(async () => {
+  tf = await makeTerraformEnv('driftgate-lifecycle-');
+  stackDir = join(tf.dir, 'app');
+  await mkdir(stackDir);
+  await writeFile(join(stackDir, 'main.tf'), 'resource "terraform_data" "a" {\n  input = "v1"\n}\n');
+  env = { PATH: process.env.PATH, HOME: process.env.HOME, ...tf.env };
+  await execa('terraform', ['init', '-input=false'], { cwd: stackDir, env, extendEnv: false });
+  await execa('terraform', ['apply', '-auto-approve', '-input=false'], { cwd: stackDir, env, extendEnv: false });
+  config = join(tf.dir, 'driftgate.yml');
+  await writeFile(
+    config,
+    `dataDir: ${join(tf.dir, 'data')}\nterraform:\n  timeouts:\n    lock: 5m\n    killGrace: 5s\nstacks:\n  - name: app\n    dir: ${stackDir}\n`,
+  );
+  // Holds the state lock until its stdin closes.
+  holder = execa('terraform', ['console'], { cwd: stackDir, env, extendEnv: false, stdin: 'pipe', reject: false });
+});
+
+afterAll(async () => {
+  holder?.stdin?.end();
+  await holder;
+  await tf.cleanup();
+});
+
+describe.skipIf(!HAS_BUILD)(`driftgate process lifecycle (${HAS_BUILD ? 'built' : NO_BUILD_REASON})`, () => {
+  it('Ctrl-C during a plan stops terraform and marks the run interrupted', async () => {
+    const check = execa('node', [BIN, 'check', 'app', '--config', config], { env, extendEnv: false, reject: false });
+    const run = await waitFor('the plan to start', planningRun);
+    check.kill('SIGINT');
+    const result = await check;
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toMatch(/app\s+INTERRUPTED/);
+    expect(withStore((s) => s.getRun(run.id))?.state).toBe('interrupted');
+  });
+
+  it('after kill -9 during a plan, the next start marks the run interrupted and serves', async () => {
+    const check = execa('node', [BIN, 'check', 'app', '--config', config], {
+      env,
+      extendEnv: false,
+      reject: false,
+      detached: true,
+    });
+    const run = await waitFor('the plan to start', planningRun);
+    process.kill(-check.pid!, 'SIGKILL'); // the whole process group, terraform too: a power cut
+    await check;
+    expect(withStore((s) => s.getRun(run.id))?.state).toBe('planning');
+
+    const serve = execa('node', [BIN, 'serve', '--config', config, '--port', '0'], { env, extendEnv: false, reject: false });
+    await waitFor('recovery', () => (withStore((s) => s.getRun(run.id))?.state === 'interrupted' ? true : undefined));
+    serve.kill('SIGTERM');
+    const result = await serve;
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toMatch(/interrupted by an earlier stop/);
+  });
+});

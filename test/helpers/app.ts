@@ -1,0 +1,72 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { execa } from 'execa';
+import { createAppContext, type AppContext } from '../../src/app/context.js';
+import { parseConfig } from '../../src/config/load.js';
+import { makeTerraformEnv, type TestTerraformEnv } from './terraform-env.js';
+
+export interface TestApp {
+  tf: TestTerraformEnv;
+  root: string;
+  env: Record<string, string | undefined>;
+  context: AppContext;
+  /** Every log line written, for asserting that no secret reaches the logs. */
+  logs: string[];
+  /** Plans and applies a stack with the terraform CLI directly (test setup, not the code under test). */
+  applyWithTerraform(stack: string): Promise<void>;
+  now: { value: Date };
+  close(): Promise<void>;
+}
+
+/**
+ * A data dir, stack dirs written from HCL, and the real composition root built from a config text.
+ * `stacks` maps stack names to main.tf contents (undefined: the dir is not created).
+ */
+export async function makeTestApp(options: {
+  stacks: Record<string, string | undefined>;
+  extraConfig?: string;
+  stackSettings?: Record<string, string>;
+  env?: Record<string, string>;
+}): Promise<TestApp> {
+  const tf = await makeTerraformEnv('driftgate-app-');
+  const root = join(tf.dir, 'repo');
+  const lines = ['version: 1', `dataDir: ${join(tf.dir, 'data')}`, 'log:', '  level: debug', options.extraConfig ?? '', 'stacks:'];
+  for (const [name, hcl] of Object.entries(options.stacks)) {
+    const dir = join(root, name);
+    if (hcl !== undefined) {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'main.tf'), hcl);
+    }
+    lines.push(`  - name: ${name}`, `    dir: ${dir}`, ...(options.stackSettings?.[name] ?? '').split('\n').filter(Boolean).map((l) => `    ${l}`));
+  }
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...tf.env, ...options.env };
+  const config = await parseConfig(lines.join('\n'), { baseDir: root, env });
+  const logs: string[] = [];
+  const logDestination = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(String(chunk));
+      cb();
+    },
+  });
+  const now = { value: new Date() };
+  const context = await createAppContext(config, { env, logDestination, now: () => new Date(now.value) });
+  return {
+    tf,
+    root,
+    env,
+    context,
+    logs,
+    now,
+    async applyWithTerraform(stack) {
+      const s = context.stack(stack)!;
+      const tfEnv = { ...env, ...Object.fromEntries(Object.entries(s.vars).map(([k, v]) => [`TF_VAR_${k}`, String(v)])) };
+      await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: s.dir, env: tfEnv, extendEnv: false });
+      await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd: s.dir, env: tfEnv, extendEnv: false });
+    },
+    async close() {
+      context.close();
+      await tf.cleanup();
+    },
+  };
+}
