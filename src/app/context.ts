@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createArtifactStore } from '../adapters/artifacts/create-artifact-store.js';
 import { openSqliteStore } from '../adapters/store/open-sqlite-store.js';
@@ -26,6 +27,15 @@ export interface AppContextOptions {
   logDestination?: NodeJS.WritableStream;
 }
 
+/**
+ * driftgate runs `concurrency` terraform processes at once. A Go runtime sized to its share of the cores
+ * spends less CPU on parallel GC and idle spinning than one sized to the whole machine; an operator's
+ * own GOMAXPROCS (or a stack's env) still wins.
+ */
+function goMaxProcs(concurrency: number): number {
+  return Math.max(1, Math.floor(availableParallelism() / concurrency));
+}
+
 /** The composition root: every adapter built from the config, once. */
 export async function createAppContext(config: DriftgateConfig, options: AppContextOptions): Promise<AppContext> {
   const now = options.now ?? (() => new Date());
@@ -40,13 +50,13 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
     redact: (line) => secrets.redact(line),
   });
   const store = openSqliteStore({ path: join(config.dataDir, 'driftgate.db'), now });
-  const artifacts = createArtifactStore(config.artifacts, { dataDir: config.dataDir, env: options.env });
+  const artifacts = await createArtifactStore(config.artifacts, { dataDir: config.dataDir, env: options.env });
   const terraform = createTerraformRunner({
     binary: config.terraform.binary,
     timeouts: config.terraform.timeouts,
     pluginCacheDir: config.terraform.pluginCacheDir,
     outputLimitBytes: config.terraform.outputLimitBytes,
-    env: options.env,
+    env: { GOMAXPROCS: String(goMaxProcs(config.defaults.concurrency)), ...options.env },
     redact: (text) => secrets.redact(text),
     logger,
   });

@@ -36,6 +36,8 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
     artifacts: file.artifacts.type === 'local' ? { ...file.artifacts, dir: file.artifacts.dir ? abs(file.artifacts.dir) : join(dataDir, 'artifacts') } : file.artifacts,
     defaults,
     stacks: [...explicit, ...discovered],
+    ...(file.slack ? { slack: file.slack } : {}),
+    ...(file.approvers ? { approvers: file.approvers } : {}),
     log: file.log,
   };
 }

@@ -121,6 +121,60 @@ export const DefaultsConfig = z.strictObject({
 });
 export type DefaultsConfig = z.infer<typeof DefaultsConfig>;
 
+const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'a Slack user id such as U024BE7LH');
+const slackChannelId = z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'a Slack channel id such as C024BE7LH (not a #name)');
+/** A user group's handle as typed in Slack (`sre-leads` or `@sre-leads`), or its id (`S0614TZR7`). */
+const slackUsergroup = z.string().regex(/^@?[a-z0-9][a-z0-9._-]*$|^S[A-Z0-9]{2,}$/, 'a Slack user group handle or id');
+
+export const SlackConfig = z.strictObject({
+  /** Where alerts go unless a `channels` rule matches the stack. */
+  defaultChannel: slackChannelId,
+  /** First match wins: a stack name glob (`prod/*`) and its channel. */
+  channels: z.array(z.strictObject({ match: z.string().min(1), channel: slackChannelId })).default([]),
+  /** Mentioned in drift alerts for these environments. */
+  onCall: z.strictObject({ usergroup: slackUsergroup, environments: z.array(z.string()).min(1) }).optional(),
+  /** More stacks than this drifting in one sweep are posted as one digest. */
+  digestThreshold: z.number().int().min(2).default(5),
+  /** How long a resolved user group membership is trusted. */
+  usergroupCacheTtl: duration().prefault('5m'),
+});
+export type SlackConfig = z.infer<typeof SlackConfig>;
+
+export const ApproversConfig = z
+  .strictObject({
+    /** Named groups of people who may approve: Slack user ids and user groups. */
+    groups: z.record(
+      z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'group names use lowercase letters, digits, "_" and "-"'),
+      z.strictObject({ users: z.array(slackUserId).default([]), usergroups: z.array(slackUsergroup).default([]) }),
+    ),
+    /**
+     * First match wins. A stack no rule matches cannot be applied from Slack: who may apply is
+     * restricted explicitly, never by default.
+     */
+    rules: z
+      .array(
+        z.strictObject({
+          stacks: z.string().min(1).optional(),
+          environments: z.array(z.string()).min(1).optional(),
+          count: z.number().int().min(1).max(10).default(1),
+          from: z.array(z.string()).min(1),
+        }),
+      )
+      .default([]),
+    /** GitHub login -> Slack user id: the author of a change cannot approve it. */
+    authors: z.record(z.string(), slackUserId).default({}),
+  })
+  .superRefine((value, ctx) => {
+    value.rules.forEach((rule, i) =>
+      rule.from.forEach((group, j) => {
+        if (!(group in value.groups)) {
+          ctx.addIssue({ code: 'custom', path: ['rules', i, 'from', j], message: `unknown approver group "${group}"` });
+        }
+      }),
+    );
+  });
+export type ApproversConfig = z.infer<typeof ApproversConfig>;
+
 export const ConfigFile = z.strictObject({
   version: z.literal(1).default(1),
   dataDir: z.string().default('.driftgate'),
@@ -129,6 +183,8 @@ export const ConfigFile = z.strictObject({
   defaults: DefaultsConfig.prefault({}),
   stacks: z.array(StackEntry).default([]),
   discover: z.array(DiscoverEntry).default([]),
+  slack: SlackConfig.optional(),
+  approvers: ApproversConfig.optional(),
   log: z
     .strictObject({
       level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
@@ -164,5 +220,7 @@ export interface DriftgateConfig {
   artifacts: ArtifactsConfig & { dir?: string };
   defaults: DefaultsConfig & { concurrency: number };
   stacks: StackConfig[];
+  slack?: SlackConfig;
+  approvers?: ApproversConfig;
   log: ConfigFile['log'];
 }

@@ -2,7 +2,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StackConfig } from '../config/schema.js';
 import { DriftgateError, TerraformError, errorMessage } from '../domain/errors.js';
-import { analyzePlan } from '../domain/plan/analyze.js';
+import { analyzePlan, noChangesAnalysis } from '../domain/plan/analyze.js';
 import type { PlanAnalysis } from '../domain/plan/model.js';
 import { parsePlanJson } from '../domain/plan/schema.js';
 import { classifyRun } from '../domain/run/classify.js';
@@ -45,6 +45,12 @@ export async function checkStack(deps: ServiceDeps, stack: StackConfig, options:
     await mkdir(runDir, { recursive: true, mode: 0o700 });
     const planFile = join(runDir, 'plan.tfplan');
     const plan = await deps.terraform.plan(stack, planFile, { signal: options.signal });
+    if (!plan.hasChanges) {
+      // Nothing to review or apply: keep the log, not the plan, and skip `show -json`.
+      await storeArtifact(deps, run.id, 'plan_log', deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`));
+      const { version } = await deps.terraform.version();
+      return await recordOutcome(deps, stack, run, noChangesAnalysis(version), undefined);
+    }
     const json = await deps.terraform.showJson(stack, planFile, { signal: options.signal });
     const { analysis, redactor } = analyzePlan(parsePlanJson(json));
     deps.secrets.add(redactor);
@@ -77,7 +83,7 @@ async function recordOutcome(
   stack: StackConfig,
   run: Run,
   analysis: PlanAnalysis,
-  planSha256: string,
+  planSha256: string | undefined,
 ): Promise<CheckOutcome> {
   const { store, bus } = deps;
   const before = store.getStack(stack.name);

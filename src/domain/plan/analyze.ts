@@ -111,3 +111,22 @@ export function analyzePlan(plan: PlanJson): { analysis: PlanAnalysis; redactor:
   };
   return { analysis, redactor };
 }
+
+/**
+ * A plan terraform reported unchanged (`-detailed-exitcode` 0), without reading its JSON: most checks of
+ * a fleet find nothing, and `show -json` would cost as much CPU again as the plan's own work.
+ */
+export function noChangesAnalysis(terraformVersion: string): PlanAnalysis {
+  return {
+    terraformVersion,
+    formatVersion: '',
+    changes: [],
+    drift: [],
+    outputs: [],
+    counts: countActions([]),
+    hasChanges: false,
+    fingerprint: fingerprintChanges({ changes: [], drift: [], outputs: [] }),
+    resourceCount: 0,
+    applyable: false,
+  };
+}

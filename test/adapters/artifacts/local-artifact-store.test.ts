@@ -122,9 +122,9 @@ describe('local artifact store', () => {
   });
 
   it('is chosen by the factory for local config, under <dataDir>/artifacts by default', async () => {
-    const store = createArtifactStore({ type: 'local' }, { dataDir: tmp, env: {} });
+    const store = await createArtifactStore({ type: 'local' }, { dataDir: tmp, env: {} });
     expect(store.location).toBe(join(tmp, 'artifacts'));
-    const custom = createArtifactStore({ type: 'local', dir: join(tmp, 'elsewhere') }, { dataDir: tmp, env: {} });
+    const custom = await createArtifactStore({ type: 'local', dir: join(tmp, 'elsewhere') }, { dataDir: tmp, env: {} });
     await custom.put('a/b', 'x');
     expect(readFileSync(join(tmp, 'elsewhere/a/b'), 'utf8')).toBe('x');
   });

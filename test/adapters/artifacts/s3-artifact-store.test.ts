@@ -113,7 +113,7 @@ describe('S3 artifact store against s3rver', () => {
   });
 
   it('is chosen by the factory for s3 config, taking static keys from the injected env', async () => {
-    const store = createArtifactStore(
+    const store = await createArtifactStore(
       { type: 's3', bucket: BUCKET, prefix: 'factory/', region: s3.region, endpoint: s3.endpoint, forcePathStyle: true },
       { dataDir: '/unused', env: { AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey } },
     );
