@@ -1,7 +1,11 @@
+import type { App } from '@slack/bolt';
 import nodeCron from 'node-cron';
 import type { DriftgateConfig } from '../config/schema.js';
-import { startHealthServer, type HealthServer } from '../http/health-server.js';
+import { startHttpServer, type HttpServer } from '../http/server.js';
 import { checkStack, type CheckOutcome } from '../services/check-stack.js';
+import { createMetrics, type Metrics } from '../metrics/registry.js';
+import { slackSettingsFromEnv } from '../slack/env.js';
+import { createSlackRuntime, type SlackRuntime } from '../slack/slack-runtime.js';
 import { pruneArtifacts } from '../services/retention.js';
 import { createScheduler, type Scheduler } from '../services/scheduler.js';
 import { createAppContext, type AppContext } from './context.js';
@@ -13,17 +17,23 @@ export interface ServeOptions {
   host?: string;
   now?: () => Date;
   logDestination?: NodeJS.WritableStream;
+  /** Registers the Slack listeners on the Bolt app (commands, actions, views, events). */
+  registerSlack?: (app: App, deps: { context: AppContext; scheduler: Scheduler<CheckOutcome>; metrics: Metrics }) => void;
 }
 
 export interface RunningServe {
   context: AppContext;
   scheduler: Scheduler<CheckOutcome>;
-  health: HealthServer;
+  health: HttpServer;
+  slack?: SlackRuntime;
   /** Graceful stop: no new checks, running plans get `defaults.shutdownTimeout`, the rest are interrupted. */
   stop(): Promise<void>;
 }
 
-/** `driftgate serve` without Slack: crash recovery, the scheduler, retention, health endpoints. */
+/**
+ * `driftgate serve`: crash recovery, the scheduler, retention, Prometheus metrics, health endpoints, and
+ * the Slack app when SLACK_BOT_TOKEN is set.
+ */
 export async function startServe(config: DriftgateConfig, options: ServeOptions): Promise<RunningServe> {
   const context = await createAppContext(config, options);
   const { logger, store, deps } = context;
@@ -35,12 +45,20 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   for (const stack of config.stacks) store.upsertStack(stack.name);
   deps.bus.onAny((event) => logger.info({ event: event.type, stack: event.stack, runId: event.run.id }, 'event'));
 
+  const metrics = createMetrics();
   const scheduler = createScheduler<CheckOutcome>({
     stacks: config.stacks,
     concurrency: config.defaults.concurrency,
     jitterMs: config.defaults.jitter,
     logger,
-    check: (stack, trigger, signal) => checkStack(deps, stack, { trigger, signal }),
+    check: async (stack, trigger, signal) => {
+      const started = performance.now();
+      const outcome = await checkStack(deps, stack, { trigger, signal });
+      metrics.planDuration.observe({ stack: stack.name, outcome: outcome.status }, (performance.now() - started) / 1000);
+      metrics.runsByOutcome.inc({ outcome: outcome.status });
+      metrics.driftedStacks.set(store.listStacks().filter((s) => s.openDrift).length);
+      return outcome;
+    },
   });
   scheduler.start();
 
@@ -53,13 +71,30 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
       })
     : undefined;
 
+  const slackSettings = slackSettingsFromEnv(options.env);
+  const slack = slackSettings
+    ? createSlackRuntime({
+        settings: slackSettings,
+        logger,
+        register: (app) => options.registerSlack?.(app, { context, scheduler, metrics }),
+        onConnectError: () => metrics.slackApiErrors.inc({ method: 'auth.test', retriable: 'true' }),
+      })
+    : undefined;
+  void slack?.connect();
+
   let stopping = false;
-  const health = await startHealthServer({
+  const health = await startHttpServer({
     port: options.port,
     host: options.host,
+    metrics: metrics.registry,
+    mounts: slack?.listener ? [{ path: '/slack/events', listener: slack.listener, available: () => slack.isReady() }] : [],
     checks: {
       live: () => true,
-      ready: () => (stopping ? { ok: false, reason: 'shutting down' } : { ok: true }),
+      ready: () => {
+        if (stopping) return { ok: false, reason: 'shutting down' };
+        if (slack && !slack.isReady()) return { ok: false, reason: 'slack: not connected yet (auth.test is retried)' };
+        return { ok: true };
+      },
     },
   });
   logger.info({ stacks: config.stacks.length, port: health.port }, 'driftgate serving');
@@ -68,10 +103,12 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
     context,
     scheduler,
     health,
+    ...(slack ? { slack } : {}),
     async stop() {
       if (stopping) return;
       stopping = true;
       await retentionTask?.stop();
+      await slack?.stop();
       const { aborted, cancelled } = await scheduler.stop(config.defaults.shutdownTimeout);
       logger.info({ aborted, cancelled }, 'scheduler stopped');
       await health.close();

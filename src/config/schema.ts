@@ -133,8 +133,10 @@ export const SlackConfig = z.strictObject({
   channels: z.array(z.strictObject({ match: z.string().min(1), channel: slackChannelId })).default([]),
   /** Mentioned in drift alerts for these environments. */
   onCall: z.strictObject({ usergroup: slackUsergroup, environments: z.array(z.string()).min(1) }).optional(),
-  /** More stacks than this drifting in one sweep are posted as one digest. */
+  /** More stacks than this drifting within `digestWindow` (an alert storm) are posted as one digest per channel. */
   digestThreshold: z.number().int().min(2).default(5),
+  /** How long alerts are gathered before they are posted, to tell a storm from a single drift. */
+  digestWindow: duration().prefault('30s'),
   /** How long a resolved user group membership is trusted. */
   usergroupCacheTtl: duration().prefault('5m'),
 });

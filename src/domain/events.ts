@@ -5,7 +5,13 @@ import type { Run } from './run/model.js';
 export type DomainEvent =
   | { type: 'drift_detected'; stack: string; run: Run; analysis: PlanAnalysis }
   | { type: 'plan_pending_approval'; stack: string; run: Run; analysis: PlanAnalysis }
-  | { type: 'drift_resolved'; stack: string; run: Run; previousFingerprint: string }
+  /**
+   * The same changes (same fingerprint) planned again: the new run replaces `previousRunId`, an undecided
+   * run whose message should now point at the new plan. No new alert: this is not new drift.
+   */
+  | { type: 'plan_refreshed'; stack: string; run: Run; analysis: PlanAnalysis; previousRunId?: string }
+  /** `previousRunId`: the run that held the open drift (its message says the drift is resolved now). */
+  | { type: 'drift_resolved'; stack: string; run: Run; previousFingerprint: string; previousRunId: string }
   | { type: 'plan_failed'; stack: string; run: Run; error: string; stderrTail: string }
   | { type: 'no_changes'; stack: string; run: Run };
 

@@ -45,6 +45,8 @@ export interface SlackStore {
   due(now: Date, limit: number): OutboxItem[];
   markDelivered(id: number): void;
   markFailed(id: number, error: string, nextAttemptAt: Date): void;
+  /** A permanent failure (e.g. `invalid_blocks`): never retried, and no longer holds back its key. */
+  markDead(id: number, error: string): void;
   pendingCount(): number;
 
   silence(silence: Silence): void;

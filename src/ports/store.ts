@@ -34,7 +34,10 @@ export interface RunStore {
   getStack(name: string): StackRecord | undefined;
   listStacks(): StackRecord[];
   setStackStatus(name: string, status: StackStatus, lastRunId?: string): void;
-  /** Records an open drift, or refreshes lastSeenAt when the fingerprint is the one already open. Returns true when it is new. */
+  /**
+   * Records an open drift, or, when the fingerprint is the one already open, moves it to the new run and
+   * refreshes lastSeenAt. Returns true when it is new.
+   */
   openDrift(name: string, drift: { fingerprint: string; runId: string; counts: ActionCounts }): boolean;
   /** Clears the open drift; returns it, or undefined when there was none. */
   closeDrift(name: string): StackRecord['openDrift'];

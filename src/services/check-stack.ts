@@ -96,7 +96,9 @@ async function recordOutcome(
     const done = store.transition(run.id, 'planning', 'no_changes', patch) ?? run;
     const closed = store.closeDrift(stack.name);
     store.setStackStatus(stack.name, 'in_sync', run.id);
-    if (closed) await bus.publish({ type: 'drift_resolved', stack: stack.name, run: done, previousFingerprint: closed.fingerprint });
+    if (closed) {
+      await bus.publish({ type: 'drift_resolved', stack: stack.name, run: done, previousFingerprint: closed.fingerprint, previousRunId: closed.runId });
+    }
     else await bus.publish({ type: 'no_changes', stack: stack.name, run: done });
     return { stack: stack.name, status: 'no_changes', run: done, analysis, resolved: Boolean(closed) };
   }
@@ -104,13 +106,15 @@ async function recordOutcome(
   const to = kind === 'drift' ? 'drifted' : 'pending_approval';
   const done = store.transition(run.id, 'planning', to, { ...patch, kind }) ?? run;
   store.setStackStatus(stack.name, to === 'drifted' ? 'drifted' : 'pending_approval', run.id);
-  let isNew: boolean;
-  if (kind === 'drift') {
-    isNew = store.openDrift(stack.name, { fingerprint: analysis.fingerprint, runId: run.id, counts: analysis.counts });
-    if (isNew) await bus.publish({ type: 'drift_detected', stack: stack.name, run: done, analysis });
+  const previous = undecided.find((r) => r.fingerprint === analysis.fingerprint);
+  const isNew =
+    kind === 'drift'
+      ? store.openDrift(stack.name, { fingerprint: analysis.fingerprint, runId: run.id, counts: analysis.counts })
+      : !previous;
+  if (!isNew) {
+    await bus.publish({ type: 'plan_refreshed', stack: stack.name, run: done, analysis, ...(previous ? { previousRunId: previous.id } : {}) });
   } else {
-    isNew = !undecided.some((r) => r.fingerprint === analysis.fingerprint);
-    if (isNew) await bus.publish({ type: 'plan_pending_approval', stack: stack.name, run: done, analysis });
+    await bus.publish({ type: kind === 'drift' ? 'drift_detected' : 'plan_pending_approval', stack: stack.name, run: done, analysis });
   }
   return { stack: stack.name, status: to, run: done, analysis, isNew };
 }

@@ -64,7 +64,9 @@ describe('check and apply with real terraform', () => {
     if (second.status !== 'drifted') throw new Error('unreachable');
     expect(second.analysis.fingerprint).toBe(first.analysis.fingerprint);
     expect(store.getRun(first.run.id)).toMatchObject({ state: 'superseded', supersededBy: second.run.id });
-    expect(events.map((e) => e.type)).toEqual(['no_changes', 'drift_detected']);
+    expect(events.map((e) => e.type)).toEqual(['no_changes', 'drift_detected', 'plan_refreshed']);
+    expect(events[2]).toMatchObject({ type: 'plan_refreshed', previousRunId: first.run.id, run: { id: second.run.id } });
+    expect(store.getStack('network')?.openDrift?.runId).toBe(second.run.id);
 
     // The superseded plan can no longer be applied.
     expect(await applyRun(deps, stack, first.run.id, 'U1')).toMatchObject({ status: 'refused', code: 'not_applyable' });
@@ -79,7 +81,7 @@ describe('check and apply with real terraform', () => {
     if (outcome.status !== 'applied') throw new Error('unreachable');
     expect(outcome.run.state).toBe('applied');
     expect(outcome.verification).toMatchObject({ status: 'no_changes', resolved: true });
-    expect(events.map((e) => e.type)).toEqual(['no_changes', 'drift_detected', 'drift_resolved']);
+    expect(events.map((e) => e.type)).toEqual(['no_changes', 'drift_detected', 'plan_refreshed', 'drift_resolved']);
     expect(store.getStack('network')).toMatchObject({ status: 'in_sync' });
     expect(store.getStack('network')?.openDrift).toBeUndefined();
   });

@@ -76,6 +76,51 @@ export const MIGRATIONS: readonly string[] = [
     expires_at INTEGER NOT NULL
   );
   `,
+  // Slack-side state (issue 3). No foreign keys to runs: the outbox key and message refs are written
+  // by the notifier, which must not fail because a run row is missing; the service layer owns that check.
+  `
+  CREATE TABLE approvals (
+    run_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    UNIQUE (run_id, user_id)
+  );
+
+  CREATE TABLE slack_messages (
+    run_id TEXT PRIMARY KEY,
+    channel TEXT NOT NULL,
+    ts TEXT NOT NULL
+  );
+
+  CREATE TABLE outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    key TEXT NOT NULL,
+    method TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    last_error TEXT,
+    record_message_for TEXT,
+    delivered_at INTEGER,
+    dead_at INTEGER
+  );
+  -- due() looks up the oldest open item per key: keep the open ones indexed by key, in order.
+  CREATE INDEX outbox_open ON outbox(key, id) WHERE delivered_at IS NULL AND dead_at IS NULL;
+
+  CREATE TABLE silences (
+    stack TEXT PRIMARY KEY,
+    until INTEGER NOT NULL,
+    reason TEXT,
+    by TEXT NOT NULL
+  );
+
+  CREATE TABLE snoozes (
+    stack TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    until INTEGER NOT NULL,
+    PRIMARY KEY (stack, fingerprint)
+  );
+  `,
 ];
 
 /** The database was written by a newer driftgate: older code must not guess at a schema it does not know. */

@@ -1,14 +1,17 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { SlackStore } from '../../ports/slack-store.js';
 import type { RunStore } from '../../ports/store.js';
 import { createStoreContext } from './context.js';
 import { lockQueries } from './lock-queries.js';
 import { applyMigrations } from './migrations.js';
 import { recordQueries } from './record-queries.js';
 import { recoverInterrupted } from './recover-interrupted.js';
+import { outboxQueries } from './outbox-queries.js';
 import { newRunId } from './run-id.js';
 import { runQueries } from './run-queries.js';
+import { slackQueries } from './slack-queries.js';
 import { stackQueries } from './stack-queries.js';
 
 export interface SqliteStoreOptions {
@@ -20,7 +23,10 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
-export function openSqliteStore(options: SqliteStoreOptions): RunStore {
+/** Runs and Slack-side state share one database file and one connection, so they can share transactions. */
+export type SqliteStore = RunStore & SlackStore;
+
+export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const now = options.now ?? (() => new Date());
   const inMemory = options.path === ':memory:';
   if (!inMemory) mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
@@ -48,6 +54,8 @@ export function openSqliteStore(options: SqliteStoreOptions): RunStore {
     ...runQueries(ctx),
     ...recordQueries(ctx),
     ...lockQueries(ctx),
+    ...slackQueries(ctx),
+    ...outboxQueries(ctx),
     recoverInterrupted: () => recoverInterrupted(ctx),
     close: () => db.close(),
   };

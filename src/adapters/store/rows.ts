@@ -19,7 +19,7 @@ const ActionCountsJson = z.strictObject({
   read: z.number().int().nonnegative(),
 });
 
-function json<T extends z.ZodType>(schema: T) {
+export function json<T extends z.ZodType>(schema: T) {
   return z.string().transform((text, ctx): z.infer<T> => {
     try {
       const parsed = schema.safeParse(JSON.parse(text));
@@ -91,7 +91,7 @@ export const LockRow = z.object({
 });
 
 /** Parses one row; the error names the table and the row so the bad data can be found. */
-function parseRow<T extends z.ZodType>(schema: T, table: string, row: unknown): z.infer<T> {
+export function parseRow<T extends z.ZodType>(schema: T, table: string, row: unknown): z.infer<T> {
   const parsed = schema.safeParse(row);
   if (parsed.success) return parsed.data;
   const id = (row as Record<string, unknown> | undefined)?.['id'] ?? (row as Record<string, unknown> | undefined)?.['name'] ?? '?';
@@ -170,7 +170,7 @@ export function toLock(raw: unknown): StackLock {
 }
 
 /** Optional fields come back absent rather than `undefined`, so `toEqual` and spreads behave. */
-function dropUndefined<T extends object>(obj: T): T {
+export function dropUndefined<T extends object>(obj: T): T {
   for (const key of Object.keys(obj) as (keyof T)[]) if (obj[key] === undefined) delete obj[key];
   return obj;
 }

@@ -20,8 +20,8 @@ export function stackQueries(ctx: StoreContext): StackQueries {
     ensureStack(ctx, name);
     const now = ctx.nowMs();
     const refreshed = ctx
-      .stmt('UPDATE stacks SET drift_last_seen_at = ? WHERE name = ? AND drift_fingerprint = ?')
-      .run(now, name, drift.fingerprint);
+      .stmt('UPDATE stacks SET drift_last_seen_at = ?, drift_run_id = ? WHERE name = ? AND drift_fingerprint = ?')
+      .run(now, drift.runId, name, drift.fingerprint);
     if (refreshed.changes > 0) return false;
     ctx
       .stmt(

@@ -28,7 +28,7 @@ describe('stack records', () => {
     expect(store.getStack('missing')).toBeUndefined();
   });
 
-  it('opens a drift once per fingerprint; the same fingerprint only refreshes lastSeenAt', () => {
+  it('opens a drift once per fingerprint; the same fingerprint moves it to the newest run and refreshes lastSeenAt', () => {
     const clock = manualClock();
     const store = tmp.open({ now: clock.now });
     const start = clock.now();
@@ -37,7 +37,7 @@ describe('stack records', () => {
     expect(store.openDrift('net', { fingerprint: 'fp1', runId: 'r_2', counts: counts(1) })).toBe(false);
     expect(store.getStack('net')?.openDrift).toEqual({
       fingerprint: 'fp1',
-      runId: 'r_1',
+      runId: 'r_2',
       firstSeenAt: start,
       lastSeenAt: clock.now(),
       counts: counts(1),

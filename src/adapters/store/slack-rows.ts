@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import type { Approval } from '../../domain/approvals/model.js';
+import type { MessageRef, OutboxItem, Silence } from '../../ports/slack-store.js';
+import { dropUndefined, json, parseRow } from './rows.js';
+
+/** Rows of the Slack-side tables, parsed at the boundary like the run tables (see rows.ts). */
+const epoch = z.number().int();
+
+const ApprovalRow = z.object({ run_id: z.string(), user_id: z.string(), at: epoch });
+
+const MessageRow = z.object({ run_id: z.string(), channel: z.string(), ts: z.string() });
+
+const OutboxRow = z.object({
+  id: z.number().int(),
+  key: z.string(),
+  method: z.string(),
+  payload: json(z.record(z.string(), z.unknown())),
+  attempts: z.number().int().nonnegative(),
+  next_attempt_at: epoch,
+  last_error: z.string().nullable(),
+  record_message_for: z.string().nullable(),
+});
+
+const SilenceRow = z.object({ stack: z.string(), until: epoch, reason: z.string().nullable(), by: z.string() });
+
+export function toApproval(raw: unknown): Approval {
+  const r = parseRow(ApprovalRow, 'approvals', raw);
+  return { runId: r.run_id, userId: r.user_id, at: new Date(r.at) };
+}
+
+export function toMessageRef(raw: unknown): MessageRef {
+  const r = parseRow(MessageRow, 'slack_messages', raw);
+  return { runId: r.run_id, channel: r.channel, ts: r.ts };
+}
+
+export function toOutboxItem(raw: unknown): OutboxItem {
+  const r = parseRow(OutboxRow, 'outbox', raw);
+  return dropUndefined({
+    id: r.id,
+    key: r.key,
+    method: r.method,
+    payload: r.payload,
+    attempts: r.attempts,
+    nextAttemptAt: new Date(r.next_attempt_at),
+    lastError: r.last_error ?? undefined,
+    recordMessageFor: r.record_message_for ?? undefined,
+  });
+}
+
+export function toSilence(raw: unknown): Silence {
+  const r = parseRow(SilenceRow, 'silences', raw);
+  return dropUndefined({ stack: r.stack, until: new Date(r.until), reason: r.reason ?? undefined, by: r.by });
+}

@@ -1,0 +1,31 @@
+import picomatch from 'picomatch';
+import type { ApproversConfig, StackConfig } from '../../config/schema.js';
+import type { ApprovalRequirement } from './model.js';
+
+/**
+ * The approval rule for a stack: the first rule whose `stacks` glob and `environments` both match (an
+ * absent criterion matches everything). Undefined when no rule matches: then nobody can apply the stack
+ * from Slack, because who may apply is granted explicitly, never by default.
+ */
+export function requirementFor(
+  stack: Pick<StackConfig, 'name' | 'environment'>,
+  approvers: ApproversConfig | undefined,
+): { requirement: ApprovalRequirement; rule: number } | undefined {
+  if (!approvers) return undefined;
+  const rule = approvers.rules.findIndex(
+    (r) =>
+      (r.stacks === undefined || r.stacks === stack.name || picomatch(r.stacks)(stack.name)) &&
+      (r.environments === undefined || (stack.environment !== undefined && r.environments.includes(stack.environment))),
+  );
+  const match = approvers.rules[rule];
+  if (!match) return undefined;
+  return { requirement: { count: match.count, groups: [...match.from] }, rule };
+}
+
+/** The Slack user a GitHub login maps to in `approvers.authors`, to keep a change's author from approving it. */
+export function authorSlackId(approvers: ApproversConfig | undefined, githubLogin: string | undefined): string | undefined {
+  if (!approvers || !githubLogin) return undefined;
+  // GitHub logins are case-insensitive.
+  const key = Object.keys(approvers.authors).find((login) => login.toLowerCase() === githubLogin.toLowerCase());
+  return key === undefined ? undefined : approvers.authors[key];
+}

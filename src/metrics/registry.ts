@@ -1,0 +1,40 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The Prometheus metrics of one driftgate process, served at /metrics. */
+export interface Metrics {
+  registry: Registry;
+  planDuration: Histogram<'stack' | 'outcome'>;
+  runsByOutcome: Counter<'outcome'>;
+  driftedStacks: Gauge;
+  slackApiErrors: Counter<'method' | 'retriable'>;
+  outboxPending: Gauge;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'driftgate_' });
+  return {
+    registry,
+    planDuration: new Histogram({
+      name: 'driftgate_plan_duration_seconds',
+      help: 'Wall time of a stack check (init, plan, show, analysis)',
+      labelNames: ['stack', 'outcome'],
+      buckets: [1, 2, 5, 10, 30, 60, 120, 300, 600, 1800],
+      registers: [registry],
+    }),
+    runsByOutcome: new Counter({
+      name: 'driftgate_runs_total',
+      help: 'Checks finished, by outcome (no_changes, drifted, pending_approval, errored, interrupted, blocked)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    driftedStacks: new Gauge({ name: 'driftgate_drifted_stacks', help: 'Stacks with an open drift', registers: [registry] }),
+    slackApiErrors: new Counter({
+      name: 'driftgate_slack_api_errors_total',
+      help: 'Slack Web API calls that failed, by method and whether they are retried',
+      labelNames: ['method', 'retriable'],
+      registers: [registry],
+    }),
+    outboxPending: new Gauge({ name: 'driftgate_outbox_pending', help: 'Outgoing Slack calls not yet delivered', registers: [registry] }),
+  };
+}

@@ -1,0 +1,22 @@
+import type { ApproversConfig } from '../config/schema.js';
+import type { Run } from '../domain/run/model.js';
+import type { SlackStore } from '../ports/slack-store.js';
+import type { UsergroupResolver } from '../slack/usergroups.js';
+import type { ServiceDeps } from './deps.js';
+
+/** What approve and reject need on top of the run services. */
+export interface ApprovalDeps {
+  slackStore: SlackStore;
+  usergroups: UsergroupResolver;
+  /** undefined: no approvers configured, so nobody can apply from Slack. */
+  approvers: ApproversConfig | undefined;
+  /** How long a rejected drift (its fingerprint) stays quiet: `defaults.snooze`. */
+  snoozeMs: number;
+  /**
+   * The GitHub login of whoever authored the change a run would apply (commit or PR author), mapped to a
+   * Slack user through `approvers.authors`. Absent or undefined for drift, which has no author in Git.
+   */
+  authorOf?: (run: Run) => Promise<string | undefined>;
+}
+
+export type ApprovalServiceDeps = ServiceDeps & ApprovalDeps;

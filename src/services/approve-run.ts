@@ -1,0 +1,99 @@
+import type { StackConfig } from '../config/schema.js';
+import { formatDuration } from '../config/duration.js';
+import { evaluateApproval } from '../domain/approvals/evaluate.js';
+import type { ApprovalProgress } from '../domain/approvals/model.js';
+import { authorSlackId } from '../domain/approvals/requirement.js';
+import { DriftgateError } from '../domain/errors.js';
+import type { Run } from '../domain/run/model.js';
+import type { ApprovalServiceDeps } from './approval-deps.js';
+import { DECIDABLE, auditRefusal, decidableRun, decisionRights, type DecisionRefusal } from './approval-checks.js';
+
+export type ApproveOutcome =
+  /** Nothing changed but the audit log; `message` is for the person who clicked. */
+  | (DecisionRefusal & { needsNewPlan?: boolean })
+  /** The approval counts; more are needed. */
+  | { status: 'recorded'; run: Run; progress: ApprovalProgress }
+  /** The last required approval: the run is `approved` and the caller applies it (applyRun). */
+  | { status: 'complete'; run: Run; progress: ApprovalProgress };
+
+/**
+ * One click on Approve. Refused (and audited) when the run no longer waits for a decision, when its plan
+ * is too old to trust (the run becomes `expired` and a new plan is needed), when no rule covers the stack,
+ * or when the user may not approve. Otherwise the approval is recorded; the one that completes the
+ * requirement moves the run to `approved` by compare-and-set, so of several concurrent completing clicks
+ * exactly one wins.
+ */
+export async function approveRun(deps: ApprovalServiceDeps, stack: StackConfig, runId: string, userId: string): Promise<ApproveOutcome> {
+  const context = { stack: stack.name, runId, userId };
+  const refuse = (refusal: DecisionRefusal & { needsNewPlan?: boolean }, run?: Run) =>
+    auditRefusal(deps, 'approve_refused', { ...context, run }, refusal);
+
+  const run = decidableRun(deps, stack, runId);
+  if ('status' in run) return refuse(run);
+  const age = deps.now().getTime() - run.createdAt.getTime();
+  if (age > deps.maxPlanAgeMs) {
+    const expired = deps.store.transition(run.id, DECIDABLE, 'expired', { error: 'plan older than maxPlanAge' });
+    return refuse({
+      status: 'refused',
+      reason: 'expired',
+      needsNewPlan: true,
+      run: expired ?? deps.store.getRun(run.id),
+      message: `This plan is ${formatDuration(age)} old, older than the ${formatDuration(deps.maxPlanAgeMs)} a plan may be applied within: the infrastructure may have changed since. A new plan is needed.`,
+    });
+  }
+
+  const rights = await decisionRights(deps, stack, userId, 'approve');
+  if ('status' in rights) return refuse(rights, run);
+  let login: string | undefined;
+  try {
+    login = await deps.authorOf?.(run);
+  } catch (err) {
+    if (!(err instanceof DriftgateError && err.code === 'EXTERNAL_SERVICE')) throw err;
+    // The author must never approve their own change, so not knowing the author is a no.
+    return refuse({
+      status: 'refused',
+      reason: 'author_unknown',
+      message: 'driftgate could not find out who authored this change, so nothing was approved. Please try again in a minute.',
+      run,
+    });
+  }
+  const author = authorSlackId(deps.approvers, login);
+
+  // From here on everything is synchronous, so no other click interleaves in this process; across
+  // processes the store's compare-and-set decides.
+  const current = decidableRun(deps, stack, runId);
+  if ('status' in current) return refuse(current);
+  const decision = evaluateApproval({
+    requirement: rights.requirement,
+    existing: deps.slackStore.listApprovals(runId),
+    userId,
+    userGroups: rights.userGroups,
+    authorSlackId: author,
+  });
+  if (!decision.ok) {
+    const { ok: _, ...refusal } = decision;
+    return refuse({ status: 'refused', ...refusal, run: current });
+  }
+  if (!deps.slackStore.addApproval({ runId, userId, at: deps.now() })) {
+    return refuse({ status: 'refused', reason: 'already_approved', message: 'You have already approved this plan.', run: current });
+  }
+  deps.store.appendAudit({
+    at: deps.now(),
+    actor: userId,
+    action: 'approved',
+    runId,
+    stack: stack.name,
+    planSha256: current.planSha256,
+    detail: { have: decision.progress.have, need: decision.progress.need, rule: rights.rule, groups: rights.userGroups },
+  });
+  if (!decision.complete) return { status: 'recorded', run: current, progress: decision.progress };
+
+  const approved = deps.store.transition(runId, DECIDABLE, 'approved');
+  if (!approved) {
+    // Another process moved the run between our read and our write: its outcome stands.
+    const moved = decidableRun(deps, stack, runId);
+    if ('status' in moved) return { ...moved };
+    return { status: 'refused', reason: 'not_awaiting', message: 'This plan changed while you approved it; please try again.', run: moved };
+  }
+  return { status: 'complete', run: approved, progress: decision.progress };
+}

@@ -1,0 +1,35 @@
+/** The short ephemeral answers of `/drift`: help, errors, refusals and acknowledgements. */
+import { code, escapeMrkdwn } from './escape.js';
+import { fallbackText, section, type SlackMessage } from './message.js';
+
+const COMMANDS: [string, string][] = [
+  ['/drift', 'every stack with its state, last check, drift and pending approvals (same as `/drift status`)'],
+  ['/drift check <stack|glob|all>', 'plan now; results go to the stack’s channel'],
+  ['/drift show <stack>', 'the latest plan of a stack'],
+  ['/drift silence <stack> <duration> [reason]', 'no alerts for a while, e.g. `2h`, `1d`'],
+  ['/drift unsilence <stack>', 'alerts again'],
+  ['/drift unlock <stack>', 'release a stack’s lock or block after an interrupted apply (approvers only)'],
+  ['/drift help', 'this help'],
+];
+
+export function renderHelp(): SlackMessage {
+  const lines = COMMANDS.map(([usage, what]) => `${code(usage)} — ${what}`);
+  return {
+    text: 'driftgate commands',
+    blocks: [section(`*driftgate* finds drift in Terraform stacks and applies only what was approved.\n\n${lines.join('\n')}`)],
+  };
+}
+
+export function renderCommandError(message: string, suggestions: readonly string[] = []): SlackMessage {
+  const hint = suggestions.length ? `\nDid you mean ${suggestions.map((s) => code(s)).join(', ')}?` : '';
+  const text = `:warning: ${escapeMrkdwn(message)}${hint}\nType \`/drift help\` for every command.`;
+  return { text: fallbackText(message || 'That did not work'), blocks: [section(text)] };
+}
+
+export function renderNotAllowed(message: string): SlackMessage {
+  return { text: fallbackText(message || 'Not allowed'), blocks: [section(`:lock: ${escapeMrkdwn(message)}`)] };
+}
+
+export function renderAck(text: string): SlackMessage {
+  return { text: fallbackText(text || 'OK'), blocks: [section(`:ok_hand: ${escapeMrkdwn(text || 'OK')}`)] };
+}

@@ -1,0 +1,109 @@
+/**
+ * The drift alert / pending-approval message and every later state of it. It is posted once and updated
+ * in place as the run moves, so everything it shows is derived from the inputs: the same run in the
+ * same phase always renders the same message.
+ */
+import type { KnownBlock } from '@slack/types';
+import type { PlanAnalysis } from '../../domain/plan/model.js';
+import { formatCounts } from '../../domain/plan/render-text.js';
+import type { Run } from '../../domain/run/model.js';
+import { BLOCK_IDS } from '../action-ids.js';
+import { LIMITS } from '../limits.js';
+import { bySeverity, diffSections } from './diff-sections.js';
+import { code, escapeMrkdwn, safeLink, safeMention, truncate } from './escape.js';
+import { actions, context, divider, header, plural, section, slackDate, stackLabel, type SlackMessage, type StackRef } from './message.js';
+import { runButtons } from './run-buttons.js';
+import { isAwaiting, phaseStatusLine, type ApprovalInfo, type RunPhase } from './run-phase.js';
+
+export interface RunMessageInput {
+  stack: StackRef;
+  run: Run;
+  analysis: PlanAnalysis;
+  phase: RunPhase;
+  approval?: ApprovalInfo;
+  canRemediate: boolean;
+  /** The remediation PR once opened: shown as a link, and the button goes away. */
+  remediationUrl?: string;
+  /** Config mention for on-call, e.g. `<!subteam^S123>`; only shown while the run awaits a decision. */
+  mention?: string;
+}
+
+/** The part of the message that is not the diff: header, summary, context, status, more, buttons. */
+const FIXED_BLOCKS = 9;
+/** Diff text per message: enough for a real review, short enough to read; the rest is in the file. */
+export const DIFF_CHAR_BUDGET = 12_000;
+
+function isDrift(run: Run, analysis: PlanAnalysis): boolean {
+  return run.kind ? run.kind === 'drift' : analysis.drift.length > 0;
+}
+
+export function runTitle(stackName: string, drift: boolean): string {
+  return `${drift ? 'Drift detected in' : 'Changes waiting to be applied in'} ${stackName}`;
+}
+
+function summary(input: RunMessageInput): string {
+  const { analysis, stack } = input;
+  const mention = input.mention && isAwaiting(input.phase) ? safeMention(input.mention) : undefined;
+  const lines = [`${mention ? `${mention} ` : ''}*${formatCounts(analysis.counts)}* in ${stackLabel(stack)}`];
+  const doomed = bySeverity(analysis.changes).filter((c) => c.action === 'delete' || c.action === 'replace');
+  if (doomed.length) {
+    const names = doomed.slice(0, 5).map((c) => code(truncate(c.address, 120))).join(', ');
+    const more = doomed.length > 5 ? ` and ${doomed.length - 5} more` : '';
+    lines.push(`:warning: *${plural(doomed.length, 'resource')} will be destroyed or replaced:* ${names}${more}`);
+  }
+  if (analysis.drift.length) lines.push(`${plural(analysis.drift.length, 'resource')} changed outside Terraform`);
+  if (analysis.outputs.length) lines.push(`${plural(analysis.outputs.length, 'output')} will change`);
+  if (!analysis.applyable && analysis.hasChanges) lines.push(':no_entry: Terraform reported errors while planning: this plan cannot be applied.');
+  return lines.join('\n');
+}
+
+function contextLine(stack: StackRef, run: Run): string[] {
+  return [
+    `Stack ${code(stack.name)}`,
+    stack.environment ? `Env ${code(stack.environment)}` : '',
+    run.commitSha ? `Commit ${code(run.commitSha.slice(0, 10))}` : '',
+    `Run ${code(run.id)}`,
+    slackDate(run.createdAt),
+    `Mode ${code(stack.mode)}`,
+  ];
+}
+
+export function renderRunMessage(input: RunMessageInput): { message: SlackMessage; omittedResources: number } {
+  const { stack, run, analysis, phase } = input;
+  const drift = isDrift(run, analysis);
+  const status = phaseStatusLine(phase, input.approval);
+  const blocks: KnownBlock[] = [
+    header(runTitle(stack.name, drift)),
+    section(summary(input)),
+    context(contextLine(stack, run)),
+    section(status, { block_id: BLOCK_IDS.runStatus }),
+  ];
+  if (input.remediationUrl) blocks.push(context([`:hammer_and_wrench: Remediation PR: ${safeLink(input.remediationUrl, 'open on GitHub')}`]));
+
+  const budget = LIMITS.messageBlocks - FIXED_BLOCKS;
+  const both = analysis.drift.length > 0 && analysis.changes.length > 0;
+  const driftPart = diffSections('*Changed outside Terraform*', analysis.drift, true, {
+    blocks: both ? Math.floor(budget / 2) : budget,
+    chars: both ? DIFF_CHAR_BUDGET / 2 : DIFF_CHAR_BUDGET,
+  });
+  const used = driftPart.blocks.length;
+  const usedChars = driftPart.blocks.reduce((n, b) => n + (b.text?.text.length ?? 0), 0);
+  const planTitle = drift ? '*Applying the plan would change*' : '*Planned changes*';
+  const planPart = diffSections(planTitle, analysis.changes, false, { blocks: budget - used, chars: DIFF_CHAR_BUDGET - usedChars });
+  const omittedResources = driftPart.omitted + planPart.omitted;
+  if (driftPart.blocks.length + planPart.blocks.length) blocks.push(divider, ...driftPart.blocks, ...planPart.blocks);
+  if (omittedResources) blocks.push(section(`:page_facing_up: +${omittedResources} more resource${omittedResources === 1 ? '' : 's'} — full plan in the thread`));
+
+  if (isAwaiting(phase)) {
+    const buttons = runButtons({
+      runId: run.id,
+      stackName: stack.name,
+      counts: analysis.counts,
+      applyable: analysis.applyable,
+      canRemediate: input.canRemediate && !input.remediationUrl,
+    });
+    blocks.push(actions(buttons, BLOCK_IDS.runActions));
+  }
+  const text = `${escapeMrkdwn(runTitle(stack.name, drift))}: ${formatCounts(analysis.counts)}. ${status.replace(/^:[a-z_0-9]+: /, '')}`;
+  return { message: { text: truncate(text, 3000), blocks }, omittedResources };
+}

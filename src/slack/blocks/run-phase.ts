@@ -1,0 +1,85 @@
+/**
+ * Where a run's message stands. The message is posted once and updated in place (chat.update) as the run
+ * moves; the phase decides its status line and whether it still has buttons.
+ */
+import type { ApprovalProgress } from '../../domain/approvals/model.js';
+import { escapeMrkdwn, userRef } from './escape.js';
+import { formatDuration, plural } from './message.js';
+
+export type Verification = 'clean' | 'still_drifting' | 'failed';
+
+export type RunPhase =
+  | { kind: 'awaiting' }
+  /** Some approvals are in, more are needed. */
+  | { kind: 'approved'; by: string; have: number; need: number }
+  | { kind: 'applying'; by?: string }
+  | { kind: 'applied'; durationMs: number; verification: Verification }
+  | { kind: 'apply_failed' }
+  | { kind: 'rejected'; by: string; reason?: string }
+  | { kind: 'superseded'; by: string }
+  | { kind: 'drift_resolved' }
+  | { kind: 'expired' };
+
+/** Phases in which people still decide: the only ones with buttons. */
+export function isAwaiting(phase: RunPhase): boolean {
+  return phase.kind === 'awaiting' || phase.kind === 'approved';
+}
+
+export interface ApprovalInfo {
+  progress: ApprovalProgress;
+  /** Groups an approver must belong to (handles or names), for "needs 2 from sre-leads". */
+  groups: string[];
+}
+
+function approvedBy(approvers: string[], have: number, need: number): string {
+  return `Approved by ${approvers.map(userRef).join(', ')} (${have}/${need})`;
+}
+
+function needs(approval: ApprovalInfo | undefined): string {
+  if (!approval) return 'Waiting for a decision';
+  const { have, need } = approval.progress;
+  const from = approval.groups.length ? ` from ${approval.groups.map(escapeMrkdwn).join(' or ')}` : '';
+  const missing = Math.max(0, need - have);
+  return `Waiting for ${plural(missing, 'approval')}${have > 0 ? ' more' : ''}${from}`;
+}
+
+const VERIFIED: Record<Verification, string> = {
+  clean: 'verified: no drift',
+  still_drifting: 'verification: still drifting, see thread',
+  failed: 'verification failed, see thread',
+};
+
+/** One mrkdwn line: what happened to the run, with an emoji people can scan for. */
+export function phaseStatusLine(phase: RunPhase, approval?: ApprovalInfo): string {
+  switch (phase.kind) {
+    case 'awaiting': {
+      const p = approval?.progress;
+      const got = p && p.have > 0 ? `${approvedBy(p.approvers, p.have, p.need)} · ` : '';
+      return `:hourglass_flowing_sand: ${got}${needs(approval)}`;
+    }
+    case 'approved': {
+      const listed = approval?.progress.approvers ?? [];
+      const approvers = listed.length ? listed : [phase.by];
+      const progress = { have: phase.have, need: phase.need, approvers };
+      return `:ballot_box_with_check: ${approvedBy(approvers, phase.have, phase.need)} · ${needs({ progress, groups: approval?.groups ?? [] })}`;
+    }
+    case 'applying':
+      return `:gear: Applying…${phase.by ? ` (started by ${userRef(phase.by)})` : ''}`;
+    case 'applied': {
+      const emoji = phase.verification === 'clean' ? ':white_check_mark:' : ':warning:';
+      return `${emoji} Applied in ${formatDuration(phase.durationMs)}, ${VERIFIED[phase.verification]}`;
+    }
+    case 'apply_failed':
+      return ':x: Apply failed: see thread';
+    case 'rejected': {
+      const reason = phase.reason?.trim() ? `: ${escapeMrkdwn(phase.reason.trim().replace(/\s*\n\s*/g, ' '))}` : '';
+      return `:no_entry_sign: Rejected by ${userRef(phase.by)}${reason}`;
+    }
+    case 'superseded':
+      return `:fast_forward: Superseded by a newer plan (run ${escapeMrkdwn(phase.by)})`;
+    case 'drift_resolved':
+      return ':white_check_mark: Drift resolved: the infrastructure matches the code again';
+    case 'expired':
+      return ':clock3: Expired: this plan is too old to apply; the next check posts a fresh one';
+  }
+}

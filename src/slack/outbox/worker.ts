@@ -1,0 +1,120 @@
+import { errorMessage } from '../../domain/errors.js';
+import type { Logger } from '../../logging/logger.js';
+import type { OutboxItem, SlackStore } from '../../ports/slack-store.js';
+import type { SlackApi } from '../api.js';
+import { type BackoffOptions, retryDelayMs } from './backoff.js';
+import { deliverItem } from './deliver.js';
+
+/**
+ * Delivers the Slack outbox: every outgoing call is first a row in the store, so Slack being down or
+ * rate limiting loses nothing, and a restarted process picks up where the last one stopped.
+ *
+ * - Order: items of one key go out in enqueue order (the store only hands out a key's oldest open item).
+ * - Payloads may point at a run's message before it exists: see placeholders.ts.
+ * - Method `files.uploadV2` means `SlackApi.uploadFile` with `{ channel, thread_ts?, filename, title?, content }`.
+ * - Retriable failures (network, 429, 5xx) come back after an exponential backoff with jitter, or after
+ *   Slack's Retry-After; anything else (invalid_blocks, channel_not_found, …) is dead-lettered at once.
+ * - Delivery is at least once: a crash between Slack's answer and `markDelivered` repeats that one call.
+ *   Run one worker per database file.
+ * Logs carry the item's id, key, method and error text, never its payload: it may quote plan output.
+ */
+export interface OutboxWorkerOptions {
+  store: SlackStore;
+  api: SlackApi;
+  now: () => Date;
+  logger: Pick<Logger, 'warn' | 'error' | 'debug'>;
+  backoff?: BackoffOptions;
+  /** Items fetched per round. */
+  batchSize?: number;
+  /** See deliver.ts: how long an item waits for its run's message to be recorded. */
+  maxUnresolvedAttempts?: number;
+  random?: () => number;
+  onDelivered?: (item: OutboxItem) => void;
+  onFailed?: (item: OutboxItem, error: string, outcome: { dead: boolean; nextAttemptAt?: Date }) => void;
+}
+
+export interface OutboxWorker {
+  /** Drains now and then every `pollMs` until stop(). */
+  start(pollMs: number): void;
+  /** Stops polling and waits for the round in progress. */
+  stop(): Promise<void>;
+  /** Delivers everything due now (and what becomes due by delivering it); resolves to how many went out. */
+  drain(): Promise<number>;
+}
+
+export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
+  const { store, api, now, logger } = options;
+  const backoff = options.backoff ?? { baseMs: 1000, maxMs: 5 * 60_000 };
+  const batchSize = options.batchSize ?? 20;
+  const random = options.random ?? Math.random;
+  const deps = { store, api, maxUnresolvedAttempts: options.maxUnresolvedAttempts ?? 8 };
+  let timer: NodeJS.Timeout | undefined;
+  // One round at a time, whether from the timer or drain(): two rounds could send one item twice.
+  let current: Promise<number> = Promise.resolve(0);
+  let queued = 0;
+
+  async function handle(item: OutboxItem): Promise<boolean> {
+    const outcome = await deliverItem(item, deps);
+    const where = { outboxId: item.id, key: item.key, method: item.method, attempts: item.attempts + 1 };
+    if (outcome.kind === 'delivered') {
+      store.markDelivered(item.id);
+      logger.debug(where, 'slack outbox item delivered');
+      options.onDelivered?.(item);
+      return true;
+    }
+    if (outcome.kind === 'dead') {
+      store.markDead(item.id, outcome.error);
+      logger.error({ ...where, err: outcome.error }, 'slack outbox item failed permanently; dead-lettered');
+      options.onFailed?.(item, outcome.error, { dead: true });
+      return false;
+    }
+    const delay = retryDelayMs(item.attempts + 1, backoff, random, outcome.retryAfterMs);
+    const nextAttemptAt = new Date(now().getTime() + delay);
+    store.markFailed(item.id, outcome.error, nextAttemptAt);
+    logger.warn({ ...where, err: outcome.error, retryInMs: delay }, 'slack outbox item failed; will retry');
+    options.onFailed?.(item, outcome.error, { dead: false, nextAttemptAt });
+    return false;
+  }
+
+  async function round(): Promise<number> {
+    let delivered = 0;
+    // An item is tried at most once per round, so a clock that does not move cannot spin this loop.
+    const tried = new Set<number>();
+    for (;;) {
+      const due = store.due(now(), batchSize).filter((item) => !tried.has(item.id));
+      if (due.length === 0) return delivered;
+      for (const item of due) {
+        tried.add(item.id);
+        if (await handle(item)) delivered++;
+      }
+    }
+  }
+
+  function drain(): Promise<number> {
+    queued++;
+    const next = current.then(round, round).finally(() => queued--);
+    current = next.catch(() => 0);
+    return next;
+  }
+
+  function tick(): void {
+    // A slow Slack must not pile up rounds behind the one in progress.
+    if (queued > 0) return;
+    drain().catch((err: unknown) => logger.error({ err: errorMessage(err) }, 'slack outbox round failed'));
+  }
+
+  return {
+    start(pollMs) {
+      if (timer) return;
+      tick();
+      timer = setInterval(tick, pollMs);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await current;
+    },
+    drain,
+  };
+}

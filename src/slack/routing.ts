@@ -1,0 +1,19 @@
+import picomatch from 'picomatch';
+import type { SlackConfig, StackConfig } from '../config/schema.js';
+
+/** The channel a stack's messages go to: the first `slack.channels` rule whose glob matches, else the default. */
+export function channelFor(slack: SlackConfig, stack: Pick<StackConfig, 'name'>): string {
+  const rule = slack.channels.find((r) => r.match === stack.name || picomatch(r.match)(stack.name));
+  return rule?.channel ?? slack.defaultChannel;
+}
+
+/**
+ * The on-call mention for a stack's environment, when configured. Slack pings a user group only through
+ * its id (`<!subteam^S…>`); a handle is shown as text, so configure the id where the page must ring.
+ */
+export function onCallMention(slack: SlackConfig, stack: Pick<StackConfig, 'environment'>): string | undefined {
+  const onCall = slack.onCall;
+  if (!onCall || !stack.environment || !onCall.environments.includes(stack.environment)) return undefined;
+  const group = onCall.usergroup.replace(/^@/, '');
+  return /^S[A-Z0-9]+$/.test(group) ? `<!subteam^${group}>` : `@${group}`;
+}

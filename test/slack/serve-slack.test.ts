@@ -1,0 +1,62 @@
+import { createServer } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startServe, type RunningServe } from '../../src/app/serve.js';
+import { parseConfig } from '../../src/config/load.js';
+import { postSigned, slashCommand } from '../helpers/slack-signing.js';
+
+const SECRET = 'signing-secret-for-tests';
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+let running: RunningServe | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await running?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+  running = undefined;
+  dir = undefined;
+});
+
+async function serve(env: Record<string, string>): Promise<{ base: string }> {
+  dir = await mkdtemp(join(tmpdir(), 'driftgate-serve-slack-'));
+  const config = await parseConfig(`dataDir: ${join(dir, 'data')}\nlog:\n  level: silent\n`, { baseDir: dir, env: {} });
+  running = await startServe(config, { env: { PATH: process.env.PATH, ...env }, port: 0, host: '127.0.0.1' });
+  return { base: `http://127.0.0.1:${running.health.port}` };
+}
+
+describe('serve with Slack configured', () => {
+  it('stays up and reports not ready while Slack cannot be reached', async () => {
+    const { base } = await serve({
+      SLACK_BOT_TOKEN: 'xoxb-test-token',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: `http://127.0.0.1:${await closedPort()}/api/`,
+    });
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ ok: false, reason: expect.stringContaining('slack') });
+    const events = await postSigned(`${base}/slack/events`, SECRET, slashCommand('help'));
+    expect(events.status).toBe(503);
+    // The failed auth.test is counted; poll until the first attempt has failed.
+    let metrics = '';
+    for (let i = 0; i < 100 && !metrics.includes('driftgate_slack_api_errors_total{'); i++) {
+      metrics = await (await fetch(`${base}/metrics`)).text();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(metrics).toContain('driftgate_slack_api_errors_total{method="auth.test",retriable="true"}');
+    expect(metrics).toContain('driftgate_plan_duration_seconds');
+  });
+
+  it('refuses to start HTTP mode without a signing secret, naming the variable', async () => {
+    await expect(serve({ SLACK_BOT_TOKEN: 'xoxb-test-token' })).rejects.toThrow(/SLACK_SIGNING_SECRET/);
+  });
+});
