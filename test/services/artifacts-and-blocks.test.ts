@@ -1,5 +1,5 @@
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closedPort } from '../helpers/ports.js';
 import { applyRun } from '../../src/services/apply-run.js';
 import { checkStack } from '../../src/services/check-stack.js';
 import { pruneArtifacts } from '../../src/services/retention.js';
@@ -18,14 +18,6 @@ afterEach(async () => {
   s3 = undefined;
 });
 
-/** A loopback port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 const s3Config = (endpoint: string) =>
   ['artifacts:', '  type: s3', '  bucket: plans', '  region: us-east-1', `  endpoint: ${endpoint}`, '  forcePathStyle: true'].join('\n');

@@ -1,21 +1,14 @@
-import { createServer } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closedPort } from '../helpers/ports.js';
 import { startServe, type RunningServe } from '../../src/app/serve.js';
 import { parseConfig } from '../../src/config/load.js';
 import { postSigned, slashCommand } from '../helpers/slack-signing.js';
 
 const SECRET = 'signing-secret-for-tests';
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 let running: RunningServe | undefined;
 let dir: string | undefined;
