@@ -1,20 +1,11 @@
-import picomatch from 'picomatch';
 import type { StackConfig } from '../config/schema.js';
 import { StackNotFoundError } from '../domain/errors.js';
-import { suggest } from '../domain/suggest.js';
+import { matchStacks } from '../domain/match-stacks.js';
 
-/**
- * Stacks named on the command line: exact names or globs (`prod/*`, `*\/database`). A name or glob that
- * matches nothing is an error with the closest names, so a typo never silently checks nothing.
- */
+/** Stacks named on the command line (names or globs); one that matches nothing is an error with the closest names. */
 export function selectStacks(all: StackConfig[], patterns: string[]): StackConfig[] {
-  const names = all.map((s) => s.name);
-  const chosen = new Set<string>();
-  for (const pattern of patterns) {
-    const isMatch = picomatch(pattern);
-    const hits = names.filter((n) => n === pattern || isMatch(n));
-    if (hits.length === 0) throw new StackNotFoundError(pattern, suggest(pattern, names));
-    for (const h of hits) chosen.add(h);
-  }
+  const match = matchStacks(all.map((s) => s.name), patterns);
+  if (!match.ok) throw new StackNotFoundError(match.pattern, match.suggestions);
+  const chosen = new Set(match.names);
   return all.filter((s) => chosen.has(s.name));
 }

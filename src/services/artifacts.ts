@@ -24,12 +24,16 @@ export async function storeArtifact(
   return deps.store.addArtifact({ runId, kind, key: stored.key, sha256: stored.sha256, size: stored.size });
 }
 
-/** Reads a run's artifact back, verifying the sha256 recorded when it was written. */
+/**
+ * Reads a run's artifact back, verifying its sha256: the one recorded when it was written, or
+ * `expectedSha256` when the caller holds a hash of its own (the plan a person reviewed).
+ */
 export async function loadArtifact(
   deps: Pick<ServiceDeps, 'artifacts' | 'store'>,
   runId: string,
   kind: ArtifactKind,
+  expectedSha256?: string,
 ): Promise<Buffer | undefined> {
   const ref = deps.store.listArtifacts(runId).find((a) => a.kind === kind);
-  return ref ? deps.artifacts.get(ref.key, ref.sha256) : undefined;
+  return ref ? deps.artifacts.get(ref.key, expectedSha256 ?? ref.sha256) : undefined;
 }

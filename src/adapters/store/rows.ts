@@ -7,8 +7,8 @@ import { RUN_STATES } from '../../domain/run/state.js';
  * Row shapes as SQLite hands them back, parsed with zod so a hand-edited or corrupted row fails here,
  * at the boundary, with the column named, instead of deep inside a service.
  */
-const epoch = z.number().int();
-const optText = z.string().nullable();
+export const epoch = z.number().int();
+export const optText = z.string().nullable();
 const optEpoch = epoch.nullable();
 
 const ActionCountsJson = z.strictObject({
@@ -101,7 +101,7 @@ export function parseRow<T extends z.ZodType>(schema: T, table: string, row: unk
 
 const date = (ms: number) => new Date(ms);
 const optDate = (ms: number | null) => (ms === null ? undefined : new Date(ms));
-const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+export const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 
 export function toRun(raw: unknown): Run {
   const r = parseRow(RunRow, 'runs', raw);

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import type { Approval } from '../../domain/approvals/model.js';
 import type { MessageRef, OutboxItem, Silence } from '../../ports/slack-store.js';
-import { dropUndefined, json, parseRow } from './rows.js';
+import { dropUndefined, epoch, json, opt, optText, parseRow } from './rows.js';
 
 /** Rows of the Slack-side tables, parsed at the boundary like the run tables (see rows.ts). */
-const epoch = z.number().int();
 
 const ApprovalRow = z.object({ run_id: z.string(), user_id: z.string(), at: epoch });
 
@@ -17,11 +16,11 @@ const OutboxRow = z.object({
   payload: json(z.record(z.string(), z.unknown())),
   attempts: z.number().int().nonnegative(),
   next_attempt_at: epoch,
-  last_error: z.string().nullable(),
-  record_message_for: z.string().nullable(),
+  last_error: optText,
+  record_message_for: optText,
 });
 
-const SilenceRow = z.object({ stack: z.string(), until: epoch, reason: z.string().nullable(), by: z.string() });
+const SilenceRow = z.object({ stack: z.string(), until: epoch, reason: optText, by: z.string() });
 
 export function toApproval(raw: unknown): Approval {
   const r = parseRow(ApprovalRow, 'approvals', raw);
@@ -42,12 +41,12 @@ export function toOutboxItem(raw: unknown): OutboxItem {
     payload: r.payload,
     attempts: r.attempts,
     nextAttemptAt: new Date(r.next_attempt_at),
-    lastError: r.last_error ?? undefined,
-    recordMessageFor: r.record_message_for ?? undefined,
+    lastError: opt(r.last_error),
+    recordMessageFor: opt(r.record_message_for),
   });
 }
 
 export function toSilence(raw: unknown): Silence {
   const r = parseRow(SilenceRow, 'silences', raw);
-  return dropUndefined({ stack: r.stack, until: new Date(r.until), reason: r.reason ?? undefined, by: r.by });
+  return dropUndefined({ stack: r.stack, until: new Date(r.until), reason: opt(r.reason), by: r.by });
 }

@@ -1,5 +1,5 @@
-import picomatch from 'picomatch';
 import { parseDuration } from '../../config/duration.js';
+import { matchStacks } from '../../domain/match-stacks.js';
 import { suggest } from '../../domain/suggest.js';
 
 export type DriftCommand =
@@ -40,14 +40,8 @@ export function parseDriftCommand(text: string, stackNames: readonly string[]): 
     case 'check': {
       if (args.length === 0) return fail(`usage: ${usage.check}`);
       if (args.length === 1 && args[0] === 'all') return { kind: 'check', stacks: [...stackNames] };
-      const chosen = new Set<string>();
-      for (const pattern of args) {
-        const isMatch = picomatch(pattern);
-        const hits = stackNames.filter((s) => s === pattern || isMatch(s));
-        if (hits.length === 0) return fail(`no stack matches \`${pattern}\``, suggest(pattern, [...stackNames]));
-        hits.forEach((h) => chosen.add(h));
-      }
-      return { kind: 'check', stacks: stackNames.filter((s) => chosen.has(s)) };
+      const match = matchStacks(stackNames, args);
+      return match.ok ? { kind: 'check', stacks: match.names } : fail(`no stack matches \`${match.pattern}\``, match.suggestions);
     }
     case 'show':
     case 'unsilence':
