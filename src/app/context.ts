@@ -2,19 +2,19 @@ import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createArtifactStore } from '../adapters/artifacts/create-artifact-store.js';
-import { openSqliteStore } from '../adapters/store/open-sqlite-store.js';
+import { openSqliteStore, type SqliteStore } from '../adapters/store/open-sqlite-store.js';
 import { createTerraformRunner } from '../adapters/terraform/runner.js';
 import type { DriftgateConfig, StackConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { createSecretRegistry } from '../logging/secret-registry.js';
-import type { RunStore } from '../ports/store.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { createEventBus } from '../services/event-bus.js';
 
 export interface AppContext {
   config: DriftgateConfig;
   deps: ServiceDeps;
-  store: RunStore;
+  /** Runs and Slack-side state in one SQLite file. */
+  store: SqliteStore;
   logger: Logger;
   stack(name: string): StackConfig | undefined;
   close(): void;

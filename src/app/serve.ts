@@ -1,10 +1,10 @@
-import type { App } from '@slack/bolt';
 import nodeCron from 'node-cron';
 import type { DriftgateConfig } from '../config/schema.js';
 import { startHttpServer, type HttpServer } from '../http/server.js';
 import { checkStack, type CheckOutcome } from '../services/check-stack.js';
 import { createMetrics, type Metrics } from '../metrics/registry.js';
-import { slackSettingsFromEnv } from '../slack/env.js';
+import { slackSettingsFor } from '../slack/env.js';
+import { createSlackApp, type SlackApp } from '../slack/app/create-slack-app.js';
 import { createSlackRuntime, type SlackRuntime } from '../slack/slack-runtime.js';
 import { pruneArtifacts } from '../services/retention.js';
 import { createScheduler, type Scheduler } from '../services/scheduler.js';
@@ -17,8 +17,8 @@ export interface ServeOptions {
   host?: string;
   now?: () => Date;
   logDestination?: NodeJS.WritableStream;
-  /** Registers the Slack listeners on the Bolt app (commands, actions, views, events). */
-  registerSlack?: (app: App, deps: { context: AppContext; scheduler: Scheduler<CheckOutcome>; metrics: Metrics }) => void;
+  /** How often the Slack outbox is polled; default 250 ms. */
+  outboxPollMs?: number;
 }
 
 export interface RunningServe {
@@ -26,6 +26,7 @@ export interface RunningServe {
   scheduler: Scheduler<CheckOutcome>;
   health: HttpServer;
   slack?: SlackRuntime;
+  slackApp?: SlackApp;
   /** Graceful stop: no new checks, running plans get `defaults.shutdownTimeout`, the rest are interrupted. */
   stop(): Promise<void>;
 }
@@ -35,6 +36,8 @@ export interface RunningServe {
  * the Slack app when SLACK_BOT_TOKEN is set.
  */
 export async function startServe(config: DriftgateConfig, options: ServeOptions): Promise<RunningServe> {
+  // Before anything starts: a Slack misconfiguration fails here, with nothing left running.
+  const slackSettings = slackSettingsFor(config, options.env);
   const context = await createAppContext(config, options);
   const { logger, store, deps } = context;
 
@@ -71,15 +74,18 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
       })
     : undefined;
 
-  const slackSettings = slackSettingsFromEnv(options.env);
+  const slackApp = slackSettings
+    ? createSlackApp({ context, scheduler, metrics, settings: slackSettings, ...(options.outboxPollMs ? { outboxPollMs: options.outboxPollMs } : {}) })
+    : undefined;
   const slack = slackSettings
     ? createSlackRuntime({
         settings: slackSettings,
         logger,
-        register: (app) => options.registerSlack?.(app, { context, scheduler, metrics }),
+        register: (app) => slackApp!.register(app),
         onConnectError: () => metrics.slackApiErrors.inc({ method: 'auth.test', retriable: 'true' }),
       })
     : undefined;
+  slackApp?.start();
   void slack?.connect();
 
   let stopping = false;
@@ -104,13 +110,16 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
     scheduler,
     health,
     ...(slack ? { slack } : {}),
+    ...(slackApp ? { slackApp } : {}),
     async stop() {
       if (stopping) return;
       stopping = true;
       await retentionTask?.stop();
-      await slack?.stop();
+      // Applies and checks first: they may still have messages to send through the outbox.
       const { aborted, cancelled } = await scheduler.stop(config.defaults.shutdownTimeout);
       logger.info({ aborted, cancelled }, 'scheduler stopped');
+      await slackApp?.stop();
+      await slack?.stop();
       await health.close();
       context.close();
     },

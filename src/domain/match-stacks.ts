@@ -1,4 +1,4 @@
-import picomatch from 'picomatch';
+import { stackMatcher } from './stack-glob.js';
 import { suggest } from './suggest.js';
 
 export type StackMatch = { ok: true; names: string[] } | { ok: false; pattern: string; suggestions: string[] };
@@ -10,8 +10,7 @@ export type StackMatch = { ok: true; names: string[] } | { ok: false; pattern: s
 export function matchStacks(names: readonly string[], patterns: readonly string[]): StackMatch {
   const chosen = new Set<string>();
   for (const pattern of patterns) {
-    const isMatch = picomatch(pattern);
-    const hits = names.filter((n) => n === pattern || isMatch(n));
+    const hits = names.filter(stackMatcher(pattern));
     if (hits.length === 0) return { ok: false, pattern, suggestions: suggest(pattern, [...names]) };
     for (const h of hits) chosen.add(h);
   }

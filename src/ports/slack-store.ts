@@ -39,6 +39,8 @@ export interface SlackStore {
 
   setMessage(ref: MessageRef): void;
   getMessage(runId: string): MessageRef | undefined;
+  /** The run has a message, or an outbox item that will post (or take over) one is still on its way. */
+  hasMessage(runId: string): boolean;
 
   enqueue(item: { key: string; method: string; payload: Record<string, unknown>; recordMessageFor?: string }): OutboxItem;
   /** The oldest due item of each key whose earlier items are all delivered: per-key order holds. */

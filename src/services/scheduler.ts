@@ -24,16 +24,23 @@ export interface Scheduler<T> {
   start(): void;
   /** Queues a check ahead of scheduled ones. A stack already queued is not queued twice. */
   request(stackName: string, trigger?: RunTrigger): Promise<T>;
+  /**
+   * Queues other work on a stack (an apply and its verification plan) ahead of scheduled checks. It counts
+   * against `concurrency` and never runs beside a check or other work on the same stack.
+   */
+  exclusive<U>(stackName: string, work: (signal: AbortSignal) => Promise<U>): Promise<U>;
   /** Stops scheduling, waits up to `timeoutMs` for running checks, then aborts the rest. */
   stop(timeoutMs: number): Promise<{ aborted: string[]; cancelled: string[] }>;
   status(): { running: string[]; queued: string[] };
 }
 
-interface Job<T> {
+interface Job {
   stack: StackConfig;
-  trigger: RunTrigger;
-  settle: { resolve(value: T): void; reject(err: unknown): void };
-  promise: Promise<T>;
+  /** undefined for exclusive work, which is never merged with another job. */
+  trigger?: RunTrigger;
+  run: (job: Job, signal: AbortSignal) => Promise<unknown>;
+  settle: { resolve(value: unknown): void; reject(err: unknown): void };
+  promise: Promise<unknown>;
 }
 
 export class SchedulerStoppedError extends DriftgateError {
@@ -52,25 +59,30 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler<T> {
   const { logger, concurrency } = options;
   const byName = new Map(options.stacks.map((s) => [s.name, s]));
   const random = options.random ?? Math.random;
-  const queue: Job<T>[] = [];
-  const running = new Map<string, { job: Job<T>; controller: AbortController; done: Promise<unknown> }>();
+  const queue: Job[] = [];
+  const running = new Map<string, { job: Job; controller: AbortController; done: Promise<unknown> }>();
   const tasks: { stop(): void | Promise<void> }[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
 
   function enqueue(stack: StackConfig, trigger: RunTrigger, front: boolean): Promise<T> {
-    const queued = queue.find((j) => j.stack.name === stack.name);
+    const queued = queue.find((j) => j.stack.name === stack.name && j.trigger !== undefined);
     if (queued) {
       if (front && queued.trigger === 'schedule') {
         queue.splice(queue.indexOf(queued), 1);
         queued.trigger = trigger;
         queue.splice(firstScheduled(), 0, queued);
       }
-      return queued.promise;
+      return queued.promise as Promise<T>;
     }
-    let settle!: Job<T>['settle'];
-    const promise = new Promise<T>((resolve, reject) => (settle = { resolve, reject }));
-    const job: Job<T> = { stack, trigger, settle, promise };
+    // The trigger is read when the check starts: a queued scheduled check may have been promoted meanwhile.
+    return add(stack, trigger, (job, signal) => options.check(job.stack, job.trigger!, signal), front) as Promise<T>;
+  }
+
+  function add(stack: StackConfig, trigger: RunTrigger | undefined, run: Job['run'], front: boolean): Promise<unknown> {
+    let settle!: Job['settle'];
+    const promise = new Promise<unknown>((resolve, reject) => (settle = { resolve, reject }));
+    const job: Job = { stack, trigger, run, settle, promise };
     if (front) queue.splice(firstScheduled(), 0, job);
     else queue.push(job);
     dispatch();
@@ -87,10 +99,10 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler<T> {
     while (!stopped && running.size < concurrency) {
       const index = queue.findIndex((j) => !running.has(j.stack.name));
       if (index < 0) return;
-      const [job] = queue.splice(index, 1) as [Job<T>];
+      const [job] = queue.splice(index, 1) as [Job];
       const controller = new AbortController();
-      const done = options
-        .check(job.stack, job.trigger, controller.signal)
+      const done = Promise.resolve()
+        .then(() => job.run(job, controller.signal))
         .then(job.settle.resolve, job.settle.reject)
         .finally(() => {
           running.delete(job.stack.name);
@@ -102,7 +114,7 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler<T> {
 
   function onTick(stack: StackConfig): void {
     if (stopped) return;
-    if (running.has(stack.name) || queue.some((j) => j.stack.name === stack.name)) {
+    if (running.has(stack.name) || queue.some((j) => j.stack.name === stack.name && j.trigger !== undefined)) {
       logger.info({ stack: stack.name }, 'scheduled check skipped: the previous one is still queued or running');
       return;
     }
@@ -123,6 +135,12 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler<T> {
       if (!stack) return Promise.reject(new Error(`unknown stack ${stackName}`));
       if (stopped) return Promise.reject(new SchedulerStoppedError(stackName));
       return enqueue(stack, trigger, true);
+    },
+    exclusive(stackName, work) {
+      const stack = byName.get(stackName);
+      if (!stack) return Promise.reject(new Error(`unknown stack ${stackName}`));
+      if (stopped) return Promise.reject(new SchedulerStoppedError(stackName));
+      return add(stack, undefined, (_job, signal) => work(signal), true) as Promise<Awaited<ReturnType<typeof work>>>;
     },
     async stop(timeoutMs) {
       stopped = true;

@@ -34,3 +34,12 @@ export function slackSettingsFromEnv(env: Record<string, string | undefined>): S
   }
   return { mode: 'http', botToken, signingSecret, ...withUrl };
 }
+
+/** The Slack settings for a config: Slack on (SLACK_BOT_TOKEN set) needs a `slack` section saying where alerts go. */
+export function slackSettingsFor(config: { slack?: unknown }, env: Record<string, string | undefined>): SlackSettings | undefined {
+  const settings = slackSettingsFromEnv(env);
+  if (settings && !config.slack) {
+    throw new ConfigError([{ path: 'slack', message: 'is required when SLACK_BOT_TOKEN is set: at least slack.defaultChannel, where alerts go' }]);
+  }
+  return settings;
+}

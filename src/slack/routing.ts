@@ -1,9 +1,9 @@
-import picomatch from 'picomatch';
+import { stackMatcher } from '../domain/stack-glob.js';
 import type { SlackConfig, StackConfig } from '../config/schema.js';
 
 /** The channel a stack's messages go to: the first `slack.channels` rule whose glob matches, else the default. */
 export function channelFor(slack: SlackConfig, stack: Pick<StackConfig, 'name'>): string {
-  const rule = slack.channels.find((r) => r.match === stack.name || picomatch(r.match)(stack.name));
+  const rule = slack.channels.find((r) => stackMatcher(r.match)(stack.name));
   return rule?.channel ?? slack.defaultChannel;
 }
 

@@ -1,9 +1,8 @@
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { execa } from 'execa';
 import { createAppContext, type AppContext } from '../../src/app/context.js';
 import { parseConfig } from '../../src/config/load.js';
+import { lineSink, writeStacks } from './stack-files.js';
 import { makeTerraformEnv, type TestTerraformEnv } from './terraform-env.js';
 
 export interface TestApp {
@@ -32,23 +31,10 @@ export async function makeTestApp(options: {
   const tf = await makeTerraformEnv('driftgate-app-');
   const root = join(tf.dir, 'repo');
   const lines = ['version: 1', `dataDir: ${join(tf.dir, 'data')}`, 'log:', '  level: debug', options.extraConfig ?? '', 'stacks:'];
-  for (const [name, hcl] of Object.entries(options.stacks)) {
-    const dir = join(root, name);
-    if (hcl !== undefined) {
-      await mkdir(dir, { recursive: true });
-      await writeFile(join(dir, 'main.tf'), hcl);
-    }
-    lines.push(`  - name: ${name}`, `    dir: ${dir}`, ...(options.stackSettings?.[name] ?? '').split('\n').filter(Boolean).map((l) => `    ${l}`));
-  }
+  lines.push(...(await writeStacks(root, options.stacks, options.stackSettings)));
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...tf.env, ...options.env };
   const config = await parseConfig(lines.join('\n'), { baseDir: root, env });
-  const logs: string[] = [];
-  const logDestination = new Writable({
-    write(chunk, _enc, cb) {
-      logs.push(String(chunk));
-      cb();
-    },
-  });
+  const { lines: logs, stream: logDestination } = lineSink();
   const now = { value: new Date() };
   const context = await createAppContext(config, { env, logDestination, now: () => new Date(now.value) });
   return {

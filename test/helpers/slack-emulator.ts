@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { messageProblems } from '../../src/slack/limits.js';
 import { METHODS } from './slack-emulator/methods.js';
 import { parseArgs, readRaw, uploadBytes } from './slack-emulator/read-body.js';
 import {
@@ -42,6 +43,10 @@ export interface SlackEmulator {
   messages(channel?: string): EmulatedMessage[];
   message(channel: string, ts: string): EmulatedMessage | undefined;
   ephemerals(): EmulatedEphemeral[];
+  /** A response_url for an interaction payload; what is POSTed to it lands in `responses()`. */
+  responseUrl(id: string): string;
+  /** Bodies POSTed to response URLs (ephemeral answers to commands and clicks), in arrival order. */
+  responses(id?: string): { id: string; body: Record<string, unknown> }[];
   views(): EmulatedView[];
   files(): EmulatedFile[];
   seedUser(user: EmulatedUser): void;
@@ -65,6 +70,7 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
   for (const user of options.users ?? []) state.users.set(user.id, user);
   for (const group of options.usergroups ?? []) state.usergroups.set(group.id, group);
   const recorded: RecordedCall[] = [];
+  const responses: { id: string; body: Record<string, unknown> }[] = [];
   const script: Scripted[] = [];
   let unavailable = false;
 
@@ -83,6 +89,8 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', state.origin);
     const raw = await readRaw(req);
+    const response = url.pathname.match(/^\/response\/([^/]+)$/);
+    if (response) return respondTo(res, response[1]!, raw);
     const upload = url.pathname.match(/^\/upload\/([^/]+)$/);
     const method = upload ? 'upload' : url.pathname.replace(/^\/api\//, '');
     let parsed: ReturnType<typeof parseArgs> = { args: {} };
@@ -113,6 +121,21 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
     const handler = METHODS[method];
     if (!handler) return reply(res, method, args, 404, { ok: false, error: 'unknown_method' });
     return reply(res, method, args, 200, handler(state, args));
+  }
+
+  /** A response_url takes JSON; Slack refuses a message that breaks Block Kit limits there too. */
+  function respondTo(res: ServerResponse, id: string, raw: Buffer) {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      return reply(res, 'response_url', {}, 400, { ok: false, error: 'invalid_json' });
+    }
+    if (unavailable) return reply(res, 'response_url', body, 503, { ok: false, error: 'service_unavailable' });
+    const problems = messageProblems(body);
+    if (problems.length) return reply(res, 'response_url', body, 200, { ok: false, error: 'invalid_blocks', problems });
+    responses.push({ id, body });
+    return reply(res, 'response_url', body, 200, { ok: true });
   }
 
   function reply(res: ServerResponse, method: string, args: Record<string, unknown>, status: number, body: Record<string, unknown>, headers?: Record<string, string>) {
@@ -152,6 +175,8 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
     messages: (channel) => (channel === undefined ? [...state.messages] : state.messages.filter((m) => m.channel === channel)),
     message: (channel, ts) => state.messages.find((m) => m.channel === channel && m.ts === ts),
     ephemerals: () => [...state.ephemerals],
+    responseUrl: (id) => `${state.origin}/response/${encodeURIComponent(id)}`,
+    responses: (id) => responses.filter((r) => id === undefined || r.id === id),
     views: () => [...state.views],
     files: () => [...state.files.values()],
     seedUser: (user) => void state.users.set(user.id, user),

@@ -6,6 +6,7 @@ import type { DomainEvent } from '../../src/domain/events.js';
 import { applyRun } from '../../src/services/apply-run.js';
 import { checkStack } from '../../src/services/check-stack.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
+import { SENSITIVE_DATABASE } from '../helpers/stack-files.js';
 
 const NETWORK = `
 resource "terraform_data" "vpc" {
@@ -17,15 +18,6 @@ resource "terraform_data" "subnet" {
 `;
 
 const SECRET = 'hunter2-very-secret-password';
-const DATABASE = `
-variable "password" {
-  type      = string
-  sensitive = true
-}
-resource "terraform_data" "creds" {
-  input = { user = "app", password = var.password }
-}
-`;
 
 let app: TestApp | undefined;
 afterEach(async () => {
@@ -131,7 +123,7 @@ describe('check and apply with real terraform', () => {
 
   it('keeps a sensitive variable out of every artifact but the raw plan, the database and the logs', async () => {
     app = await makeTestApp({
-      stacks: { db: DATABASE },
+      stacks: { db: SENSITIVE_DATABASE },
       stackSettings: { db: 'vars:\n  password: ${DB_PASSWORD}' },
       env: { DB_PASSWORD: SECRET },
     });

@@ -19,9 +19,9 @@ afterEach(async () => {
   dir = undefined;
 });
 
-async function serve(env: Record<string, string>): Promise<{ base: string }> {
+async function serve(env: Record<string, string>, slack = 'slack:\n  defaultChannel: C0ALERTS\n'): Promise<{ base: string }> {
   dir = await mkdtemp(join(tmpdir(), 'driftgate-serve-slack-'));
-  const config = await parseConfig(`dataDir: ${join(dir, 'data')}\nlog:\n  level: silent\n`, { baseDir: dir, env: {} });
+  const config = await parseConfig(`dataDir: ${join(dir, 'data')}\nlog:\n  level: silent\n${slack}`, { baseDir: dir, env: {} });
   running = await startServe(config, { env: { PATH: process.env.PATH, ...env }, port: 0, host: '127.0.0.1' });
   return { base: `http://127.0.0.1:${running.health.port}` };
 }
@@ -47,6 +47,10 @@ describe('serve with Slack configured', () => {
     }
     expect(metrics).toContain('driftgate_slack_api_errors_total{method="auth.test",retriable="true"}');
     expect(metrics).toContain('driftgate_plan_duration_seconds');
+  });
+
+  it('refuses to start without a slack section, saying where alerts would go', async () => {
+    await expect(serve({ SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: SECRET }, '')).rejects.toThrow(/slack: is required when SLACK_BOT_TOKEN is set/);
   });
 
   it('refuses to start HTTP mode without a signing secret, naming the variable', async () => {

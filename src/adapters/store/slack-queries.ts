@@ -4,7 +4,7 @@ import { toApproval, toMessageRef, toSilence } from './slack-rows.js';
 
 type SlackQueries = Pick<
   SlackStore,
-  'addApproval' | 'listApprovals' | 'setMessage' | 'getMessage' | 'silence' | 'unsilence' | 'getSilence' | 'snooze' | 'isSnoozed'
+  'addApproval' | 'listApprovals' | 'setMessage' | 'getMessage' | 'hasMessage' | 'silence' | 'unsilence' | 'getSilence' | 'snooze' | 'isSnoozed'
 >;
 
 /** Approvals, where each run's message lives, and the silences and snoozes that hold alerts back. */
@@ -31,6 +31,17 @@ export function slackQueries(ctx: StoreContext): SlackQueries {
     getMessage(runId) {
       const row = ctx.stmt('SELECT * FROM slack_messages WHERE run_id = ?').get(runId);
       return row === undefined ? undefined : toMessageRef(row);
+    },
+
+    hasMessage(runId) {
+      const row = ctx
+        .stmt(
+          `SELECT 1 FROM slack_messages WHERE run_id = ?
+           UNION ALL SELECT 1 FROM outbox WHERE record_message_for = ? AND delivered_at IS NULL AND dead_at IS NULL
+           LIMIT 1`,
+        )
+        .get(runId, runId);
+      return row !== undefined;
     },
 
     silence(silence) {

@@ -1,4 +1,4 @@
-import picomatch from 'picomatch';
+import { stackMatcher } from '../stack-glob.js';
 import type { ApproversConfig, StackConfig } from '../../config/schema.js';
 import type { ApprovalRequirement } from './model.js';
 
@@ -14,7 +14,7 @@ export function requirementFor(
   if (!approvers) return undefined;
   const rule = approvers.rules.findIndex(
     (r) =>
-      (r.stacks === undefined || r.stacks === stack.name || picomatch(r.stacks)(stack.name)) &&
+      (r.stacks === undefined || stackMatcher(r.stacks)(stack.name)) &&
       (r.environments === undefined || (stack.environment !== undefined && r.environments.includes(stack.environment))),
   );
   const match = approvers.rules[rule];

@@ -28,6 +28,8 @@ export interface HomeInput {
   activity: readonly AuditEntry[];
   /** When the view was built, shown as "Updated …". */
   now?: Date;
+  /** Shown on top: the answer to the user's last click on this tab (plain text, escaped here). */
+  notice?: string;
 }
 
 const MAX_PENDING = 15;
@@ -70,6 +72,7 @@ export function renderHome(input: HomeInput): HomeView {
   const top: KnownBlock[] = [
     header('driftgate'),
     ...(input.now ? [context([`Updated ${slackDate(input.now)}`])] : []),
+    ...(input.notice ? [section(`:information_source: ${escapeMrkdwn(truncate(input.notice, 2000))}`)] : []),
     actions([button('Refresh', ACTION_IDS.refreshHome, 'home')], BLOCK_IDS.homeActions),
     divider,
     ...pendingBlocks(input.pending),

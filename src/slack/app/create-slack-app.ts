@@ -1,0 +1,104 @@
+/**
+ * The Slack side of `serve`, wired from the app context: the outbox worker, the notifier on the event
+ * bus, the listeners, and the re-drive of applies a stop interrupted between approval and apply.
+ */
+import type { App } from '@slack/bolt';
+import type { AppContext } from '../../app/context.js';
+import { errorMessage } from '../../domain/errors.js';
+import type { Metrics } from '../../metrics/registry.js';
+import type { CheckOutcome } from '../../services/check-stack.js';
+import type { Scheduler } from '../../services/scheduler.js';
+import { createSlackApi } from '../api.js';
+import type { SlackSettings } from '../env.js';
+import * as actions from '../listeners/actions/index.js';
+import * as commands from '../listeners/commands/index.js';
+import * as events from '../listeners/events/index.js';
+import { createNotifier } from '../notifier/notifier.js';
+import { createRunMessages } from '../notifier/run-messages.js';
+import { createOutboxWorker } from '../outbox/worker.js';
+import { createUsergroupResolver } from '../usergroups.js';
+import { createRunApplier } from './apply-approved.js';
+import type { SlackAppDeps } from './deps.js';
+import { createJobs } from './jobs.js';
+
+export interface SlackApp {
+  deps: SlackAppDeps;
+  register(app: App): void;
+  /** Starts the outbox worker and re-drives approved runs left by an earlier stop. */
+  start(): void;
+  /** Stops taking events, waits for running jobs, sends held alerts, stops the worker. */
+  stop(): Promise<void>;
+  /** Everything handed off so far is done and the outbox is drained (tests, benchmarks). */
+  settle(): Promise<void>;
+}
+
+export interface SlackAppOptions {
+  context: AppContext;
+  scheduler: Scheduler<CheckOutcome>;
+  metrics: Metrics;
+  settings: SlackSettings;
+  /** How often the outbox is polled. */
+  outboxPollMs?: number;
+}
+
+export function createSlackApp(options: SlackAppOptions): SlackApp {
+  const { context, scheduler, metrics, settings } = options;
+  const { config, logger, store } = context;
+  // slackSettingsFor checked this before anything started.
+  if (!config.slack) throw new Error('createSlackApp needs config.slack');
+  const now = context.deps.now;
+  const api = createSlackApi({ token: settings.botToken, ...(settings.apiUrl ? { apiUrl: settings.apiUrl } : {}), logger });
+  const services = {
+    ...context.deps,
+    slackStore: store,
+    usergroups: createUsergroupResolver({ call: api.call, ttlMs: config.slack.usergroupCacheTtl, now, logger }),
+    approvers: config.approvers,
+    snoozeMs: config.defaults.snooze,
+  };
+  const messages = createRunMessages({ config, store, services, stack: context.stack, canRemediate: false });
+  const applier = createRunApplier({ services, scheduler, messages, stack: context.stack });
+  const jobs = createJobs(logger);
+  const deps: SlackAppDeps = { config, services, store, scheduler, messages, applier, jobs, api, logger, now, stack: context.stack };
+
+  const notifier = createNotifier({ config, store, bus: context.deps.bus, messages, stack: context.stack, now, logger });
+  const worker = createOutboxWorker({
+    store,
+    api,
+    now,
+    logger,
+    onDelivered: () => metrics.outboxPending.set(store.pendingCount()),
+    onFailed: (item, _error, outcome) => {
+      metrics.slackApiErrors.inc({ method: item.method, retriable: String(!outcome.dead) });
+      metrics.outboxPending.set(store.pendingCount());
+    },
+  });
+
+  return {
+    deps,
+    register(app) {
+      actions.register(app, deps);
+      commands.register(app, deps);
+      events.register(app, deps);
+    },
+    start() {
+      worker.start(options.outboxPollMs ?? 250);
+      for (const run of store.listRuns({ states: ['approved'] })) {
+        const actor = store.listApprovals(run.id).at(-1)?.userId ?? 'system';
+        logger.warn({ runId: run.id, stack: run.stack }, 'approved run was not applied before the last stop; applying it now');
+        jobs.run('apply-after-restart', () => applier.apply(run, actor));
+      }
+    },
+    async stop() {
+      notifier.stop();
+      await jobs.idle();
+      await notifier.flush().catch((err: unknown) => logger.error({ err: errorMessage(err) }, 'held alerts not sent'));
+      await worker.stop();
+    },
+    async settle() {
+      await jobs.idle();
+      await notifier.flush();
+      await jobs.idle();
+      await worker.drain();
+    },
+  };
+}

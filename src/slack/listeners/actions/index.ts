@@ -1,0 +1,57 @@
+import type { AllMiddlewareArgs, App, RespondFn } from '@slack/bolt';
+import { ACTION_IDS, REJECT_MODAL } from '../../action-ids.js';
+import { renderNotAllowed } from '../../blocks/render-command-replies.js';
+import type { SlackAppDeps } from '../../app/deps.js';
+import { publishHome } from '../../app/home-tab.js';
+import { ButtonClick, RejectSubmission, payloadProblem } from '../../payloads.js';
+import { tellClicker, tellInChannel, type Tell } from '../tell.js';
+import { handleApprove } from './approve.js';
+import { handleOpenStack } from './open-stack.js';
+import { handleRejectClick, handleRejectSubmission } from './reject.js';
+import { handleViewPlan } from './view-plan.js';
+
+type ClickHandler = (deps: SlackAppDeps, click: ButtonClick, tell: Tell) => Promise<void>;
+
+async function remediateUnavailable(_deps: SlackAppDeps, _click: ButtonClick, tell: Tell): Promise<void> {
+  await tell(renderNotAllowed('Remediation pull requests need a GitHub integration, and none is configured for driftgate.'));
+}
+
+async function refreshHome(deps: SlackAppDeps, click: ButtonClick): Promise<void> {
+  await publishHome(deps, click.userId);
+}
+
+const HANDLERS: Record<string, ClickHandler> = {
+  [ACTION_IDS.approve]: handleApprove,
+  [ACTION_IDS.reject]: handleRejectClick,
+  [ACTION_IDS.viewPlan]: handleViewPlan,
+  [ACTION_IDS.remediate]: remediateUnavailable,
+  [ACTION_IDS.openStack]: handleOpenStack,
+  [ACTION_IDS.refreshHome]: refreshHome,
+};
+
+/** Every button: ack at once, check the payload, and hand the work to the job queue. */
+export function register(app: App, deps: SlackAppDeps): void {
+  for (const [actionId, handler] of Object.entries(HANDLERS)) {
+    app.action(actionId, async ({ ack, body, respond }: AllMiddlewareArgs & { ack: () => Promise<void>; body: unknown; respond?: RespondFn }) => {
+      await ack();
+      const click = ButtonClick.safeParse(body);
+      if (!click.success) {
+        deps.logger.warn({ actionId, problem: payloadProblem(click.error) }, 'malformed Slack button payload; ignored');
+        return;
+      }
+      const tell = tellClicker(deps, click.data, click.data.responseUrl ? respond : undefined);
+      deps.jobs.run(actionId, () => handler(deps, click.data, tell));
+    });
+  }
+
+  app.view(REJECT_MODAL.callbackId, async ({ ack, body }) => {
+    await ack();
+    const submission = RejectSubmission.safeParse(body);
+    if (!submission.success) {
+      deps.logger.warn({ problem: payloadProblem(submission.error) }, 'malformed reject submission; ignored');
+      return;
+    }
+    const { data } = submission;
+    deps.jobs.run('reject', () => handleRejectSubmission(deps, data, (stack) => tellInChannel(deps, data.userId, stack, data.runId)));
+  });
+}

@@ -1,0 +1,5 @@
+import type { App } from '@slack/bolt';
+import type { SlackAppDeps } from '../../app/deps.js';
+
+/** Registered by the commands listener. */
+export function register(_app: App, _deps: SlackAppDeps): void {}

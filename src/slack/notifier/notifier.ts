@@ -1,0 +1,133 @@
+/**
+ * Domain events -> Slack. New drift or a new pending change is alerted (unless the stack is silenced or
+ * that drift was rejected and is snoozed), a re-plan of the same changes takes over its predecessor's
+ * message, resolved drift and superseded runs update their messages, and a failing plan is reported
+ * once per distinct error. What was alerted how is written to the audit log, which is also how a re-plan
+ * of a digested alert knows not to alert again.
+ */
+import { createHash } from 'node:crypto';
+import type { SqliteStore } from '../../adapters/store/open-sqlite-store.js';
+import type { DriftgateConfig, StackConfig } from '../../config/schema.js';
+import type { Run } from '../../domain/run/model.js';
+import type { EventBus } from '../../services/event-bus.js';
+import type { ServiceLogger } from '../../services/deps.js';
+import { renderDigest } from '../blocks/render-digest.js';
+import { renderPlanFailed } from '../blocks/render-plan-failed.js';
+import { errorMessage } from '../../domain/errors.js';
+import { createAlertBatcher } from './alert-batcher.js';
+import { stackKey, type RunMessages } from './run-messages.js';
+
+export interface NotifierDeps {
+  config: Pick<DriftgateConfig, 'slack'>;
+  store: SqliteStore;
+  bus: EventBus;
+  messages: RunMessages;
+  stack(name: string): StackConfig | undefined;
+  now: () => Date;
+  logger: ServiceLogger;
+}
+
+export interface Notifier {
+  /** Posts alerts still held in a digest window. */
+  flush(): Promise<void>;
+  stop(): void;
+}
+
+const ALERTED = ['alert_posted', 'alert_digested'];
+
+export function createNotifier(deps: NotifierDeps): Notifier {
+  const { store, messages, logger } = deps;
+  const slack = deps.config.slack;
+  const audit = (run: Run, action: string, detail?: Record<string, unknown>) =>
+    store.appendAudit({ at: deps.now(), actor: 'system', action, runId: run.id, stack: run.stack, ...(detail ? { detail } : {}) });
+
+  const batcher = createAlertBatcher<Run>({
+    windowMs: slack?.digestWindow ?? 0,
+    threshold: slack?.digestThreshold ?? Number.POSITIVE_INFINITY,
+    async single(run) {
+      await messages.post(run);
+      audit(run, 'alert_posted');
+    },
+    async digest(channel, runs) {
+      const entries = runs.map((run) => ({ stack: run.stack, environment: deps.stack(run.stack)?.environment, run, counts: run.counts! }));
+      store.enqueue({ key: `channel:${channel}`, method: 'chat.postMessage', payload: { channel, ...renderDigest({ entries }) } });
+      for (const run of runs) audit(run, 'alert_digested', { channel });
+    },
+    onError: (err) => logger.error({ err: errorMessage(err) }, 'slack alert failed'),
+  });
+
+  /** Why the run must not alert, if it must not. */
+  function suppressed(run: Run): string | undefined {
+    const silence = store.getSilence(run.stack, deps.now());
+    if (silence) return 'alert_silenced';
+    if (run.fingerprint && store.isSnoozed(run.stack, run.fingerprint, deps.now())) return 'alert_snoozed';
+    return undefined;
+  }
+
+  function alert(run: Run): void {
+    const reason = suppressed(run);
+    if (reason) {
+      audit(run, reason);
+      return;
+    }
+    batcher.add(messages.channelOf(run.stack), run);
+  }
+
+  /** Messages of the runs this run replaced say so (all but `except`, whose message the run takes over). */
+  async function markSuperseded(run: Run, except?: string): Promise<void> {
+    const replaced = store.listRuns({ stack: run.stack, states: ['superseded'], limit: 20 }).filter((r) => r.supersededBy === run.id && r.id !== except);
+    for (const old of replaced) await messages.update(old, { kind: 'superseded', by: run.id });
+  }
+
+  const unsubscribe = [
+    deps.bus.on('drift_detected', async ({ run }) => {
+      await markSuperseded(run);
+      alert(run);
+    }),
+    deps.bus.on('plan_pending_approval', async ({ run }) => {
+      await markSuperseded(run);
+      alert(run);
+    }),
+    deps.bus.on('plan_refreshed', async ({ run, previousRunId }) => {
+      await markSuperseded(run, previousRunId);
+      if (previousRunId && (await messages.update(run, { kind: 'awaiting' }, { messageOf: previousRunId }))) return;
+      // The predecessor went out in a digest: its stack is listed there already.
+      const previous = previousRunId ? store.listAudit({ runId: previousRunId }) : [];
+      if (previous.some((a) => ALERTED.includes(a.action))) {
+        audit(run, 'alert_digested', { carriedFrom: previousRunId });
+        return;
+      }
+      alert(run);
+    }),
+    deps.bus.on('drift_resolved', async ({ run, previousRunId }) => {
+      await markSuperseded(run, previousRunId);
+      const previous = store.getRun(previousRunId);
+      // An apply through driftgate resolved it: the apply owns that message and says "applied, verified".
+      if (!previous || previous.state === 'applied' || previous.state === 'applying' || previous.state === 'apply_failed') return;
+      await messages.update(previous, { kind: 'drift_resolved' });
+    }),
+    deps.bus.on('no_changes', async ({ run }) => {
+      await markSuperseded(run);
+    }),
+    deps.bus.on('plan_failed', async ({ run, error, stderrTail }) => {
+      const stack = deps.stack(run.stack);
+      if (!stack || !slack) return;
+      // A stack that fails the same way every hour is reported once, until it fails differently or recovers.
+      const signature = createHash('sha256').update(`${error}\n${stderrTail}`).digest('hex').slice(0, 16);
+      const before = store.listRuns({ stack: run.stack, limit: 2 }).find((r) => r.id !== run.id);
+      const repeated = before?.state === 'errored' && store.listAudit({ runId: before.id }).some((a) => a.detail?.signature === signature);
+      if (repeated) {
+        audit(run, 'plan_failure_repeated', { signature });
+        return;
+      }
+      const message = renderPlanFailed({ stack: { name: stack.name, environment: stack.environment, mode: stack.mode }, run, error, stderrTail });
+      store.enqueue({ key: stackKey(run.stack), method: 'chat.postMessage', payload: { channel: messages.channelOf(run.stack), ...message } });
+      audit(run, 'plan_failure_posted', { signature });
+    }),
+  ];
+
+  return {
+    flush: () => batcher.flush(),
+    stop: () => unsubscribe.forEach((off) => off()),
+  };
+}

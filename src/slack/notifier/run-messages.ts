@@ -1,0 +1,126 @@
+/**
+ * A run's interactive message: posted once, then re-rendered in place (chat.update) as the run moves.
+ * Everything goes through the outbox, so Slack being down delays these calls but loses none of them,
+ * and all of a stack's calls go out in order (one outbox key per stack).
+ */
+import type { DriftgateConfig, StackConfig } from '../../config/schema.js';
+import { requirementFor } from '../../domain/approvals/requirement.js';
+import type { PlanAnalysis } from '../../domain/plan/model.js';
+import type { Run } from '../../domain/run/model.js';
+import type { SqliteStore } from '../../adapters/store/open-sqlite-store.js';
+import type { ServiceDeps } from '../../services/deps.js';
+import { renderFullPlanFile } from '../blocks/render-full-plan-file.js';
+import { renderRunMessage } from '../blocks/render-run-message.js';
+import type { ApprovalInfo, RunPhase } from '../blocks/run-phase.js';
+import type { SlackMessage } from '../blocks/message.js';
+import { UPLOAD_METHOD } from '../outbox/deliver.js';
+import { messagePlaceholder } from '../outbox/placeholders.js';
+import { channelFor, onCallMention } from '../routing.js';
+import { loadAnalysis } from './load-analysis.js';
+
+export interface RunMessagesDeps {
+  config: Pick<DriftgateConfig, 'slack' | 'approvers'>;
+  store: SqliteStore;
+  services: Pick<ServiceDeps, 'artifacts' | 'store'>;
+  stack(name: string): StackConfig | undefined;
+  /** Whether a GitHub integration can open remediation PRs (its button is shown only then). */
+  canRemediate: boolean;
+}
+
+export interface RunMessages {
+  /** Posts the run's message to its stack's channel, or into `thread` (a digest's thread). */
+  post(run: Run, options?: { thread?: { channel: string; ts: string } }): Promise<void>;
+  /**
+   * Re-renders a message in place for `run` in `phase`. `messageOf` is the run whose message it is when
+   * that is another (a re-plan takes over its predecessor's message). False when there is no message.
+   */
+  update(run: Run, phase: RunPhase, options?: { messageOf?: string }): Promise<boolean>;
+  /** A reply in the run's thread (after its post, whenever that is delivered). */
+  reply(run: Run, message: SlackMessage): void;
+  /** The whole masked plan as a file in the run's thread. */
+  uploadPlan(run: Run, analysis?: PlanAnalysis): Promise<void>;
+  /** The channel a stack's messages go to. */
+  channelOf(stackName: string): string;
+  approvalInfo(run: Run): ApprovalInfo | undefined;
+}
+
+export const stackKey = (stack: string) => `stack:${stack}`;
+
+export function createRunMessages(deps: RunMessagesDeps): RunMessages {
+  const slack = deps.config.slack;
+  const stackOf = (run: Run) => deps.stack(run.stack);
+
+  function approvalInfo(run: Run): ApprovalInfo | undefined {
+    const stack = stackOf(run);
+    const match = stack && requirementFor(stack, deps.config.approvers);
+    if (!match) return undefined;
+    const approvals = deps.store.listApprovals(run.id);
+    return {
+      progress: { have: approvals.length, need: match.requirement.count, approvers: approvals.map((a) => a.userId) },
+      groups: match.requirement.groups,
+    };
+  }
+
+  async function render(run: Run, phase: RunPhase, analysis?: PlanAnalysis) {
+    const stack = stackOf(run);
+    const plan = analysis ?? (await loadAnalysis(deps.services, run.id));
+    if (!stack || !plan) return undefined;
+    const mention = slack ? onCallMention(slack, stack) : undefined;
+    const approval = approvalInfo(run);
+    return renderRunMessage({
+      stack: { name: stack.name, environment: stack.environment, mode: stack.mode },
+      run,
+      analysis: plan,
+      phase,
+      canRemediate: deps.canRemediate,
+      ...(approval ? { approval } : {}),
+      ...(mention ? { mention } : {}),
+    });
+  }
+
+  function channelOf(stackName: string): string {
+    if (!slack) throw new Error('slack is not configured');
+    return channelFor(slack, { name: stackName });
+  }
+
+  async function uploadPlan(run: Run, analysis?: PlanAnalysis): Promise<void> {
+    const plan = analysis ?? (await loadAnalysis(deps.services, run.id));
+    if (!plan) return;
+    const file = renderFullPlanFile(run.stack, run, plan);
+    const ref = messagePlaceholder(run.id);
+    deps.store.enqueue({ key: stackKey(run.stack), method: UPLOAD_METHOD, payload: { channel: ref, thread_ts: ref, ...file } });
+  }
+
+  return {
+    channelOf,
+    approvalInfo,
+    uploadPlan,
+    async post(run, options = {}) {
+      const analysis = await loadAnalysis(deps.services, run.id);
+      const rendered = await render(run, { kind: 'awaiting' }, analysis);
+      if (!rendered || !analysis) return;
+      const where = options.thread ? { channel: options.thread.channel, thread_ts: options.thread.ts } : { channel: channelOf(run.stack) };
+      deps.store.enqueue({ key: stackKey(run.stack), method: 'chat.postMessage', payload: { ...where, ...rendered.message }, recordMessageFor: run.id });
+      // The message had to cut the diff: the whole plan goes to its thread.
+      if (rendered.omittedResources > 0) await uploadPlan(run, analysis);
+    },
+    async update(run, phase, options = {}) {
+      const owner = options.messageOf ?? run.id;
+      if (!deps.store.hasMessage(owner)) return false;
+      const rendered = await render(run, phase);
+      if (!rendered) return false;
+      const ref = messagePlaceholder(owner);
+      deps.store.enqueue({
+        key: stackKey(run.stack),
+        method: 'chat.update',
+        payload: { channel: ref, ts: ref, ...rendered.message },
+        ...(owner !== run.id ? { recordMessageFor: run.id } : {}),
+      });
+      return true;
+    },
+    reply(run, message) {
+      const ref = messagePlaceholder(run.id);
+      deps.store.enqueue({ key: stackKey(run.stack), method: 'chat.postMessage', payload: { channel: ref, thread_ts: ref, ...message } });
+    },
+  };
+}

@@ -1,0 +1,171 @@
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { startServe, type RunningServe } from '../../src/app/serve.js';
+import { parseConfig } from '../../src/config/load.js';
+import { startSlackEmulator, type EmulatedUsergroup, type SlackEmulator } from './slack-emulator.js';
+import { postSigned, slashCommand } from './slack-signing.js';
+import { lineSink, writeStacks } from './stack-files.js';
+import { makeTerraformEnv, type TestTerraformEnv } from './terraform-env.js';
+
+export const SIGNING_SECRET = 'signing-secret-for-driftgate-tests';
+export const CHANNEL = 'C0ALERTS';
+
+export interface SlackServe {
+  running: RunningServe;
+  emulator: SlackEmulator;
+  tf: TestTerraformEnv;
+  env: Record<string, string | undefined>;
+  /** `http://127.0.0.1:<port>` of driftgate's HTTP server. */
+  base: string;
+  logs: string[];
+  /** The clock driftgate reads; tests move it to age plans. */
+  now: { value: Date };
+  stackDir(name: string): string;
+  /** Plans and applies a stack with the terraform CLI directly (test setup, not the code under test). */
+  applyWithTerraform(stack: string): Promise<void>;
+  /** POSTs a signed `/drift <text>`; its response_url answers land in emulator.responses(id). */
+  command(text: string, user: string, id?: string): Promise<Response>;
+  /** POSTs a signed block_actions payload for a button, as Slack does when someone clicks it. */
+  click(actionId: string, value: string, user: string, options?: { id?: string; message?: { channel: string; ts: string }; inHome?: boolean }): Promise<Response>;
+  /** POSTs a signed view_submission of the reject modal. */
+  submitReject(runId: string, user: string, reason?: string): Promise<Response>;
+  /** Waits until every handed-off job is done and the outbox is drained. */
+  settle(): Promise<void>;
+  /** Stops driftgate and starts it again on the same data dir (a deploy, or a crash after a clean stop). */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SlackServeOptions {
+  /** Stack name -> main.tf. */
+  stacks: Record<string, string>;
+  /** Extra YAML per stack (e.g. `environment: prod`). */
+  stackSettings?: Record<string, string>;
+  /** Top-level YAML appended to the config: approvers, defaults… */
+  extraConfig?: string;
+  slackConfig?: string;
+  /** Extra lines of the `defaults:` section, indented by two spaces. */
+  defaults?: string;
+  usergroups?: EmulatedUsergroup[];
+  env?: Record<string, string>;
+}
+
+let seq = 0;
+
+/** `driftgate serve` for real: real terraform, a real SQLite file, the Bolt HTTP receiver, a Slack emulator. */
+export async function startSlackServe(options: SlackServeOptions): Promise<SlackServe> {
+  const tf = await makeTerraformEnv('driftgate-slack-');
+  const emulator = await startSlackEmulator({ usergroups: options.usergroups ?? [] });
+  const root = join(tf.dir, 'repo');
+  const lines = [
+    'version: 1',
+    `dataDir: ${join(tf.dir, 'data')}`,
+    'log:',
+    '  level: debug',
+    'defaults:',
+    '  jitter: 0s',
+    '  schedule: "0 0 1 1 *"',
+    ...(options.defaults ? [options.defaults] : []),
+    'slack:',
+    `  defaultChannel: ${CHANNEL}`,
+    ...(options.slackConfig ?? '  digestWindow: 0s').split('\n'),
+    options.extraConfig ?? '',
+    'stacks:',
+  ];
+  lines.push(...(await writeStacks(root, options.stacks, options.stackSettings)));
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    ...tf.env,
+    ...options.env,
+    SLACK_BOT_TOKEN: emulator.token,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: emulator.apiUrl,
+  };
+  const config = await parseConfig(lines.join('\n'), { baseDir: root, env });
+  const { lines: logs, stream: logDestination } = lineSink();
+  const now = { value: new Date() };
+  let port = 0;
+  const start = async () => {
+    const started = await startServe(config, { env, port, host: '127.0.0.1', logDestination, now: () => new Date(now.value), outboxPollMs: 20 });
+    port = started.health.port;
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 200 && (await fetch(`${base}/readyz`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 25));
+    return started;
+  };
+  let running = await start();
+  const base = `http://127.0.0.1:${port}`;
+  const events = `${base}/slack/events`;
+  const stackDir = (name: string) => config.stacks.find((s) => s.name === name)!.dir;
+
+  const interaction = (user: string, triggerId: string, payload: Record<string, unknown>) =>
+    postSigned(events, SIGNING_SECRET, {
+      payload: JSON.stringify({
+        team: { id: 'T111', domain: 'example' },
+        user: { id: user, username: user.toLowerCase(), team_id: 'T111' },
+        api_app_id: 'A111',
+        token: 'legacy-verification-token',
+        trigger_id: triggerId,
+        ...payload,
+      }),
+    });
+
+  return {
+    get running() {
+      return running;
+    },
+    emulator,
+    tf,
+    env,
+    base,
+    logs,
+    now,
+    stackDir,
+    async applyWithTerraform(stack) {
+      const cwd = stackDir(stack);
+      await execa('terraform', ['init', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
+      await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
+    },
+    command(text, user, id = `cmd-${++seq}`) {
+      return postSigned(events, SIGNING_SECRET, slashCommand(text, user, { channel_id: CHANNEL, response_url: emulator.responseUrl(id) }));
+    },
+    click(actionId, value, user, opts = {}) {
+      const id = opts.id ?? `click-${++seq}`;
+      return interaction(user, `trigger-${id}`, {
+        type: 'block_actions',
+        ...(opts.inHome
+          ? { container: { type: 'view', view_id: 'V123' }, view: { id: 'V123', type: 'home' } }
+          : {
+              response_url: emulator.responseUrl(id),
+              container: { type: 'message', channel_id: opts.message?.channel ?? CHANNEL, message_ts: opts.message?.ts ?? '1.000001', is_ephemeral: false },
+              channel: { id: opts.message?.channel ?? CHANNEL, name: 'alerts' },
+            }),
+        actions: [{ type: 'button', action_id: actionId, block_id: 'b', value, action_ts: '1700000000.000001', text: { type: 'plain_text', text: 'x' } }],
+      });
+    },
+    submitReject(runId, user, reason) {
+      return interaction(user, `trigger-submit-${++seq}`, {
+        type: 'view_submission',
+        view: {
+          id: 'V999',
+          type: 'modal',
+          callback_id: 'driftgate.reject_modal',
+          private_metadata: runId,
+          state: { values: { 'driftgate.reject_reason': { 'driftgate.reject_reason_input': { type: 'plain_text_input', value: reason ?? null } } } },
+        },
+      });
+    },
+    async settle() {
+      await running.slackApp!.settle();
+    },
+    async restart() {
+      await running.stop();
+      running = await start();
+    },
+    async close() {
+      await running.stop();
+      await emulator.close();
+      await tf.cleanup();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+
+/** A stack whose variable is sensitive: plan JSON holds its value in clear, driftgate must mask it. */
+export const SENSITIVE_DATABASE = `
+variable "password" {
+  type      = string
+  sensitive = true
+}
+resource "terraform_data" "creds" {
+  input = { user = "app", password = var.password }
+}
+`;
+
+/**
+ * Writes each stack's main.tf below `root` (undefined: the dir is not created) and returns the config
+ * lines of its `stacks:` entries, with `settings` (YAML per stack) indented under each.
+ */
+export async function writeStacks(root: string, stacks: Record<string, string | undefined>, settings: Record<string, string> = {}): Promise<string[]> {
+  const lines: string[] = [];
+  for (const [name, hcl] of Object.entries(stacks)) {
+    const dir = join(root, name);
+    if (hcl !== undefined) {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'main.tf'), hcl);
+    }
+    lines.push(`  - name: ${name}`, `    dir: ${dir}`, ...(settings[name] ?? '').split('\n').filter(Boolean).map((l) => `    ${l}`));
+  }
+  return lines;
+}
+
+/** A stream that keeps every line written to it, for asserting what reached the logs. */
+export function lineSink(): { lines: string[]; stream: Writable } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
+  return { lines, stream };
+}

@@ -1,0 +1,101 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ACTION_IDS } from '../../../src/slack/action-ids.js';
+import { CHANNEL, startSlackServe, type SlackServe } from '../../helpers/slack-serve.js';
+import { APPROVERS, LEAD1, NETWORK, actionIds, alerts, driftAgain, makeDrift, textOf } from './fixtures.js';
+
+let h: SlackServe | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+function buttonValues(message: { blocks?: unknown[] } | undefined): string[] {
+  return JSON.stringify(message?.blocks ?? []).match(/"value":"([^"]+)"/g)?.map((v) => v.slice(9, -1)) ?? [];
+}
+
+const runIdOf = (outcome: { status: string; run?: { id: string } }) => outcome.run?.id ?? '';
+
+describe('what the notifier posts as runs come and go', () => {
+  it('takes over the message on a re-plan, marks it superseded by new drift, and resolved when the drift is gone', async () => {
+    h = await startSlackServe({ stacks: { 'dev/network': NETWORK }, stackSettings: { 'dev/network': 'environment: dev' }, extraConfig: APPROVERS });
+    await makeDrift(h, 'dev/network');
+    const first = await h.running.scheduler.request('dev/network');
+    await h.settle();
+    const [alert] = alerts(h, CHANNEL);
+
+    // The same drift an hour later: no new alert, the message now offers the newer plan.
+    const again = await h.running.scheduler.request('dev/network');
+    await h.settle();
+    expect(alerts(h, CHANNEL)).toHaveLength(1);
+    const refreshed = h.emulator.message(alert!.channel, alert!.ts);
+    expect(buttonValues(refreshed)).toEqual([runIdOf(again), runIdOf(again), runIdOf(again)]);
+    expect(h.running.context.store.getRun(runIdOf(first))?.state).toBe('superseded');
+    expect(h.running.context.store.getMessage(runIdOf(again))).toEqual({ runId: runIdOf(again), channel: alert!.channel, ts: alert!.ts });
+
+    // Different drift: a new alert, and the old message says it was superseded.
+    await driftAgain(h, 'dev/network', 'someone-else');
+    const other = await h.running.scheduler.request('dev/network');
+    await h.settle();
+    expect(alerts(h, CHANNEL)).toHaveLength(2);
+    expect(textOf(h.emulator.message(alert!.channel, alert!.ts))).toContain(`Superseded by a newer plan (run ${runIdOf(other)})`);
+    expect(actionIds(h.emulator.message(alert!.channel, alert!.ts))).toEqual([]);
+
+    // Someone puts it back by hand: the open alert says the drift is resolved.
+    await h.applyWithTerraform('dev/network');
+    const clean = await h.running.scheduler.request('dev/network');
+    expect(clean.status).toBe('no_changes');
+    await h.settle();
+    const second = alerts(h, CHANNEL)[1]!;
+    expect(textOf(h.emulator.message(second.channel, second.ts))).toContain('Drift resolved');
+    expect(actionIds(h.emulator.message(second.channel, second.ts))).toEqual([]);
+  });
+
+  it('posts a failing plan once per distinct error, with the end of stderr', async () => {
+    h = await startSlackServe({ stacks: { 'dev/broken': 'resource "terraform_data" "x" {\n  input = \n}\n' }, extraConfig: APPROVERS });
+    expect((await h.running.scheduler.request('dev/broken')).status).toBe('errored');
+    expect((await h.running.scheduler.request('dev/broken')).status).toBe('errored');
+    await h.settle();
+    expect(alerts(h, CHANNEL)).toHaveLength(1);
+    expect(textOf(alerts(h, CHANNEL)[0])).toContain('Plan failed for dev/broken');
+    expect(textOf(alerts(h, CHANNEL)[0])).toMatch(/Invalid expression|Argument or block definition required/);
+
+    await writeFile(join(h.stackDir('dev/broken'), 'main.tf'), 'resource "terraform_data" "x" {\n  input = nope\n}\n');
+    expect((await h.running.scheduler.request('dev/broken')).status).toBe('errored');
+    await h.settle();
+    expect(alerts(h, CHANNEL)).toHaveLength(2);
+  });
+
+  it('posts a storm of drift as one digest whose Open buttons post each stack in its thread', async () => {
+    const names = ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => `dev/${n}`);
+    h = await startSlackServe({
+      stacks: Object.fromEntries(names.map((n) => [n, NETWORK])),
+      extraConfig: APPROVERS,
+      slackConfig: '  digestThreshold: 5\n  digestWindow: 10m',
+    });
+    const serve = h;
+    await Promise.all(names.map((n) => makeDrift(serve, n)));
+    const outcomes = await Promise.all(names.map((n) => serve.running.scheduler.request(n)));
+    expect(outcomes.map((o) => o.status)).toEqual(Array(6).fill('drifted'));
+    await h.settle();
+
+    const [digest, ...rest] = alerts(h, CHANNEL);
+    expect(rest).toEqual([]);
+    expect(textOf(digest)).toContain('Drift in 6 stacks');
+    expect(buttonValues(digest).sort()).toEqual(outcomes.map(runIdOf).sort());
+
+    await h.click(ACTION_IDS.openStack, runIdOf(outcomes[0]!), LEAD1, { message: { channel: digest!.channel, ts: digest!.ts } });
+    await h.settle();
+    const thread = h.emulator.messages(CHANNEL).filter((m) => m.threadTs === digest!.ts);
+    expect(thread).toHaveLength(1);
+    expect(textOf(thread[0])).toContain('Drift detected in dev/a');
+    expect(actionIds(thread[0])).toContain(ACTION_IDS.approve);
+
+    // The next sweep finds the same drift everywhere: nothing new in the channel.
+    await Promise.all(names.map((n) => serve.running.scheduler.request(n)));
+    await h.settle();
+    expect(alerts(h, CHANNEL)).toHaveLength(1);
+    expect(h.emulator.messages(CHANNEL).filter((m) => m.threadTs === digest!.ts)).toHaveLength(1);
+  });
+});
