@@ -1,9 +1,12 @@
+import { readFile, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { messageProblems } from '../../src/slack/limits.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../helpers/cli.js';
 
 describe.skipIf(!HAS_BUILD)(`driftgate demo (${HAS_BUILD ? 'built' : NO_BUILD_REASON})`, () => {
-  it('applies the examples, drifts three stacks by hand and reports exactly those, masking the password', async () => {
+  it('applies the examples, drifts three stacks by hand and reports exactly those, masking the password, and previews the Slack alert', async () => {
     // The machine's TF_CLI_CONFIG_FILE may point at a missing file: the demo must not depend on it.
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, TF_CLI_CONFIG_FILE: '/nonexistent/terraformrc', NO_COLOR: '1' };
     const secret = 'demo-secret-from-the-environment';
@@ -27,5 +30,18 @@ describe.skipIf(!HAS_BUILD)(`driftgate demo (${HAS_BUILD ? 'built' : NO_BUILD_RE
     expect(result.stdout).toContain('(sensitive value)');
     expect(result.stdout + result.stderr).not.toContain(secret);
     expect(result.stderr).not.toMatch(/Unable to open CLI configuration file/);
+
+    // The Slack preview outlives the demo's temp dir, in a temp dir of its own.
+    const file = /^Slack message JSON: (.+)$/m.exec(result.stdout)?.[1];
+    expect(file, result.stdout).toMatch(/driftgate-demo-slack-alert\.json$/);
+    onTestFinished(() => rm(dirname(file!), { recursive: true, force: true }));
+    const json = await readFile(file!, 'utf8');
+    const message = JSON.parse(json) as { text: string; blocks: { type: string; text?: { text: string } }[] };
+    expect(messageProblems(message)).toEqual([]);
+    expect(message.blocks[0]).toMatchObject({ type: 'header', text: { text: 'Drift detected in prod/database' } });
+    const url = /^Block Kit Builder: (\S+)$/m.exec(result.stdout)?.[1];
+    expect(url, result.stdout).toMatch(/^https:\/\/app\.slack\.com\/block-kit-builder#/);
+    expect(JSON.parse(decodeURIComponent(new URL(url!).hash.slice(1)))).toEqual({ blocks: message.blocks });
+    expect(json).not.toContain(secret);
   });
 });

@@ -9,11 +9,13 @@ import type { CliIo } from '../io.js';
 import { checkExitCode, renderCheckReport } from '../render/check-report.js';
 import { packageRoot } from '../package-root.js';
 import { editResourceInput, forgetResource, type TerraformCli } from './demo-drift.js';
+import { writeSlackPreview } from './demo-slack-preview.js';
 import { runChecks } from './check.js';
 
 /**
  * `driftgate demo`: fully offline. Copies the example stacks to a temp dir, applies them, changes three of
- * them out of band (as someone in a cloud console would), then runs a real check and shows the report.
+ * them out of band (as someone in a cloud console would), then runs a real check and shows the report
+ * and the Slack alert the most serious drift (prod/database) would post.
  */
 export async function demoCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args, options: { keep: { type: 'boolean' }, dir: { type: 'string' } } });
@@ -61,8 +63,18 @@ export async function demoCommand(args: string[], io: CliIo): Promise<number> {
     const outcomes = await runChecks(context, config.stacks, io).finally(() => context.close());
     io.stdout.write(renderCheckReport(outcomes, { color: Boolean(io.stdout.isTTY) && !io.env.NO_COLOR }));
     say('');
+    const kept = values.keep || values.dir ? work : undefined;
+    const featured = outcomes.find((o) => o.stack === 'prod/database');
+    if (featured?.status === 'drifted') {
+      const preview = await writeSlackPreview(config.stacks.find((s) => s.name === featured.stack)!, featured, kept);
+      const where = kept ? 'in the demo dir' : 'outside the demo dir, which is removed: delete it when done';
+      say(`The prod/database drift alert as Slack would show it (the JSON is ${where}):`);
+      say(`Slack message JSON: ${preview.file}`);
+      say(`Block Kit Builder: ${preview.builderUrl}`);
+      say('');
+    }
     say(`The database password is a sensitive variable: it is shown as (sensitive value) everywhere above.`);
-    if (values.keep || values.dir) say(`Try it yourself: cd ${work} && driftgate check --all --json`);
+    if (kept) say(`Try it yourself: cd ${work} && driftgate check --all --json`);
     else say('Run `npm run demo -- --keep` to keep the demo directory and try `driftgate check` on it.');
     const code = checkExitCode(outcomes);
     return code === 2 ? 0 : 1;
