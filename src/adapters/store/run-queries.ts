@@ -31,7 +31,7 @@ export function runQueries(ctx: StoreContext): RunQueries {
 
     listRuns(query: RunQuery = {}) {
       const filters = { stack: query.stack, state: query.states };
-      return selectFiltered(ctx, 'runs', filters, 'created_at DESC, id DESC', query.limit).map(toRun);
+      return selectFiltered(ctx, 'runs', filters, 'created_at DESC, rowid DESC', query.limit).map(toRun);
     },
 
     transition(id, from, to, patch = {}) {

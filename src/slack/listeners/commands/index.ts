@@ -1,5 +1,61 @@
-import type { App } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, RespondFn } from '@slack/bolt';
+import { errorMessage } from '../../../domain/errors.js';
+import { renderCommandError, renderHelp } from '../../blocks/render-command-replies.js';
+import { renderStatus } from '../../blocks/render-status.js';
 import type { SlackAppDeps } from '../../app/deps.js';
+import { stackRows } from '../../app/stack-rows.js';
+import { parseDriftCommand, type DriftCommand } from '../../commands/parse-drift-command.js';
+import { SlashCommand, payloadProblem } from '../../payloads.js';
+import { tellClicker, type Tell } from '../tell.js';
+import { handleCheck } from './check.js';
+import { handleShow } from './show.js';
+import { handleSilence, handleUnsilence } from './silence.js';
+import { handleUnlock } from './unlock.js';
 
-/** Registered by the commands listener. */
-export function register(_app: App, _deps: SlackAppDeps): void {}
+/** One `/drift` subcommand's work, after the ack; `userId` is who typed it. */
+export type CommandHandler<K extends DriftCommand['kind']> = (
+  deps: SlackAppDeps,
+  command: Extract<DriftCommand, { kind: K }>,
+  userId: string,
+  tell: Tell,
+) => Promise<void>;
+
+type Handlers = { [K in DriftCommand['kind']]: CommandHandler<K> };
+
+const HANDLERS: Handlers = {
+  status: async (deps, _command, _userId, tell) => tell(renderStatus(stackRows(deps.store, deps.config.stacks, deps.now()))),
+  help: async (_deps, _command, _userId, tell) => tell(renderHelp()),
+  error: async (_deps, command, _userId, tell) => tell(renderCommandError(command.message, command.suggestions)),
+  check: handleCheck,
+  show: handleShow,
+  silence: handleSilence,
+  unsilence: handleUnsilence,
+  unlock: handleUnlock,
+};
+
+async function runCommand(deps: SlackAppDeps, command: DriftCommand, userId: string, tell: Tell): Promise<void> {
+  const handler = HANDLERS[command.kind] as CommandHandler<DriftCommand['kind']>;
+  try {
+    await handler(deps, command, userId, tell);
+  } catch (err) {
+    // A bug or an outage, not the user's mistake: the details go to the log, the user learns it failed.
+    deps.logger.error({ err: errorMessage(err), subcommand: command.kind, user: userId }, '/drift failed');
+    await tell(renderCommandError(`/drift ${command.kind} failed on driftgate's side; the details are in its log.`));
+  }
+}
+
+/** `/drift`: ack at once (Slack waits 3 s), check the payload, and hand the work to the job queue. */
+export function register(app: App, deps: SlackAppDeps): void {
+  app.command('/drift', async ({ ack, body, respond }: AllMiddlewareArgs & { ack: () => Promise<void>; body: unknown; respond?: RespondFn }) => {
+    await ack();
+    const parsed = SlashCommand.safeParse(body);
+    if (!parsed.success) {
+      deps.logger.warn({ problem: payloadProblem(parsed.error) }, 'malformed /drift payload; ignored');
+      return;
+    }
+    const { userId, text, responseUrl } = parsed.data;
+    const command = parseDriftCommand(text, deps.config.stacks.map((s) => s.name));
+    const tell = tellClicker(deps, { userId, inView: false }, responseUrl ? respond : undefined);
+    deps.jobs.run(`/drift ${command.kind}`, () => runCommand(deps, command, userId, tell));
+  });
+}

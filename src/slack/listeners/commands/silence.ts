@@ -1,0 +1,30 @@
+import { formatDuration } from '../../blocks/message.js';
+import { renderAck } from '../../blocks/render-command-replies.js';
+import type { CommandHandler } from './index.js';
+
+/** A reason is kept in the store and shown to others: as long as a reject reason, and redacted like one. */
+const MAX_REASON = 500;
+
+/** `2025-03-01 14:00 UTC`: the ack is escaped plain text, so Slack's date token cannot be used here. */
+function utc(date: Date): string {
+  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** `/drift silence`: no alerts for the stack until the time is up (checks still run and are recorded). */
+export const handleSilence: CommandHandler<'silence'> = async (deps, command, userId, tell) => {
+  const now = deps.now();
+  const until = new Date(now.getTime() + command.durationMs);
+  const reason = command.reason ? deps.services.secrets.redact(command.reason).slice(0, MAX_REASON) : undefined;
+  deps.store.silence({ stack: command.stack, until, by: userId, ...(reason ? { reason } : {}) });
+  deps.store.appendAudit({ at: now, actor: userId, action: 'silenced', stack: command.stack, detail: { until: until.toISOString(), reason: reason ?? null } });
+  await tell(renderAck(`${command.stack} is silenced for ${formatDuration(command.durationMs)}, until ${utc(until)}: no alerts until then.`));
+};
+
+/** `/drift unsilence`: alerts again from the next check on. */
+export const handleUnsilence: CommandHandler<'unsilence'> = async (deps, command, userId, tell) => {
+  const now = deps.now();
+  const removed = deps.store.unsilence(command.stack);
+  const wasSilenced = removed !== undefined && removed.until > now;
+  deps.store.appendAudit({ at: now, actor: userId, action: 'unsilenced', stack: command.stack, detail: { wasSilenced } });
+  await tell(renderAck(wasSilenced ? `${command.stack} alerts again.` : `${command.stack} was not silenced; it alerts as before.`));
+};

@@ -1,0 +1,39 @@
+import { decisionRights } from '../../../services/approval-checks.js';
+import { renderAck, renderNotAllowed } from '../../blocks/render-command-replies.js';
+import type { SlackAppDeps } from '../../app/deps.js';
+import type { CommandHandler } from './index.js';
+
+function auditRefusal(deps: SlackAppDeps, stack: string, userId: string, reason: string, message: string): void {
+  deps.store.appendAudit({ at: deps.now(), actor: userId, action: 'unlock_refused', stack, detail: { reason, message } });
+}
+
+/**
+ * `/drift unlock`: what `driftgate unlock` does, for a person who may approve the stack's plans. A lock
+ * held by a check or apply running in this process right now is not stale, so it is never broken.
+ */
+export const handleUnlock: CommandHandler<'unlock'> = async (deps, command, userId, tell) => {
+  const stack = deps.stack(command.stack);
+  if (!stack) return;
+  const rights = await decisionRights(deps.services, stack, userId, 'approve');
+  if ('status' in rights) {
+    auditRefusal(deps, stack.name, userId, rights.reason, rights.message);
+    return tell(renderNotAllowed(`Unlocking ${stack.name} takes someone who may approve its plans. ${rights.message}`));
+  }
+  if (deps.scheduler.status().running.includes(stack.name)) {
+    const message = `A check or apply of ${stack.name} is running right now; its lock is not stale. Try again when it is done.`;
+    auditRefusal(deps, stack.name, userId, 'running', message);
+    return tell(renderNotAllowed(message));
+  }
+  const record = deps.store.getStack(stack.name);
+  const lock = deps.store.breakLock(stack.name);
+  if (record?.blockedReason) deps.store.unblockStack(stack.name);
+  deps.store.appendAudit({
+    at: deps.now(),
+    actor: userId,
+    action: 'unlock',
+    stack: stack.name,
+    detail: { blockedReason: record?.blockedReason ?? null, brokenLock: lock?.runId ?? null },
+  });
+  const done = [record?.blockedReason ? `lifted the block (${record.blockedReason})` : '', lock ? `broke the lock of run ${lock.runId}` : ''].filter(Boolean);
+  await tell(renderAck(done.length ? `${stack.name}: ${done.join(' and ')}. The next check plans it again.` : `${stack.name} was neither blocked nor locked; nothing to do.`));
+};
