@@ -48,6 +48,8 @@ export interface SlackServeOptions {
   defaults?: string;
   usergroups?: EmulatedUsergroup[];
   env?: Record<string, string>;
+  /** Default debug, so tests can check what reaches the logs. */
+  logLevel?: string;
 }
 
 let seq = 0;
@@ -61,7 +63,7 @@ export async function startSlackServe(options: SlackServeOptions): Promise<Slack
     'version: 1',
     `dataDir: ${join(tf.dir, 'data')}`,
     'log:',
-    '  level: debug',
+    `  level: ${options.logLevel ?? 'debug'}`,
     'defaults:',
     '  jitter: 0s',
     '  schedule: "0 0 1 1 *"',

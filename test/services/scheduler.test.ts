@@ -134,3 +134,47 @@ describe('scheduler', () => {
     await s.stop(0);
   });
 });
+
+describe('scheduler: exclusive work (applies)', () => {
+  it('never runs beside a check of the same stack, goes before queued checks and counts against concurrency', async () => {
+    const c = controlledChecks();
+    const s = createScheduler({ stacks, concurrency: 1, jitterMs: 0, logger: silent, check: c.check });
+    const first = s.request('a');
+    let releaseApply!: () => void;
+    const apply = s.exclusive('a', async () => {
+      c.log.push('start apply a');
+      await new Promise<void>((r) => (releaseApply = r));
+      c.log.push('end apply a');
+      return 'applied';
+    });
+    const queuedCheck = s.request('b');
+    await c.settle();
+    // The check of a holds the only slot: the apply waits its turn, in the order things were asked for.
+    expect(s.status()).toEqual({ running: ['a'], queued: ['a', 'b'] });
+    c.open.get('a')!.release();
+    await first;
+    await c.settle();
+    expect(c.log.at(-1)).toBe('start apply a');
+    // A check of a asked for while the apply runs waits for it.
+    const after = s.request('a');
+    await c.settle();
+    expect(c.log.filter((l) => l.startsWith('start'))).toEqual(['start a manual', 'start apply a']);
+    releaseApply();
+    expect(await apply).toBe('applied');
+    while (c.open.size || s.status().queued.length) {
+      for (const o of [...c.open.values()]) o.release();
+      await c.settle();
+    }
+    await Promise.all([queuedCheck, after]);
+    expect(c.log.filter((l) => l.startsWith('start'))).toEqual(['start a manual', 'start apply a', 'start b manual', 'start a manual']);
+    expect(c.maxActive()).toBe(1);
+  });
+
+  it('refuses exclusive work after stop and for an unknown stack', async () => {
+    const c = controlledChecks();
+    const s = createScheduler({ stacks, concurrency: 1, jitterMs: 0, logger: silent, check: c.check });
+    await expect(s.exclusive('nope', async () => 1)).rejects.toThrow(/unknown stack nope/);
+    await s.stop(0);
+    await expect(s.exclusive('a', async () => 1)).rejects.toBeInstanceOf(SchedulerStoppedError);
+  });
+});

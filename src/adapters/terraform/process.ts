@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { execa } from 'execa';
 import { TailBuffer } from './tail-buffer.js';
 
@@ -46,6 +47,21 @@ function trackGroup(pid: number): void {
   });
 }
 
+/**
+ * terraform gets a lower CPU priority than driftgate itself: a sweep of plans can keep every core busy,
+ * and the process that must answer Slack within 3 seconds should not wait behind them. Plans lose nothing
+ * when the machine has cores to spare. Providers terraform starts inherit it.
+ */
+const TERRAFORM_NICENESS = 10;
+
+function lowerPriority(pid: number): void {
+  try {
+    setPriority(pid, TERRAFORM_NICENESS);
+  } catch {
+    // Not permitted here, or the child is already gone: it runs at normal priority.
+  }
+}
+
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pid, signal);
@@ -76,7 +92,10 @@ export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
     cancelSignal: req.signal,
   });
   const pid = child.pid;
-  if (pid !== undefined) trackGroup(pid);
+  if (pid !== undefined) {
+    trackGroup(pid);
+    lowerPriority(pid);
+  }
   child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
   const result = await child;

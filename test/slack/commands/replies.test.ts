@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { SIGNING_SECRET, startSlackServe, type SlackServe } from '../../helpers/slack-serve.js';
+import { describe, expect, it } from 'vitest';
+import { useSlackServe } from '../../helpers/use-slack-serve.js';
+import { SIGNING_SECRET, type SlackServe } from '../../helpers/slack-serve.js';
 import { postSigned, slashCommand } from '../../helpers/slack-signing.js';
 import { APPROVERS, LEAD1, NETWORK, OUTSIDER } from '../flows/fixtures.js';
 import { answers, ask, postEvent } from './helpers.js';
@@ -7,15 +8,11 @@ import { answers, ask, postEvent } from './helpers.js';
 const STACK = 'staging/network';
 const OTHER = 'dev/app';
 
-let h: SlackServe | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startServe = useSlackServe();
 
 /** No terraform runs in this file: a serve with two stacks that were never checked. */
 async function serve(): Promise<SlackServe> {
-  h = await startSlackServe({
+  const h = await startServe({
     stacks: { [STACK]: NETWORK, [OTHER]: NETWORK },
     stackSettings: { [STACK]: 'environment: staging', [OTHER]: 'environment: dev' },
     extraConfig: APPROVERS,

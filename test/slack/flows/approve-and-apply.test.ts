@@ -1,17 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useSlackServe } from '../../helpers/use-slack-serve.js';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
-import { CHANNEL, startSlackServe, type SlackServe } from '../../helpers/slack-serve.js';
+import { CHANNEL } from '../../helpers/slack-serve.js';
 import { APPROVERS, LEAD1, LEAD2, NETWORK, OUTSIDER, actionIds, alerts, makeDrift, textOf } from './fixtures.js';
 
-let h: SlackServe | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startServe = useSlackServe();
 
 describe('drift -> Slack alert -> approvals -> apply, through the real Bolt receiver', () => {
   it('refuses an outsider, counts two leads, applies once, and updates the message to applied and verified', async () => {
-    h = await startSlackServe({ stacks: { 'prod/network': NETWORK }, stackSettings: { 'prod/network': 'environment: prod' }, extraConfig: APPROVERS });
+    const h = await startServe({ stacks: { 'prod/network': NETWORK }, stackSettings: { 'prod/network': 'environment: prod' }, extraConfig: APPROVERS });
     await makeDrift(h, 'prod/network');
     const outcome = await h.running.scheduler.request('prod/network');
     expect(outcome.status).toBe('drifted');

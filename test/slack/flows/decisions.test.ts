@@ -1,17 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useSlackServe } from '../../helpers/use-slack-serve.js';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
-import { CHANNEL, SIGNING_SECRET, startSlackServe, type SlackServe } from '../../helpers/slack-serve.js';
+import { CHANNEL, SIGNING_SECRET, type SlackServe } from '../../helpers/slack-serve.js';
 import { postSigned, slackSignature } from '../../helpers/slack-signing.js';
 import { APPROVERS, LEAD1, LEAD2, LEAD3, NETWORK, actionIds, alerts, makeDrift, textOf } from './fixtures.js';
 
-let h: SlackServe | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startServe = useSlackServe();
 
 async function driftedStack(stack: string, extraConfig = APPROVERS, defaults = ''): Promise<{ h: SlackServe; runId: string }> {
-  h = await startSlackServe({ stacks: { [stack]: NETWORK }, stackSettings: { [stack]: `environment: ${stack.split('/')[0]}` }, extraConfig, defaults });
+  const h = await startServe({ stacks: { [stack]: NETWORK }, stackSettings: { [stack]: `environment: ${stack.split('/')[0]}` }, extraConfig, defaults });
   await makeDrift(h, stack);
   const outcome = await h.running.scheduler.request(stack);
   if (outcome.status !== 'drifted') throw new Error(`expected drift, got ${outcome.status}`);

@@ -1,15 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useSlackServe } from '../../helpers/use-slack-serve.js';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
-import { CHANNEL, startSlackServe, type SlackServe } from '../../helpers/slack-serve.js';
+import { CHANNEL } from '../../helpers/slack-serve.js';
 import { APPROVERS, LEAD1, NETWORK, actionIds, alerts, driftAgain, makeDrift, textOf } from './fixtures.js';
 
-let h: SlackServe | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startServe = useSlackServe();
 
 function buttonValues(message: { blocks?: unknown[] } | undefined): string[] {
   return JSON.stringify(message?.blocks ?? []).match(/"value":"([^"]+)"/g)?.map((v) => v.slice(9, -1)) ?? [];
@@ -19,7 +16,7 @@ const runIdOf = (outcome: { status: string; run?: { id: string } }) => outcome.r
 
 describe('what the notifier posts as runs come and go', () => {
   it('takes over the message on a re-plan, marks it superseded by new drift, and resolved when the drift is gone', async () => {
-    h = await startSlackServe({ stacks: { 'dev/network': NETWORK }, stackSettings: { 'dev/network': 'environment: dev' }, extraConfig: APPROVERS });
+    const h = await startServe({ stacks: { 'dev/network': NETWORK }, stackSettings: { 'dev/network': 'environment: dev' }, extraConfig: APPROVERS });
     await makeDrift(h, 'dev/network');
     const first = await h.running.scheduler.request('dev/network');
     await h.settle();
@@ -53,7 +50,7 @@ describe('what the notifier posts as runs come and go', () => {
   });
 
   it('posts a failing plan once per distinct error, with the end of stderr', async () => {
-    h = await startSlackServe({ stacks: { 'dev/broken': 'resource "terraform_data" "x" {\n  input = \n}\n' }, extraConfig: APPROVERS });
+    const h = await startServe({ stacks: { 'dev/broken': 'resource "terraform_data" "x" {\n  input = \n}\n' }, extraConfig: APPROVERS });
     expect((await h.running.scheduler.request('dev/broken')).status).toBe('errored');
     expect((await h.running.scheduler.request('dev/broken')).status).toBe('errored');
     await h.settle();
@@ -69,7 +66,7 @@ describe('what the notifier posts as runs come and go', () => {
 
   it('posts a storm of drift as one digest whose Open buttons post each stack in its thread', async () => {
     const names = ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => `dev/${n}`);
-    h = await startSlackServe({
+    const h = await startServe({
       stacks: Object.fromEntries(names.map((n) => [n, NETWORK])),
       extraConfig: APPROVERS,
       slackConfig: '  digestThreshold: 5\n  digestWindow: 10m',

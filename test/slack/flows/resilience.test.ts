@@ -1,20 +1,17 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useSlackServe } from '../../helpers/use-slack-serve.js';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
-import { CHANNEL, startSlackServe, type SlackServe } from '../../helpers/slack-serve.js';
+import { CHANNEL, type SlackServe } from '../../helpers/slack-serve.js';
 import { APPROVERS, LEAD1, NETWORK, actionIds, alerts, makeDrift, textOf } from './fixtures.js';
 
-let h: SlackServe | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startServe = useSlackServe();
 
 const STACK = 'staging/network';
 
 async function serve(): Promise<SlackServe> {
-  h = await startSlackServe({ stacks: { [STACK]: NETWORK }, stackSettings: { [STACK]: 'environment: staging' }, extraConfig: APPROVERS });
+  const h = await startServe({ stacks: { [STACK]: NETWORK }, stackSettings: { [STACK]: 'environment: staging' }, extraConfig: APPROVERS });
   return h;
 }
 

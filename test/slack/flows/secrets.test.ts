@@ -1,22 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useSlackServe } from '../../helpers/use-slack-serve.js';
 import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
 import { loadArtifact } from '../../../src/services/artifacts.js';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
-import { CHANNEL, startSlackServe, type SlackServe } from '../../helpers/slack-serve.js';
+import { CHANNEL } from '../../helpers/slack-serve.js';
 import { SENSITIVE_DATABASE } from '../../helpers/stack-files.js';
 import { APPROVERS, LEAD1, alerts } from './fixtures.js';
 
 const SECRET = 'hunter2-slack-must-never-see-this';
 
-let h: SlackServe | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startServe = useSlackServe();
 
 describe('sensitive values and Slack', () => {
   it('keeps a secret out of every call to Slack, every file, every answer and the logs, through alert, plan file and apply', async () => {
-    h = await startSlackServe({
+    const h = await startServe({
       stacks: { 'staging/db': SENSITIVE_DATABASE },
       stackSettings: { 'staging/db': 'environment: staging\nvars:\n  password: ${DB_PASSWORD}' },
       extraConfig: APPROVERS,
