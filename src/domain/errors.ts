@@ -148,8 +148,12 @@ export class ArtifactIntegrityError extends DriftgateError {
   }
 }
 
+/** terraform refused a saved plan because the state changed after it was made: nothing was applied. */
 export class StalePlanError extends DriftgateError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly stderrTail = '',
+  ) {
     super('STALE_PLAN', message);
   }
 }

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StackConfig } from '../config/schema.js';
-import { DriftgateError, TerraformError, errorMessage } from '../domain/errors.js';
+import { DriftgateError, StalePlanError, TerraformError, errorMessage } from '../domain/errors.js';
 import { analyzePlan } from '../domain/plan/analyze.js';
 import { parsePlanJson } from '../domain/plan/schema.js';
 import type { Run } from '../domain/run/model.js';
@@ -14,7 +14,8 @@ export type ApplyOutcome =
   | { status: 'applied'; run: Run; output: string; verification: CheckOutcome }
   | { status: 'apply_failed'; run: Run; error: string; output: string; verification: CheckOutcome }
   /** Nothing was applied and nothing changed, except an expired plan being marked expired. */
-  | { status: 'refused'; reason: string; code: 'not_found' | 'not_applyable' | 'expired' | 'blocked' | 'locked' };
+  /** Nothing was applied. `stale`: terraform refused the plan because the state moved since; the run is expired. */
+  | { status: 'refused'; reason: string; code: 'not_found' | 'not_applyable' | 'expired' | 'blocked' | 'locked' | 'stale' };
 
 /**
  * Applies exactly the saved plan that was reviewed. The run moves to `applying` by compare-and-set, so of
@@ -43,7 +44,7 @@ export async function applyRun(deps: ServiceDeps, stack: StackConfig, runId: str
   store.appendAudit({ at: deps.now(), actor, action: 'apply_started', runId: run.id, stack: stack.name, planSha256: run.planSha256 });
 
   const runDir = join(deps.workDir, `${run.id}-apply`);
-  let result: { ok: true; output: string } | { ok: false; error: string; output: string };
+  let result: ApplyAttempt;
   try {
     result = await applySavedPlan(deps, stack, applying, runDir);
   } finally {
@@ -51,6 +52,11 @@ export async function applyRun(deps: ServiceDeps, stack: StackConfig, runId: str
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }
 
+  if (!result.ok && result.stale) {
+    store.transition(run.id, 'applying', 'expired', { error: result.error });
+    store.appendAudit({ at: deps.now(), actor, action: 'apply_refused_stale', runId: run.id, stack: stack.name, planSha256: run.planSha256 });
+    return { status: 'refused', code: 'stale', reason: result.error };
+  }
   const finished = result.ok
     ? store.transition(run.id, 'applying', 'applied')
     : store.transition(run.id, 'applying', 'apply_failed', { error: result.error });
@@ -72,12 +78,9 @@ export async function applyRun(deps: ServiceDeps, stack: StackConfig, runId: str
     : { status: 'apply_failed', run: final, error: result.error, output: result.output, verification };
 }
 
-async function applySavedPlan(
-  deps: ServiceDeps,
-  stack: StackConfig,
-  run: Run,
-  runDir: string,
-): Promise<{ ok: true; output: string } | { ok: false; error: string; output: string }> {
+type ApplyAttempt = { ok: true; output: string } | { ok: false; error: string; output: string; stale?: boolean };
+
+async function applySavedPlan(deps: ServiceDeps, stack: StackConfig, run: Run, runDir: string): Promise<ApplyAttempt> {
   try {
     // The bytes must hash to what the run recorded when it was reviewed, whatever the store's own record says.
     const plan = run.planSha256 ? await loadArtifact(deps, run.id, 'plan', run.planSha256) : undefined;
@@ -94,6 +97,10 @@ async function applySavedPlan(
     await storeArtifact(deps, run.id, 'apply_log', output);
     return { ok: true, output };
   } catch (err) {
+    if (err instanceof StalePlanError) {
+      await storeArtifact(deps, run.id, 'apply_log', deps.secrets.redact(err.stderrTail)).catch(() => undefined);
+      return { ok: false, stale: true, error: deps.secrets.redact(err.message), output: deps.secrets.redact(err.stderrTail) };
+    }
     const output = err instanceof TerraformError ? err.stderrTail : '';
     const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
     const error = deps.secrets.redact(

@@ -2,7 +2,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { StackConfig } from '../../config/schema.js';
-import { ConfigError } from '../../domain/errors.js';
+import { ConfigError, StalePlanError } from '../../domain/errors.js';
 import type { CommandOutput, PlanResult, RunOptions, TerraformRunner, TerraformVersion } from '../../ports/terraform.js';
 import { applyArgs, planArgs, showJsonArgs } from './args.js';
 import { detectTerraform } from './binary.js';
@@ -89,6 +89,11 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
       const { request } = await prepare(stack, runOptions.signal);
       const args = applyArgs(resolve(stack.dir, planFile), options.timeouts.lock);
       const result = await execTerraform(ctx, { ...request, command: 'apply', args, timeoutMs: options.timeouts.apply });
+      // terraform has no exit code of its own for this; its message is the only signal, and it is stable.
+      if (result.exitCode !== 0 && /Saved plan is stale/.test(result.stderr)) {
+        const { stderrTail } = commandError(ctx, 'apply', result);
+        throw new StalePlanError('the state changed after this plan was made, so terraform refused to apply it; nothing was applied', stderrTail);
+      }
       if (result.exitCode !== 0) throw commandError(ctx, 'apply', result);
       return commandOutput(ctx, result);
     },

@@ -26,7 +26,8 @@ const TRANSITIONS: Record<RunState, readonly RunState[]> = {
   drifted: ['approved', 'applying', 'rejected', 'superseded', 'expired', 'errored'],
   pending_approval: ['approved', 'applying', 'rejected', 'superseded', 'expired', 'errored'],
   approved: ['applying', 'superseded', 'expired', 'errored'],
-  applying: ['applied', 'apply_failed', 'interrupted'],
+  // expired: terraform refused the saved plan as stale, before changing anything.
+  applying: ['applied', 'apply_failed', 'interrupted', 'expired'],
   no_changes: [],
   applied: [],
   apply_failed: [],

@@ -58,10 +58,10 @@ export function createRunApplier(deps: RunApplierDeps): RunApplier {
         return outcome;
       }
 
-      // Nothing was applied. Expired: the service marked the run; a fresh plan gets its own message.
+      // Nothing was applied. Expired or stale: the service marked the run; a fresh plan gets its own message.
       const current = services.store.getRun(run.id) ?? run;
-      if (outcome.code === 'expired') {
-        await messages.update(current, { kind: 'expired' });
+      if (outcome.code === 'expired' || outcome.code === 'stale') {
+        await messages.update(current, { kind: 'expired', ...(outcome.code === 'stale' ? { stale: true } : {}) });
         void deps.scheduler.request(stack.name, 'manual').catch(() => undefined);
         return outcome;
       }

@@ -18,7 +18,8 @@ export type RunPhase =
   | { kind: 'rejected'; by: string; reason?: string }
   | { kind: 'superseded'; by: string }
   | { kind: 'drift_resolved' }
-  | { kind: 'expired' };
+  /** `stale`: terraform refused the plan because the state changed after it was made. */
+  | { kind: 'expired'; stale?: boolean };
 
 /** Phases in which people still decide: the only ones with buttons. */
 export function isAwaiting(phase: RunPhase): boolean {
@@ -80,6 +81,8 @@ export function phaseStatusLine(phase: RunPhase, approval?: ApprovalInfo): strin
     case 'drift_resolved':
       return ':white_check_mark: Drift resolved: the infrastructure matches the code again';
     case 'expired':
-      return ':clock3: Expired: this plan is too old to apply; the next check posts a fresh one';
+      return phase.stale
+        ? ':clock3: Not applied: the state changed after this plan was made, so terraform refused it. A fresh plan follows'
+        : ':clock3: Expired: this plan is too old to apply; a fresh plan follows';
   }
 }

@@ -8,7 +8,12 @@ const startServe = useSlackServe();
 
 describe('drift -> Slack alert -> approvals -> apply, through the real Bolt receiver', () => {
   it('refuses an outsider, counts two leads, applies once, and updates the message to applied and verified', async () => {
-    const h = await startServe({ stacks: { 'prod/network': NETWORK }, stackSettings: { 'prod/network': 'environment: prod' }, extraConfig: APPROVERS });
+    const h = await startServe({
+      stacks: { 'prod/network': NETWORK },
+      stackSettings: { 'prod/network': 'environment: prod' },
+      extraConfig: APPROVERS,
+      slackConfig: '  digestWindow: 0s\n  onCall:\n    usergroup: S0ONCALL\n    environments: [prod]',
+    });
     await makeDrift(h, 'prod/network');
     const outcome = await h.running.scheduler.request('prod/network');
     expect(outcome.status).toBe('drifted');
@@ -21,6 +26,8 @@ describe('drift -> Slack alert -> approvals -> apply, through the real Bolt rece
     expect(textOf(alert)).toContain('console-cowboy');
     expect(actionIds(alert)).toEqual([ACTION_IDS.approve, ACTION_IDS.reject, ACTION_IDS.viewPlan]);
     expect(textOf(alert)).toContain('Waiting for 2 approvals from sre-leads');
+    // prod pages the on-call group in the alert.
+    expect(textOf(alert)).toContain('<!subteam^S0ONCALL>');
 
     // Someone outside sre-leads: told why, audited, nothing changes.
     const refused = await h.click(ACTION_IDS.approve, runId, OUTSIDER, { id: 'outsider' });
@@ -43,6 +50,7 @@ describe('drift -> Slack alert -> approvals -> apply, through the real Bolt rece
     const done = h.emulator.message(alert!.channel, alert!.ts);
     expect(textOf(done)).toMatch(/Applied in \d+ s, verified: no drift/);
     expect(actionIds(done)).toEqual([]);
+    expect(textOf(done)).not.toContain('<!subteam^S0ONCALL>');
     const thread = h.emulator.messages(CHANNEL).filter((m) => m.threadTs === alert!.ts);
     expect(textOf(thread[0])).toContain('Apply succeeded');
     expect(textOf(thread[0])).toContain('Apply complete!');

@@ -3,7 +3,7 @@ import { useSlackServe } from '../../helpers/use-slack-serve.js';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
 import { CHANNEL, SIGNING_SECRET, type SlackServe } from '../../helpers/slack-serve.js';
 import { postSigned, slackSignature } from '../../helpers/slack-signing.js';
-import { APPROVERS, LEAD1, LEAD2, LEAD3, NETWORK, actionIds, alerts, makeDrift, textOf } from './fixtures.js';
+import { APPROVERS, LEAD1, LEAD2, LEAD3, NETWORK, actionIds, alerts, driftAgain, makeDrift, textOf } from './fixtures.js';
 
 const startServe = useSlackServe();
 
@@ -71,6 +71,26 @@ describe('decisions from Slack', () => {
     expect(textOf(fresh)).toContain('Drift detected in staging/network');
     expect(actionIds(fresh)).toContain(ACTION_IDS.approve);
     expect(store.listAudit({ runId }).map((a) => a.action)).not.toContain('apply_started');
+  });
+
+  it('refuses to apply a plan whose state moved since it was made, and posts a fresh plan', async () => {
+    const { h, runId } = await driftedStack('staging/network');
+    const [first] = alerts(h, CHANNEL);
+    // Someone changes the stack again after the plan: terraform must refuse the saved plan.
+    await driftAgain(h, 'staging/network', 'second-cowboy');
+    await h.click(ACTION_IDS.approve, runId, LEAD1, { id: 'stale' });
+    await h.settle();
+    for (let i = 0; i < 200 && alerts(h, CHANNEL).length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      await h.settle();
+    }
+    const store = h.running.context.store;
+    expect(store.getRun(runId)?.state).toBe('expired');
+    const audit = store.listAudit({ runId }).map((a) => a.action);
+    expect(audit).toContain('apply_refused_stale');
+    expect(audit).not.toContain('applied');
+    expect(textOf(h.emulator.message(first!.channel, first!.ts))).toContain('the state changed after this plan was made');
+    expect(textOf(alerts(h, CHANNEL)[1])).toContain('second-cowboy');
   });
 
   it('rejects with a reason through the modal, and the same drift stays quiet for the snooze', async () => {
