@@ -16,6 +16,15 @@ async function driftedStack(stack: string, extraConfig = APPROVERS, defaults = '
   return { h, runId: outcome.run.id };
 }
 
+/** Settles until the channel holds `count` alerts: a fresh plan runs in the background after a refusal. */
+async function untilAlerts(h: SlackServe, count: number): Promise<void> {
+  await h.settle();
+  for (let i = 0; i < 200 && alerts(h, CHANNEL).length < count; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    await h.settle();
+  }
+}
+
 describe('decisions from Slack', () => {
   it('applies exactly once when many approvers click at the same moment', async () => {
     const { h, runId } = await driftedStack('staging/network');
@@ -56,12 +65,8 @@ describe('decisions from Slack', () => {
     const [first] = alerts(h, CHANNEL);
     h.now.value = new Date(h.now.value.getTime() + 2 * 3600_000);
     await h.click(ACTION_IDS.approve, runId, LEAD1, { id: 'late' });
-    await h.settle();
     // The fresh plan is requested by the refusal; wait for it and its message.
-    for (let i = 0; i < 200 && alerts(h, CHANNEL).length < 2; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      await h.settle();
-    }
+    await untilAlerts(h, 2);
     const store = h.running.context.store;
     expect(store.getRun(runId)?.state).toBe('expired');
     expect(JSON.stringify(h.emulator.responses('late'))).toMatch(/2h old, older than the 1h/);
@@ -79,11 +84,7 @@ describe('decisions from Slack', () => {
     // Someone changes the stack again after the plan: terraform must refuse the saved plan.
     await driftAgain(h, 'staging/network', 'second-cowboy');
     await h.click(ACTION_IDS.approve, runId, LEAD1, { id: 'stale' });
-    await h.settle();
-    for (let i = 0; i < 200 && alerts(h, CHANNEL).length < 2; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      await h.settle();
-    }
+    await untilAlerts(h, 2);
     const store = h.running.context.store;
     expect(store.getRun(runId)?.state).toBe('expired');
     const audit = store.listAudit({ runId }).map((a) => a.action);
