@@ -44,7 +44,9 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
       logger: log,
     });
   } else {
-    receiver = new SocketModeReceiver({ appToken: settings.appToken, logger: log });
+    // apps.connections.open goes to SLACK_API_URL too (GovSlack, tests); its socket URL comes from there.
+    const installerOptions = settings.apiUrl ? { clientOptions: { slackApiUrl: settings.apiUrl } } : {};
+    receiver = new SocketModeReceiver({ appToken: settings.appToken, logger: log, installerOptions });
   }
   const app = new App({ token: settings.botToken, receiver, deferInitialization: true, clientOptions, logger: log });
   options.register(app);

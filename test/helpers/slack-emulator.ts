@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { messageProblems } from '../../src/slack/limits.js';
 import { METHODS } from './slack-emulator/methods.js';
+import { startSocketModeLink, type SocketModeLink } from './slack-emulator/socket-mode.js';
 import { parseArgs, readRaw, uploadBytes } from './slack-emulator/read-body.js';
 import {
   createState,
@@ -31,12 +32,16 @@ export interface SlackEmulatorOptions {
   channels?: string[];
   users?: EmulatedUser[];
   usergroups?: EmulatedUsergroup[];
+  /** Serves Socket Mode: `apps.connections.open` with this app token opens `socket`. */
+  appToken?: string;
 }
 
 export interface SlackEmulator {
   /** Base URL of the Web API, for SLACK_API_URL / WebClient's slackApiUrl: `http://127.0.0.1:<port>/api/`. */
   readonly apiUrl: string;
   readonly token: string;
+  /** Slack's side of Socket Mode, when the emulator was started with an app token. */
+  readonly socket?: SocketModeLink;
   /** Every request so far, in arrival order; with `method`, only those. */
   calls(method?: string): RecordedCall[];
   /** Messages as they are now (chat.update applied), in posting order; with `channel`, only that channel's. */
@@ -69,6 +74,7 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
   const state = createState(options.token ?? 'xoxb-emulator-token', options.channels);
   for (const user of options.users ?? []) state.users.set(user.id, user);
   for (const group of options.usergroups ?? []) state.usergroups.set(group.id, group);
+  const socket = options.appToken ? await startSocketModeLink() : undefined;
   const recorded: RecordedCall[] = [];
   const responses: { id: string; body: Record<string, unknown> }[] = [];
   const script: Scripted[] = [];
@@ -115,6 +121,11 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
       if (!file) return reply(res, method, args, 404, { ok: false, error: 'file_not_found' });
       file.bytes = await uploadBytes(req.headers['content-type'], raw);
       return reply(res, method, args, 200, { ok: true });
+    }
+    if (method === 'apps.connections.open') {
+      const bearer = req.headers.authorization?.replace(/^Bearer /, '') ?? parsed.formToken;
+      if (!socket || bearer !== options.appToken) return reply(res, method, args, 200, { ok: false, error: 'invalid_auth' });
+      return reply(res, method, args, 200, { ok: true, url: socket.url });
     }
     const auth = authError(req, parsed.formToken);
     if (auth) return reply(res, method, args, 200, { ok: false, error: auth });
@@ -171,6 +182,7 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
   return {
     apiUrl: `${state.origin}/api/`,
     token: state.token,
+    ...(socket ? { socket } : {}),
     calls: (method) => (method === undefined ? [...recorded] : recorded.filter((c) => c.method === method)),
     messages: (channel) => (channel === undefined ? [...state.messages] : state.messages.filter((m) => m.channel === channel)),
     message: (channel, ts) => state.messages.find((m) => m.channel === channel && m.ts === ts),
@@ -195,6 +207,9 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
       unavailable = false;
       if (!server.listening) await listen(port);
     },
-    close: stop,
+    async close() {
+      await socket?.close();
+      await stop();
+    },
   };
 }

@@ -50,6 +50,8 @@ export interface SlackServeOptions {
   env?: Record<string, string>;
   /** Default debug, so tests can check what reaches the logs. */
   logLevel?: string;
+  /** Socket Mode (SLACK_APP_TOKEN set) instead of the HTTP receiver; Slack's side is emulator.socket. */
+  socketMode?: boolean;
 }
 
 let seq = 0;
@@ -57,7 +59,8 @@ let seq = 0;
 /** `driftgate serve` for real: real terraform, a real SQLite file, the Bolt HTTP receiver, a Slack emulator. */
 export async function startSlackServe(options: SlackServeOptions): Promise<SlackServe> {
   const tf = await makeTerraformEnv('driftgate-slack-');
-  const emulator = await startSlackEmulator({ usergroups: options.usergroups ?? [] });
+  const appToken = 'xapp-emulator-app-token';
+  const emulator = await startSlackEmulator({ usergroups: options.usergroups ?? [], ...(options.socketMode ? { appToken } : {}) });
   const root = join(tf.dir, 'repo');
   const lines = [
     'version: 1',
@@ -83,6 +86,7 @@ export async function startSlackServe(options: SlackServeOptions): Promise<Slack
     SLACK_BOT_TOKEN: emulator.token,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: emulator.apiUrl,
+    ...(options.socketMode ? { SLACK_APP_TOKEN: appToken } : {}),
   };
   const config = await parseConfig(lines.join('\n'), { baseDir: root, env });
   const { lines: logs, stream: logDestination } = lineSink();
