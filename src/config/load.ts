@@ -9,6 +9,7 @@ import { parseYaml } from './parse-yaml.js';
 import { duplicateStackNames, resolveConfig } from './resolve.js';
 import { ConfigFile, type DriftgateConfig } from './schema.js';
 import { schemaIssues } from './schema-issues.js';
+import { slackWarnings } from './slack-warnings.js';
 import { stackDirWarning } from './stack-dirs.js';
 
 export type Env = Record<string, string | undefined>;
@@ -107,6 +108,7 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
   issues.push(...discovery.issues);
   warnings.push(...discovery.warnings);
   const config = resolveConfig(parsed.data, { ...(file ? { file } : {}), baseDir, discovered: discovery.stacks, cpus: availableParallelism() });
+  warnings.push(...slackWarnings(config));
   for (const [index, entry] of parsed.data.stacks.entries()) {
     const warning = await stackDirWarning(`stacks[${index}].dir`, entry.name, resolve(baseDir, entry.dir));
     if (warning) warnings.push(warning);
