@@ -91,6 +91,19 @@ describe('/drift answers that need no plan', () => {
     const { answers: nothing } = await ask(h, `unlock ${STACK}`, LEAD1);
     expect(nothing[0]).toContain('was neither blocked nor locked');
   });
+
+  it('silence is refused to a non-approver and capped at 30 days, since it hides drift', async () => {
+    const h = await serve();
+    const store = h.running.context.store;
+    const { answers: refused } = await ask(h, `silence ${STACK} 2h quiet please`, OUTSIDER);
+    expect(refused[0]).toContain(`Silencing ${STACK} takes someone who may approve its plans`);
+    expect(store.getSilence(STACK, h.now.value)).toBeUndefined();
+    expect(store.listAudit({ stack: STACK }).find((a) => a.action === 'silence_refused')).toMatchObject({ actor: OUTSIDER, detail: { reason: 'not_in_group' } });
+
+    const { answers: tooLong } = await ask(h, `silence ${STACK} 60d`, LEAD1);
+    expect(tooLong[0]).toContain('a silence lasts at most 30 days');
+    expect(store.getSilence(STACK, h.now.value)).toBeUndefined();
+  });
 });
 
 describe('app_home_opened', () => {

@@ -1,11 +1,6 @@
-import { decisionRights } from '../../../services/approval-checks.js';
 import { renderAck, renderNotAllowed } from '../../blocks/render-command-replies.js';
-import type { SlackAppDeps } from '../../app/deps.js';
 import type { CommandHandler } from './index.js';
-
-function auditRefusal(deps: SlackAppDeps, stack: string, userId: string, reason: string, message: string): void {
-  deps.store.appendAudit({ at: deps.now(), actor: userId, action: 'unlock_refused', stack, detail: { reason, message } });
-}
+import { mayActOn, refuse } from './stack-rights.js';
 
 /**
  * `/drift unlock`: what `driftgate unlock` does, for a person who may approve the stack's plans. A lock
@@ -14,14 +9,10 @@ function auditRefusal(deps: SlackAppDeps, stack: string, userId: string, reason:
 export const handleUnlock: CommandHandler<'unlock'> = async (deps, command, userId, tell) => {
   const stack = deps.stack(command.stack);
   if (!stack) return;
-  const rights = await decisionRights(deps.services, stack, userId, 'approve');
-  if ('status' in rights) {
-    auditRefusal(deps, stack.name, userId, rights.reason, rights.message);
-    return tell(renderNotAllowed(`Unlocking ${stack.name} takes someone who may approve its plans. ${rights.message}`));
-  }
+  if (!(await mayActOn(deps, stack, userId, 'unlock', tell))) return;
   if (deps.scheduler.status().running.includes(stack.name)) {
     const message = `A check or apply of ${stack.name} is running right now; its lock is not stale. Try again when it is done.`;
-    auditRefusal(deps, stack.name, userId, 'running', message);
+    refuse(deps, stack.name, userId, 'unlock', 'running', message);
     return tell(renderNotAllowed(message));
   }
   const record = deps.store.getStack(stack.name);

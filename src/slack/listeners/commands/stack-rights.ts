@@ -1,0 +1,29 @@
+import type { StackConfig } from '../../../config/schema.js';
+import { decisionRights } from '../../../services/approval-checks.js';
+import { renderNotAllowed } from '../../blocks/render-command-replies.js';
+import type { SlackAppDeps } from '../../app/deps.js';
+import type { Tell } from '../tell.js';
+
+/**
+ * Whether the user may do `what` to the stack: it takes someone who may approve its plans (unlock lifts a
+ * safety block, silence hides drift). A refusal is audited as `<action>_refused` and told; false then.
+ */
+const GERUND = { unlock: 'Unlocking', silence: 'Silencing' } as const;
+
+export async function mayActOn(
+  deps: SlackAppDeps,
+  stack: StackConfig,
+  userId: string,
+  action: 'unlock' | 'silence',
+  tell: Tell,
+): Promise<boolean> {
+  const rights = await decisionRights(deps.services, stack, userId, 'approve');
+  if (!('status' in rights)) return true;
+  refuse(deps, stack.name, userId, action, rights.reason, rights.message);
+  await tell(renderNotAllowed(`${GERUND[action]} ${stack.name} takes someone who may approve its plans. ${rights.message}`));
+  return false;
+}
+
+export function refuse(deps: SlackAppDeps, stack: string, userId: string, action: string, reason: string, message: string): void {
+  deps.store.appendAudit({ at: deps.now(), actor: userId, action: `${action}_refused`, stack, detail: { reason, message } });
+}
