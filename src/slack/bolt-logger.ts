@@ -7,7 +7,10 @@ export function boltLogger(logger: Logger): BoltLogger {
   const text = (msg: unknown[]) => msg.map((m) => (m instanceof Error ? m.message : typeof m === 'string' ? m : JSON.stringify(m))).join(' ');
   let level = LogLevel.INFO;
   return {
-    debug: (...msg: unknown[]) => child.debug(text(msg)),
+    // Bolt logs every request at debug, whole payloads included: format only when the line is written.
+    debug: (...msg: unknown[]) => {
+      if (child.isLevelEnabled('debug')) child.debug(text(msg));
+    },
     info: (...msg: unknown[]) => child.info(text(msg)),
     warn: (...msg: unknown[]) => child.warn(text(msg)),
     error: (...msg: unknown[]) => child.error(text(msg)),

@@ -57,7 +57,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   };
   const messages = createRunMessages({ config, store, services, stack: context.stack, canRemediate: false });
   const applier = createRunApplier({ services, scheduler, messages, stack: context.stack });
-  const jobs = createJobs(logger);
+  // When the last Slack request came in: background work yields to a burst of them (see jobs.ts).
+  let lastRequestAt = Number.NEGATIVE_INFINITY;
+  const jobs = createJobs({ logger, busy: () => performance.now() - lastRequestAt < 2 });
   const deps: SlackAppDeps = { config, services, store, scheduler, messages, applier, jobs, api, logger, now, stack: context.stack };
 
   const notifier = createNotifier({ config, store, bus: context.deps.bus, messages, stack: context.stack, now, logger });
@@ -76,6 +78,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   return {
     deps,
     register(app) {
+      app.use(async ({ next }) => {
+        lastRequestAt = performance.now();
+        await next();
+      });
       actions.register(app, deps);
       commands.register(app, deps);
       events.register(app, deps);

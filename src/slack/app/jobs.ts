@@ -5,9 +5,9 @@ import type { ServiceLogger } from '../../services/deps.js';
  * Work a Slack handler hands off after `ack()`: it runs in the background, its failure is logged (never an
  * unhandled rejection that would end the process), and shutdown or a test can wait for all of it.
  *
- * Jobs start one per turn of the event loop, after the I/O that is waiting: in a burst of clicks every
- * request already received is parsed and acked before the next job starts, so Slack's 3-second ack never
- * waits behind the work the earlier clicks started.
+ * Acks come first. Jobs start one per turn of the event loop, after the I/O that is waiting, and while
+ * Slack requests keep arriving (`busy`) they wait, for at most `maxDelayMs`: in a burst of clicks every
+ * request is acked before the work the earlier clicks started takes the event loop.
  */
 export interface Jobs {
   run(name: string, work: () => Promise<unknown>): void;
@@ -15,19 +15,36 @@ export interface Jobs {
   idle(): Promise<void>;
 }
 
-export function createJobs(logger: Pick<ServiceLogger, 'error'>): Jobs {
+export interface JobsOptions {
+  logger: Pick<ServiceLogger, 'error'>;
+  /** True while requests are arriving (one came in the last few ms). */
+  busy?: () => boolean;
+  maxDelayMs?: number;
+}
+
+export function createJobs(options: JobsOptions): Jobs {
+  const { logger } = options;
+  const busy = options.busy ?? (() => false);
+  const maxDelayMs = options.maxDelayMs ?? 250;
   const running = new Set<Promise<unknown>>();
-  const waiting: (() => void)[] = [];
+  const waiting: { start: () => void; since: number }[] = [];
 
   function startNext(): void {
-    waiting.shift()?.();
+    const next = waiting[0];
+    if (!next) return;
+    if (busy() && performance.now() - next.since < maxDelayMs) {
+      setTimeout(startNext, 1);
+      return;
+    }
+    waiting.shift();
+    next.start();
     if (waiting.length > 0) setImmediate(startNext);
   }
 
   return {
     run(name, work) {
       const turn = new Promise<void>((resolve) => {
-        waiting.push(resolve);
+        waiting.push({ start: resolve, since: performance.now() });
         if (waiting.length === 1) setImmediate(startNext);
       });
       const job: Promise<unknown> = turn
