@@ -17,6 +17,8 @@ export type DecisionRefusalReason =
   | 'slack_unavailable'
   /** The author of the change could not be looked up (GitHub down): not knowing is a no. */
   | 'author_unknown'
+  /** A policy denies the plan: it cannot be applied from Slack. */
+  | 'denied'
   | ApprovalRefusal['reason'];
 
 export interface DecisionRefusal {
@@ -70,6 +72,8 @@ export async function decisionRights(
   stack: StackConfig,
   userId: string,
   verb: 'approve' | 'reject',
+  /** Groups policies added requirements for: their members may decide too. */
+  extraGroups: string[] = [],
 ): Promise<DecisionRights | DecisionRefusal> {
   const match = requirementFor(stack, deps.approvers);
   if (!match || !deps.approvers) {
@@ -81,7 +85,7 @@ export async function decisionRights(
   }
   let userGroups: string[];
   try {
-    userGroups = await deps.usergroups.groupsOf(userId, deps.approvers, match.requirement.groups);
+    userGroups = await deps.usergroups.groupsOf(userId, deps.approvers, [...new Set([...match.requirement.groups, ...extraGroups])]);
   } catch (err) {
     if (!(err instanceof DriftgateError && err.code === 'EXTERNAL_SERVICE')) throw err;
     deps.logger.warn({ err: errorMessage(err), stack: stack.name }, 'could not resolve approver groups');
@@ -91,7 +95,7 @@ export async function decisionRights(
       message: `driftgate could not check with Slack whether you are in ${describeGroups(match.requirement.groups)}, so nothing was done. Please try again in a minute.`,
     };
   }
-  const outsider = notInGroup(match.requirement, userGroups, verb);
+  const outsider = notInGroup({ ...match.requirement, groups: [...new Set([...match.requirement.groups, ...extraGroups])] }, userGroups, verb);
   if (outsider) return { status: 'refused', ...outsider };
   return { requirement: match.requirement, rule: match.rule, userGroups };
 }

@@ -1,4 +1,5 @@
 import type { ApproversConfig } from '../config/schema.js';
+import type { PolicyEvaluation } from '../domain/policy/model.js';
 import type { Run } from '../domain/run/model.js';
 import type { SlackStore } from '../ports/slack-store.js';
 import type { UsergroupResolver } from '../slack/usergroups.js';
@@ -17,6 +18,8 @@ export interface ApprovalDeps {
    * Slack user through `approvers.authors`. Absent or undefined for drift, which has no author in Git.
    */
   authorOf?: (run: Run) => Promise<string | undefined>;
+  /** What the policies said about the run's plan (denials, extra approvals); absent without policies. */
+  policyOf?: (run: Run) => Promise<PolicyEvaluation | undefined>;
 }
 
 export type ApprovalServiceDeps = ServiceDeps & ApprovalDeps;

@@ -1,7 +1,7 @@
 import type { StackConfig } from '../config/schema.js';
 import { formatDuration } from '../config/duration.js';
-import { evaluateApproval } from '../domain/approvals/evaluate.js';
-import type { ApprovalProgress } from '../domain/approvals/model.js';
+import { evaluateApprovals } from '../domain/approvals/evaluate-all.js';
+import type { ApprovalProgress, ApprovalRequirement } from '../domain/approvals/model.js';
 import { authorSlackId } from '../domain/approvals/requirement.js';
 import { DriftgateError } from '../domain/errors.js';
 import type { Run } from '../domain/run/model.js';
@@ -42,7 +42,13 @@ export async function approveRun(deps: ApprovalServiceDeps, stack: StackConfig, 
     });
   }
 
-  const rights = await decisionRights(deps, stack, userId, 'approve');
+  const policy = await deps.policyOf?.(run);
+  if (policy?.denied) {
+    const why = policy.findings.filter((f) => f.effect === 'deny').map((f) => `${f.rule}: ${f.message}`);
+    return refuse({ status: 'refused', reason: 'denied', message: `A policy denies this plan, so it cannot be applied from Slack. ${why.join('; ')}`, run });
+  }
+  const extra: ApprovalRequirement[] = (policy?.approvals ?? []).map((a) => ({ count: a.count, groups: a.from, source: a.rule }));
+  const rights = await decisionRights(deps, stack, userId, 'approve', extra.flatMap((r) => r.groups));
   if ('status' in rights) return refuse(rights, run);
   let login: string | undefined;
   try {
@@ -63,8 +69,8 @@ export async function approveRun(deps: ApprovalServiceDeps, stack: StackConfig, 
   // processes the store's compare-and-set decides.
   const current = decidableRun(deps, stack, runId);
   if ('status' in current) return refuse(current);
-  const decision = evaluateApproval({
-    requirement: rights.requirement,
+  const decision = evaluateApprovals({
+    requirements: [{ ...rights.requirement, source: `approvers.rules[${rights.rule}]` }, ...extra],
     existing: deps.slackStore.listApprovals(runId),
     userId,
     userGroups: rights.userGroups,
@@ -74,7 +80,7 @@ export async function approveRun(deps: ApprovalServiceDeps, stack: StackConfig, 
     const { ok: _, ...refusal } = decision;
     return refuse({ status: 'refused', ...refusal, run: current });
   }
-  if (!deps.slackStore.addApproval({ runId, userId, at: deps.now() })) {
+  if (!deps.slackStore.addApproval({ runId, userId, at: deps.now(), groups: rights.userGroups })) {
     return refuse({ status: 'refused', reason: 'already_approved', message: 'You have already approved this plan.', run: current });
   }
   deps.store.appendAudit({

@@ -7,6 +7,7 @@ const FILE_NAMES: Record<ArtifactKind, string> = {
   plan_log: 'plan.log',
   apply_log: 'apply.log',
   analysis: 'analysis.json',
+  policy: 'policy.json',
 };
 
 export function artifactKey(runId: string, kind: ArtifactKind): string {

@@ -121,6 +121,11 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (stack, fingerprint)
   );
   `,
+  // The approver groups a person approved as: with policy requirements (2 from sre-leads and 1 from
+  // senior), which requirement an approval counts toward. NULL for older rows: they count toward all.
+  `
+  ALTER TABLE approvals ADD COLUMN groups TEXT;
+  `,
 ];
 
 /** The database was written by a newer driftgate: older code must not guess at a schema it does not know. */

@@ -13,8 +13,8 @@ export function slackQueries(ctx: StoreContext): SlackQueries {
     addApproval(approval) {
       // The unique (run_id, user_id) pair makes "a user counts once" hold even for two clicks at once.
       const result = ctx
-        .stmt('INSERT INTO approvals (run_id, user_id, at) VALUES (?, ?, ?) ON CONFLICT (run_id, user_id) DO NOTHING')
-        .run(approval.runId, approval.userId, approval.at.getTime());
+        .stmt('INSERT INTO approvals (run_id, user_id, at, groups) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, user_id) DO NOTHING')
+        .run(approval.runId, approval.userId, approval.at.getTime(), approval.groups ? JSON.stringify(approval.groups) : null);
       return result.changes > 0;
     },
 

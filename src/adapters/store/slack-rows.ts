@@ -5,7 +5,7 @@ import { dropUndefined, epoch, json, opt, optText, parseRow } from './rows.js';
 
 /** Rows of the Slack-side tables, parsed at the boundary like the run tables (see rows.ts). */
 
-const ApprovalRow = z.object({ run_id: z.string(), user_id: z.string(), at: epoch });
+const ApprovalRow = z.object({ run_id: z.string(), user_id: z.string(), at: epoch, groups: json(z.array(z.string())).nullable().optional() });
 
 const MessageRow = z.object({ run_id: z.string(), channel: z.string(), ts: z.string() });
 
@@ -24,7 +24,7 @@ const SilenceRow = z.object({ stack: z.string(), until: epoch, reason: optText, 
 
 export function toApproval(raw: unknown): Approval {
   const r = parseRow(ApprovalRow, 'approvals', raw);
-  return { runId: r.run_id, userId: r.user_id, at: new Date(r.at) };
+  return { runId: r.run_id, userId: r.user_id, at: new Date(r.at), ...(r.groups ? { groups: r.groups } : {}) };
 }
 
 export function toMessageRef(raw: unknown): MessageRef {

@@ -2,6 +2,8 @@
 export interface ApprovalRequirement {
   count: number;
   groups: string[];
+  /** Where it comes from, for people: `approvers.rules[0]`, or a policy rule's name. */
+  source?: string;
 }
 
 export interface Approval {
@@ -9,12 +11,16 @@ export interface Approval {
   /** Slack user id. */
   userId: string;
   at: Date;
+  /** Approver groups the person was in when approving; absent (older records): counts toward every requirement. */
+  groups?: string[];
 }
 
 export interface ApprovalProgress {
   have: number;
   need: number;
   approvers: string[];
+  /** Requirements not met yet, with how many approvals each still needs. */
+  missing?: { count: number; groups: string[]; source?: string }[];
 }
 
 /** Why a click changes nothing: each reason is told to the person who clicked, and audited. */
@@ -22,7 +28,9 @@ export type ApprovalRefusal =
   | { reason: 'no_rule'; message: string }
   | { reason: 'not_in_group'; message: string }
   | { reason: 'author'; message: string }
-  | { reason: 'already_approved'; message: string };
+  | { reason: 'already_approved'; message: string }
+  /** The user's groups only feed requirements that are already met. */
+  | { reason: 'not_needed'; message: string };
 
 export type ApprovalDecision =
   | { ok: true; progress: ApprovalProgress; complete: boolean }

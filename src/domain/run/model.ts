@@ -22,7 +22,8 @@ export interface Run {
   supersededBy?: string;
 }
 
-export type ArtifactKind = 'plan' | 'plan_json' | 'plan_log' | 'apply_log' | 'analysis';
+/** `policy`: what the policies said about the plan (PolicyEvaluation JSON). */
+export type ArtifactKind = 'plan' | 'plan_json' | 'plan_log' | 'apply_log' | 'analysis' | 'policy';
 
 export interface ArtifactRef {
   runId: string;

@@ -5,6 +5,7 @@
  */
 import type { KnownBlock } from '@slack/types';
 import type { PlanAnalysis } from '../../domain/plan/model.js';
+import type { PolicyEvaluation, PolicyFinding } from '../../domain/policy/model.js';
 import { formatCounts } from '../../domain/plan/render-text.js';
 import type { Run } from '../../domain/run/model.js';
 import { BLOCK_IDS } from '../action-ids.js';
@@ -26,10 +27,12 @@ export interface RunMessageInput {
   remediationUrl?: string;
   /** Config mention for on-call, e.g. `<!subteam^S123>`; only shown while the run awaits a decision. */
   mention?: string;
+  /** What the policies said: denials and warnings are listed; a denied plan has no Approve button. */
+  policy?: PolicyEvaluation;
 }
 
-/** The part of the message that is not the diff: header, summary, context, status, more, buttons. */
-const FIXED_BLOCKS = 9;
+/** The part of the message that is not the diff: header, summary, policy, context, status, more, buttons. */
+const FIXED_BLOCKS = 10;
 /** Diff text per message: enough for a real review, short enough to read; the rest is in the file. */
 export const DIFF_CHAR_BUDGET = 12_000;
 
@@ -57,6 +60,24 @@ function summary(input: RunMessageInput): string {
   return lines.join('\n');
 }
 
+/** Denials first, then warnings, then what was ignored: one line each, within one section. */
+function policyLines(policy: PolicyEvaluation): string {
+  const icon: Partial<Record<PolicyFinding['effect'], string>> = { deny: ':no_entry:', warn: ':warning:', require_approval: ':busts_in_silhouette:' };
+  const order = ['deny', 'require_approval', 'warn'] as const;
+  const lines = order.flatMap((effect) =>
+    policy.findings
+      .filter((f) => f.effect === effect)
+      .map((f) => `${icon[effect]} ${code(truncate(f.rule, 80))}: ${escapeMrkdwn(truncate(f.message, 300))}`),
+  );
+  const shown = lines.slice(0, 12);
+  if (lines.length > shown.length) shown.push(`… and ${lines.length - shown.length} more policy findings`);
+  if (policy.ignored.length) {
+    const rules = [...new Set(policy.ignored.map((i) => i.rule))].map((r) => code(truncate(r, 80)));
+    shown.push(`:see_no_evil: ${plural(policy.ignored.length, 'change')} ignored by ${rules.join(', ')}`);
+  }
+  return shown.join('\n');
+}
+
 function contextLine(stack: StackRef, run: Run): string[] {
   return [
     `Stack ${code(stack.name)}`,
@@ -69,12 +90,15 @@ function contextLine(stack: StackRef, run: Run): string[] {
 }
 
 export function renderRunMessage(input: RunMessageInput): { message: SlackMessage; omittedResources: number } {
-  const { stack, run, analysis, phase } = input;
+  const { stack, run, analysis, phase, policy } = input;
   const drift = isDrift(run, analysis);
-  const status = phaseStatusLine(phase, input.approval);
+  const denied = Boolean(policy?.denied) && isAwaiting(phase);
+  const status = denied ? ':no_entry: Denied by policy: this plan cannot be applied from Slack. Reject it, or change the code or the policy' : phaseStatusLine(phase, input.approval);
+  const findings = policy ? policyLines(policy) : '';
   const blocks: KnownBlock[] = [
     header(runTitle(stack.name, drift)),
     section(summary(input)),
+    ...(findings ? [section(findings)] : []),
     context(contextLine(stack, run)),
     section(status, { block_id: BLOCK_IDS.runStatus }),
   ];
@@ -99,7 +123,7 @@ export function renderRunMessage(input: RunMessageInput): { message: SlackMessag
       runId: run.id,
       stackName: stack.name,
       counts: analysis.counts,
-      applyable: analysis.applyable,
+      applyable: analysis.applyable && !policy?.denied,
       canRemediate: input.canRemediate && !input.remediationUrl,
     });
     blocks.push(actions(buttons, BLOCK_IDS.runActions));

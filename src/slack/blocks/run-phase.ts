@@ -38,7 +38,12 @@ function approvedBy(approvers: string[], have: number, need: number): string {
 
 function needs(approval: ApprovalInfo | undefined): string {
   if (!approval) return 'Waiting for a decision';
-  const { have, need } = approval.progress;
+  const { have, need, missing: still } = approval.progress;
+  if (still && still.length > 1) {
+    const total = still.reduce((n, m) => n + m.count, 0);
+    const parts = still.map((m) => `${m.count} from ${m.groups.map(escapeMrkdwn).join(' or ')}${m.source && !m.source.startsWith('approvers.') ? ` (policy ${escapeMrkdwn(m.source)})` : ''}`);
+    return `Waiting for ${plural(total, 'approval')}${have > 0 ? ' more' : ''}: ${parts.join(' and ')}`;
+  }
   const from = approval.groups.length ? ` from ${approval.groups.map(escapeMrkdwn).join(' or ')}` : '';
   const missing = Math.max(0, need - have);
   return `Waiting for ${plural(missing, 'approval')}${have > 0 ? ' more' : ''}${from}`;

@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import type { PlanAnalysis } from '../../domain/plan/model.js';
+import type { PolicyEvaluation } from '../../domain/policy/model.js';
+import { POLICY_EFFECTS } from '../../domain/policy/model.js';
+import type { ArtifactKind } from '../../domain/run/model.js';
 import { loadArtifact } from '../../services/artifacts.js';
 import type { ServiceDeps } from '../../services/deps.js';
 
 /**
- * Stored metadata is a boundary too: the analysis a message is rendered from is checked for the fields
- * the renderers rely on (the rest of its shape is driftgate's own, written by check-stack).
+ * Stored metadata is a boundary too: what a message is rendered from is checked for the fields the
+ * renderers rely on (the rest of its shape is driftgate's own, written by check-stack).
  */
 const StoredAnalysis = z.looseObject({
   terraformVersion: z.string(),
@@ -18,11 +21,29 @@ const StoredAnalysis = z.looseObject({
   applyable: z.boolean(),
 });
 
+const StoredPolicy = z.object({
+  findings: z.array(z.object({ rule: z.string(), effect: z.enum(POLICY_EFFECTS), message: z.string(), address: z.string().optional() })),
+  denied: z.boolean(),
+  approvals: z.array(z.object({ rule: z.string(), count: z.number().int().min(1), from: z.array(z.string()).min(1) })),
+  allMinor: z.boolean(),
+  ignored: z.array(z.object({ address: z.string(), rule: z.string() })),
+  fired: z.array(z.string()),
+});
+
+async function loadJson<T>(deps: Pick<ServiceDeps, 'artifacts' | 'store'>, runId: string, kind: ArtifactKind, schema: z.ZodType<T>): Promise<T | undefined> {
+  const body = await loadArtifact(deps, runId, kind);
+  if (!body) return undefined;
+  const parsed = schema.safeParse(JSON.parse(body.toString('utf8')));
+  if (!parsed.success) throw new Error(`stored ${kind} of run ${runId} is malformed at ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`);
+  return parsed.data;
+}
+
 /** A run's analysis from the artifact store (sha256 checked); undefined when the run has none (no changes). */
 export async function loadAnalysis(deps: Pick<ServiceDeps, 'artifacts' | 'store'>, runId: string): Promise<PlanAnalysis | undefined> {
-  const body = await loadArtifact(deps, runId, 'analysis');
-  if (!body) return undefined;
-  const parsed = StoredAnalysis.safeParse(JSON.parse(body.toString('utf8')));
-  if (!parsed.success) throw new Error(`stored analysis of run ${runId} is malformed at ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`);
-  return parsed.data as unknown as PlanAnalysis;
+  return (await loadJson(deps, runId, 'analysis', StoredAnalysis)) as unknown as PlanAnalysis | undefined;
+}
+
+/** What the policies said about a run's plan; undefined when no policy was evaluated. */
+export function loadPolicy(deps: Pick<ServiceDeps, 'artifacts' | 'store'>, runId: string): Promise<PolicyEvaluation | undefined> {
+  return loadJson(deps, runId, 'policy', StoredPolicy);
 }

@@ -4,8 +4,10 @@
  * and all of a stack's calls go out in order (one outbox key per stack).
  */
 import type { DriftgateConfig, StackConfig } from '../../config/schema.js';
+import { progressOf } from '../../domain/approvals/evaluate-all.js';
 import { requirementFor } from '../../domain/approvals/requirement.js';
 import type { PlanAnalysis } from '../../domain/plan/model.js';
+import type { PolicyEvaluation } from '../../domain/policy/model.js';
 import type { Run } from '../../domain/run/model.js';
 import type { SqliteStore } from '../../adapters/store/open-sqlite-store.js';
 import type { ServiceDeps } from '../../services/deps.js';
@@ -16,7 +18,7 @@ import type { SlackMessage } from '../blocks/message.js';
 import { UPLOAD_METHOD } from '../outbox/deliver.js';
 import { messagePlaceholder } from '../outbox/placeholders.js';
 import { channelFor, onCallMention } from '../routing.js';
-import { loadAnalysis } from './load-analysis.js';
+import { loadAnalysis, loadPolicy } from './load-analysis.js';
 
 export interface RunMessagesDeps {
   config: Pick<DriftgateConfig, 'slack' | 'approvers'>;
@@ -41,7 +43,7 @@ export interface RunMessages {
   uploadPlan(run: Run, analysis?: PlanAnalysis): Promise<void>;
   /** The channel a stack's messages go to. */
   channelOf(stackName: string): string;
-  approvalInfo(run: Run): ApprovalInfo | undefined;
+  approvalInfo(run: Run, policy?: PolicyEvaluation): ApprovalInfo | undefined;
 }
 
 export const stackKey = (stack: string) => `stack:${stack}`;
@@ -50,15 +52,15 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
   const slack = deps.config.slack;
   const stackOf = (run: Run) => deps.stack(run.stack);
 
-  function approvalInfo(run: Run): ApprovalInfo | undefined {
+  function approvalInfo(run: Run, policy?: PolicyEvaluation): ApprovalInfo | undefined {
     const stack = stackOf(run);
     const match = stack && requirementFor(stack, deps.config.approvers);
     if (!match) return undefined;
-    const approvals = deps.store.listApprovals(run.id);
-    return {
-      progress: { have: approvals.length, need: match.requirement.count, approvers: approvals.map((a) => a.userId) },
-      groups: match.requirement.groups,
-    };
+    const requirements = [
+      { ...match.requirement, source: `approvers.rules[${match.rule}]` },
+      ...(policy?.approvals ?? []).map((a) => ({ count: a.count, groups: a.from, source: a.rule })),
+    ];
+    return { progress: progressOf(requirements, deps.store.listApprovals(run.id)), groups: [...new Set(requirements.flatMap((r) => r.groups))] };
   }
 
   async function render(run: Run, phase: RunPhase, analysis?: PlanAnalysis) {
@@ -66,13 +68,15 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     const plan = analysis ?? (await loadAnalysis(deps.services, run.id));
     if (!stack || !plan) return undefined;
     const mention = slack ? onCallMention(slack, stack) : undefined;
-    const approval = approvalInfo(run);
+    const policy = await loadPolicy(deps.services, run.id);
+    const approval = approvalInfo(run, policy);
     return renderRunMessage({
       stack: { name: stack.name, environment: stack.environment, mode: stack.mode },
       run,
       analysis: plan,
       phase,
       canRemediate: deps.canRemediate,
+      ...(policy ? { policy } : {}),
       ...(approval ? { approval } : {}),
       ...(mention ? { mention } : {}),
     });

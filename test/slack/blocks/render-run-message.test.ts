@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
 import { renderRunMessage, type RunMessageInput } from '../../../src/slack/blocks/render-run-message.js';
+import type { PolicyEvaluation } from '../../../src/domain/policy/model.js';
 import type { RunPhase } from '../../../src/slack/blocks/run-phase.js';
 import {
   ALL_FIXTURE_SECRETS,
@@ -141,5 +142,63 @@ describe('renderRunMessage', () => {
     expect(omittedResources).toBeGreaterThan(0);
     expect(JSON.stringify(message.blocks)).toContain(`+${omittedResources} more resources`);
     mrkdwnTexts(message).forEach(expectBalancedFences);
+  });
+});
+
+describe('renderRunMessage with policy results', () => {
+  const policy = (overrides: Partial<PolicyEvaluation> = {}): PolicyEvaluation => ({
+    findings: [],
+    denied: false,
+    approvals: [],
+    allMinor: false,
+    ignored: [],
+    fired: [],
+    ...overrides,
+  });
+
+  it('lists denials before warnings, takes the Approve button away from a denied plan and says why', () => {
+    const { message } = renderRunMessage(
+      input({
+        policy: policy({
+          denied: true,
+          findings: [
+            { rule: 'iam-warn', effect: 'warn', message: 'IAM role changes: review carefully', address: 'aws_iam_role.x' },
+            { rule: 'no-gpu-outside-prod', effect: 'deny', message: 'p4d.24xlarge is not allowed in dev <!channel>', address: 'aws_instance.x' },
+          ],
+          fired: ['no-gpu-outside-prod', 'iam-warn'],
+        }),
+      }),
+    );
+    expectValidMessage(message);
+    const texts = mrkdwnTexts(message.blocks).join('\n');
+    expect(texts.indexOf('no-gpu-outside-prod')).toBeLessThan(texts.indexOf('iam-warn'));
+    expect(texts).toContain('Denied by policy: this plan cannot be applied from Slack');
+    expect(texts).not.toContain('<!channel>');
+    expect(buttonsOf(message.blocks).map((b) => b.action_id)).toEqual([ACTION_IDS.reject, ACTION_IDS.viewPlan]);
+  });
+
+  it('shows every approval still needed, the policy ones named, and what was ignored', () => {
+    const { message } = renderRunMessage(
+      input({
+        policy: policy({ approvals: [{ rule: 'many-destroys', count: 1, from: ['senior'] }], ignored: [{ address: 'aws_autoscaling_group.web', rule: 'asg-desired' }] }),
+        approval: {
+          progress: {
+            have: 1,
+            need: 3,
+            approvers: ['U1'],
+            missing: [
+              { count: 1, groups: ['sre-leads'], source: 'approvers.rules[0]' },
+              { count: 1, groups: ['senior'], source: 'many-destroys' },
+            ],
+          },
+          groups: ['sre-leads', 'senior'],
+        },
+      }),
+    );
+    expectValidMessage(message);
+    const texts = mrkdwnTexts(message.blocks).join('\n');
+    expect(texts).toContain('Waiting for 2 approvals more: 1 from sre-leads and 1 from senior (policy many-destroys)');
+    expect(texts).toContain('1 change ignored by `asg-desired`');
+    expect(buttonsOf(message.blocks).map((b) => b.action_id)).toContain(ACTION_IDS.approve);
   });
 });
