@@ -4,17 +4,19 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { packageRoot } from '../src/cli/package-root.js';
 import { benchPlanAnalysis } from './plan-analysis.js';
+import { benchPolicies } from './policy.js';
 import { benchSlackClicks } from './slack-clicks.js';
 import { benchSweep } from './sweep.js';
 
 /**
- * `npm run bench [-- sweep|analysis|slack]`: runs the benchmarks and rewrites their sections of
+ * `npm run bench [-- sweep|analysis|slack|policy]`: runs the benchmarks and rewrites their sections of
  * bench/results.md, keeping the sections of benchmarks not run this time.
  */
 const BENCHES: Record<string, (ctx: { workDir: string; env: Record<string, string>; bin: string }) => Promise<{ markdown: string }>> = {
   sweep: benchSweep,
   analysis: benchPlanAnalysis,
   slack: benchSlackClicks,
+  policy: benchPolicies,
 };
 
 async function machine(): Promise<string> {

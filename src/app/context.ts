@@ -5,6 +5,8 @@ import { createArtifactStore } from '../adapters/artifacts/create-artifact-store
 import { openSqliteStore, type SqliteStore } from '../adapters/store/open-sqlite-store.js';
 import { createTerraformRunner } from '../adapters/terraform/runner.js';
 import type { DriftgateConfig, StackConfig } from '../config/schema.js';
+import { ConfigError } from '../domain/errors.js';
+import { buildPolicyInput, compilePolicies, evaluatePolicies } from '../domain/policy/index.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { createSecretRegistry } from '../logging/secret-registry.js';
 import type { ServiceDeps } from '../services/deps.js';
@@ -36,6 +38,15 @@ function goMaxProcs(concurrency: number): number {
   return Math.max(1, Math.floor(availableParallelism() / concurrency));
 }
 
+/** The config's policies, compiled once (the loader already refused any that do not compile). */
+function policyEvaluator(config: DriftgateConfig): ServiceDeps['evaluatePolicies'] {
+  if (config.policies.length === 0) return undefined;
+  const compiled = compilePolicies(config.policies);
+  if (!compiled.ok) throw new ConfigError(compiled.issues.map((i) => ({ path: `policies (rule "${i.rule}").${i.field}`, message: i.message })));
+  const { policy } = compiled;
+  return (plan, redactor, stack, kind) => evaluatePolicies(policy, buildPolicyInput(plan, redactor, stack, kind));
+}
+
 /** The composition root: every adapter built from the config, once. */
 export async function createAppContext(config: DriftgateConfig, options: AppContextOptions): Promise<AppContext> {
   const now = options.now ?? (() => new Date());
@@ -62,6 +73,7 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
   });
   const bus = createEventBus((err, event) => logger.error({ err, event: event.type, stack: event.stack }, 'event handler failed'));
   const byName = new Map(config.stacks.map((s) => [s.name, s]));
+  const evaluatePolicies = policyEvaluator(config);
   const deps: ServiceDeps = {
     store,
     artifacts,
@@ -73,6 +85,7 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
     workDir,
     timeouts: config.terraform.timeouts,
     maxPlanAgeMs: config.defaults.maxPlanAge,
+    ...(evaluatePolicies ? { evaluatePolicies } : {}),
   };
   return {
     config,

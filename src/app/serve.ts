@@ -1,4 +1,8 @@
 import nodeCron from 'node-cron';
+import { pagerdutySettingsFor } from '../adapters/pagerduty/env.js';
+import { pagerdutyDeliverers } from '../oncall/page-deliverer.js';
+import { createPager } from '../oncall/pager.js';
+import { createOutboxWorker } from '../slack/outbox/worker.js';
 import type { DriftgateConfig } from '../config/schema.js';
 import { startHttpServer, type HttpServer } from '../http/server.js';
 import { checkStack, type CheckOutcome } from '../services/check-stack.js';
@@ -8,6 +12,7 @@ import { createSlackApp, type SlackApp } from '../slack/app/create-slack-app.js'
 import { createSlackRuntime, type SlackRuntime } from '../slack/slack-runtime.js';
 import { pruneArtifacts } from '../services/retention.js';
 import { createScheduler, type Scheduler } from '../services/scheduler.js';
+import { autoApplyAfterCheck } from './auto-apply.js';
 import { createAppContext, type AppContext } from './context.js';
 
 export interface ServeOptions {
@@ -38,6 +43,7 @@ export interface RunningServe {
 export async function startServe(config: DriftgateConfig, options: ServeOptions): Promise<RunningServe> {
   // Before anything starts: a Slack misconfiguration fails here, with nothing left running.
   const slackSettings = slackSettingsFor(config, options.env);
+  const pagerdutySettings = pagerdutySettingsFor(config, options.env);
   const context = await createAppContext(config, options);
   const { logger, store, deps } = context;
 
@@ -47,6 +53,8 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   }
   for (const stack of config.stacks) store.upsertStack(stack.name);
   deps.bus.onAny((event) => logger.info({ event: event.type, stack: event.stack, runId: event.run.id }, 'event'));
+  const pager = pagerdutySettings ? createPager({ config, bus: deps.bus, store, stack: context.stack, now: deps.now, logger }) : undefined;
+  const deliverers = pagerdutySettings ? pagerdutyDeliverers(pagerdutySettings) : undefined;
 
   const metrics = createMetrics();
   const scheduler = createScheduler<CheckOutcome>({
@@ -60,6 +68,16 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
       metrics.planDuration.observe({ stack: stack.name, outcome: outcome.status }, (performance.now() - started) / 1000);
       metrics.runsByOutcome.inc({ outcome: outcome.status });
       metrics.driftedStacks.set(store.listStacks().filter((s) => s.openDrift).length);
+      autoApplyAfterCheck(
+        {
+          services: deps,
+          scheduler,
+          stack: context.stack,
+          // With Slack, as a Slack job: its message follows the apply, and shutdown waits for it.
+          ...(slackApp ? { apply: async (run, actor) => slackApp.deps.jobs.run('auto-apply', () => slackApp.deps.applier.apply(run, actor)) } : {}),
+        },
+        outcome,
+      );
       return outcome;
     },
   });
@@ -75,8 +93,18 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
     : undefined;
 
   const slackApp = slackSettings
-    ? createSlackApp({ context, scheduler, metrics, settings: slackSettings, ...(options.outboxPollMs ? { outboxPollMs: options.outboxPollMs } : {}) })
+    ? createSlackApp({
+        context,
+        scheduler,
+        metrics,
+        settings: slackSettings,
+        ...(options.outboxPollMs ? { outboxPollMs: options.outboxPollMs } : {}),
+        ...(deliverers ? { deliverers } : {}),
+      })
     : undefined;
+  // Without Slack, pages still need a worker; with it, the Slack app's worker delivers them too.
+  const pageWorker = deliverers && !slackApp ? createOutboxWorker({ store, deliverers, now: deps.now, logger }) : undefined;
+  pageWorker?.start(options.outboxPollMs ?? 250);
   const slack = slackSettings
     ? createSlackRuntime({
         settings: slackSettings,
@@ -118,6 +146,8 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
       // Applies and checks first: they may still have messages to send through the outbox.
       const { aborted, cancelled } = await scheduler.stop(config.defaults.shutdownTimeout);
       logger.info({ aborted, cancelled }, 'scheduler stopped');
+      pager?.stop();
+      await pageWorker?.stop();
       await slackApp?.stop();
       await slack?.stop();
       await health.close();

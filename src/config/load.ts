@@ -6,6 +6,7 @@ import { discoverStacks } from './discover.js';
 import { interpolate, maskSubstitutions } from './interpolate.js';
 import { formatIssuePath } from './issue-path.js';
 import { parseYaml } from './parse-yaml.js';
+import { loadPolicies } from './policies.js';
 import { duplicateStackNames, resolveConfig } from './resolve.js';
 import { ConfigFile, type DriftgateConfig } from './schema.js';
 import { schemaIssues } from './schema-issues.js';
@@ -107,7 +108,15 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
   const discovery = await discoverStacks(parsed.data.discover, baseDir);
   issues.push(...discovery.issues);
   warnings.push(...discovery.warnings);
-  const config = resolveConfig(parsed.data, { ...(file ? { file } : {}), baseDir, discovered: discovery.stacks, cpus: availableParallelism() });
+  const policies = await loadPolicies(parsed.data.policies, baseDir, parsed.data.approvers);
+  issues.push(...policies.issues);
+  const config = resolveConfig(parsed.data, {
+    ...(file ? { file } : {}),
+    baseDir,
+    discovered: discovery.stacks,
+    cpus: availableParallelism(),
+    policies: policies.rules,
+  });
   warnings.push(...slackWarnings(config));
   for (const [index, entry] of parsed.data.stacks.entries()) {
     const warning = await stackDirWarning(`stacks[${index}].dir`, entry.name, resolve(baseDir, entry.dir));

@@ -1,5 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ConfigIssue } from '../domain/errors.js';
+import type { PolicyRule } from '../domain/policy/model.js';
 import type { DiscoveredStack } from './discover.js';
 import type { ConfigFile, DiscoverEntry, DriftgateConfig, StackConfig, StackEntry } from './schema.js';
 
@@ -11,6 +12,8 @@ export interface ResolveContext {
   discovered: readonly DiscoveredStack[];
   /** Default for `defaults.concurrency`. */
   cpus: number;
+  /** The rules of `policies`, policy files read (see policies.ts). */
+  policies: PolicyRule[];
 }
 
 type StackSettings = Omit<StackEntry, 'name' | 'dir'>;
@@ -38,6 +41,8 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
     stacks: [...explicit, ...discovered],
     ...(file.slack ? { slack: file.slack } : {}),
     ...(file.approvers ? { approvers: file.approvers } : {}),
+    ...(file.pagerduty ? { pagerduty: file.pagerduty } : {}),
+    policies: ctx.policies,
     log: file.log,
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import cron from 'node-cron';
+import { POLICY_EFFECTS, type PolicyRule } from '../domain/policy/model.js';
 import { parseDuration } from './duration.js';
 
 /**
@@ -177,6 +178,56 @@ export const ApproversConfig = z
   });
 export type ApproversConfig = z.infer<typeof ApproversConfig>;
 
+export const PagerdutySeverity = z.enum(['critical', 'error', 'warning', 'info']);
+export type PagerdutySeverity = z.infer<typeof PagerdutySeverity>;
+
+/** A variable name, never the key: a routing key is a secret and comes from the environment only. */
+const routingKeyEnv = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable, e.g. PAGERDUTY_ROUTING_KEY_PROD')
+  // A 32-character key pasted here by mistake would be a valid-looking name; refuse it without echoing it.
+  .refine((v) => !/^[A-Za-z0-9]{32}$/.test(v), 'looks like a routing key itself: name the environment variable that holds it');
+
+export const PagerdutyConfig = z.strictObject({
+  /** First match wins: a stack no rule matches never pages. An absent criterion matches every stack. */
+  routing: z
+    .array(
+      z.strictObject({
+        environments: z.array(z.string()).min(1).optional(),
+        stacks: z.string().min(1).optional(),
+        routingKeyEnv,
+      }),
+    )
+    .min(1),
+  /** Environment -> PagerDuty severity; an environment not listed (or a stack without one) pages as `error`. */
+  severity: z.record(z.string(), PagerdutySeverity).default({}),
+  /** Drift unresolved this long is raised again in Slack with the on-call group mentioned. */
+  escalateAfter: duration().optional(),
+});
+export type PagerdutyConfig = z.infer<typeof PagerdutyConfig>;
+
+/** A policy rule (see domain/policy/model.ts); its expressions are compiled by the loader, not here. */
+export const PolicyRuleEntry = z.strictObject({
+  name: z.string().min(1),
+  description: z.string().optional(),
+  scope: z.enum(['resource', 'plan']).default('resource'),
+  when: z.string().min(1),
+  message: z.string().optional(),
+  effect: z.enum(POLICY_EFFECTS),
+  count: z.number().int().min(1).max(10).optional(),
+  from: z.array(z.string().min(1)).min(1).optional(),
+}) satisfies z.ZodType<PolicyRule>;
+
+/** A policy file: `rules:` and nothing else. */
+export const PolicyFile = z.strictObject({ rules: z.array(PolicyRuleEntry) });
+
+export const PoliciesConfig = z.strictObject({
+  /** YAML policy files, relative to the config file; their rules come before the inline ones. */
+  files: z.array(z.string().min(1)).default([]),
+  rules: z.array(PolicyRuleEntry).default([]),
+});
+export type PoliciesConfig = z.infer<typeof PoliciesConfig>;
+
 export const ConfigFile = z.strictObject({
   version: z.literal(1).default(1),
   dataDir: z.string().default('.driftgate'),
@@ -187,6 +238,8 @@ export const ConfigFile = z.strictObject({
   discover: z.array(DiscoverEntry).default([]),
   slack: SlackConfig.optional(),
   approvers: ApproversConfig.optional(),
+  pagerduty: PagerdutyConfig.optional(),
+  policies: PoliciesConfig.optional(),
   log: z
     .strictObject({
       level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
@@ -224,5 +277,8 @@ export interface DriftgateConfig {
   stacks: StackConfig[];
   slack?: SlackConfig;
   approvers?: ApproversConfig;
+  pagerduty?: PagerdutyConfig;
+  /** Policy files' rules (in file order), then inline rules; the loader compiled them all once. */
+  policies: PolicyRule[];
   log: ConfigFile['log'];
 }

@@ -4,6 +4,7 @@ import type { StackConfig } from '../config/schema.js';
 import { DriftgateError, TerraformError, errorMessage } from '../domain/errors.js';
 import { analyzePlan, noChangesAnalysis } from '../domain/plan/analyze.js';
 import type { PlanAnalysis } from '../domain/plan/model.js';
+import type { PolicyEvaluation } from '../domain/policy/model.js';
 import { parsePlanJson } from '../domain/plan/schema.js';
 import { classifyRun } from '../domain/run/classify.js';
 import type { Run } from '../domain/run/model.js';
@@ -13,7 +14,7 @@ import type { ServiceDeps } from './deps.js';
 
 export type CheckOutcome =
   | { stack: string; status: 'no_changes'; run: Run; analysis: PlanAnalysis; resolved: boolean }
-  | { stack: string; status: 'drifted' | 'pending_approval'; run: Run; analysis: PlanAnalysis; isNew: boolean }
+  | { stack: string; status: 'drifted' | 'pending_approval'; run: Run; analysis: PlanAnalysis; isNew: boolean; policy?: PolicyEvaluation }
   | { stack: string; status: 'errored'; run?: Run; error: string; stderrTail: string }
   | { stack: string; status: 'interrupted'; run: Run }
   | { stack: string; status: 'blocked'; reason: string };
@@ -52,16 +53,25 @@ export async function checkStack(deps: ServiceDeps, stack: StackConfig, options:
       return await recordOutcome(deps, stack, run, noChangesAnalysis(version), undefined);
     }
     const json = await deps.terraform.showJson(stack, planFile, { signal: options.signal });
-    const { analysis, redactor } = analyzePlan(parsePlanJson(json));
+    const planJson = parsePlanJson(json);
+    const { analysis, redactor } = analyzePlan(planJson);
     deps.secrets.add(redactor);
+    const kind = classifyRun({ analysis, commitSha: run.commitSha, lastAppliedCommit: store.getStack(stack.name)?.lastAppliedCommit });
+    const policy = kind && deps.evaluatePolicies ? deps.evaluatePolicies(planJson, redactor, stack, kind) : undefined;
 
     const planArtifact = await storeArtifact(deps, run.id, 'plan', await readFile(planFile));
     await storeArtifact(deps, run.id, 'plan_json', json);
     await storeArtifact(deps, run.id, 'plan_log', redactor.redact(`${plan.stdout}\n${plan.stderr}`));
     await storeArtifact(deps, run.id, 'analysis', JSON.stringify(analysis));
+    if (policy) {
+      await storeArtifact(deps, run.id, 'policy', JSON.stringify(policy));
+      if (policy.fired.length) {
+        store.appendAudit({ at: deps.now(), actor: 'system', action: 'policies_fired', runId: run.id, stack: stack.name, detail: { rules: policy.fired, denied: policy.denied } });
+      }
+    }
     logger.info({ stack: stack.name, runId: run.id, initRan: plan.initRan, ms: plan.durationMs }, 'plan finished');
 
-    return await recordOutcome(deps, stack, run, analysis, planArtifact.sha256);
+    return await recordOutcome(deps, stack, run, analysis, planArtifact.sha256, policy);
   } catch (err) {
     if (options.signal?.aborted) {
       const interrupted = store.transition(run.id, 'planning', 'interrupted', { error: 'driftgate stopped while the plan ran' });
@@ -84,6 +94,7 @@ async function recordOutcome(
   run: Run,
   analysis: PlanAnalysis,
   planSha256: string | undefined,
+  policy?: PolicyEvaluation,
 ): Promise<CheckOutcome> {
   const { store, bus } = deps;
   const before = store.getStack(stack.name);
@@ -116,7 +127,7 @@ async function recordOutcome(
   } else {
     await bus.publish({ type: kind === 'drift' ? 'drift_detected' : 'plan_pending_approval', stack: stack.name, run: done, analysis });
   }
-  return { stack: stack.name, status: to, run: done, analysis, isNew };
+  return { stack: stack.name, status: to, run: done, analysis, isNew, ...(policy ? { policy } : {}) };
 }
 
 async function fail(deps: ServiceDeps, run: Run, error: string, stderrTail: string): Promise<CheckOutcome> {

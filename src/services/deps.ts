@@ -1,5 +1,8 @@
 import type { StackConfig } from '../config/schema.js';
 import type { Redactor } from '../domain/plan/model.js';
+import type { PlanJson } from '../domain/plan/schema.js';
+import type { PolicyEvaluation } from '../domain/policy/model.js';
+import type { RunKind } from '../domain/run/state.js';
 import type { ArtifactStore } from '../ports/artifacts.js';
 import type { RunStore } from '../ports/store.js';
 import type { TerraformRunner } from '../ports/terraform.js';
@@ -26,6 +29,8 @@ export interface ServiceDeps {
   workDir: string;
   timeouts: { plan: number; apply: number; killGrace: number };
   maxPlanAgeMs: number;
+  /** The config's policies over a plan (values masked by `redactor`); absent when there are none. */
+  evaluatePolicies?: (plan: PlanJson, redactor: Redactor, stack: StackConfig, kind: RunKind) => PolicyEvaluation;
 }
 
 export type StackLookup = (name: string) => StackConfig | undefined;

@@ -38,6 +38,10 @@ export interface PolicyResourceChange {
   after: unknown;
   /** Attribute paths (a.b[0].c) whose value changes. */
   changed_attributes: string[];
+  /** Set when the resource was moved (`moved` block): its address in the prior state. */
+  previous_address?: string;
+  /** Set when the change imports the resource. */
+  importing?: boolean;
 }
 
 /** The input of every rule: `terraform.resource_changes`, `stack`, `run`, and `resource` for resource rules. */
@@ -58,6 +62,11 @@ export interface PolicyFinding {
   message: string;
   /** The resource a resource rule fired on. */
   address?: string;
+  /**
+   * The rule could not be evaluated (its expression threw, or gave no bool): the finding is a warning
+   * that says why, and the rule counted as not matched. One per rule, on the first resource it failed on.
+   */
+  error?: true;
 }
 
 export interface PolicyApproval {
@@ -84,7 +93,9 @@ export interface PolicyEvaluation {
 /** A rule that cannot compile: its name, and where in its expression. */
 export interface PolicyCompileIssue {
   rule: string;
-  /** `when` or `message`. */
-  field: 'when' | 'message';
+  /** The rule's position in the list given to compilePolicies, to locate it in its file. */
+  index: number;
+  /** The rule's field at fault: `when` and `message` for expressions, the others for the rule's shape. */
+  field: 'name' | 'scope' | 'when' | 'message' | 'count' | 'from';
   message: string;
 }

@@ -41,6 +41,7 @@ export function createRunApplier(deps: RunApplierDeps): RunApplier {
     async apply(run, actor) {
       const stack = deps.stack(run.stack);
       if (!stack) return undefined;
+      await messages.ensurePosted(run);
       await messages.update(run, { kind: 'applying', by: actor });
       const started = performance.now();
       const outcome = await deps.scheduler.exclusive(stack.name, () => applyRun(services, stack, run.id, actor));

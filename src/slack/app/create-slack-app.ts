@@ -5,6 +5,7 @@
 import type { App } from '@slack/bolt';
 import type { AppContext } from '../../app/context.js';
 import { errorMessage } from '../../domain/errors.js';
+import type { Run } from '../../domain/run/model.js';
 import type { Metrics } from '../../metrics/registry.js';
 import type { CheckOutcome } from '../../services/check-stack.js';
 import type { Scheduler } from '../../services/scheduler.js';
@@ -14,8 +15,9 @@ import * as actions from '../listeners/actions/index.js';
 import * as commands from '../listeners/commands/index.js';
 import * as events from '../listeners/events/index.js';
 import { createNotifier } from '../notifier/notifier.js';
+import { loadPolicy } from '../notifier/load-analysis.js';
 import { createRunMessages } from '../notifier/run-messages.js';
-import { createOutboxWorker } from '../outbox/worker.js';
+import { createOutboxWorker, type OutboxWorkerOptions } from '../outbox/worker.js';
 import { createUsergroupResolver } from '../usergroups.js';
 import { createRunApplier } from './apply-approved.js';
 import type { SlackAppDeps } from './deps.js';
@@ -39,6 +41,8 @@ export interface SlackAppOptions {
   settings: SlackSettings;
   /** How often the outbox is polled. */
   outboxPollMs?: number;
+  /** Outbox deliverers for items that are not Slack calls (PagerDuty pages): one worker per database file. */
+  deliverers?: OutboxWorkerOptions['deliverers'];
 }
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
@@ -54,6 +58,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     usergroups: createUsergroupResolver({ call: api.call, ttlMs: config.slack.usergroupCacheTtl, now, logger }),
     approvers: config.approvers,
     snoozeMs: config.defaults.snooze,
+    policyOf: (run: Run) => loadPolicy(context.deps, run.id),
   };
   const messages = createRunMessages({ config, store, services, stack: context.stack, canRemediate: false });
   const applier = createRunApplier({ services, scheduler, messages, stack: context.stack });
@@ -66,6 +71,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const worker = createOutboxWorker({
     store,
     api,
+    ...(options.deliverers ? { deliverers: options.deliverers } : {}),
     now,
     logger,
     onDelivered: () => metrics.outboxPending.set(store.pendingCount()),

@@ -45,10 +45,14 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     windowMs: slack?.digestWindow ?? 0,
     threshold: slack?.digestThreshold ?? Number.POSITIVE_INFINITY,
     async single(run) {
+      // An automatic apply may have posted it already, while the alert waited in its digest window.
+      if (store.hasMessage(run.id)) return;
       await messages.post(run);
       audit(run, 'alert_posted');
     },
-    async digest(channel, runs) {
+    async digest(channel, all) {
+      const runs = all.filter((run) => !store.hasMessage(run.id));
+      if (runs.length === 0) return;
       const entries = runs.map((run) => ({ stack: run.stack, environment: deps.stack(run.stack)?.environment, run, counts: run.counts! }));
       store.enqueue({ key: `channel:${channel}`, method: 'chat.postMessage', payload: { channel, ...renderDigest({ entries }) } });
       for (const run of runs) audit(run, 'alert_digested', { channel });

@@ -37,6 +37,8 @@ export interface RunMessages {
    * that is another (a re-plan takes over its predecessor's message). False when there is no message.
    */
   update(run: Run, phase: RunPhase, options?: { messageOf?: string }): Promise<boolean>;
+  /** Posts the run's message unless it has one (an automatic apply may start before its alert went out). */
+  ensurePosted(run: Run): Promise<void>;
   /** A reply in the run's thread (after its post, whenever that is delivered). */
   reply(run: Run, message: SlackMessage): void;
   /** The whole masked plan as a file in the run's thread. */
@@ -95,18 +97,23 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     deps.store.enqueue({ key: stackKey(run.stack), method: UPLOAD_METHOD, payload: { channel: ref, thread_ts: ref, ...file } });
   }
 
+  async function post(run: Run, options: { thread?: { channel: string; ts: string } } = {}): Promise<void> {
+    const analysis = await loadAnalysis(deps.services, run.id);
+    const rendered = await render(run, { kind: 'awaiting' }, analysis);
+    if (!rendered || !analysis) return;
+    const where = options.thread ? { channel: options.thread.channel, thread_ts: options.thread.ts } : { channel: channelOf(run.stack) };
+    deps.store.enqueue({ key: stackKey(run.stack), method: 'chat.postMessage', payload: { ...where, ...rendered.message }, recordMessageFor: run.id });
+    // The message had to cut the diff: the whole plan goes to its thread.
+    if (rendered.omittedResources > 0) await uploadPlan(run, analysis);
+  }
+
   return {
     channelOf,
     approvalInfo,
     uploadPlan,
-    async post(run, options = {}) {
-      const analysis = await loadAnalysis(deps.services, run.id);
-      const rendered = await render(run, { kind: 'awaiting' }, analysis);
-      if (!rendered || !analysis) return;
-      const where = options.thread ? { channel: options.thread.channel, thread_ts: options.thread.ts } : { channel: channelOf(run.stack) };
-      deps.store.enqueue({ key: stackKey(run.stack), method: 'chat.postMessage', payload: { ...where, ...rendered.message }, recordMessageFor: run.id });
-      // The message had to cut the diff: the whole plan goes to its thread.
-      if (rendered.omittedResources > 0) await uploadPlan(run, analysis);
+    post,
+    async ensurePosted(run) {
+      if (!deps.store.hasMessage(run.id)) await post(run);
     },
     async update(run, phase, options = {}) {
       const owner = options.messageOf ?? run.id;

@@ -3,7 +3,7 @@ import type { Logger } from '../../logging/logger.js';
 import type { OutboxItem, SlackStore } from '../../ports/slack-store.js';
 import type { SlackApi } from '../api.js';
 import { type BackoffOptions, retryDelayMs } from './backoff.js';
-import { deliverItem } from './deliver.js';
+import { deliverItem, type DeliveryOutcome } from './deliver.js';
 
 /**
  * Delivers the Slack outbox: every outgoing call is first a row in the store, so Slack being down or
@@ -16,11 +16,16 @@ import { deliverItem } from './deliver.js';
  *   Slack's Retry-After; anything else (invalid_blocks, channel_not_found, …) is dead-lettered at once.
  * - Delivery is at least once: a crash between Slack's answer and `markDelivered` repeats that one call.
  *   Run one worker per database file.
+ * - Items that are not Slack calls go to the deliverer of their method's namespace (`pagerduty.enqueue`
+ *   -> `deliverers.pagerduty`), with the same order, retries and dead letters.
  * Logs carry the item's id, key, method and error text, never its payload: it may quote plan output.
  */
 export interface OutboxWorkerOptions {
   store: SlackStore;
-  api: SlackApi;
+  /** Absent when Slack is off: Slack items then wait (retried with backoff) for a process that has it. */
+  api?: SlackApi;
+  /** By the namespace of the methods they take, the part before the first `.`; never a Slack one. */
+  deliverers?: Readonly<Record<string, OutboxDeliverer>>;
   now: () => Date;
   logger: Pick<Logger, 'warn' | 'error' | 'debug'>;
   backoff?: BackoffOptions;
@@ -31,6 +36,11 @@ export interface OutboxWorkerOptions {
   random?: () => number;
   onDelivered?: (item: OutboxItem) => void;
   onFailed?: (item: OutboxItem, error: string, outcome: { dead: boolean; nextAttemptAt?: Date }) => void;
+}
+
+/** Delivers outbox items that are not Slack calls. Like deliverItem, it says what to do next instead of throwing. */
+export interface OutboxDeliverer {
+  deliver(item: OutboxItem): Promise<DeliveryOutcome>;
 }
 
 export interface OutboxWorker {
@@ -47,31 +57,42 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const backoff = options.backoff ?? { baseMs: 1000, maxMs: 5 * 60_000 };
   const batchSize = options.batchSize ?? 20;
   const random = options.random ?? Math.random;
-  const deps = { store, api, maxUnresolvedAttempts: options.maxUnresolvedAttempts ?? 8 };
+  const maxUnresolvedAttempts = options.maxUnresolvedAttempts ?? 8;
+  const deliverers = new Map(Object.entries(options.deliverers ?? {}));
   let timer: NodeJS.Timeout | undefined;
   // One round at a time, whether from the timer or drain(): two rounds could send one item twice.
   let current: Promise<number> = Promise.resolve(0);
   let queued = 0;
 
+  /** Who delivers an item, and the name its log lines go by. */
+  function route(item: OutboxItem): { name: string; deliver: () => Promise<DeliveryOutcome> } {
+    const namespace = item.method.split('.', 1)[0]!;
+    const other = deliverers.get(namespace);
+    if (other) return { name: namespace, deliver: () => other.deliver(item).catch((err: unknown) => ({ kind: 'retry', error: errorMessage(err) })) };
+    if (!api) return { name: 'slack', deliver: async () => ({ kind: 'retry', error: 'Slack is not configured in this process' }) };
+    return { name: 'slack', deliver: () => deliverItem(item, { store, api, maxUnresolvedAttempts }) };
+  }
+
   async function handle(item: OutboxItem): Promise<boolean> {
-    const outcome = await deliverItem(item, deps);
+    const { name, deliver } = route(item);
+    const outcome = await deliver();
     const where = { outboxId: item.id, key: item.key, method: item.method, attempts: item.attempts + 1 };
     if (outcome.kind === 'delivered') {
       store.markDelivered(item.id);
-      logger.debug(where, 'slack outbox item delivered');
+      logger.debug(where, `${name} outbox item delivered`);
       options.onDelivered?.(item);
       return true;
     }
     if (outcome.kind === 'dead') {
       store.markDead(item.id, outcome.error);
-      logger.error({ ...where, err: outcome.error }, 'slack outbox item failed permanently; dead-lettered');
+      logger.error({ ...where, err: outcome.error }, `${name} outbox item failed permanently; dead-lettered`);
       options.onFailed?.(item, outcome.error, { dead: true });
       return false;
     }
     const delay = retryDelayMs(item.attempts + 1, backoff, random, outcome.retryAfterMs);
     const nextAttemptAt = new Date(now().getTime() + delay);
     store.markFailed(item.id, outcome.error, nextAttemptAt);
-    logger.warn({ ...where, err: outcome.error, retryInMs: delay }, 'slack outbox item failed; will retry');
+    logger.warn({ ...where, err: outcome.error, retryInMs: delay }, `${name} outbox item failed; will retry`);
     options.onFailed?.(item, outcome.error, { dead: false, nextAttemptAt });
     return false;
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
 import { renderRunMessage, type RunMessageInput } from '../../../src/slack/blocks/render-run-message.js';
+import { emptyEvaluation } from '../../../src/domain/policy/evaluate.js';
 import type { PolicyEvaluation } from '../../../src/domain/policy/model.js';
 import type { RunPhase } from '../../../src/slack/blocks/run-phase.js';
 import {
@@ -146,15 +147,7 @@ describe('renderRunMessage', () => {
 });
 
 describe('renderRunMessage with policy results', () => {
-  const policy = (overrides: Partial<PolicyEvaluation> = {}): PolicyEvaluation => ({
-    findings: [],
-    denied: false,
-    approvals: [],
-    allMinor: false,
-    ignored: [],
-    fired: [],
-    ...overrides,
-  });
+  const policy = (overrides: Partial<PolicyEvaluation> = {}): PolicyEvaluation => ({ ...emptyEvaluation(), ...overrides });
 
   it('lists denials before warnings, takes the Approve button away from a denied plan and says why', () => {
     const { message } = renderRunMessage(

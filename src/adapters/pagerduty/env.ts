@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import type { PagerdutyConfig } from '../../config/schema.js';
+import { ConfigError, type ConfigIssue } from '../../domain/errors.js';
+
+export const DEFAULT_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
+
+const PagerdutyEnv = z.object({ PAGERDUTY_EVENTS_URL: z.url({ protocol: /^https?$/ }).default(DEFAULT_EVENTS_URL) });
+/** An Events API v2 integration key. */
+const RoutingKey = z.string().regex(/^[A-Za-z0-9]{32}$/);
+
+export interface PagerdutySettings {
+  eventsUrl: string;
+  /**
+   * The key in the variable `name`, read when a page is delivered: queued pages carry the variable's
+   * name, so a key rotated (and the process restarted) applies to them too. Undefined when unset or malformed.
+   */
+  routingKey(name: string): string | undefined;
+}
+
+/**
+ * PagerDuty is on when the config has a `pagerduty` section. Every variable its routing names must hold
+ * a key, checked before anything starts; errors name the variable and the rule, never the value.
+ */
+export function pagerdutySettingsFor(
+  config: { pagerduty?: Pick<PagerdutyConfig, 'routing'> },
+  env: Record<string, string | undefined>,
+): PagerdutySettings | undefined {
+  if (!config.pagerduty) return undefined;
+  const issues: ConfigIssue[] = [];
+  const parsed = PagerdutyEnv.safeParse(env);
+  if (!parsed.success) issues.push({ path: 'env.PAGERDUTY_EVENTS_URL', message: 'must be an http(s) URL, e.g. https://events.eu.pagerduty.com/v2/enqueue' });
+  const names = [...new Set(config.pagerduty.routing.map((r) => r.routingKeyEnv))];
+  for (const name of names) {
+    if (env[name] === undefined || env[name] === '') {
+      issues.push({ path: `env.${name}`, message: 'is not set; pagerduty.routing reads the routing key from it' });
+    } else if (!RoutingKey.safeParse(env[name]).success) {
+      issues.push({ path: `env.${name}`, message: 'must be a PagerDuty Events API v2 integration key (32 letters and digits)' });
+    }
+  }
+  if (!parsed.success || issues.length) throw new ConfigError(issues);
+  return {
+    eventsUrl: parsed.data.PAGERDUTY_EVENTS_URL,
+    routingKey(name) {
+      const key = RoutingKey.safeParse(env[name]);
+      return key.success ? key.data : undefined;
+    },
+  };
+}

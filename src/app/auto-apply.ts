@@ -1,0 +1,42 @@
+/**
+ * Modes `auto-minor` and `auto-apply`: after a check, a plan the stack's mode and its policies allow is
+ * applied without a person, through the same path as an approved one (the scheduler, the saved plan's
+ * sha256, a verification plan), posted to Slack and audited with the mode as the actor.
+ */
+import type { StackConfig } from '../config/schema.js';
+import { automaticApply } from '../domain/policy/automatic.js';
+import type { Run } from '../domain/run/model.js';
+import { applyRun } from '../services/apply-run.js';
+import type { CheckOutcome } from '../services/check-stack.js';
+import type { ServiceDeps } from '../services/deps.js';
+import type { Scheduler } from '../services/scheduler.js';
+
+export interface AutoApplyDeps {
+  services: ServiceDeps;
+  scheduler: Pick<Scheduler<CheckOutcome>, 'exclusive'>;
+  stack(name: string): StackConfig | undefined;
+  /** The Slack app's applier, which keeps the run's message current; plain applyRun without Slack. */
+  apply?: (run: Run, actor: string) => Promise<unknown>;
+}
+
+/** Decides, audits the decision, and starts the apply when allowed; never waits for it (the caller is a check job). */
+export function autoApplyAfterCheck(deps: AutoApplyDeps, outcome: CheckOutcome): void {
+  if (outcome.status !== 'drifted' && outcome.status !== 'pending_approval') return;
+  const stack = deps.stack(outcome.stack);
+  if (!stack || stack.mode === 'alert') return;
+  const decision = automaticApply(stack.mode, outcome.analysis, outcome.policy);
+  const actor = `driftgate:${stack.mode}`;
+  deps.services.store.appendAudit({
+    at: deps.services.now(),
+    actor,
+    action: decision.apply ? 'auto_apply_started' : 'auto_apply_declined',
+    runId: outcome.run.id,
+    stack: stack.name,
+    planSha256: outcome.run.planSha256,
+    detail: { reason: decision.reason, rules: outcome.policy?.fired ?? [] },
+  });
+  if (!decision.apply) return;
+  const run = outcome.run;
+  const apply = deps.apply ?? ((r: Run, who: string) => deps.scheduler.exclusive(stack.name, () => applyRun(deps.services, stack, r.id, who)));
+  apply(run, actor).catch((err: unknown) => deps.services.logger.error({ err, runId: run.id, stack: stack.name }, 'automatic apply failed'));
+}

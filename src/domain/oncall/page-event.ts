@@ -1,0 +1,117 @@
+/**
+ * PagerDuty Events API v2 bodies for a stack's drift, built from domain objects only. A page goes to
+ * people's phones and into a third party's database, so it carries counts, addresses, ids and times, and
+ * never an attribute value: only `address`, `action` and `counts` of the analysis are ever read here.
+ *
+ * The routing key is not part of what this builds: it is a secret, added by the PagerDuty client at
+ * delivery (see src/oncall/page-deliverer.ts), so a queued page never holds it.
+ */
+import { createHash } from 'node:crypto';
+import type { PagerdutySeverity, StackConfig } from '../../config/schema.js';
+import type { ActionCounts, ChangeAction, PlanAnalysis } from '../plan/model.js';
+import { formatCounts } from '../plan/render-text.js';
+import type { Run } from '../run/model.js';
+
+/** PagerDuty's limits on the fields driftgate fills. */
+export const PAGE_LIMITS = { summary: 1024, dedupKey: 255 } as const;
+/** Resource addresses listed in a page's details; the rest are counted. */
+export const PAGE_MAX_RESOURCES = 20;
+export const PAGE_SOURCE = 'driftgate';
+const FINGERPRINT_PREFIX = 12;
+
+export interface PageDetails {
+  counts: ActionCounts;
+  run_id: string;
+  fingerprint: string;
+  first_seen?: string;
+  slack_message?: string;
+  /** `update aws_s3_bucket.logs`: action and address, nothing else. */
+  resources: string[];
+  resources_omitted?: number;
+}
+
+export interface PagePayload {
+  summary: string;
+  source: string;
+  severity: PagerdutySeverity;
+  timestamp: string;
+  component: string;
+  group?: string;
+  class: 'drift';
+  custom_details: PageDetails;
+}
+
+/** An Events API v2 event without its `routing_key`. */
+export type PageEventBody =
+  | { event_action: 'trigger'; dedup_key: string; payload: PagePayload; client: string; client_url?: string }
+  | { event_action: 'resolve'; dedup_key: string };
+
+export interface TriggerInput {
+  stack: Pick<StackConfig, 'name' | 'environment'>;
+  severity: PagerdutySeverity;
+  run: Pick<Run, 'id' | 'updatedAt'>;
+  analysis: Pick<PlanAnalysis, 'counts' | 'fingerprint'> & { changes: readonly { address: string; action: ChangeAction }[] };
+  /** When the open drift was first seen (it may predate this run). */
+  firstSeenAt?: Date;
+  /** Permalink of the run's Slack message, when it is known. */
+  slackUrl?: string;
+}
+
+/**
+ * One incident per stack: a drift pages once however often it is seen, and its resolve closes that
+ * incident. A name too long for PagerDuty's 255 characters is hashed, which keeps it stable.
+ */
+export function pageDedupKey(stackName: string): string {
+  const key = `${PAGE_SOURCE}:${stackName}`;
+  if (key.length <= PAGE_LIMITS.dedupKey) return key;
+  return `${PAGE_SOURCE}:sha256:${createHash('sha256').update(stackName).digest('hex')}`;
+}
+
+export function buildTriggerEvent(input: TriggerInput): PageEventBody {
+  const { stack, run, analysis } = input;
+  const shown = analysis.changes.slice(0, PAGE_MAX_RESOURCES).map((c) => `${c.action} ${c.address}`);
+  const omitted = analysis.changes.length - shown.length;
+  const details: PageDetails = {
+    counts: { ...analysis.counts },
+    run_id: run.id,
+    fingerprint: analysis.fingerprint.slice(0, FINGERPRINT_PREFIX),
+    ...(input.firstSeenAt ? { first_seen: input.firstSeenAt.toISOString() } : {}),
+    ...(input.slackUrl ? { slack_message: input.slackUrl } : {}),
+    resources: shown,
+    ...(omitted > 0 ? { resources_omitted: omitted } : {}),
+  };
+  return {
+    event_action: 'trigger',
+    dedup_key: pageDedupKey(stack.name),
+    payload: {
+      summary: pageSummary(stack.name, `: ${formatCounts(analysis.counts)} (run ${run.id})`),
+      source: PAGE_SOURCE,
+      severity: input.severity,
+      timestamp: run.updatedAt.toISOString(),
+      component: stack.name,
+      ...(stack.environment !== undefined ? { group: stack.environment } : {}),
+      class: 'drift',
+      custom_details: details,
+    },
+    client: PAGE_SOURCE,
+    ...(input.slackUrl ? { client_url: input.slackUrl } : {}),
+  };
+}
+
+export function buildResolveEvent(stack: Pick<StackConfig, 'name'>): PageEventBody {
+  return { event_action: 'resolve', dedup_key: pageDedupKey(stack.name) };
+}
+
+/**
+ * `Drift in <stack><tail>` within PagerDuty's 1024 characters. A long stack name is cut in its middle,
+ * not the end of the line: the counts and the run id are what the person paged reads first. (Stack
+ * names are ASCII, see the config schema, so a cut cannot split a character.)
+ */
+function pageSummary(stackName: string, tail: string): string {
+  const head = 'Drift in ';
+  const whole = `${head}${stackName}${tail}`;
+  const room = PAGE_LIMITS.summary - head.length - tail.length - 1;
+  if (whole.length <= PAGE_LIMITS.summary || room < 2) return whole.slice(0, PAGE_LIMITS.summary);
+  const front = Math.ceil(room / 2);
+  return `${head}${stackName.slice(0, front)}…${stackName.slice(stackName.length - (room - front))}${tail}`;
+}

@@ -1,0 +1,27 @@
+import type { PagerdutyConfig, PagerdutySeverity, StackConfig } from '../../config/schema.js';
+import { stackMatcher } from '../stack-glob.js';
+
+/** Where and how loudly a stack pages: the variable holding its routing key, never the key. */
+export interface PageRoute {
+  routingKeyEnv: string;
+  severity: PagerdutySeverity;
+}
+
+export const DEFAULT_SEVERITY: PagerdutySeverity = 'error';
+
+/**
+ * The first `pagerduty.routing` rule whose `stacks` glob and `environments` both match the stack (an
+ * absent criterion matches every stack). Undefined when none does: that stack never pages.
+ */
+export function pageRouteFor(pagerduty: PagerdutyConfig | undefined, stack: Pick<StackConfig, 'name' | 'environment'>): PageRoute | undefined {
+  if (!pagerduty) return undefined;
+  const { environment } = stack;
+  const rule = pagerduty.routing.find(
+    (r) =>
+      (r.stacks === undefined || stackMatcher(r.stacks)(stack.name)) &&
+      (r.environments === undefined || (environment !== undefined && r.environments.includes(environment))),
+  );
+  if (!rule) return undefined;
+  const severity = (environment !== undefined && Object.hasOwn(pagerduty.severity, environment) ? pagerduty.severity[environment] : undefined) ?? DEFAULT_SEVERITY;
+  return { routingKeyEnv: rule.routingKeyEnv, severity };
+}

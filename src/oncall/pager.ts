@@ -1,0 +1,80 @@
+/**
+ * Domain events -> PagerDuty, through the outbox: new drift on a stack with `pagerduty.routing` pages
+ * (one incident per stack, see pageDedupKey), and the drift going away resolves that incident. A stack no
+ * rule routes never pages. Each page enqueued is written to the audit log with the variable it was routed
+ * by, so a resolve reaches the service its trigger went to even after the routing changed.
+ */
+import type { PagerdutyConfig } from '../config/schema.js';
+import { buildResolveEvent, buildTriggerEvent, type PageEventBody } from '../domain/oncall/page-event.js';
+import { pageRouteFor } from '../domain/oncall/route.js';
+import type { SlackStore } from '../ports/slack-store.js';
+import type { RunStore } from '../ports/store.js';
+import type { EventBus } from '../services/event-bus.js';
+import type { ServiceLogger, StackLookup } from '../services/deps.js';
+import { pageItem } from './page-item.js';
+
+export interface PagerDeps {
+  config: { pagerduty?: PagerdutyConfig };
+  bus: EventBus;
+  store: Pick<SlackStore, 'enqueue'> & Pick<RunStore, 'getStack' | 'appendAudit' | 'listAudit'>;
+  stack: StackLookup;
+  now: () => Date;
+  logger: ServiceLogger;
+  /** Permalink of a run's Slack message, when one is known by the time the page is enqueued. */
+  messageLink?: (runId: string) => string | undefined;
+}
+
+export interface Pager {
+  stop(): void;
+}
+
+export const PAGE_TRIGGERED = 'page_triggered';
+export const PAGE_RESOLVED = 'page_resolved';
+
+export function createPager(deps: PagerDeps): Pager {
+  const { store, logger } = deps;
+
+  function enqueue(stack: string, runId: string, routingKeyEnv: string, event: PageEventBody): void {
+    store.enqueue(pageItem(stack, { routingKeyEnv, event }));
+    const action = event.event_action === 'trigger' ? PAGE_TRIGGERED : PAGE_RESOLVED;
+    store.appendAudit({ at: deps.now(), actor: 'system', action, runId, stack, detail: { dedupKey: event.dedup_key, routingKeyEnv } });
+    logger.info({ stack, runId, dedupKey: event.dedup_key, action: event.event_action }, 'page enqueued');
+  }
+
+  /** The variable the stack's open incident was triggered with, if the audit still shows one. */
+  function triggeredWith(stack: string): string | undefined {
+    const last = store.listAudit({ stack, limit: 200 }).findLast((a) => a.action === PAGE_TRIGGERED || a.action === PAGE_RESOLVED);
+    const env = last?.action === PAGE_TRIGGERED ? last.detail?.routingKeyEnv : undefined;
+    return typeof env === 'string' ? env : undefined;
+  }
+
+  const unsubscribe = [
+    deps.bus.on('drift_detected', ({ stack: name, run, analysis }) => {
+      const stack = deps.stack(name);
+      const route = stack && pageRouteFor(deps.config.pagerduty, stack);
+      if (!stack || !route) return;
+      const firstSeenAt = store.getStack(name)?.openDrift?.firstSeenAt;
+      const slackUrl = deps.messageLink?.(run.id);
+      const event = buildTriggerEvent({
+        stack,
+        severity: route.severity,
+        run,
+        analysis,
+        ...(firstSeenAt ? { firstSeenAt } : {}),
+        ...(slackUrl ? { slackUrl } : {}),
+      });
+      enqueue(name, run.id, route.routingKeyEnv, event);
+    }),
+    deps.bus.on('drift_resolved', ({ stack: name, run }) => {
+      const stack = deps.stack(name);
+      const routed = stack && pageRouteFor(deps.config.pagerduty, stack)?.routingKeyEnv;
+      const routingKeyEnv = triggeredWith(name) ?? routed;
+      if (!routingKeyEnv) return;
+      enqueue(name, run.id, routingKeyEnv, buildResolveEvent({ name }));
+    }),
+  ];
+
+  return {
+    stop: () => unsubscribe.forEach((off) => off()),
+  };
+}
