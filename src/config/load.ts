@@ -11,6 +11,7 @@ import { duplicateStackNames, resolveConfig } from './resolve.js';
 import { ConfigFile, type DriftgateConfig } from './schema.js';
 import { schemaIssues } from './schema-issues.js';
 import { slackWarnings } from './slack-warnings.js';
+import { autoApplyIssues } from './auto-apply-guard.js';
 import { stackDirWarning } from './stack-dirs.js';
 
 export type Env = Record<string, string | undefined>;
@@ -118,6 +119,12 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
     policies: policies.rules,
   });
   warnings.push(...slackWarnings(config));
+  issues.push(
+    ...autoApplyIssues(config.stacks, (stack) => {
+      const index = parsed.data.stacks.findIndex((entry) => entry.name === stack.name);
+      return index >= 0 ? `stacks[${index}].mode` : `discover (stack ${stack.name}).mode`;
+    }),
+  );
   for (const [index, entry] of parsed.data.stacks.entries()) {
     const warning = await stackDirWarning(`stacks[${index}].dir`, entry.name, resolve(baseDir, entry.dir));
     if (warning) warnings.push(warning);

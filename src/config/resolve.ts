@@ -74,6 +74,7 @@ function toStack(
     ...(environment !== undefined ? { environment } : {}),
     labels: settings.labels ?? [],
     mode: settings.mode ?? defaults.mode,
+    ...(settings.allowFrequentAutoApply ? { allowFrequentAutoApply: true } : {}),
   };
 }
 

@@ -41,6 +41,11 @@ const StackSettings = {
   environment: z.string().optional(),
   labels: z.array(z.string()).optional(),
   mode: Mode.optional(),
+  /**
+   * `mode: auto-apply` on a prod stack checked more often than every 30 minutes is refused: aggressive
+   * reconciliation of production hides problems and fights people mid-incident. This says it is meant.
+   */
+  allowFrequentAutoApply: z.boolean().optional(),
 };
 
 const stackName = z
@@ -133,7 +138,14 @@ export const SlackConfig = z.strictObject({
   /** First match wins: a stack name glob (`prod/*`) and its channel. */
   channels: z.array(z.strictObject({ match: z.string().min(1), channel: slackChannelId })).default([]),
   /** Mentioned in drift alerts for these environments. */
-  onCall: z.strictObject({ usergroup: slackUsergroup, environments: z.array(z.string()).min(1) }).optional(),
+  onCall: z
+    .strictObject({
+      usergroup: slackUsergroup,
+      environments: z.array(z.string()).min(1),
+      /** Drift in these environments unresolved this long is raised again in its channel, mentioning the group. */
+      escalateAfter: duration().optional(),
+    })
+    .optional(),
   /** More stacks than this drifting within `digestWindow` (an alert storm) are posted as one digest per channel. */
   digestThreshold: z.number().int().min(2).default(5),
   /** How long alerts are gathered before they are posted, to tell a storm from a single drift. */
@@ -201,8 +213,6 @@ export const PagerdutyConfig = z.strictObject({
     .min(1),
   /** Environment -> PagerDuty severity; an environment not listed (or a stack without one) pages as `error`. */
   severity: z.record(z.string(), PagerdutySeverity).default({}),
-  /** Drift unresolved this long is raised again in Slack with the on-call group mentioned. */
-  escalateAfter: duration().optional(),
 });
 export type PagerdutyConfig = z.infer<typeof PagerdutyConfig>;
 
@@ -262,6 +272,8 @@ export interface StackConfig {
   environment?: string;
   labels: string[];
   mode: Mode;
+  /** See StackSettings.allowFrequentAutoApply. */
+  allowFrequentAutoApply?: boolean;
 }
 
 /** The loaded config: file values with defaults applied, paths absolute, stacks resolved. */

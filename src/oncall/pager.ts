@@ -7,6 +7,7 @@
 import type { PagerdutyConfig } from '../config/schema.js';
 import { buildResolveEvent, buildTriggerEvent, type PageEventBody } from '../domain/oncall/page-event.js';
 import { pageRouteFor } from '../domain/oncall/route.js';
+import { everythingIgnored } from '../domain/policy/ignored.js';
 import type { SlackStore } from '../ports/slack-store.js';
 import type { RunStore } from '../ports/store.js';
 import type { EventBus } from '../services/event-bus.js';
@@ -16,7 +17,7 @@ import { pageItem } from './page-item.js';
 export interface PagerDeps {
   config: { pagerduty?: PagerdutyConfig };
   bus: EventBus;
-  store: Pick<SlackStore, 'enqueue'> & Pick<RunStore, 'getStack' | 'appendAudit' | 'listAudit'>;
+  store: Pick<SlackStore, 'enqueue' | 'getSilence'> & Pick<RunStore, 'getStack' | 'appendAudit' | 'listAudit'>;
   stack: StackLookup;
   now: () => Date;
   logger: ServiceLogger;
@@ -49,10 +50,16 @@ export function createPager(deps: PagerDeps): Pager {
   }
 
   const unsubscribe = [
-    deps.bus.on('drift_detected', ({ stack: name, run, analysis }) => {
+    deps.bus.on('drift_detected', ({ stack: name, run, analysis, policy }) => {
       const stack = deps.stack(name);
       const route = stack && pageRouteFor(deps.config.pagerduty, stack);
       if (!stack || !route) return;
+      // Silenced (a migration, an incident being handled) or owned by another system: nobody is woken.
+      const quiet = everythingIgnored(analysis, policy) ? 'ignored by policy' : store.getSilence(name, deps.now()) ? 'silenced' : undefined;
+      if (quiet) {
+        store.appendAudit({ at: deps.now(), actor: 'system', action: 'page_held', runId: run.id, stack: name, detail: { reason: quiet } });
+        return;
+      }
       const firstSeenAt = store.getStack(name)?.openDrift?.firstSeenAt;
       const slackUrl = deps.messageLink?.(run.id);
       const event = buildTriggerEvent({

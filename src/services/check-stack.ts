@@ -118,14 +118,15 @@ async function recordOutcome(
   const done = store.transition(run.id, 'planning', to, { ...patch, kind }) ?? run;
   store.setStackStatus(stack.name, to === 'drifted' ? 'drifted' : 'pending_approval', run.id);
   const previous = undecided.find((r) => r.fingerprint === analysis.fingerprint);
+  const withPolicy = policy ? { policy } : {};
   const isNew =
     kind === 'drift'
       ? store.openDrift(stack.name, { fingerprint: analysis.fingerprint, runId: run.id, counts: analysis.counts })
       : !previous;
   if (!isNew) {
-    await bus.publish({ type: 'plan_refreshed', stack: stack.name, run: done, analysis, ...(previous ? { previousRunId: previous.id } : {}) });
+    await bus.publish({ type: 'plan_refreshed', stack: stack.name, run: done, analysis, ...(previous ? { previousRunId: previous.id } : {}), ...withPolicy });
   } else {
-    await bus.publish({ type: kind === 'drift' ? 'drift_detected' : 'plan_pending_approval', stack: stack.name, run: done, analysis });
+    await bus.publish({ type: kind === 'drift' ? 'drift_detected' : 'plan_pending_approval', stack: stack.name, run: done, analysis, ...withPolicy });
   }
   return { stack: stack.name, status: to, run: done, analysis, isNew, ...(policy ? { policy } : {}) };
 }

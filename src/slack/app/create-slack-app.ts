@@ -14,6 +14,7 @@ import type { SlackSettings } from '../env.js';
 import * as actions from '../listeners/actions/index.js';
 import * as commands from '../listeners/commands/index.js';
 import * as events from '../listeners/events/index.js';
+import { escalateStaleDrift } from '../notifier/escalate.js';
 import { createNotifier } from '../notifier/notifier.js';
 import { loadPolicy } from '../notifier/load-analysis.js';
 import { createRunMessages } from '../notifier/run-messages.js';
@@ -32,6 +33,8 @@ export interface SlackApp {
   stop(): Promise<void>;
   /** Everything handed off so far is done and the outbox is drained (tests, benchmarks). */
   settle(): Promise<void>;
+  /** Raises drift unresolved past `slack.onCall.escalateAfter` (also run every minute); returns how many. */
+  escalate(): number;
 }
 
 export interface SlackAppOptions {
@@ -67,6 +70,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const jobs = createJobs({ logger, busy: () => performance.now() - lastRequestAt < 2 });
   const deps: SlackAppDeps = { config, services, store, scheduler, messages, applier, jobs, api, logger, now, stack: context.stack };
 
+  const escalateDeps = { config, store, messages, stack: context.stack, now };
+  let escalation: NodeJS.Timeout | undefined;
   const notifier = createNotifier({ config, store, bus: context.deps.bus, messages, stack: context.stack, now, logger });
   const worker = createOutboxWorker({
     store,
@@ -94,13 +99,17 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     },
     start() {
       worker.start(options.outboxPollMs ?? 250);
+      escalation = setInterval(() => jobs.run('escalate', async () => escalateStaleDrift(escalateDeps)), 60_000);
+      escalation.unref();
       for (const run of store.listRuns({ states: ['approved'] })) {
         const actor = store.listApprovals(run.id).at(-1)?.userId ?? 'system';
         logger.warn({ runId: run.id, stack: run.stack }, 'approved run was not applied before the last stop; applying it now');
         jobs.run('apply-after-restart', () => applier.apply(run, actor));
       }
     },
+    escalate: () => escalateStaleDrift(escalateDeps),
     async stop() {
+      clearInterval(escalation);
       notifier.stop();
       await jobs.idle();
       await notifier.flush().catch((err: unknown) => logger.error({ err: errorMessage(err) }, 'held alerts not sent'));

@@ -1,6 +1,7 @@
 /** `/drift show <stack>`: the latest plan of one stack, summarised (ephemeral). */
 import type { KnownBlock } from '@slack/types';
 import type { PlanAnalysis } from '../../domain/plan/model.js';
+import type { PolicyEvaluation } from '../../domain/policy/model.js';
 import { formatCounts } from '../../domain/plan/render-text.js';
 import type { Run } from '../../domain/run/model.js';
 import { LIMITS } from '../limits.js';
@@ -13,6 +14,8 @@ export interface ShowInput {
   /** The latest run, if the stack was ever checked. */
   run?: Run;
   analysis?: PlanAnalysis;
+  /** Changes an `ignore` rule covers are listed as ignored, with the rule's name. */
+  policy?: PolicyEvaluation;
 }
 
 const VERB: Record<string, string> = { create: 'create', update: 'update', delete: '*DESTROY*', replace: '*REPLACE*', read: 'read', 'no-op': 'move' };
@@ -29,7 +32,10 @@ export function renderShow(input: ShowInput): SlackMessage {
     context([`Run ${code(run.id)}`, slackDate(run.createdAt), run.commitSha ? `Commit ${code(run.commitSha.slice(0, 10))}` : '', `Mode ${code(stack.mode)}`]),
   ];
   if (analysis) {
-    const line = (drift: boolean) => (c: PlanAnalysis['changes'][number]) => `• ${drift ? 'changed outside Terraform' : VERB[c.action]} ${code(truncate(c.address, 150))}`;
+    const ignoredBy = new Map((input.policy?.ignored ?? []).map((i) => [i.address, i.rule]));
+    const note = (address: string) => (ignoredBy.has(address) ? ` _(ignored by ${code(truncate(ignoredBy.get(address)!, 80))})_` : '');
+    const line = (drift: boolean) => (c: PlanAnalysis['changes'][number]) =>
+      `• ${drift ? 'changed outside Terraform' : VERB[c.action]} ${code(truncate(c.address, 150))}${note(c.address)}`;
     const lines = [...analysis.drift.map(line(true)), ...bySeverity(analysis.changes).map(line(false))];
     let text = '';
     let shown = 0;

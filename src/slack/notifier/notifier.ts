@@ -8,6 +8,9 @@
 import { createHash } from 'node:crypto';
 import type { SqliteStore } from '../../adapters/store/open-sqlite-store.js';
 import type { DriftgateConfig, StackConfig } from '../../config/schema.js';
+import type { PlanAnalysis } from '../../domain/plan/model.js';
+import { everythingIgnored } from '../../domain/policy/ignored.js';
+import type { PolicyEvaluation } from '../../domain/policy/model.js';
 import type { Run } from '../../domain/run/model.js';
 import type { EventBus } from '../../services/event-bus.js';
 import type { ServiceLogger } from '../../services/deps.js';
@@ -61,15 +64,16 @@ export function createNotifier(deps: NotifierDeps): Notifier {
   });
 
   /** Why the run must not alert, if it must not. */
-  function suppressed(run: Run): string | undefined {
+  function suppressed(run: Run, ignoredAll: boolean): string | undefined {
+    if (ignoredAll) return 'alert_ignored';
     const silence = store.getSilence(run.stack, deps.now());
     if (silence) return 'alert_silenced';
     if (run.fingerprint && store.isSnoozed(run.stack, run.fingerprint, deps.now())) return 'alert_snoozed';
     return undefined;
   }
 
-  function alert(run: Run): void {
-    const reason = suppressed(run);
+  function alert(run: Run, found: { analysis: PlanAnalysis; policy?: PolicyEvaluation }): void {
+    const reason = suppressed(run, everythingIgnored(found.analysis, found.policy));
     if (reason) {
       audit(run, reason);
       return;
@@ -84,15 +88,15 @@ export function createNotifier(deps: NotifierDeps): Notifier {
   }
 
   const unsubscribe = [
-    deps.bus.on('drift_detected', async ({ run }) => {
+    deps.bus.on('drift_detected', async ({ run, ...found }) => {
       await markSuperseded(run);
-      alert(run);
+      alert(run, found);
     }),
-    deps.bus.on('plan_pending_approval', async ({ run }) => {
+    deps.bus.on('plan_pending_approval', async ({ run, ...found }) => {
       await markSuperseded(run);
-      alert(run);
+      alert(run, found);
     }),
-    deps.bus.on('plan_refreshed', async ({ run, previousRunId }) => {
+    deps.bus.on('plan_refreshed', async ({ run, previousRunId, ...found }) => {
       await markSuperseded(run, previousRunId);
       if (previousRunId && (await messages.update(run, { kind: 'awaiting' }, { messageOf: previousRunId }))) return;
       // The predecessor went out in a digest: its stack is listed there already.
@@ -101,7 +105,7 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         audit(run, 'alert_digested', { carriedFrom: previousRunId });
         return;
       }
-      alert(run);
+      alert(run, found);
     }),
     deps.bus.on('drift_resolved', async ({ run, previousRunId }) => {
       await markSuperseded(run, previousRunId);

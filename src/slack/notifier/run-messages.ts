@@ -39,8 +39,8 @@ export interface RunMessages {
   update(run: Run, phase: RunPhase, options?: { messageOf?: string }): Promise<boolean>;
   /** Posts the run's message unless it has one (an automatic apply may start before its alert went out). */
   ensurePosted(run: Run): Promise<void>;
-  /** A reply in the run's thread (after its post, whenever that is delivered). */
-  reply(run: Run, message: SlackMessage): void;
+  /** A reply in the run's thread (after its post, whenever that is delivered); `broadcast`: also to the channel. */
+  reply(run: Run, message: SlackMessage, options?: { broadcast?: boolean }): void;
   /** The whole masked plan as a file in the run's thread. */
   uploadPlan(run: Run, analysis?: PlanAnalysis): Promise<void>;
   /** The channel a stack's messages go to. */
@@ -129,9 +129,10 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
       });
       return true;
     },
-    reply(run, message) {
+    reply(run, message, options = {}) {
       const ref = messagePlaceholder(run.id);
-      deps.store.enqueue({ key: stackKey(run.stack), method: 'chat.postMessage', payload: { channel: ref, thread_ts: ref, ...message } });
+      const broadcast = options.broadcast ? { reply_broadcast: true } : {};
+      deps.store.enqueue({ key: stackKey(run.stack), method: 'chat.postMessage', payload: { channel: ref, thread_ts: ref, ...broadcast, ...message } });
     },
   };
 }

@@ -43,6 +43,15 @@ describe('paging on-call through the outbox', () => {
     expect(fx.handlerErrors).toEqual([]);
   });
 
+  it('wakes nobody for a silenced stack, and says so in the audit log', async () => {
+    const { store, worker, drift } = await fx.open();
+    store.silence({ stack: 'prod/networking', until: new Date(Date.parse('2025-01-02T00:00:00Z')), by: 'U0LEAD1', reason: 'migration' });
+    await drift('prod/networking');
+    expect(await worker.drain()).toBe(0);
+    expect(fx.receiver.accepted()).toEqual([]);
+    expect(store.listAudit({ stack: 'prod/networking' }).map((a) => [a.action, a.detail?.reason])).toEqual([['page_held', 'silenced']]);
+  });
+
   it('delivers exactly one trigger through an outage of 5xx, 429 and refused connections', async () => {
     const { store, worker, drift } = await fx.open();
     await drift('prod/networking');

@@ -20,7 +20,6 @@ pagerduty:
     - { environments: [prod], routingKeyEnv: PD_KEY_PROD }
     - { environments: [staging], stacks: "staging/*", routingKeyEnv: PD_KEY_REST }
   severity: { prod: critical, staging: warning }
-  escalateAfter: 45m
 `;
 
 const parse = (text: string) => parseConfig(text, { baseDir: tmpdir(), env: {} });
@@ -28,7 +27,7 @@ const parse = (text: string) => parseConfig(text, { baseDir: tmpdir(), env: {} }
 describe('pagerduty config', () => {
   it('resolves the section and routes each stack by its first matching rule', async () => {
     const config = await parse(CONFIG);
-    expect(config.pagerduty).toMatchObject({ severity: { prod: 'critical', staging: 'warning' }, escalateAfter: 45 * 60_000 });
+    expect(config.pagerduty).toMatchObject({ severity: { prod: 'critical', staging: 'warning' } });
     const routes = Object.fromEntries(config.stacks.map((s) => [s.name, pageRouteFor(config.pagerduty, s)]));
     expect(routes).toEqual({
       'prod/networking': { routingKeyEnv: 'PD_KEY_PROD', severity: 'critical' },
@@ -59,7 +58,6 @@ describe('pagerduty config', () => {
     { name: 'not a variable name', yaml: 'routing: [{ routingKeyEnv: "pd key" }]', path: 'pagerduty.routing[0].routingKeyEnv', message: 'the name of an environment variable' },
     { name: 'no routing', yaml: 'routing: []', path: 'pagerduty.routing', message: '' },
     { name: 'an unknown severity', yaml: 'routing: [{ routingKeyEnv: K }]\n  severity: { prod: high }', path: 'pagerduty.severity.prod', message: 'must be one of "critical", "error", "warning", "info"' },
-    { name: 'a bad duration', yaml: 'routing: [{ routingKeyEnv: K }]\n  escalateAfter: soon', path: 'pagerduty.escalateAfter', message: 'invalid duration' },
   ])('refuses $name, and never quotes a key', async ({ yaml, path, message }) => {
     const result = await validateConfigText(`pagerduty:\n  ${yaml}\n`, { baseDir: tmpdir(), env: {} });
     expect(result.issues).toContainEqual({ path, message: expect.stringContaining(message) });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { emptyEvaluation } from '../../../src/domain/policy/evaluate.js';
 import { ACTION_IDS, REJECT_MODAL } from '../../../src/slack/action-ids.js';
 import {
   blockKitBuilderUrl,
@@ -75,6 +76,14 @@ describe('/drift answers', () => {
     const json = JSON.stringify(message);
     for (const secret of ALL_FIXTURE_SECRETS) expect(json).not.toContain(secret);
     if (name === 'data-changes.json') expect(json).toContain('*DESTROY* `terraform_data.legacy`');
+  });
+
+  it('renderShow marks what an ignore rule covers, with the rule', () => {
+    const analysis = fixtureAnalysis('data-changes.json');
+    const ignored = [{ address: 'terraform_data.legacy', rule: 'legacy-owned-elsewhere' }];
+    const message = renderShow({ stack, run: makeRun({ counts: analysis.counts }), analysis, policy: { ...emptyEvaluation(), ignored } });
+    expectValidMessage(message);
+    expect(JSON.stringify(message)).toContain('*DESTROY* `terraform_data.legacy` _(ignored by `legacy-owned-elsewhere`)_');
   });
 
   it('renderShow of a stack never checked', () => {

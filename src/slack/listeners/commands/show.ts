@@ -1,5 +1,5 @@
 import { renderShow } from '../../blocks/render-show.js';
-import { loadAnalysis } from '../../notifier/load-analysis.js';
+import { loadAnalysis, loadPolicy } from '../../notifier/load-analysis.js';
 import type { CommandHandler } from './index.js';
 
 /** `/drift show`: the stack's latest run and what its plan found. */
@@ -8,5 +8,7 @@ export const handleShow: CommandHandler<'show'> = async (deps, command, _userId,
   if (!stack) return;
   const [run] = deps.store.listRuns({ stack: stack.name, limit: 1 });
   const analysis = run ? await loadAnalysis(deps.services, run.id) : undefined;
-  await tell(renderShow({ stack: { name: stack.name, environment: stack.environment, mode: stack.mode }, ...(run ? { run } : {}), ...(analysis ? { analysis } : {}) }));
+  const policy = run ? await loadPolicy(deps.services, run.id) : undefined;
+  const stackRef = { name: stack.name, environment: stack.environment, mode: stack.mode };
+  await tell(renderShow({ stack: stackRef, ...(run ? { run } : {}), ...(analysis ? { analysis } : {}), ...(policy ? { policy } : {}) }));
 };
