@@ -19,12 +19,24 @@ export interface AutoApplyDeps {
   apply?: (run: Run, actor: string) => Promise<unknown>;
 }
 
+/**
+ * An earlier run with the same changes (fingerprint) that was applied automatically: applying again
+ * would loop on a change that does not stick (a provider's perpetual diff, something reverting it).
+ */
+function cameBack(deps: AutoApplyDeps, stack: string, run: Run): string | undefined {
+  const earlier = deps.services.store.listRuns({ stack, limit: 50 }).filter((r) => r.id !== run.id && r.fingerprint === run.fingerprint);
+  return earlier.find((r) => deps.services.store.listAudit({ runId: r.id }).some((a) => a.action === 'auto_apply_started'))?.id;
+}
+
 /** Decides, audits the decision, and starts the apply when allowed; never waits for it (the caller is a check job). */
 export function autoApplyAfterCheck(deps: AutoApplyDeps, outcome: CheckOutcome): void {
   if (outcome.status !== 'drifted' && outcome.status !== 'pending_approval') return;
   const stack = deps.stack(outcome.stack);
   if (!stack || stack.mode === 'alert') return;
-  const decision = automaticApply(stack.mode, outcome.analysis, outcome.policy);
+  const returned = cameBack(deps, stack.name, outcome.run);
+  const decision = returned
+    ? { apply: false as const, reason: `the same changes were applied automatically in run ${returned} and came back: a person should look` }
+    : automaticApply(stack.mode, outcome.analysis, outcome.policy);
   const actor = `driftgate:${stack.mode}`;
   deps.services.store.appendAudit({
     at: deps.services.now(),

@@ -59,7 +59,9 @@ export function createRunApplier(deps: RunApplierDeps): RunApplier {
         return outcome;
       }
 
-      // Nothing was applied. Expired or stale: the service marked the run; a fresh plan gets its own message.
+      // Nothing was applied. Another path already applies or applied this run: its message is that path's.
+      if (outcome.code === 'not_applyable' || outcome.code === 'not_found') return outcome;
+      // Expired or stale: the service marked the run; a fresh plan gets its own message.
       const current = services.store.getRun(run.id) ?? run;
       if (outcome.code === 'expired' || outcome.code === 'stale') {
         await messages.update(current, { kind: 'expired', ...(outcome.code === 'stale' ? { stale: true } : {}) });
