@@ -72,7 +72,7 @@ describe('driftgate check', () => {
     const first = await runCli(['check', 'dev/storage', '--json'], { cwd: repo, env });
     expect(first.code).toBe(2);
     const report = JSON.parse(first.stdout);
-    expect(report).toMatchObject({ version: 1, exitCode: 2, stacks: [{ stack: 'dev/storage', status: 'drifted', counts: { create: 1 } }] });
+    expect(report).toMatchObject({ version: 1, exitCode: 2, stacks: [{ stack: 'dev/storage', status: 'drifted', counts: { create: 1 }, policy: null }] });
 
     const dir = join(repo, 'environments/dev/storage');
     const { execa } = await import('execa');

@@ -1,5 +1,6 @@
 import { formatCounts, renderPlanText } from '../../domain/plan/render-text.js';
 import type { CheckOutcome } from '../../services/check-stack.js';
+import { policyJson, renderPolicyLines } from './policy-report.js';
 
 /** `driftgate check` exit codes, as `terraform plan -detailed-exitcode`: an error outranks changes. */
 export function checkExitCode(outcomes: CheckOutcome[]): 0 | 1 | 2 {
@@ -32,7 +33,7 @@ function detail(o: CheckOutcome): string {
       return o.resolved ? 'drift resolved' : '';
     case 'drifted':
     case 'pending_approval':
-      return `${formatCounts(o.analysis.counts)}${o.isNew ? '' : ' (seen before)'}`;
+      return `${formatCounts(o.analysis.counts)}${o.isNew ? '' : ' (seen before)'}${o.policy?.denied ? ', denied by policy' : ''}`;
     case 'errored':
       return firstLine(o.error);
     case 'interrupted':
@@ -49,8 +50,8 @@ function firstLine(text: string): string {
 
 /** The human report: a table of stacks, then the diff of each stack that has changes, then errors. */
 export function renderCheckReport(outcomes: CheckOutcome[], options: { color: boolean }): string {
-  const paint = (status: CheckOutcome['status'], text: string) =>
-    options.color && COLORS[status] ? `${COLORS[status]}${text}\u001b[0m` : text;
+  const color = (code: string | undefined, text: string) => (options.color && code ? `${code}${text}\u001b[0m` : text);
+  const paint = (status: CheckOutcome['status'], text: string) => color(COLORS[status], text);
   const width = Math.max(5, ...outcomes.map((o) => o.stack.length));
   const rows = outcomes.map((o) => {
     const run = 'run' in o && o.run ? o.run.id : '';
@@ -63,6 +64,7 @@ export function renderCheckReport(outcomes: CheckOutcome[], options: { color: bo
     if (o.status === 'drifted' || o.status === 'pending_approval') {
       const what = o.status === 'drifted' ? 'drift' : 'change waiting to be applied';
       out.push('', `=== ${o.stack}: ${what} (run ${o.run.id}, fingerprint ${o.analysis.fingerprint.slice(0, 12)})`);
+      if (o.policy) out.push(...renderPolicyLines(o.policy, color));
       out.push(renderPlanText(o.analysis, { color: options.color }).trimEnd());
     } else if (o.status === 'errored' && (o.error || o.stderrTail)) {
       out.push('', `=== ${o.stack}: error`, o.error.trimEnd());
@@ -96,6 +98,7 @@ export function checkReportJson(outcomes: CheckOutcome[]): object {
             changes: o.analysis.changes,
             drift: o.analysis.drift,
             outputs: o.analysis.outputs,
+            policy: policyJson(o.policy),
           };
         case 'no_changes':
           return { ...base, resolved: o.resolved, fingerprint: o.analysis.fingerprint };

@@ -44,7 +44,9 @@ function needs(approval: ApprovalInfo | undefined): string {
     const parts = still.map((m) => `${m.count} from ${m.groups.map(escapeMrkdwn).join(' or ')}${m.source && !m.source.startsWith('approvers.') ? ` (policy ${escapeMrkdwn(m.source)})` : ''}`);
     return `Waiting for ${plural(total, 'approval')}${have > 0 ? ' more' : ''}: ${parts.join(' and ')}`;
   }
-  const from = approval.groups.length ? ` from ${approval.groups.map(escapeMrkdwn).join(' or ')}` : '';
+  // One requirement left: name only its groups, since only they can still approve.
+  const groups = still?.length === 1 ? still[0]!.groups : approval.groups;
+  const from = groups.length ? ` from ${groups.map(escapeMrkdwn).join(' or ')}` : '';
   const missing = Math.max(0, need - have);
   return `Waiting for ${plural(missing, 'approval')}${have > 0 ? ' more' : ''}${from}`;
 }

@@ -22,7 +22,9 @@ const StoredAnalysis = z.looseObject({
 });
 
 const StoredPolicy = z.object({
-  findings: z.array(z.object({ rule: z.string(), effect: z.enum(POLICY_EFFECTS), message: z.string(), address: z.string().optional() })),
+  findings: z.array(
+    z.object({ rule: z.string(), effect: z.enum(POLICY_EFFECTS), message: z.string(), address: z.string().optional(), error: z.literal(true).optional() }),
+  ),
   denied: z.boolean(),
   approvals: z.array(z.object({ rule: z.string(), count: z.number().int().min(1), from: z.array(z.string()).min(1) })),
   allMinor: z.boolean(),

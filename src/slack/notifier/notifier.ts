@@ -48,10 +48,8 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     windowMs: slack?.digestWindow ?? 0,
     threshold: slack?.digestThreshold ?? Number.POSITIVE_INFINITY,
     async single(run) {
-      // An automatic apply may have posted it already, while the alert waited in its digest window.
-      if (store.hasMessage(run.id)) return;
-      await messages.post(run);
-      audit(run, 'alert_posted');
+      // An automatic apply may have posted it already, while the alert waited in its digest window: post() checks.
+      if (await messages.post(run)) audit(run, 'alert_posted');
     },
     async digest(channel, all) {
       const runs = all.filter((run) => !store.hasMessage(run.id));

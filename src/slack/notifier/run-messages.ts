@@ -30,8 +30,8 @@ export interface RunMessagesDeps {
 }
 
 export interface RunMessages {
-  /** Posts the run's message to its stack's channel, or into `thread` (a digest's thread). */
-  post(run: Run, options?: { thread?: { channel: string; ts: string } }): Promise<void>;
+  /** Posts the run's message to its stack's channel, or into `thread` (a digest's thread); false when it has one. */
+  post(run: Run, options?: { thread?: { channel: string; ts: string } }): Promise<boolean>;
   /**
    * Re-renders a message in place for `run` in `phase`. `messageOf` is the run whose message it is when
    * that is another (a re-plan takes over its predecessor's message). False when there is no message.
@@ -97,14 +97,17 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     deps.store.enqueue({ key: stackKey(run.stack), method: UPLOAD_METHOD, payload: { channel: ref, thread_ts: ref, ...file } });
   }
 
-  async function post(run: Run, options: { thread?: { channel: string; ts: string } } = {}): Promise<void> {
+  async function post(run: Run, options: { thread?: { channel: string; ts: string } } = {}): Promise<boolean> {
     const analysis = await loadAnalysis(deps.services, run.id);
     const rendered = await render(run, { kind: 'awaiting' }, analysis);
-    if (!rendered || !analysis) return;
+    if (!rendered || !analysis) return false;
+    // Checked again after the awaits above: the alert and an automatic apply may both be posting it.
+    if (deps.store.hasMessage(run.id)) return false;
     const where = options.thread ? { channel: options.thread.channel, thread_ts: options.thread.ts } : { channel: channelOf(run.stack) };
     deps.store.enqueue({ key: stackKey(run.stack), method: 'chat.postMessage', payload: { ...where, ...rendered.message }, recordMessageFor: run.id });
     // The message had to cut the diff: the whole plan goes to its thread.
     if (rendered.omittedResources > 0) await uploadPlan(run, analysis);
+    return true;
   }
 
   return {
@@ -113,7 +116,7 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     uploadPlan,
     post,
     async ensurePosted(run) {
-      if (!deps.store.hasMessage(run.id)) await post(run);
+      await post(run);
     },
     async update(run, phase, options = {}) {
       const owner = options.messageOf ?? run.id;
