@@ -2,6 +2,7 @@ import nodeCron from 'node-cron';
 import { pagerdutySettingsFor } from '../adapters/pagerduty/env.js';
 import { pagerdutyDeliverers } from '../oncall/page-deliverer.js';
 import { createPager } from '../oncall/pager.js';
+import { slackLinks } from '../oncall/slack-links.js';
 import { createOutboxWorker } from '../slack/outbox/worker.js';
 import type { DriftgateConfig } from '../config/schema.js';
 import { startHttpServer, type HttpServer } from '../http/server.js';
@@ -54,7 +55,9 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   for (const stack of config.stacks) store.upsertStack(stack.name);
   deps.bus.onAny((event) => logger.info({ event: event.type, stack: event.stack, runId: event.run.id }, 'event'));
   const pager = pagerdutySettings ? createPager({ config, bus: deps.bus, store, stack: context.stack, now: deps.now, logger }) : undefined;
-  const deliverers = pagerdutySettings ? pagerdutyDeliverers(pagerdutySettings) : undefined;
+  // The Slack app is created below; pages only ask for links once its worker delivers them.
+  const links = slackSettings && config.slack ? slackLinks({ slack: config.slack, store, workspaceUrl: (): string | undefined => slackApp?.workspaceUrl() }) : undefined;
+  const deliverers = pagerdutySettings ? pagerdutyDeliverers(pagerdutySettings, links) : undefined;
 
   const metrics = createMetrics();
   const scheduler = createScheduler<CheckOutcome>({

@@ -2,30 +2,53 @@ import { createPagerdutyClient, type PagerdutyClient, type PagerdutyEvent } from
 import type { PagerdutySettings } from '../adapters/pagerduty/env.js';
 import { PagerdutyError } from '../adapters/pagerduty/pagerduty-error.js';
 import { errorMessage } from '../domain/errors.js';
+import { withSlackLink, type PageEventBody, type PageSlackLink } from '../domain/oncall/page-event.js';
 import type { OutboxDeliverer } from '../slack/outbox/worker.js';
 import { PAGE_NAMESPACE, PageItemPayload } from './page-item.js';
+
+/** Where a page's run is in Slack, in a process with Slack configured. */
+export interface PageSlackLinks {
+  /** Permalink of the run's message, once its post is delivered. */
+  messageLink(runId: string): string | undefined;
+  /** The channel the stack's alerts go to. */
+  channelOf(stack: string): string;
+}
 
 export interface PageDelivererDeps {
   client: PagerdutyClient;
   /** See PagerdutySettings.routingKey. */
   routingKey(name: string): string | undefined;
+  slack?: PageSlackLinks;
 }
 
 /**
  * Delivers the outbox's `pagerduty.enqueue` items: adds the routing key from the environment and sends.
  * Errors name the variable, never the key, since they are stored and logged.
+ *
+ * A trigger links to the run's Slack message if it is posted by now, else names the channel it will be
+ * in. The link is looked up, never waited for: the alert may sit in a digest window, and a page must not.
  */
 export function createPageDeliverer(deps: PageDelivererDeps): OutboxDeliverer {
+  function slackLink(run: { id: string; stack: string } | undefined): PageSlackLink | undefined {
+    if (!run || !deps.slack) return undefined;
+    const message = deps.slack.messageLink(run.id);
+    return message ? { message } : { channel: deps.slack.channelOf(run.stack) };
+  }
+
   return {
     async deliver(item) {
       const page = PageItemPayload.safeParse(item.payload);
       if (!page.success) return { kind: 'dead', error: `page payload invalid at ${page.error.issues.map((i) => i.path.join('.')).join(', ')}` };
-      const { routingKeyEnv, event } = page.data;
+      const { routingKeyEnv, run } = page.data;
       const routingKey = deps.routingKey(routingKeyEnv);
       // Checked at startup for the configured names; a page queued under an older config may name another.
       if (!routingKey) return { kind: 'dead', error: `no routing key in env ${routingKeyEnv}` };
+      // Only loosely checked (PagerDuty refuses what is wrong): a trigger without a payload goes out as it is.
+      const event = page.data.event as PageEventBody;
+      const { payload } = page.data.event;
+      const linked = typeof payload === 'object' && payload !== null ? withSlackLink(event, slackLink(run)) : event;
       try {
-        await deps.client.send({ ...event, routing_key: routingKey } as PagerdutyEvent);
+        await deps.client.send({ ...linked, routing_key: routingKey } as PagerdutyEvent);
         return { kind: 'delivered' };
       } catch (err) {
         if (!(err instanceof PagerdutyError)) return { kind: 'retry', error: errorMessage(err) };
@@ -37,8 +60,8 @@ export function createPageDeliverer(deps: PageDelivererDeps): OutboxDeliverer {
   };
 }
 
-/** `deliverers` for createOutboxWorker in a process with PagerDuty on. */
-export function pagerdutyDeliverers(settings: PagerdutySettings): Record<string, OutboxDeliverer> {
+/** `deliverers` for createOutboxWorker in a process with PagerDuty on; `slack` when Slack is configured too. */
+export function pagerdutyDeliverers(settings: PagerdutySettings, slack?: PageSlackLinks): Record<string, OutboxDeliverer> {
   const client = createPagerdutyClient({ eventsUrl: settings.eventsUrl });
-  return { [PAGE_NAMESPACE]: createPageDeliverer({ client, routingKey: settings.routingKey }) };
+  return { [PAGE_NAMESPACE]: createPageDeliverer({ client, routingKey: settings.routingKey, ...(slack ? { slack } : {}) }) };
 }

@@ -21,8 +21,6 @@ export interface PagerDeps {
   stack: StackLookup;
   now: () => Date;
   logger: ServiceLogger;
-  /** Permalink of a run's Slack message, when one is known by the time the page is enqueued. */
-  messageLink?: (runId: string) => string | undefined;
 }
 
 export interface Pager {
@@ -36,7 +34,9 @@ export function createPager(deps: PagerDeps): Pager {
   const { store, logger } = deps;
 
   function enqueue(stack: string, runId: string, routingKeyEnv: string, event: PageEventBody): void {
-    store.enqueue(pageItem(stack, { routingKeyEnv, event }));
+    // A trigger names its run, for the link to its Slack message added at delivery.
+    const run = event.event_action === 'trigger' ? { run: { id: runId, stack } } : {};
+    store.enqueue(pageItem(stack, { routingKeyEnv, event, ...run }));
     const action = event.event_action === 'trigger' ? PAGE_TRIGGERED : PAGE_RESOLVED;
     store.appendAudit({ at: deps.now(), actor: 'system', action, runId, stack, detail: { dedupKey: event.dedup_key, routingKeyEnv } });
     logger.info({ stack, runId, dedupKey: event.dedup_key, action: event.event_action }, 'page enqueued');
@@ -61,15 +61,7 @@ export function createPager(deps: PagerDeps): Pager {
         return;
       }
       const firstSeenAt = store.getStack(name)?.openDrift?.firstSeenAt;
-      const slackUrl = deps.messageLink?.(run.id);
-      const event = buildTriggerEvent({
-        stack,
-        severity: route.severity,
-        run,
-        analysis,
-        ...(firstSeenAt ? { firstSeenAt } : {}),
-        ...(slackUrl ? { slackUrl } : {}),
-      });
+      const event = buildTriggerEvent({ stack, severity: route.severity, run, analysis, ...(firstSeenAt ? { firstSeenAt } : {}) });
       enqueue(name, run.id, route.routingKeyEnv, event);
     }),
     deps.bus.on('drift_resolved', ({ stack: name, run }) => {

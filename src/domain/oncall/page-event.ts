@@ -24,7 +24,10 @@ export interface PageDetails {
   run_id: string;
   fingerprint: string;
   first_seen?: string;
+  /** Permalink of the run's Slack message, when it was posted before the page went out. */
   slack_message?: string;
+  /** Otherwise the channel the run's alert goes to, when Slack is configured. */
+  slack_channel?: string;
   /** `update aws_s3_bucket.logs`: action and address, nothing else. */
   resources: string[];
   resources_omitted?: number;
@@ -53,9 +56,10 @@ export interface TriggerInput {
   analysis: Pick<PlanAnalysis, 'counts' | 'fingerprint'> & { changes: readonly { address: string; action: ChangeAction }[] };
   /** When the open drift was first seen (it may predate this run). */
   firstSeenAt?: Date;
-  /** Permalink of the run's Slack message, when it is known. */
-  slackUrl?: string;
 }
+
+/** Where a page points in Slack: the run's message once it is posted, else the channel it is posted in. */
+export type PageSlackLink = { message: string } | { channel: string };
 
 /**
  * One incident per stack: a drift pages once however often it is seen, and its resolve closes that
@@ -76,7 +80,6 @@ export function buildTriggerEvent(input: TriggerInput): PageEventBody {
     run_id: run.id,
     fingerprint: analysis.fingerprint.slice(0, FINGERPRINT_PREFIX),
     ...(input.firstSeenAt ? { first_seen: input.firstSeenAt.toISOString() } : {}),
-    ...(input.slackUrl ? { slack_message: input.slackUrl } : {}),
     resources: shown,
     ...(omitted > 0 ? { resources_omitted: omitted } : {}),
   };
@@ -94,7 +97,20 @@ export function buildTriggerEvent(input: TriggerInput): PageEventBody {
       custom_details: details,
     },
     client: PAGE_SOURCE,
-    ...(input.slackUrl ? { client_url: input.slackUrl } : {}),
+  };
+}
+
+/**
+ * A trigger with its Slack link, added when it is delivered rather than built: the alert is usually
+ * posted a little after the page is queued. A message's permalink is also the incident's `client_url`.
+ */
+export function withSlackLink(event: PageEventBody, link: PageSlackLink | undefined): PageEventBody {
+  if (!link || event.event_action !== 'trigger') return event;
+  const details = 'message' in link ? { slack_message: link.message } : { slack_channel: link.channel };
+  return {
+    ...event,
+    payload: { ...event.payload, custom_details: { ...event.payload.custom_details, ...details } },
+    ...('message' in link ? { client_url: link.message } : {}),
   };
 }
 

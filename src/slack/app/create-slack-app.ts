@@ -3,6 +3,7 @@
  * bus, the listeners, and the re-drive of applies a stop interrupted between approval and apply.
  */
 import type { App } from '@slack/bolt';
+import { z } from 'zod';
 import type { AppContext } from '../../app/context.js';
 import { errorMessage } from '../../domain/errors.js';
 import type { Run } from '../../domain/run/model.js';
@@ -35,7 +36,14 @@ export interface SlackApp {
   settle(): Promise<void>;
   /** Raises drift unresolved past `slack.onCall.escalateAfter` (also run every minute); returns how many. */
   escalate(): number;
+  /**
+   * The workspace's address (`https://acme.slack.com/`) for links to messages, once `auth.test` has
+   * answered. Looked up at start; after a failure, asking again retries in the background.
+   */
+  workspaceUrl(): string | undefined;
 }
+
+const AuthTestAnswer = z.object({ url: z.string().url() });
 
 export interface SlackAppOptions {
   context: AppContext;
@@ -70,6 +78,20 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const jobs = createJobs({ logger, busy: () => performance.now() - lastRequestAt < 2 });
   const deps: SlackAppDeps = { config, services, store, scheduler, messages, applier, jobs, api, logger, now, stack: context.stack };
 
+  let workspaceUrl: string | undefined;
+  let lookup: Promise<void> | undefined;
+  // Never awaited on the way to a page (settle() aside): a page goes without its link rather than wait for it.
+  function lookUpWorkspace(): void {
+    if (workspaceUrl !== undefined || lookup) return;
+    lookup = api
+      .call('auth.test', {})
+      .then((answer) => {
+        workspaceUrl = AuthTestAnswer.parse(answer).url;
+      })
+      .catch((err: unknown) => logger.debug({ err: errorMessage(err) }, 'workspace address not known yet; asked again when a link needs it'))
+      .finally(() => (lookup = undefined));
+  }
+
   const escalateDeps = { config, store, messages, stack: context.stack, now };
   let escalation: NodeJS.Timeout | undefined;
   const notifier = createNotifier({ config, store, bus: context.deps.bus, messages, stack: context.stack, now, logger });
@@ -98,6 +120,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       events.register(app, deps);
     },
     start() {
+      lookUpWorkspace();
       worker.start(options.outboxPollMs ?? 250);
       escalation = setInterval(() => jobs.run('escalate', async () => escalateStaleDrift(escalateDeps)), 60_000);
       escalation.unref();
@@ -108,6 +131,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       }
     },
     escalate: () => escalateStaleDrift(escalateDeps),
+    workspaceUrl() {
+      lookUpWorkspace();
+      return workspaceUrl;
+    },
     async stop() {
       clearInterval(escalation);
       notifier.stop();
@@ -116,6 +143,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       await worker.stop();
     },
     async settle() {
+      await lookup;
       await jobs.idle();
       await notifier.flush();
       await jobs.idle();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildResolveEvent, buildTriggerEvent, PAGE_LIMITS, PAGE_MAX_RESOURCES, pageDedupKey, type TriggerInput } from '../../../src/domain/oncall/page-event.js';
+import { buildResolveEvent, buildTriggerEvent, PAGE_LIMITS, PAGE_MAX_RESOURCES, pageDedupKey, withSlackLink, type TriggerInput } from '../../../src/domain/oncall/page-event.js';
 import { analyzePlan } from '../../../src/domain/plan/analyze.js';
 import type { PlanAnalysis } from '../../../src/domain/plan/model.js';
 import { parsePlanJson } from '../../../src/domain/plan/schema.js';
@@ -28,7 +28,7 @@ function payloadOf(event: ReturnType<typeof buildTriggerEvent>) {
 
 describe('buildTriggerEvent', () => {
   it('pages a stack with counts, ids and where to look, and nothing else', () => {
-    const event = trigger({ firstSeenAt: new Date('2025-01-01T09:00:00Z'), slackUrl: 'https://acme.slack.com/archives/C1/p1735725600000100' });
+    const event = withSlackLink(trigger({ firstSeenAt: new Date('2025-01-01T09:00:00Z') }), { message: 'https://acme.slack.com/archives/C1/p1735725600000100' });
     expect(event).toEqual({
       event_action: 'trigger',
       dedup_key: 'driftgate:prod/networking',
@@ -127,6 +127,23 @@ describe('buildTriggerEvent', () => {
       const text = JSON.stringify(trigger({ analysis }));
       for (const value of values) expect(text.includes(value), `value ${JSON.stringify(value)} reached the page`).toBe(false);
     }
+  });
+});
+
+describe('withSlackLink', () => {
+  it('names the channel while the message is not posted, and leaves the incident without a client_url', () => {
+    const event = withSlackLink(trigger(), { channel: 'C0ALERTS' });
+    expect(payloadOf(event).custom_details).toMatchObject({ slack_channel: 'C0ALERTS', run_id: 'r_01HZX3' });
+    expect(payloadOf(event).custom_details).not.toHaveProperty('slack_message');
+    expect(event).not.toHaveProperty('client_url');
+    expect(eventProblems({ ...event, routing_key: KEY })).toEqual([]);
+  });
+
+  it.each([
+    { name: 'no link', event: trigger(), link: undefined },
+    { name: 'a resolve', event: buildResolveEvent({ name: 'prod/networking' }), link: { message: 'https://acme.slack.com/archives/C1/p1' } },
+  ])('leaves $name as it is', ({ event, link }) => {
+    expect(withSlackLink(event, link)).toEqual(event);
   });
 });
 

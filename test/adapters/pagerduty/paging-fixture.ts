@@ -15,6 +15,7 @@ import { analyzePlan } from '../../../src/domain/plan/analyze.js';
 import { parsePlanJson } from '../../../src/domain/plan/schema.js';
 import { pagerdutyDeliverers } from '../../../src/oncall/page-deliverer.js';
 import { createPager } from '../../../src/oncall/pager.js';
+import { slackLinks } from '../../../src/oncall/slack-links.js';
 import { createEventBus, type EventBus } from '../../../src/services/event-bus.js';
 import type { SlackApi } from '../../../src/slack/api.js';
 import { createOutboxWorker, type OutboxWorkerOptions } from '../../../src/slack/outbox/worker.js';
@@ -43,6 +44,8 @@ export interface OpenOptions {
   config?: string;
   env?: Record<string, string>;
   api?: SlackApi;
+  /** Pages link into Slack as serve wires them, with this workspace and the config's `slack` section. */
+  workspaceUrl?: () => string | undefined;
   worker?: Partial<OutboxWorkerOptions>;
 }
 
@@ -81,10 +84,11 @@ export function usePagingFixture() {
     for (const stack of config.stacks) store.upsertStack(stack.name);
     const pager = createPager({ config, bus, store, stack: (name) => byName.get(name), now, logger: log.logger });
     stops.push(() => pager.stop());
+    const links = options.workspaceUrl && config.slack ? slackLinks({ slack: config.slack, store, workspaceUrl: options.workspaceUrl }) : undefined;
     const worker = createOutboxWorker({
       store,
       ...(options.api ? { api: options.api } : {}),
-      deliverers: pagerdutyDeliverers(settings),
+      deliverers: pagerdutyDeliverers(settings, links),
       now,
       logger: log.logger,
       backoff: BACKOFF,

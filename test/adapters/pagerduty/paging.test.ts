@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSlackApi } from '../../../src/slack/api.js';
 import { pageItem } from '../../../src/oncall/page-item.js';
 import { startSlackEmulator } from '../../helpers/slack-emulator.js';
-import { BACKOFF, KEY_PROD, KEY_ROTATED, PLAN_VALUE, usePagingFixture } from './paging-fixture.js';
+import { BACKOFF, CONFIG, KEY_PROD, KEY_ROTATED, PLAN_VALUE, usePagingFixture } from './paging-fixture.js';
 
 const DEDUP = 'driftgate:prod/networking';
 
@@ -41,6 +41,29 @@ describe('paging on-call through the outbox', () => {
     // dev/sandbox has no routing: no page, no outbox item, no audit.
     expect(store.listAudit({ stack: 'dev/sandbox' })).toEqual([]);
     expect(fx.handlerErrors).toEqual([]);
+  });
+
+  const WITH_SLACK = `${CONFIG}slack:\n  defaultChannel: C0ALERTS\n  channels: [{ match: 'prod/*', channel: C0PROD }]\n`;
+  const WORKSPACE = 'https://acme.slack.com/';
+  const PERMALINK = 'https://acme.slack.com/archives/C0PROD/p1700000001000001';
+  it.each([
+    { name: "the run's message posted after the page was queued", slack: true, posted: true, workspace: WORKSPACE, link: { slack_message: PERMALINK }, clientUrl: PERMALINK },
+    { name: 'the message not posted yet (held in a digest window)', slack: true, posted: false, workspace: WORKSPACE, link: { slack_channel: 'C0PROD' } },
+    { name: 'the workspace address not known yet (auth.test failed)', slack: true, posted: true, workspace: undefined, link: { slack_channel: 'C0PROD' } },
+    { name: 'Slack not configured', slack: false, posted: false, workspace: undefined, link: {} },
+  ])('links a trigger into Slack as it is at delivery: $name', async ({ slack, posted, workspace, link, clientUrl }) => {
+    const { store, worker, drift, resolve } = await fx.open(slack ? { config: WITH_SLACK, workspaceUrl: () => workspace } : {});
+    const run = await drift('prod/networking');
+    if (posted) store.setMessage({ runId: run.id, channel: 'C0PROD', ts: '1700000001.000001' });
+    await resolve('prod/networking');
+    expect(await worker.drain()).toBe(2);
+
+    const [trigger, resolved] = fx.receiver.accepted();
+    const details = (trigger!.payload as { custom_details: Record<string, unknown> }).custom_details;
+    expect({ slack_message: details.slack_message, slack_channel: details.slack_channel }).toEqual({ slack_message: undefined, slack_channel: undefined, ...link });
+    expect(details).toMatchObject({ run_id: run.id, counts: { update: 1, delete: 1 } });
+    expect(trigger!.client_url).toBe(clientUrl);
+    expect(resolved).toEqual({ event_action: 'resolve', dedup_key: DEDUP, routing_key: KEY_PROD });
   });
 
   it('wakes nobody for a silenced stack, and says so in the audit log', async () => {
