@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { StackConfig } from '../config/schema.js';
 import { DriftgateError, TerraformError, errorMessage } from '../domain/errors.js';
 import { analyzePlan, noChangesAnalysis } from '../domain/plan/analyze.js';
+import { fingerprintChanges } from '../domain/plan/fingerprint.js';
 import type { PlanAnalysis } from '../domain/plan/model.js';
 import type { PolicyEvaluation } from '../domain/policy/model.js';
 import { parsePlanJson } from '../domain/plan/schema.js';
@@ -58,6 +59,8 @@ export async function checkStack(deps: ServiceDeps, stack: StackConfig, options:
     deps.secrets.add(redactor);
     const kind = classifyRun({ analysis, commitSha: run.commitSha, lastAppliedCommit: store.getStack(stack.name)?.lastAppliedCommit });
     const policy = kind && deps.evaluatePolicies ? deps.evaluatePolicies(planJson, redactor, stack, kind) : undefined;
+    // Drift another system owns must not make the same real drift look new each time its value moves.
+    if (policy && policy.ignored.length) analysis.fingerprint = fingerprintWithout(analysis, new Set(policy.ignored.map((i) => i.address)));
 
     const planArtifact = await storeArtifact(deps, run.id, 'plan', await readFile(planFile));
     await storeArtifact(deps, run.id, 'plan_json', json);
@@ -85,6 +88,12 @@ export async function checkStack(deps: ServiceDeps, stack: StackConfig, options:
     store.releaseLock(stack.name, run.id);
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/** The fingerprint of the changes no `ignore` rule covers. */
+function fingerprintWithout(analysis: PlanAnalysis, ignored: ReadonlySet<string>): string {
+  const keep = (list: PlanAnalysis['changes']) => list.filter((c) => !ignored.has(c.address));
+  return fingerprintChanges({ changes: keep(analysis.changes), drift: keep(analysis.drift), outputs: analysis.outputs });
 }
 
 /** Records what the plan found, supersedes older undecided runs, and publishes the event. */
