@@ -6,13 +6,14 @@
 import type { StackConfig } from '../config/schema.js';
 import { automaticApply } from '../domain/policy/automatic.js';
 import type { Run } from '../domain/run/model.js';
-import { applyRun } from '../services/apply-run.js';
+import { applyRunFromSource } from '../services/apply-run-from-source.js';
 import type { CheckOutcome } from '../services/check-stack.js';
 import type { ServiceDeps } from '../services/deps.js';
+import type { SourceDeps } from '../services/resolve-stack-at-commit.js';
 import type { Scheduler } from '../services/scheduler.js';
 
 export interface AutoApplyDeps {
-  services: ServiceDeps;
+  services: ServiceDeps & Partial<SourceDeps>;
   scheduler: Pick<Scheduler<CheckOutcome>, 'exclusive'>;
   stack(name: string): StackConfig | undefined;
   /** The Slack app's applier, which keeps the run's message current; plain applyRun without Slack. */
@@ -49,6 +50,6 @@ export function autoApplyAfterCheck(deps: AutoApplyDeps, outcome: CheckOutcome):
   });
   if (!decision.apply) return;
   const run = outcome.run;
-  const apply = deps.apply ?? ((r: Run, who: string) => deps.scheduler.exclusive(stack.name, () => applyRun(deps.services, stack, r.id, who)));
+  const apply = deps.apply ?? ((r: Run, who: string) => deps.scheduler.exclusive(stack.name, () => applyRunFromSource(deps.services, stack, r.id, who)));
   apply(run, actor).catch((err: unknown) => deps.services.logger.error({ err, runId: run.id, stack: stack.name }, 'automatic apply failed'));
 }

@@ -6,7 +6,9 @@ import { slackLinks } from '../oncall/slack-links.js';
 import { createOutboxWorker } from '../slack/outbox/worker.js';
 import type { DriftgateConfig } from '../config/schema.js';
 import { startHttpServer, type HttpServer } from '../http/server.js';
-import { checkStack, type CheckOutcome } from '../services/check-stack.js';
+import type { CheckOutcome } from '../services/check-stack.js';
+import { checkStackFromSource } from '../services/check-stack-from-source.js';
+import { createGitSources } from '../adapters/git/git-sources.js';
 import { createMetrics, type Metrics } from '../metrics/registry.js';
 import { slackSettingsFor } from '../slack/env.js';
 import { createSlackApp, type SlackApp } from '../slack/app/create-slack-app.js';
@@ -60,6 +62,7 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   const deliverers = pagerdutySettings ? pagerdutyDeliverers(pagerdutySettings, links) : undefined;
 
   const metrics = createMetrics();
+  const git = createGitSources({ dataDir: config.dataDir, env: options.env, logger });
   const scheduler = createScheduler<CheckOutcome>({
     stacks: config.stacks,
     concurrency: config.defaults.concurrency,
@@ -67,13 +70,13 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
     logger,
     check: async (stack, trigger, signal) => {
       const started = performance.now();
-      const outcome = await checkStack(deps, stack, { trigger, signal });
+      const outcome = await checkStackFromSource({ ...deps, git }, stack, { trigger, signal });
       metrics.planDuration.observe({ stack: stack.name, outcome: outcome.status }, (performance.now() - started) / 1000);
       metrics.runsByOutcome.inc({ outcome: outcome.status });
       metrics.driftedStacks.set(store.listStacks().filter((s) => s.openDrift).length);
       autoApplyAfterCheck(
         {
-          services: deps,
+          services: { ...deps, git },
           scheduler,
           stack: context.stack,
           // With Slack, as a Slack job: its message follows the apply, and shutdown waits for it.
@@ -101,6 +104,7 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
         scheduler,
         metrics,
         settings: slackSettings,
+        git,
         ...(options.outboxPollMs ? { outboxPollMs: options.outboxPollMs } : {}),
         ...(deliverers ? { deliverers } : {}),
       })

@@ -1,4 +1,5 @@
 import { ConfigError, DriftgateError } from '../domain/errors.js';
+import { baselineCommand, BASELINE_USAGE } from './commands/baseline.js';
 import { checkCommand, CHECK_USAGE } from './commands/check.js';
 import { demoCommand } from './commands/demo.js';
 import { serveCommand } from './commands/serve.js';
@@ -18,6 +19,8 @@ Usage:
       Run the scheduler (and /healthz, /readyz) until SIGTERM.
   driftgate unlock STACK [--config FILE]
       Unblock a stack after an interrupted apply, once its real state was checked.
+  ${BASELINE_USAGE}
+      Record a commit (default: the branch head) as last applied, for a stack applied elsewhere.
   driftgate demo [--keep]
       Offline demo on the bundled example stacks: apply, drift by hand, check.
 
@@ -29,6 +32,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   validate: validateCommand,
   serve: serveCommand,
   unlock: unlockCommand,
+  baseline: baselineCommand,
   demo: demoCommand,
 };
 

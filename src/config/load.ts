@@ -13,6 +13,7 @@ import { schemaIssues } from './schema-issues.js';
 import { slackWarnings } from './slack-warnings.js';
 import { autoApplyIssues } from './auto-apply-guard.js';
 import { stackDirWarning } from './stack-dirs.js';
+import { gitSourceIssues, withGitSources } from './git-source.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -111,13 +112,14 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
   warnings.push(...discovery.warnings);
   const policies = await loadPolicies(parsed.data.policies, baseDir, parsed.data.approvers);
   issues.push(...policies.issues);
-  const config = resolveConfig(parsed.data, {
+  issues.push(...gitSourceIssues(parsed.data));
+  const config = withGitSources(parsed.data, resolveConfig(parsed.data, {
     ...(file ? { file } : {}),
     baseDir,
     discovered: discovery.stacks,
     cpus: availableParallelism(),
     policies: policies.rules,
-  });
+  }));
   warnings.push(...slackWarnings(config));
   issues.push(
     ...autoApplyIssues(config.stacks, (stack) => {
@@ -126,6 +128,7 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
     }),
   );
   for (const [index, entry] of parsed.data.stacks.entries()) {
+    if (config.stacks.find((s) => s.name === entry.name)?.git) continue; // a path inside the repository
     const warning = await stackDirWarning(`stacks[${index}].dir`, entry.name, resolve(baseDir, entry.dir));
     if (warning) warnings.push(warning);
   }

@@ -52,9 +52,38 @@ const stackName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._\/-]*$/, 'stack names use letters, digits, ".", "_", "-" and "/"');
 
+/** A variable's name, never its value: a Git token is a secret and comes from the environment only. */
+const tokenEnv = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable, e.g. GIT_TOKEN')
+  // A token pasted here by mistake: refuse it without echoing it.
+  .refine((v) => !/^(ghp_|gho_|ghs_|github_pat_|glpat-)/.test(v) && !/^[A-Za-z0-9_]{40,}$/.test(v), 'looks like a token itself: name the environment variable that holds it');
+
+/** Credentials in a URL would reach argv, the clone's config and logs: they come from `tokenEnv` only. */
+const gitUrl = z
+  .string()
+  .min(1)
+  .refine((v) => !/^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^/@]*@/i.test(v), 'no credentials in the URL: put the token in an environment variable and name it in tokenEnv');
+
+export const GitSourceConfig = z.strictObject({
+  url: gitUrl,
+  branch: z.string().min(1).default('main'),
+  /** The stacks' `dir` is relative to this directory of the repository. */
+  subpath: z.string().min(1).optional(),
+  /** Name of the environment variable holding an HTTPS token. */
+  tokenEnv: tokenEnv.optional(),
+});
+export type GitSourceConfig = z.infer<typeof GitSourceConfig>;
+
+/** Absent: stacks are local directories. `git`: each stack's `dir` is a path inside that repository. */
+export const SourceConfig = z.strictObject({ git: GitSourceConfig });
+export type SourceConfig = z.infer<typeof SourceConfig>;
+
 export const StackEntry = z.strictObject({
   name: stackName,
   dir: z.string().min(1),
+  /** Overrides the top-level `source` for this stack. */
+  source: SourceConfig.optional(),
   ...StackSettings,
 });
 export type StackEntry = z.infer<typeof StackEntry>;
@@ -244,6 +273,8 @@ export const ConfigFile = z.strictObject({
   terraform: TerraformConfig.prefault({}),
   artifacts: ArtifactsConfig.default({ type: 'local' }),
   defaults: DefaultsConfig.prefault({}),
+  /** Where explicit `stacks` live; discovered stacks are always local directories. */
+  source: SourceConfig.optional(),
   stacks: z.array(StackEntry).default([]),
   discover: z.array(DiscoverEntry).default([]),
   slack: SlackConfig.optional(),
@@ -274,6 +305,22 @@ export interface StackConfig {
   mode: Mode;
   /** See StackSettings.allowFrequentAutoApply. */
   allowFrequentAutoApply?: boolean;
+  /**
+   * Set when the stack comes from a Git repository: `dir` (and relative `varFiles`) mean nothing until
+   * services/resolve-stack-at-head.ts checks out a commit and points them into that worktree.
+   */
+  git?: StackGitSource;
+}
+
+/** A stack's Git source: the repository, and where the stack's root module is inside it. */
+export interface StackGitSource {
+  url: string;
+  branch: string;
+  tokenEnv?: string;
+  /** Path of the root module relative to the repository root (subpath joined), POSIX separators. */
+  path: string;
+  /** varFiles as written in the config: relative ones are relative to the checked-out stack dir. */
+  varFiles: string[];
 }
 
 /** The loaded config: file values with defaults applied, paths absolute, stacks resolved. */
@@ -293,4 +340,6 @@ export interface DriftgateConfig {
   /** Policy files' rules (in file order), then inline rules; the loader compiled them all once. */
   policies: PolicyRule[];
   log: ConfigFile['log'];
+  /** The top-level source; each stack's effective one is StackConfig.git. */
+  source?: SourceConfig;
 }

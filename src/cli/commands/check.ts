@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import { createAppContext } from '../../app/context.js';
 import { loadConfig } from '../../config/load.js';
 import type { CheckOutcome } from '../../services/check-stack.js';
-import { checkStack } from '../../services/check-stack.js';
+import { createGitSources } from '../../adapters/git/git-sources.js';
+import { checkStackFromSource } from '../../services/check-stack-from-source.js';
 import { createScheduler } from '../../services/scheduler.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
@@ -41,14 +42,15 @@ export async function checkCommand(args: string[], io: CliIo): Promise<number> {
 export async function runChecks(
   context: Awaited<ReturnType<typeof createAppContext>>,
   stacks: Awaited<ReturnType<typeof loadConfig>>['stacks'],
-  io: Pick<CliIo, 'onShutdown'>,
+  io: Pick<CliIo, 'onShutdown' | 'env'>,
 ): Promise<CheckOutcome[]> {
+  const git = createGitSources({ dataDir: context.config.dataDir, env: io.env, logger: context.logger });
   const scheduler = createScheduler<CheckOutcome>({
     stacks,
     concurrency: context.config.defaults.concurrency,
     jitterMs: 0,
     logger: context.logger,
-    check: (stack, trigger, signal) => checkStack(context.deps, stack, { trigger, signal }),
+    check: (stack, trigger, signal) => checkStackFromSource({ ...context.deps, git }, stack, { trigger, signal }),
   });
   io.onShutdown(() => void scheduler.stop(0));
   const settled = await Promise.allSettled(stacks.map((s) => scheduler.request(s.name, 'manual')));

@@ -7,9 +7,11 @@
  */
 import type { StackConfig } from '../../config/schema.js';
 import type { Run } from '../../domain/run/model.js';
-import { applyRun, type ApplyOutcome } from '../../services/apply-run.js';
+import type { ApplyOutcome } from '../../services/apply-run.js';
+import { applyRunFromSource } from '../../services/apply-run-from-source.js';
 import type { CheckOutcome } from '../../services/check-stack.js';
 import type { ServiceDeps } from '../../services/deps.js';
+import type { SourceDeps } from '../../services/resolve-stack-at-commit.js';
 import type { Scheduler } from '../../services/scheduler.js';
 import { renderApplyOutput } from '../blocks/render-apply-output.js';
 import { section } from '../blocks/message.js';
@@ -23,7 +25,8 @@ export interface RunApplier {
 }
 
 export interface RunApplierDeps {
-  services: ServiceDeps;
+  /** With `git` for stacks that come from Git: the apply runs in a checkout of the run's commit. */
+  services: ServiceDeps & Partial<SourceDeps>;
   scheduler: Pick<Scheduler<CheckOutcome>, 'exclusive' | 'request'>;
   messages: RunMessages;
   stack(name: string): StackConfig | undefined;
@@ -44,7 +47,7 @@ export function createRunApplier(deps: RunApplierDeps): RunApplier {
       await messages.ensurePosted(run);
       await messages.update(run, { kind: 'applying', by: actor });
       const started = performance.now();
-      const outcome = await deps.scheduler.exclusive(stack.name, () => applyRun(services, stack, run.id, actor));
+      const outcome = await deps.scheduler.exclusive(stack.name, () => applyRunFromSource(services, stack, run.id, actor));
       const durationMs = performance.now() - started;
 
       if (outcome.status === 'applied') {

@@ -4,6 +4,7 @@
  */
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
+import type { GitSources } from '../../adapters/git/git-sources.js';
 import type { AppContext } from '../../app/context.js';
 import { errorMessage } from '../../domain/errors.js';
 import type { Run } from '../../domain/run/model.js';
@@ -52,6 +53,8 @@ export interface SlackAppOptions {
   settings: SlackSettings;
   /** How often the outbox is polled. */
   outboxPollMs?: number;
+  /** Checkouts of Git-sourced stacks: an approved run is applied at the commit it planned at. */
+  git?: GitSources;
   /** Outbox deliverers for items that are not Slack calls (PagerDuty pages): one worker per database file. */
   deliverers?: OutboxWorkerOptions['deliverers'];
 }
@@ -65,6 +68,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const api = createSlackApi({ token: settings.botToken, ...(settings.apiUrl ? { apiUrl: settings.apiUrl } : {}), logger });
   const services = {
     ...context.deps,
+    ...(options.git ? { git: options.git } : {}),
     slackStore: store,
     usergroups: createUsergroupResolver({ call: api.call, ttlMs: config.slack.usergroupCacheTtl, now, logger }),
     approvers: config.approvers,

@@ -1,0 +1,58 @@
+import { parseArgs } from 'node:util';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { createGitSources } from '../../adapters/git/git-sources.js';
+import { openSqliteStore } from '../../adapters/store/open-sqlite-store.js';
+import { loadConfig } from '../../config/load.js';
+import type { StackConfig } from '../../config/schema.js';
+import type { CliIo } from '../io.js';
+import { UsageError } from '../io.js';
+import { selectStacks } from '../select-stacks.js';
+
+export const BASELINE_USAGE = 'driftgate baseline STACK [--commit SHA] [--config FILE]';
+
+/** The commit to record: `--commit` (expanded and checked against the repository) or the branch head. */
+async function baselineCommit(stack: StackConfig, commit: string | undefined, dataDir: string, env: CliIo['env']) {
+  if (!stack.git) {
+    if (!commit) throw new UsageError(`stack ${stack.name} is not from Git: name the commit with --commit SHA`);
+    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) throw new UsageError('--commit must be a full commit sha for a stack that is not from Git');
+    return { sha: commit };
+  }
+  const checkout = createGitSources({ dataDir, env }).checkout(stack.git);
+  const head = await checkout.fetchHead();
+  return commit ? checkout.commit(commit) : head;
+}
+
+/**
+ * `driftgate baseline STACK`: records a commit as the one last applied to a stack that was applied outside
+ * driftgate, so that later plans tell drift (changes at that commit) from merged changes not yet applied.
+ */
+export async function baselineCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { commit: { type: 'string' }, config: { type: 'string', short: 'c' } },
+  });
+  if (positionals.length !== 1) throw new UsageError('name exactly one stack to baseline');
+  if (values.commit !== undefined && !/^[0-9a-f]{7,64}$/.test(values.commit)) throw new UsageError('--commit takes a commit sha (hex)');
+  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
+  const [stack] = selectStacks(config.stacks, positionals);
+  const commit = await baselineCommit(stack!, values.commit, config.dataDir, io.env);
+  const store = openSqliteStore({ path: join(config.dataDir, 'driftgate.db') });
+  try {
+    const previous = store.upsertStack(stack!.name).lastAppliedCommit;
+    store.setLastAppliedCommit(stack!.name, commit.sha);
+    store.appendAudit({
+      at: new Date(),
+      actor: `cli:${io.env.USER ?? userInfo().username}`,
+      action: 'baseline',
+      stack: stack!.name,
+      detail: { commit: commit.sha, previous: previous ?? null, source: values.commit ? 'argument' : 'branch_head' },
+    });
+    const title = 'title' in commit ? ` (${commit.title})` : '';
+    io.stdout.write(`${stack!.name}: baseline set to ${commit.sha}${title}${previous ? `, was ${previous}` : ''}\n`);
+    return 0;
+  } finally {
+    store.close();
+  }
+}

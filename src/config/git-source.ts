@@ -1,0 +1,52 @@
+import { isAbsolute, posix } from 'node:path';
+import type { ConfigIssue } from '../domain/errors.js';
+import type { ConfigFile, DriftgateConfig, GitSourceConfig, StackGitSource } from './schema.js';
+
+/** The stack's own `source`, else the top-level one; undefined for a local stack. */
+function gitSourceOf(file: ConfigFile, index: number): GitSourceConfig | undefined {
+  return (file.stacks[index]?.source ?? file.source)?.git;
+}
+
+/** `dir` and `subpath` must stay inside the repository: no absolute paths, no `..` out of it. */
+export function gitSourceIssues(file: ConfigFile): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const outside = (p: string) => isAbsolute(p) || posix.normalize(p.replaceAll('\\', '/')).startsWith('..');
+  if (file.source?.git.subpath && outside(file.source.git.subpath)) {
+    issues.push({ path: 'source.git.subpath', message: 'must be a relative path inside the repository' });
+  }
+  file.stacks.forEach((entry, i) => {
+    const git = gitSourceOf(file, i);
+    if (!git) return;
+    if (entry.source?.git.subpath && outside(entry.source.git.subpath)) {
+      issues.push({ path: `stacks[${i}].source.git.subpath`, message: 'must be a relative path inside the repository' });
+    }
+    if (outside(posix.join(git.subpath ?? '.', entry.dir.replaceAll('\\', '/')))) {
+      issues.push({ path: `stacks[${i}].dir`, message: `must be a relative path inside the repository ${git.url}` });
+    }
+  });
+  return issues;
+}
+
+/**
+ * Marks the explicit stacks that come from Git (see StackConfig.git). resolveConfig made their `dir`
+ * absolute against the config file's dir, which means nothing for them; it is kept only so that code
+ * unaware of Git sources still gets a string, and is replaced at checkout.
+ */
+export function withGitSources(file: ConfigFile, config: DriftgateConfig): DriftgateConfig {
+  const byName = new Map(file.stacks.map((entry, i) => [entry.name, i]));
+  const stacks = config.stacks.map((stack) => {
+    const index = byName.get(stack.name);
+    const git = index === undefined ? undefined : gitSourceOf(file, index);
+    if (index === undefined || !git) return stack;
+    const entry = file.stacks[index]!;
+    const source: StackGitSource = {
+      url: git.url,
+      branch: git.branch,
+      ...(git.tokenEnv ? { tokenEnv: git.tokenEnv } : {}),
+      path: posix.normalize(posix.join(git.subpath ?? '.', entry.dir.replaceAll('\\', '/'))),
+      varFiles: entry.varFiles ?? [],
+    };
+    return { ...stack, git: source };
+  });
+  return { ...config, stacks, ...(file.source ? { source: file.source } : {}) };
+}

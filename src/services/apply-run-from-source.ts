@@ -1,0 +1,32 @@
+import type { StackConfig } from '../config/schema.js';
+import { DriftgateError, errorMessage } from '../domain/errors.js';
+import { applyRun, type ApplyOutcome } from './apply-run.js';
+import type { ServiceDeps } from './deps.js';
+import { resolveStackAtCommit, type SourceDeps } from './resolve-stack-at-commit.js';
+
+/**
+ * applyRun in a checkout of the commit the run planned at, so the apply and its verification plan see
+ * the code that was reviewed, whatever the branch holds now. A local stack is applied as it is.
+ */
+export async function applyRunFromSource(
+  deps: ServiceDeps & Partial<SourceDeps>,
+  stack: StackConfig,
+  runId: string,
+  actor: string,
+): Promise<ApplyOutcome> {
+  if (!stack.git || !deps.git) return applyRun(deps, stack, runId, actor);
+  const sha = deps.store.getRun(runId)?.commitSha;
+  if (!sha) return { status: 'refused', code: 'not_applyable', reason: `run ${runId} has no commit, so it cannot be applied to ${stack.name}, which comes from Git` };
+  let resolved;
+  try {
+    resolved = await resolveStackAtCommit({ git: deps.git }, stack, sha);
+  } catch (err) {
+    const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
+    return { status: 'refused', code: 'not_applyable', reason: `nothing was applied: ${reason}` };
+  }
+  try {
+    return await applyRun(deps, resolved.stack, runId, actor);
+  } finally {
+    await resolved.release().catch((err: unknown) => deps.logger.warn({ stack: stack.name, err }, 'worktree release failed'));
+  }
+}

@@ -1,0 +1,52 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { execa } from 'execa';
+
+/** Fixed identities and dates: commits in tests are reproducible and never read the machine's git config. */
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'Ada Lovelace',
+  GIT_AUTHOR_EMAIL: 'ada@example.com',
+  GIT_COMMITTER_NAME: 'Ada Lovelace',
+  GIT_COMMITTER_EMAIL: 'ada@example.com',
+  GIT_AUTHOR_DATE: '2024-05-01T10:00:00Z',
+  GIT_COMMITTER_DATE: '2024-05-01T10:00:00Z',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+};
+
+export interface TestRepo {
+  /** Temp dir holding `origin.git` and the `work` clone. */
+  dir: string;
+  /** `file://` URL of the bare origin. */
+  url: string;
+  /** Writes files (path -> content) in the work tree, commits them on `main` and pushes; returns the sha. */
+  commit(files: Record<string, string>, message: string): Promise<string>;
+  cleanup(): Promise<void>;
+}
+
+/** A bare repository as `origin` and a clone to commit from, made with the real git. */
+export async function makeTestRepo(): Promise<TestRepo> {
+  const dir = await mkdtemp(join(tmpdir(), 'driftgate-git-'));
+  const origin = join(dir, 'origin.git');
+  const work = join(dir, 'work');
+  const git = (args: string[], cwd = dir) => execa('git', args, { cwd, env: { PATH: process.env.PATH, HOME: dir, ...GIT_ENV }, extendEnv: false });
+  await git(['init', '--bare', '--quiet', '--initial-branch=main', origin]);
+  await git(['init', '--quiet', '--initial-branch=main', work]);
+  await git(['remote', 'add', 'origin', origin], work);
+  return {
+    dir,
+    url: `file://${origin}`,
+    async commit(files, message) {
+      for (const [path, content] of Object.entries(files)) {
+        await mkdir(dirname(join(work, path)), { recursive: true });
+        await writeFile(join(work, path), content);
+      }
+      await git(['add', '-A'], work);
+      await git(['commit', '--quiet', '-m', message], work);
+      await git(['push', '--quiet', 'origin', 'HEAD:main'], work);
+      return (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
+    },
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+}
