@@ -8,6 +8,7 @@ const FILE_NAMES: Record<ArtifactKind, string> = {
   apply_log: 'apply.log',
   analysis: 'analysis.json',
   policy: 'policy.json',
+  commits: 'commits.json',
 };
 
 export function artifactKey(runId: string, kind: ArtifactKind): string {

@@ -1,10 +1,22 @@
+import { commitUrl, pullRequestUrl, repositoryWebUrl } from '../adapters/git/repository-web-url.js';
+import type { GitSources } from '../adapters/git/git-sources.js';
 import type { StackConfig } from '../config/schema.js';
+import type { DomainEvent } from '../domain/events.js';
 import { DriftgateError, errorMessage } from '../domain/errors.js';
 import { GitError } from '../adapters/git/git-error.js';
+import { storeArtifact } from './artifacts.js';
 import { checkStack, type CheckOptions, type CheckOutcome } from './check-stack.js';
 import type { ServiceDeps } from './deps.js';
+import type { EventBus } from './event-bus.js';
 import type { SourceDeps } from './resolve-stack-at-commit.js';
 import { resolveStackAtHead } from './resolve-stack-at-head.js';
+
+/** The `commits` artifact: what a pending change brings since the commit last applied, newest first. */
+export interface StoredCommits {
+  /** The repository on GitHub, when its URL says it is there. */
+  webUrl?: string;
+  commits: { sha: string; author: string; title: string; prNumber?: number; prUrl?: string; commitUrl?: string }[];
+}
 
 /**
  * checkStack at the head of the stack's branch when it comes from Git (the run records that commit), or
@@ -21,8 +33,48 @@ export async function checkStackFromSource(deps: ServiceDeps & Partial<SourceDep
     return { stack: stack.name, status: 'errored', error, stderrTail: err instanceof GitError ? err.stderrTail : '' };
   }
   try {
-    return await checkStack(deps, resolved.stack, { ...options, ...(resolved.commitSha ? { commitSha: resolved.commitSha } : {}) });
+    const bus = storingCommitsFirst({ ...deps, git: deps.git }, stack);
+    return await checkStack({ ...deps, bus }, resolved.stack, { ...options, ...(resolved.commitSha ? { commitSha: resolved.commitSha } : {}) });
   } finally {
     await resolved.release().catch((err: unknown) => deps.logger.warn({ stack: stack.name, err }, 'worktree release failed'));
   }
+}
+
+/**
+ * The bus checkStack publishes on, storing a pending change's commits just before its event goes out:
+ * the notifier renders the message on that event and finds them there. A git failure only costs the list.
+ */
+function storingCommitsFirst(deps: ServiceDeps & SourceDeps, stack: StackConfig): EventBus {
+  const publish = async (event: DomainEvent) => {
+    const pending = (event.type === 'plan_pending_approval' || event.type === 'plan_refreshed') && event.run.kind === 'pending_change';
+    if (pending && event.run.commitSha && stack.git) {
+      const from = deps.store.getStack(stack.name)?.lastAppliedCommit;
+      await storeCommits(deps, deps.git, stack.git, event.run.id, from, event.run.commitSha).catch((err: unknown) =>
+        deps.logger.warn({ stack: stack.name, runId: event.run.id, err: errorMessage(err) }, 'listing the pending commits failed'),
+      );
+    }
+    await deps.bus.publish(event);
+  };
+  return { on: deps.bus.on.bind(deps.bus), onAny: deps.bus.onAny.bind(deps.bus), publish };
+}
+
+async function storeCommits(
+  deps: Pick<ServiceDeps, 'artifacts' | 'store'>,
+  git: GitSources,
+  source: NonNullable<StackConfig['git']>,
+  runId: string,
+  from: string | undefined,
+  to: string,
+): Promise<void> {
+  const webUrl = repositoryWebUrl(source.url);
+  const commits = (await git.checkout(source).commitsBetween(from, to)).map((c) => ({
+    sha: c.sha,
+    author: c.author,
+    title: c.title,
+    ...(c.prNumber !== undefined ? { prNumber: c.prNumber } : {}),
+    ...(webUrl && c.prNumber !== undefined ? { prUrl: pullRequestUrl(webUrl, c.prNumber) } : {}),
+    ...(webUrl ? { commitUrl: commitUrl(webUrl, c.sha) } : {}),
+  }));
+  const stored: StoredCommits = { ...(webUrl ? { webUrl } : {}), commits };
+  await storeArtifact(deps, runId, 'commits', JSON.stringify(stored));
 }

@@ -13,16 +13,7 @@ import { resolveStackAtHead } from '../../src/services/resolve-stack-at-head.js'
 import { makeTestRepo, type TestRepo } from '../adapters/git/git-repo.js';
 import { lineSink } from '../helpers/stack-files.js';
 import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-env.js';
-
-/** State lives outside the repository: a worktree is removed after each check, a state file must not be. */
-const stackHcl = (statePath: string, size: string) => `
-terraform {
-  backend "local" { path = ${JSON.stringify(statePath)} }
-}
-resource "terraform_data" "db" {
-  input = { size = "${size}" }
-}
-`;
+import { stackHcl } from '../helpers/git-stack.js';
 
 let repo: TestRepo | undefined;
 let tf: TestTerraformEnv | undefined;

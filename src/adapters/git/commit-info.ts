@@ -24,3 +24,11 @@ export function parseCommitInfo(stdout: string): CommitInfo | undefined {
   const prNumber = pullRequestNumber(title);
   return { sha, author, authorEmail, title, committedAt: new Date(committed), ...(prNumber !== undefined ? { prNumber } : {}) };
 }
+
+/** `git log --format=${COMMIT_FORMAT}%x1e`: one record per commit, ended by a record separator. */
+export function parseCommitLog(stdout: string): CommitInfo[] {
+  return stdout
+    .split('\x1e')
+    .map((record) => parseCommitInfo(record.replace(/^\n/, '')))
+    .filter((info): info is CommitInfo => info !== undefined);
+}

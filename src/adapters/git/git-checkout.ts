@@ -3,13 +3,16 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createMutex } from '../terraform/mutex.js';
-import { COMMIT_FORMAT, parseCommitInfo, type CommitInfo } from './commit-info.js';
+import { COMMIT_FORMAT, parseCommitInfo, parseCommitLog, type CommitInfo } from './commit-info.js';
 import { gitCredentials } from './git-credentials.js';
 import { GitError, type GitFailure } from './git-error.js';
 import { execGit, stderrTail, type GitExec, type GitExecResult } from './exec-git.js';
 
 /** Commits kept by each fetch: enough to check out a run's commit after the branch moved on a little. */
 const FETCH_DEPTH = 50;
+/** Commits commitsBetween lists at most: a message names a few, the rest is in the repository. */
+const MAX_COMMITS_BETWEEN = 20;
+const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
 export interface GitLogger {
   debug(obj: object, msg?: string): void;
@@ -44,6 +47,11 @@ export interface GitCheckout {
   /** A worktree of exactly `sha`, fetched first if the clone lacks it. */
   checkout(sha: string, options?: { signal?: AbortSignal }): Promise<Worktree>;
   commit(sha: string): Promise<CommitInfo>;
+  /**
+   * The commits in `to` and not in `from`, newest first, at most 20: what a pending change brings. Just
+   * `to` when `from` is unknown or older than the shallow history (its range cannot be told).
+   */
+  commitsBetween(from: string | undefined, to: string): Promise<CommitInfo[]>;
 }
 
 /**
@@ -138,7 +146,7 @@ export function createGitCheckout(options: GitCheckoutOptions): GitCheckout {
     },
 
     async checkout(sha, checkoutOptions = {}) {
-      if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha)) {
+      if (!FULL_SHA.test(sha)) {
         throw new GitError({ reason: 'commit_not_found', command: 'git worktree add', exitCode: undefined, stderrTail: 'not a full commit sha', url, branch, sha });
       }
       await ensureRepo();
@@ -171,5 +179,12 @@ export function createGitCheckout(options: GitCheckoutOptions): GitCheckout {
     },
 
     commit,
+
+    async commitsBetween(from, to) {
+      await ensureRepo();
+      if (!from || !FULL_SHA.test(from) || !FULL_SHA.test(to) || !(await hasCommit(from))) return [await commit(to)];
+      const args = gitDir('log', `-n${MAX_COMMITS_BETWEEN}`, `--format=${COMMIT_FORMAT}%x1e`, `${from}..${to}`, '--');
+      return parseCommitLog(await must(args));
+    },
   };
 }

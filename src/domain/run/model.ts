@@ -23,7 +23,7 @@ export interface Run {
 }
 
 /** `policy`: what the policies said about the plan (PolicyEvaluation JSON). */
-export type ArtifactKind = 'plan' | 'plan_json' | 'plan_log' | 'apply_log' | 'analysis' | 'policy';
+export type ArtifactKind = 'plan' | 'plan_json' | 'plan_log' | 'apply_log' | 'analysis' | 'policy' | 'commits';
 
 export interface ArtifactRef {
   runId: string;

@@ -29,10 +29,23 @@ export interface RunMessageInput {
   mention?: string;
   /** What the policies said: denials and warnings are listed; a denied plan has no Approve button. */
   policy?: PolicyEvaluation;
+  /** A pending change's commits since the one last applied, newest first. */
+  commits?: CommitLine[];
 }
 
-/** The part of the message that is not the diff: header, summary, policy, context, status, more, buttons. */
-const FIXED_BLOCKS = 10;
+export interface CommitLine {
+  sha: string;
+  author: string;
+  title: string;
+  prNumber?: number;
+  prUrl?: string;
+  commitUrl?: string;
+}
+
+/** The part of the message that is not the diff: header, summary, policy, commits, context, status, more, buttons. */
+const FIXED_BLOCKS = 11;
+/** Commits named in the message; the rest are counted. */
+const COMMITS_SHOWN = 5;
 /** Diff text per message: enough for a real review, short enough to read; the rest is in the file. */
 export const DIFF_CHAR_BUDGET = 12_000;
 
@@ -78,6 +91,25 @@ function policyLines(policy: PolicyEvaluation): string {
   return shown.join('\n');
 }
 
+/** One line per commit, newest first; lines that would not fit the section are counted with the rest. */
+function commitLines(commits: CommitLine[], awaiting: boolean): string {
+  const lines = [awaiting ? '*Commits waiting to be applied:*' : '*Commits in this change:*'];
+  let length = lines[0]!.length;
+  let shown = 0;
+  for (const c of commits.slice(0, COMMITS_SHOWN)) {
+    const sha = c.commitUrl ? safeLink(c.commitUrl, c.sha.slice(0, 7)) : code(c.sha.slice(0, 7));
+    const pr = c.prUrl ? ` · ${safeLink(c.prUrl, c.prNumber !== undefined ? `#${c.prNumber}` : 'pull request')}` : '';
+    const line = `• ${sha} ${truncate(escapeMrkdwn(c.title), 150)} — ${truncate(escapeMrkdwn(c.author), 60)}${pr}`;
+    // Room kept for the "+N more" line.
+    if (length + 1 + line.length > LIMITS.sectionText - 40) break;
+    lines.push(line);
+    length += 1 + line.length;
+    shown += 1;
+  }
+  if (commits.length > shown) lines.push(`+${commits.length - shown} more`);
+  return lines.join('\n');
+}
+
 function contextLine(stack: StackRef, run: Run): string[] {
   return [
     `Stack ${code(stack.name)}`,
@@ -99,6 +131,7 @@ export function renderRunMessage(input: RunMessageInput): { message: SlackMessag
     header(runTitle(stack.name, drift)),
     section(summary(input)),
     ...(findings ? [section(findings)] : []),
+    ...(input.commits?.length ? [section(commitLines(input.commits, isAwaiting(phase)))] : []),
     context(contextLine(stack, run)),
     section(status, { block_id: BLOCK_IDS.runStatus }),
   ];

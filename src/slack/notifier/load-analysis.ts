@@ -5,6 +5,7 @@ import { POLICY_EFFECTS } from '../../domain/policy/model.js';
 import type { ArtifactKind } from '../../domain/run/model.js';
 import { loadArtifact } from '../../services/artifacts.js';
 import type { ServiceDeps } from '../../services/deps.js';
+import type { CommitLine } from '../blocks/render-run-message.js';
 
 /**
  * Stored metadata is a boundary too: what a message is rendered from is checked for the fields the
@@ -32,6 +33,13 @@ const StoredPolicy = z.object({
   fired: z.array(z.string()),
 });
 
+const StoredCommits = z.object({
+  webUrl: z.string().optional(),
+  commits: z.array(
+    z.object({ sha: z.string(), author: z.string(), title: z.string(), prNumber: z.number().int().optional(), prUrl: z.string().optional(), commitUrl: z.string().optional() }),
+  ),
+});
+
 async function loadJson<T>(deps: Pick<ServiceDeps, 'artifacts' | 'store'>, runId: string, kind: ArtifactKind, schema: z.ZodType<T>): Promise<T | undefined> {
   const body = await loadArtifact(deps, runId, kind);
   if (!body) return undefined;
@@ -48,4 +56,17 @@ export async function loadAnalysis(deps: Pick<ServiceDeps, 'artifacts' | 'store'
 /** What the policies said about a run's plan; undefined when no policy was evaluated. */
 export function loadPolicy(deps: Pick<ServiceDeps, 'artifacts' | 'store'>, runId: string): Promise<PolicyEvaluation | undefined> {
   return loadJson(deps, runId, 'policy', StoredPolicy);
+}
+
+/** The commits a pending change brings (stored by check-stack-from-source); undefined when none were listed. */
+export async function loadCommits(deps: Pick<ServiceDeps, 'artifacts' | 'store'>, runId: string): Promise<CommitLine[] | undefined> {
+  const stored = await loadJson(deps, runId, 'commits', StoredCommits);
+  return stored?.commits.map(({ sha, author, title, prNumber, prUrl, commitUrl }) => ({
+    sha,
+    author,
+    title,
+    ...(prNumber !== undefined ? { prNumber } : {}),
+    ...(prUrl ? { prUrl } : {}),
+    ...(commitUrl ? { commitUrl } : {}),
+  }));
 }

@@ -18,7 +18,7 @@ import type { SlackMessage } from '../blocks/message.js';
 import { UPLOAD_METHOD } from '../outbox/deliver.js';
 import { messagePlaceholder } from '../outbox/placeholders.js';
 import { channelFor, onCallMention } from '../routing.js';
-import { loadAnalysis, loadPolicy } from './load-analysis.js';
+import { loadAnalysis, loadCommits, loadPolicy } from './load-analysis.js';
 
 export interface RunMessagesDeps {
   config: Pick<DriftgateConfig, 'slack' | 'approvers'>;
@@ -72,6 +72,7 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     const mention = slack ? onCallMention(slack, stack) : undefined;
     const policy = await loadPolicy(deps.services, run.id);
     const approval = approvalInfo(run, policy);
+    const commits = await loadCommits(deps.services, run.id);
     return renderRunMessage({
       stack: { name: stack.name, environment: stack.environment, mode: stack.mode },
       run,
@@ -80,6 +81,7 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
       canRemediate: deps.canRemediate,
       ...(policy ? { policy } : {}),
       ...(approval ? { approval } : {}),
+      ...(commits?.length ? { commits } : {}),
       ...(mention ? { mention } : {}),
     });
   }

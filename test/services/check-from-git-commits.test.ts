@@ -1,0 +1,62 @@
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadArtifact } from '../../src/services/artifacts.js';
+import { checkStackFromSource } from '../../src/services/check-stack-from-source.js';
+import { loadCommits } from '../../src/slack/notifier/load-analysis.js';
+import { gitSourcesOf, makeGitStackEnv, stackHcl, type GitStackEnv } from '../helpers/git-stack.js';
+
+let fixture: GitStackEnv | undefined;
+afterEach(async () => {
+  await fixture?.cleanup();
+  fixture = undefined;
+});
+
+describe('a pending change from Git names its commits, with real git and terraform', () => {
+  it('stores the commits since the one last applied before the event goes out; no links for a file:// origin', async () => {
+    fixture = await makeGitStackEnv();
+    const { repo, tf, context, env } = fixture;
+    const deps = { ...context.deps, git: gitSourcesOf(fixture) };
+    const stack = context.stack('prod/db')!;
+    const statePath = join(tf.dir, 'state', 'db.tfstate');
+
+    const a = await repo.commit({ '.gitignore': '.terraform/\n', 'db/main.tf': stackHcl(statePath, 'small') }, 'Add db (#3)');
+    const work = join(repo.dir, 'work', 'db');
+    await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: work, env, extendEnv: false });
+    await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd: work, env, extendEnv: false });
+    context.store.upsertStack(stack.name);
+    context.store.setLastAppliedCommit(stack.name, a);
+    const b = await repo.commit({ 'db/main.tf': stackHcl(statePath, 'medium') }, 'Resize db (#34)');
+    const c = await repo.commit({ 'db/main.tf': stackHcl(statePath, 'large') }, 'Grow db further');
+
+    // What the notifier would see when it renders on the event.
+    const seen: unknown[] = [];
+    deps.bus.on('plan_pending_approval', async (e) => void seen.push(await loadCommits(deps, e.run.id)));
+    const outcome = await checkStackFromSource(deps, stack, { trigger: 'schedule' });
+    expect(outcome).toMatchObject({ status: 'pending_approval', run: { commitSha: c, kind: 'pending_change' } });
+    const runId = outcome.status === 'pending_approval' ? outcome.run.id : '';
+
+    const expected = [
+      { sha: c, author: 'Ada Lovelace', title: 'Grow db further' },
+      { sha: b, author: 'Ada Lovelace', title: 'Resize db (#34)', prNumber: 34 },
+    ];
+    expect(seen).toEqual([expected]);
+    const stored = JSON.parse((await loadArtifact(deps, runId, 'commits'))!.toString('utf8'));
+    expect(stored).toEqual({ commits: expected });
+
+    // The same change planned again keeps its list on the new run.
+    const again = await checkStackFromSource(deps, stack, { trigger: 'manual' });
+    expect(again).toMatchObject({ status: 'pending_approval', isNew: false });
+    expect(await loadCommits(deps, again.status === 'pending_approval' ? again.run.id : '')).toEqual(expected);
+
+    // A stack whose URL is on GitHub (cloned here from the same file:// origin) gets commit and PR links.
+    const web = 'https://github.com/acme/infra';
+    const onGithub = { ...stack, git: { ...stack.git!, url: `${web}.git` } };
+    const redirected = { checkout: (source: { url: string; branch: string }) => deps.git.checkout({ ...source, url: repo.url }) };
+    const linked = await checkStackFromSource({ ...deps, git: redirected }, onGithub, { trigger: 'manual' });
+    expect(await loadCommits(deps, linked.status === 'pending_approval' ? linked.run.id : '')).toEqual([
+      { ...expected[0], commitUrl: `${web}/commit/${c}` },
+      { ...expected[1], prUrl: `${web}/pull/34`, commitUrl: `${web}/commit/${b}` },
+    ]);
+  });
+});
