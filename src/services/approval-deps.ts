@@ -17,7 +17,7 @@ export interface ApprovalDeps {
    * The GitHub login of whoever authored the change a run would apply (commit or PR author), mapped to a
    * Slack user through `approvers.authors`. Absent or undefined for drift, which has no author in Git.
    */
-  authorOf?: (run: Run) => Promise<string | undefined>;
+  authorOf?: (run: Run) => Promise<string | string[] | undefined>;
   /** What the policies said about the run's plan (denials, extra approvals); absent without policies. */
   policyOf?: (run: Run) => Promise<PolicyEvaluation | undefined>;
 }

@@ -50,7 +50,7 @@ export async function approveRun(deps: ApprovalServiceDeps, stack: StackConfig, 
   const extra: ApprovalRequirement[] = (policy?.approvals ?? []).map((a) => ({ count: a.count, groups: a.from, source: a.rule }));
   const rights = await decisionRights(deps, stack, userId, 'approve', extra.flatMap((r) => r.groups));
   if ('status' in rights) return refuse(rights, run);
-  let login: string | undefined;
+  let login: string | string[] | undefined;
   try {
     login = await deps.authorOf?.(run);
   } catch (err) {
@@ -63,7 +63,8 @@ export async function approveRun(deps: ApprovalServiceDeps, stack: StackConfig, 
       run,
     });
   }
-  const author = authorSlackId(deps.approvers, login);
+  // Every identity of every author of the change (commit emails, GitHub logins) that maps to a Slack user.
+  const authors = (Array.isArray(login) ? login : login ? [login] : []).map((id) => authorSlackId(deps.approvers, id)).filter((id): id is string => Boolean(id));
 
   // From here on everything is synchronous, so no other click interleaves in this process; across
   // processes the store's compare-and-set decides.
@@ -74,7 +75,7 @@ export async function approveRun(deps: ApprovalServiceDeps, stack: StackConfig, 
     existing: deps.slackStore.listApprovals(runId),
     userId,
     userGroups: rights.userGroups,
-    authorSlackId: author,
+    authorSlackIds: authors,
   });
   if (!decision.ok) {
     const { ok: _, ...refusal } = decision;

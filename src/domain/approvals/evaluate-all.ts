@@ -8,7 +8,8 @@ export interface ApprovalsRequest {
   userId: string;
   /** Approver groups the user belongs to (among every requirement's groups). */
   userGroups: string[];
-  authorSlackId?: string;
+  /** Slack users who authored the change: none of them may approve it. */
+  authorSlackIds?: string[];
 }
 
 /** An approval counts toward a requirement when the approver was in one of its groups. */
@@ -45,7 +46,7 @@ export function describeMissing(missing: NonNullable<ApprovalProgress['missing']
  * refused, saying what is still needed; the author of the change never approves it.
  */
 export function evaluateApprovals(request: ApprovalsRequest): ApprovalDecision {
-  const { requirements, existing, userId, userGroups, authorSlackId } = request;
+  const { requirements, existing, userId, userGroups, authorSlackIds = [] } = request;
   const before = progressOf(requirements, existing);
   if (before.approvers.includes(userId)) {
     return {
@@ -59,7 +60,7 @@ export function evaluateApprovals(request: ApprovalsRequest): ApprovalDecision {
     const them = allGroups.length > 1 ? 'any of them' : 'it';
     return { ok: false, reason: 'not_in_group', message: `Only members of ${describeGroups(allGroups)} can approve this plan, and you are not in ${them}.` };
   }
-  if (authorSlackId !== undefined && authorSlackId === userId) {
+  if (authorSlackIds.includes(userId)) {
     return { ok: false, reason: 'author', message: 'You authored this change, so you cannot approve it yourself: someone else has to review it.' };
   }
   const mine: Approval = { runId: '', userId, at: new Date(8.64e15), groups: userGroups };

@@ -22,6 +22,7 @@ import { loadPolicy } from '../notifier/load-analysis.js';
 import { createRunMessages } from '../notifier/run-messages.js';
 import { createOutboxWorker, type OutboxWorkerOptions } from '../outbox/worker.js';
 import { createUsergroupResolver } from '../usergroups.js';
+import { changeAuthors } from '../../services/change-authors.js';
 import { createRunApplier } from './apply-approved.js';
 import type { SlackAppDeps } from './deps.js';
 import { createJobs } from './jobs.js';
@@ -74,6 +75,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     approvers: config.approvers,
     snoozeMs: config.defaults.snooze,
     policyOf: (run: Run) => loadPolicy(context.deps, run.id),
+    authorOf: (run: Run) => changeAuthors({ ...(options.git ? { git: options.git } : {}), store, stack: context.stack }, run),
   };
   const messages = createRunMessages({ config, store, services, stack: context.stack, canRemediate: false });
   const applier = createRunApplier({ services, scheduler, messages, stack: context.stack });

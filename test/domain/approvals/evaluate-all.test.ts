@@ -63,7 +63,7 @@ describe('evaluateApprovals: several requirements (approvers rule + policies)', 
   });
 
   it('refuses the author even when they are in the right group', () => {
-    const decision = evaluateApprovals({ requirements: [LEADS], existing: [], userId: 'U5', userGroups: ['sre-leads'], authorSlackId: 'U5' });
+    const decision = evaluateApprovals({ requirements: [LEADS], existing: [], userId: 'U5', userGroups: ['sre-leads'], authorSlackIds: ['U9', 'U5'] });
     expect(decision).toMatchObject({ ok: false, reason: 'author' });
   });
 
