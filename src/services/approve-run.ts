@@ -1,8 +1,8 @@
 import type { StackConfig } from '../config/schema.js';
 import { formatDuration } from '../config/duration.js';
-import { evaluateApprovals } from '../domain/approvals/evaluate-all.js';
-import type { ApprovalProgress, ApprovalRequirement } from '../domain/approvals/model.js';
-import { authorSlackId } from '../domain/approvals/requirement.js';
+import { evaluateApprovals } from '../domain/approvals/evaluate.js';
+import type { ApprovalProgress } from '../domain/approvals/model.js';
+import { allRequirements, authorSlackId } from '../domain/approvals/requirement.js';
 import { DriftgateError } from '../domain/errors.js';
 import type { Run } from '../domain/run/model.js';
 import type { ApprovalServiceDeps } from './approval-deps.js';
@@ -47,8 +47,7 @@ export async function approveRun(deps: ApprovalServiceDeps, stack: StackConfig, 
     const why = policy.findings.filter((f) => f.effect === 'deny').map((f) => `${f.rule}: ${f.message}`);
     return refuse({ status: 'refused', reason: 'denied', message: `A policy denies this plan, so it cannot be applied from Slack. ${why.join('; ')}`, run });
   }
-  const extra: ApprovalRequirement[] = (policy?.approvals ?? []).map((a) => ({ count: a.count, groups: a.from, source: a.rule }));
-  const rights = await decisionRights(deps, stack, userId, 'approve', extra.flatMap((r) => r.groups));
+  const rights = await decisionRights(deps, stack, userId, 'approve', (policy?.approvals ?? []).flatMap((a) => a.from));
   if ('status' in rights) return refuse(rights, run);
   let login: string | string[] | undefined;
   try {
@@ -71,7 +70,7 @@ export async function approveRun(deps: ApprovalServiceDeps, stack: StackConfig, 
   const current = decidableRun(deps, stack, runId);
   if ('status' in current) return refuse(current);
   const decision = evaluateApprovals({
-    requirements: [{ ...rights.requirement, source: `approvers.rules[${rights.rule}]` }, ...extra],
+    requirements: allRequirements(rights, policy?.approvals),
     existing: deps.slackStore.listApprovals(runId),
     userId,
     userGroups: rights.userGroups,

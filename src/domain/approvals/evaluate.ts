@@ -1,25 +1,62 @@
 import type { Approval, ApprovalDecision, ApprovalProgress, ApprovalRefusal, ApprovalRequirement } from './model.js';
 
-export interface ApprovalRequest {
-  requirement: ApprovalRequirement;
+export interface ApprovalsRequest {
+  /** Every requirement must be met: the approvers rule's, then those policies added. */
+  requirements: ApprovalRequirement[];
   /** Approvals already recorded for the run. */
   existing: Approval[];
   /** The Slack user who clicked. */
   userId: string;
-  /** Approver group names the user belongs to (resolved from `approvers.groups`). */
+  /** Approver group names the user belongs to (among every requirement's groups). */
   userGroups: string[];
+  /** Slack users who authored the change: none of them may approve it. */
+  authorSlackIds?: string[];
+}
+
+/** One requirement: the approvers rule alone. */
+export interface ApprovalRequest extends Omit<ApprovalsRequest, 'requirements' | 'authorSlackIds'> {
+  requirement: ApprovalRequirement;
   /** Slack user id of the change's author, when known: they may never approve their own change. */
   authorSlackId?: string;
 }
 
+/** An approval counts toward a requirement when the approver was in one of its groups. */
+function countsToward(approval: Pick<Approval, 'groups'>, requirement: ApprovalRequirement): boolean {
+  return approval.groups === undefined || approval.groups.some((g) => requirement.groups.includes(g));
+}
+
+/** Distinct approvers in the order they approved, and for each requirement how many of them count toward it. */
+export function progressOf(requirements: ApprovalRequirement[], existing: Approval[]): ApprovalProgress {
+  const ordered = [...existing].sort((a, b) => a.at.getTime() - b.at.getTime());
+  const firstOf = new Map<string, Approval>();
+  for (const approval of ordered) if (!firstOf.has(approval.userId)) firstOf.set(approval.userId, approval);
+  const approvals = [...firstOf.values()];
+  let have = 0;
+  const missing: NonNullable<ApprovalProgress['missing']> = [];
+  for (const requirement of requirements) {
+    const got = approvals.filter((a) => countsToward(a, requirement)).length;
+    have += Math.min(got, requirement.count);
+    if (got < requirement.count) missing.push({ count: requirement.count - got, groups: requirement.groups, ...(requirement.source ? { source: requirement.source } : {}) });
+  }
+  const need = requirements.reduce((n, r) => n + r.count, 0);
+  return { have, need, approvers: approvals.map((a) => a.userId), missing };
+}
+
+/** `2 from sre-leads and 1 from senior`. */
+export function describeMissing(missing: NonNullable<ApprovalProgress['missing']>): string {
+  return missing.map((m) => `${m.count} from ${describeGroups(m.groups)}`).join(' and ');
+}
+
 /**
- * Whether a click counts as an approval. A user counts once, must be in one of the required groups, and
- * is never the author of the change: a two-person rule really takes two people. Messages are written
- * for the person who clicked.
+ * Whether a click counts as an approval, when a plan needs one or several kinds of approval (the approvers
+ * rule, and what policies add, such as 1 from `senior` for more than 5 destroys). A person counts once,
+ * toward every requirement one of their groups serves, and never approves a change they authored: a
+ * two-person rule really takes two people. A click that would only add to requirements already met is
+ * refused, saying what is still needed. Messages are written for the person who clicked.
  */
-export function evaluateApproval(request: ApprovalRequest): ApprovalDecision {
-  const { requirement, existing, userId, userGroups, authorSlackId } = request;
-  const before = approvalProgress(requirement, existing);
+export function evaluateApprovals(request: ApprovalsRequest): ApprovalDecision {
+  const { requirements, existing, userId, userGroups, authorSlackIds = [] } = request;
+  const before = progressOf(requirements, existing);
   if (before.approvers.includes(userId)) {
     return {
       ok: false,
@@ -27,17 +64,24 @@ export function evaluateApproval(request: ApprovalRequest): ApprovalDecision {
       message: `You have already approved this plan (${before.have}/${before.need}); the remaining approvals have to come from other people.`,
     };
   }
-  const outsider = notInGroup(requirement, userGroups);
+  const outsider = notInGroup({ count: 0, groups: [...new Set(requirements.flatMap((r) => r.groups))] }, userGroups);
   if (outsider) return { ok: false, ...outsider };
-  if (authorSlackId !== undefined && authorSlackId === userId) {
-    return {
-      ok: false,
-      reason: 'author',
-      message: 'You authored this change, so you cannot approve it yourself: someone else has to review it.',
-    };
+  if (authorSlackIds.includes(userId)) {
+    return { ok: false, reason: 'author', message: 'You authored this change, so you cannot approve it yourself: someone else has to review it.' };
   }
-  const progress: ApprovalProgress = { ...before, have: before.have + 1, approvers: [...before.approvers, userId] };
-  return { ok: true, progress, complete: progress.have >= progress.need };
+  const helps = (before.missing ?? []).some((m) => m.groups.some((g) => userGroups.includes(g)));
+  if (!helps) {
+    return { ok: false, reason: 'not_needed', message: `The approvals your groups can give are complete; still needed: ${describeMissing(before.missing ?? [])}.` };
+  }
+  const mine: Approval = { runId: '', userId, at: new Date(8.64e15), groups: userGroups };
+  const progress = progressOf(requirements, [...existing, mine]);
+  return { ok: true, progress, complete: (progress.missing ?? []).length === 0 };
+}
+
+/** evaluateApprovals for the approvers rule alone. */
+export function evaluateApproval(request: ApprovalRequest): ApprovalDecision {
+  const { requirement, authorSlackId, ...rest } = request;
+  return evaluateApprovals({ ...rest, requirements: [requirement], ...(authorSlackId ? { authorSlackIds: [authorSlackId] } : {}) });
 }
 
 /**
@@ -51,12 +95,6 @@ export function notInGroup(requirement: ApprovalRequirement, userGroups: string[
     reason: 'not_in_group',
     message: `Only members of ${describeGroups(requirement.groups)} can ${verb} this plan, and you are not in ${them}.`,
   };
-}
-
-/** Distinct approvers so far, in the order they approved. */
-export function approvalProgress(requirement: ApprovalRequirement, existing: Approval[]): ApprovalProgress {
-  const approvers = [...new Set([...existing].sort((a, b) => a.at.getTime() - b.at.getTime()).map((a) => a.userId))];
-  return { have: approvers.length, need: requirement.count, approvers };
 }
 
 /** `sre-leads`, `sre-leads or platform`, `a, b or c`: how the groups read in a sentence. */

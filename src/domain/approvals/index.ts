@@ -1,3 +1,3 @@
 export * from './model.js';
-export { approvalProgress, describeGroups, evaluateApproval, notInGroup, type ApprovalRequest } from './evaluate.js';
+export { describeGroups, describeMissing, evaluateApproval, evaluateApprovals, notInGroup, progressOf, type ApprovalRequest, type ApprovalsRequest } from './evaluate.js';
 export { authorSlackId, requirementFor } from './requirement.js';

@@ -1,5 +1,6 @@
 import { stackMatcher } from '../stack-glob.js';
 import type { ApproversConfig, StackConfig } from '../../config/schema.js';
+import type { PolicyApproval } from '../policy/model.js';
 import type { ApprovalRequirement } from './model.js';
 
 /**
@@ -28,4 +29,15 @@ export function authorSlackId(approvers: ApproversConfig | undefined, githubLogi
   // GitHub logins are case-insensitive.
   const key = Object.keys(approvers.authors).find((login) => login.toLowerCase() === githubLogin.toLowerCase());
   return key === undefined ? undefined : approvers.authors[key];
+}
+
+/**
+ * Every requirement a plan's apply needs: the approvers rule that matched, then one per approval a policy
+ * added, each named by where it comes from.
+ */
+export function allRequirements(match: { requirement: ApprovalRequirement; rule: number }, policyApprovals: readonly PolicyApproval[] = []): ApprovalRequirement[] {
+  return [
+    { ...match.requirement, source: `approvers.rules[${match.rule}]` },
+    ...policyApprovals.map((a) => ({ count: a.count, groups: a.from, source: a.rule })),
+  ];
 }

@@ -4,8 +4,8 @@
  * and all of a stack's calls go out in order (one outbox key per stack).
  */
 import type { DriftgateConfig, StackConfig } from '../../config/schema.js';
-import { progressOf } from '../../domain/approvals/evaluate-all.js';
-import { requirementFor } from '../../domain/approvals/requirement.js';
+import { progressOf } from '../../domain/approvals/evaluate.js';
+import { allRequirements, requirementFor } from '../../domain/approvals/requirement.js';
 import type { PlanAnalysis } from '../../domain/plan/model.js';
 import type { PolicyEvaluation } from '../../domain/policy/model.js';
 import type { Run } from '../../domain/run/model.js';
@@ -58,10 +58,7 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     const stack = stackOf(run);
     const match = stack && requirementFor(stack, deps.config.approvers);
     if (!match) return undefined;
-    const requirements = [
-      { ...match.requirement, source: `approvers.rules[${match.rule}]` },
-      ...(policy?.approvals ?? []).map((a) => ({ count: a.count, groups: a.from, source: a.rule })),
-    ];
+    const requirements = allRequirements(match, policy?.approvals);
     return { progress: progressOf(requirements, deps.store.listApprovals(run.id)), groups: [...new Set(requirements.flatMap((r) => r.groups))] };
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateApprovals, progressOf } from '../../../src/domain/approvals/evaluate-all.js';
+import { evaluateApprovals, progressOf } from '../../../src/domain/approvals/evaluate.js';
 import type { Approval, ApprovalRequirement } from '../../../src/domain/approvals/model.js';
 
 const LEADS: ApprovalRequirement = { count: 2, groups: ['sre-leads'], source: 'approvers.rules[0]' };
