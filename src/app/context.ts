@@ -47,6 +47,22 @@ function policyEvaluator(config: DriftgateConfig): ServiceDeps['evaluatePolicies
   return (plan, redactor, stack, kind) => evaluatePolicies(policy, buildPolicyInput(plan, redactor, stack, kind));
 }
 
+/** driftgate's own credentials: never in terraform's environment (a provider or module would see them). */
+const OWN_SECRETS = ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'GITHUB_TOKEN', 'GITHUB_APP_PRIVATE_KEY', 'GITHUB_WEBHOOK_SECRET'];
+
+/**
+ * The environment terraform runs in: the process's, less driftgate's own secrets (Slack and GitHub
+ * credentials, PagerDuty routing keys, Git tokens). A stack that needs one sets it in its `env`.
+ */
+export function terraformBaseEnv(config: DriftgateConfig, env: Record<string, string | undefined>): Record<string, string | undefined> {
+  const own = new Set([
+    ...OWN_SECRETS,
+    ...(config.pagerduty?.routing.map((r) => r.routingKeyEnv) ?? []),
+    ...config.stacks.flatMap((s) => (s.git?.tokenEnv ? [s.git.tokenEnv] : [])),
+  ]);
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !own.has(name)));
+}
+
 /** The composition root: every adapter built from the config, once. */
 export async function createAppContext(config: DriftgateConfig, options: AppContextOptions): Promise<AppContext> {
   const now = options.now ?? (() => new Date());
@@ -67,7 +83,7 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
     timeouts: config.terraform.timeouts,
     pluginCacheDir: config.terraform.pluginCacheDir,
     outputLimitBytes: config.terraform.outputLimitBytes,
-    env: { GOMAXPROCS: String(goMaxProcs(config.defaults.concurrency)), ...options.env },
+    env: { GOMAXPROCS: String(goMaxProcs(config.defaults.concurrency)), ...terraformBaseEnv(config, options.env) },
     redact: (text) => secrets.redact(text),
     logger,
   });

@@ -9,6 +9,7 @@ import { startHttpServer, type HttpServer } from '../http/server.js';
 import type { CheckOutcome } from '../services/check-stack.js';
 import { checkStackFromSource } from '../services/check-stack-from-source.js';
 import { createGitSources } from '../adapters/git/git-sources.js';
+import { createGithubWebhookListener, GITHUB_WEBHOOK_PATH } from '../github/webhook/listener.js';
 import { createMetrics, type Metrics } from '../metrics/registry.js';
 import { slackSettingsFor } from '../slack/env.js';
 import { createSlackApp, type SlackApp } from '../slack/app/create-slack-app.js';
@@ -41,12 +42,14 @@ export interface RunningServe {
 
 /**
  * `driftgate serve`: crash recovery, the scheduler, retention, Prometheus metrics, health endpoints, and
- * the Slack app when SLACK_BOT_TOKEN is set.
+ * the Slack app when SLACK_BOT_TOKEN is set, and the GitHub webhook when GITHUB_WEBHOOK_SECRET is set.
  */
 export async function startServe(config: DriftgateConfig, options: ServeOptions): Promise<RunningServe> {
   // Before anything starts: a Slack misconfiguration fails here, with nothing left running.
   const slackSettings = slackSettingsFor(config, options.env);
   const pagerdutySettings = pagerdutySettingsFor(config, options.env);
+  // The GitHub webhook is on when its secret is set; the secret signs every delivery and is never logged.
+  const githubWebhookSecret = options.env.GITHUB_WEBHOOK_SECRET || undefined;
   const context = await createAppContext(config, options);
   const { logger, store, deps } = context;
 
@@ -124,11 +127,17 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   void slack?.connect();
 
   let stopping = false;
+  const webhook = githubWebhookSecret
+    ? createGithubWebhookListener({ secret: githubWebhookSecret, stacks: config.stacks, requestCheck: (name) => scheduler.request(name, 'webhook'), logger })
+    : undefined;
   const health = await startHttpServer({
     port: options.port,
     host: options.host,
     metrics: metrics.registry,
-    mounts: slack?.listener ? [{ path: '/slack/events', listener: slack.listener, available: () => slack.isReady() }] : [],
+    mounts: [
+      ...(slack?.listener ? [{ path: '/slack/events', listener: slack.listener, available: () => slack.isReady() }] : []),
+      ...(webhook ? [{ path: GITHUB_WEBHOOK_PATH, listener: webhook, available: () => !stopping }] : []),
+    ],
     checks: {
       live: () => true,
       ready: () => {

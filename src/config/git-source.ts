@@ -1,5 +1,6 @@
 import { isAbsolute, posix } from 'node:path';
 import type { ConfigIssue } from '../domain/errors.js';
+import { githubRepositoryName } from '../adapters/git/repository-web-url.js';
 import type { ConfigFile, DriftgateConfig, GitSourceConfig, StackGitSource } from './schema.js';
 
 /** The stack's own `source`, else the top-level one; undefined for a local stack. */
@@ -39,10 +40,12 @@ export function withGitSources(file: ConfigFile, config: DriftgateConfig): Drift
     const git = index === undefined ? undefined : gitSourceOf(file, index);
     if (index === undefined || !git) return stack;
     const entry = file.stacks[index]!;
+    const repository = git.repository ?? githubRepositoryName(git.url);
     const source: StackGitSource = {
       url: git.url,
       branch: git.branch,
       ...(git.tokenEnv ? { tokenEnv: git.tokenEnv } : {}),
+      ...(repository ? { repository } : {}),
       path: posix.normalize(posix.join(git.subpath ?? '.', entry.dir.replaceAll('\\', '/'))),
       varFiles: entry.varFiles ?? [],
     };

@@ -42,6 +42,7 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
     ...(file.slack ? { slack: file.slack } : {}),
     ...(file.approvers ? { approvers: file.approvers } : {}),
     ...(file.pagerduty ? { pagerduty: file.pagerduty } : {}),
+    ...(file.github ? { github: file.github } : {}),
     policies: ctx.policies,
     log: file.log,
   };

@@ -65,6 +65,8 @@ const gitUrl = z
   .min(1)
   .refine((v) => !/^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^/@]*@/i.test(v), 'no credentials in the URL: put the token in an environment variable and name it in tokenEnv');
 
+const githubRepository = z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'owner/name of a GitHub repository, e.g. acme/infrastructure');
+
 export const GitSourceConfig = z.strictObject({
   url: gitUrl,
   branch: z.string().min(1).default('main'),
@@ -72,6 +74,11 @@ export const GitSourceConfig = z.strictObject({
   subpath: z.string().min(1).optional(),
   /** Name of the environment variable holding an HTTPS token. */
   tokenEnv: tokenEnv.optional(),
+  /**
+   * The GitHub repository (`owner/name`) remediation PRs are opened in and webhooks come from. Default:
+   * read from `url` when it is a GitHub (or GitHub Enterprise) address.
+   */
+  repository: githubRepository.optional(),
 });
 export type GitSourceConfig = z.infer<typeof GitSourceConfig>;
 
@@ -245,6 +252,15 @@ export const PagerdutyConfig = z.strictObject({
 });
 export type PagerdutyConfig = z.infer<typeof PagerdutyConfig>;
 
+/** Remediation PRs; the credentials come from the environment (GITHUB_TOKEN or a GitHub App). */
+export const GithubConfig = z.strictObject({
+  /** Added to every remediation PR; GitHub creates labels that do not exist yet. */
+  labels: z.array(z.string().min(1).max(50)).default(['driftgate']),
+  /** Open remediation PRs as drafts. */
+  draft: z.boolean().default(false),
+});
+export type GithubConfig = z.infer<typeof GithubConfig>;
+
 /** A policy rule (see domain/policy/model.ts); its expressions are compiled by the loader, not here. */
 export const PolicyRuleEntry = z.strictObject({
   name: z.string().min(1),
@@ -280,6 +296,7 @@ export const ConfigFile = z.strictObject({
   slack: SlackConfig.optional(),
   approvers: ApproversConfig.optional(),
   pagerduty: PagerdutyConfig.optional(),
+  github: GithubConfig.optional(),
   policies: PoliciesConfig.optional(),
   log: z
     .strictObject({
@@ -317,6 +334,8 @@ export interface StackGitSource {
   url: string;
   branch: string;
   tokenEnv?: string;
+  /** `owner/name` on GitHub: configured, or read from a GitHub URL; undefined for other hosts. */
+  repository?: string;
   /** Path of the root module relative to the repository root (subpath joined), POSIX separators. */
   path: string;
   /** varFiles as written in the config: relative ones are relative to the checked-out stack dir. */
@@ -337,6 +356,7 @@ export interface DriftgateConfig {
   slack?: SlackConfig;
   approvers?: ApproversConfig;
   pagerduty?: PagerdutyConfig;
+  github?: GithubConfig;
   /** Policy files' rules (in file order), then inline rules; the loader compiled them all once. */
   policies: PolicyRule[];
   log: ConfigFile['log'];

@@ -17,6 +17,7 @@ export type DriftgateErrorCode =
   | 'STALE_PLAN'
   | 'NOT_AUTHORIZED'
   | 'EXTERNAL_SERVICE'
+  | 'REMEDIATION_UNAVAILABLE'
   | 'SHUTTING_DOWN';
 
 export class DriftgateError extends Error {
@@ -161,6 +162,13 @@ export class StalePlanError extends DriftgateError {
 export class NotAuthorizedError extends DriftgateError {
   constructor(message: string) {
     super('NOT_AUTHORIZED', message);
+  }
+}
+
+/** A remediation PR cannot be opened for this run; the message says why and what to do instead. */
+export class RemediationUnavailableError extends DriftgateError {
+  constructor(message: string) {
+    super('REMEDIATION_UNAVAILABLE', message);
   }
 }
 

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { replyJson as reply } from './reply.js';
 
 export interface HealthChecks {
   /** The process is alive and its event loop turns. */
@@ -21,11 +22,6 @@ export interface HttpServerOptions {
 export interface HttpServer {
   port: number;
   close(): Promise<void>;
-}
-
-function reply(res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
 }
 
 /**

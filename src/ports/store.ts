@@ -1,5 +1,6 @@
 import type { ActionCounts } from '../domain/plan/model.js';
 import type { ArtifactRef, AuditEntry, Run, StackLock, StackRecord, StackStatus } from '../domain/run/model.js';
+import type { RemediationRecord } from '../domain/remediation/record.js';
 import type { RunKind, RunState, RunTrigger } from '../domain/run/state.js';
 
 export interface NewRun {
@@ -67,6 +68,10 @@ export interface RunStore {
   /** Force release (`/drift unlock`). */
   breakLock(stack: string): StackLock | undefined;
   getLock(stack: string): StackLock | undefined;
+
+  /** Records the remediation PR of a stack's drift; a later one for the same fingerprint replaces it. */
+  saveRemediation(record: RemediationRecord): void;
+  getRemediation(stack: string, fingerprint: string): RemediationRecord | undefined;
 
   /**
    * After a crash: every run left in planning or applying becomes interrupted; a stack whose apply was

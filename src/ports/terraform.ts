@@ -44,6 +44,11 @@ export interface TerraformRunner {
   plan(stack: StackConfig, planFile: string, options?: RunOptions): Promise<PlanResult>;
   /** `show -json <planFile>`: the raw JSON text (holds secrets in clear; never log it). */
   showJson(stack: StackConfig, planFile: string, options?: RunOptions): Promise<string>;
+  /**
+   * `init` when needed, then `providers schema -json`: the raw JSON text, uncut (the AWS provider's alone
+   * is ~14 MB). Holds no state or vars.
+   */
+  providersSchema(stack: StackConfig, options?: RunOptions): Promise<string>;
   /** `apply` of a saved plan file. */
   apply(stack: StackConfig, planFile: string, options?: RunOptions): Promise<CommandOutput>;
 }

@@ -114,6 +114,19 @@ async function recordOutcome(
 
   if (!kind) {
     const done = store.transition(run.id, 'planning', 'no_changes', patch) ?? run;
+    // A clean plan at a commit proves its code is what is live (a merged remediation PR, a change applied
+    // by hand): changes planned at that commit later are drift, not a change waiting to be applied.
+    if (run.commitSha && run.commitSha !== before?.lastAppliedCommit) {
+      store.setLastAppliedCommit(stack.name, run.commitSha);
+      store.appendAudit({
+        at: deps.now(),
+        actor: 'system',
+        action: 'baseline',
+        runId: run.id,
+        stack: stack.name,
+        detail: { commit: run.commitSha, previous: before?.lastAppliedCommit ?? null, source: 'clean_plan' },
+      });
+    }
     const closed = store.closeDrift(stack.name);
     store.setStackStatus(stack.name, 'in_sync', run.id);
     if (closed) {

@@ -7,7 +7,7 @@ import { z } from 'zod';
 export const ButtonClick = z
   .object({
     type: z.literal('block_actions'),
-    user: z.object({ id: z.string().min(1) }),
+    user: z.object({ id: z.string().min(1), username: z.string().optional(), name: z.string().optional() }),
     trigger_id: z.string().min(1).optional(),
     response_url: z.url().optional(),
     container: z
@@ -22,6 +22,8 @@ export const ButtonClick = z
   })
   .transform((p) => ({
     userId: p.user.id,
+    /** The Slack handle, when the payload has it: how a PR on GitHub names who asked. */
+    userName: p.user.username ?? p.user.name,
     actionId: p.actions[0]!.action_id,
     value: p.actions[0]!.value,
     triggerId: p.trigger_id,

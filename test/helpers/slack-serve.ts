@@ -39,6 +39,8 @@ export interface SlackServe {
 export interface SlackServeOptions {
   /** Stack name -> main.tf. */
   stacks: Record<string, string>;
+  /** `stacks:` entries written as they are, after those of `stacks`: stacks from a Git source, whose dir is in the repository. */
+  stackEntries?: string;
   /** Extra YAML per stack (e.g. `environment: prod`). */
   stackSettings?: Record<string, string>;
   /** Top-level YAML appended to the config: approvers, defaults… */
@@ -77,7 +79,7 @@ export async function startSlackServe(options: SlackServeOptions): Promise<Slack
     options.extraConfig ?? '',
     'stacks:',
   ];
-  lines.push(...(await writeStacks(root, options.stacks, options.stackSettings)));
+  lines.push(...(await writeStacks(root, options.stacks, options.stackSettings)), ...(options.stackEntries ? [options.stackEntries] : []));
   const env = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,

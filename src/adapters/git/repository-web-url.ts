@@ -13,6 +13,12 @@ export function repositoryWebUrl(cloneUrl: string): string | undefined {
   return `https://${parsed.host.toLowerCase()}/${parts.join('/')}`;
 }
 
+/** `owner/name` of a GitHub repository from its clone URL; undefined for other hosts. */
+export function githubRepositoryName(cloneUrl: string): string | undefined {
+  const web = repositoryWebUrl(cloneUrl);
+  return web ? new URL(web).pathname.slice(1) : undefined;
+}
+
 export const pullRequestUrl = (webUrl: string, prNumber: number) => `${webUrl}/pull/${prNumber}`;
 export const commitUrl = (webUrl: string, sha: string) => `${webUrl}/commit/${sha}`;
 

@@ -126,6 +126,23 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE approvals ADD COLUMN groups TEXT;
   `,
+  // Remediation PRs: one per stack and drift fingerprint (the same drift links the PR already open).
+  `
+  CREATE TABLE remediations (
+    stack TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    repository TEXT NOT NULL,
+    branch TEXT NOT NULL,
+    pr_number INTEGER NOT NULL,
+    pr_url TEXT NOT NULL,
+    requested_by TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    codified INTEGER NOT NULL,
+    left_for_person INTEGER NOT NULL,
+    PRIMARY KEY (stack, fingerprint)
+  );
+  `,
 ];
 
 /** The database was written by a newer driftgate: older code must not guess at a schema it does not know. */

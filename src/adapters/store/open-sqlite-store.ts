@@ -7,6 +7,7 @@ import { createStoreContext } from './context.js';
 import { lockQueries } from './lock-queries.js';
 import { applyMigrations } from './migrations.js';
 import { recordQueries } from './record-queries.js';
+import { remediationQueries } from './remediation-queries.js';
 import { recoverInterrupted } from './recover-interrupted.js';
 import { outboxQueries } from './outbox-queries.js';
 import { newRunId } from './run-id.js';
@@ -56,6 +57,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...lockQueries(ctx),
     ...slackQueries(ctx),
     ...outboxQueries(ctx),
+    ...remediationQueries(ctx),
     recoverInterrupted: () => recoverInterrupted(ctx),
     close: () => db.close(),
   };

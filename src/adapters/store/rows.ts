@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ActionCounts } from '../../domain/plan/model.js';
 import type { ArtifactRef, AuditEntry, Run, StackLock, StackRecord } from '../../domain/run/model.js';
-import { RUN_STATES } from '../../domain/run/state.js';
+import { RUN_STATES, RUN_TRIGGERS } from '../../domain/run/state.js';
 
 /**
  * Row shapes as SQLite hands them back, parsed with zod so a hand-edited or corrupted row fails here,
@@ -36,7 +36,7 @@ export const RunRow = z.object({
   id: z.string(),
   stack: z.string(),
   state: z.enum(RUN_STATES),
-  trigger: z.enum(['schedule', 'manual', 'verify', 'startup']),
+  trigger: z.enum(RUN_TRIGGERS),
   kind: z.enum(['drift', 'pending_change']).nullable(),
   created_at: epoch,
   updated_at: epoch,

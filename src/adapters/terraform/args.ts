@@ -39,6 +39,11 @@ export function showJsonArgs(planFile: string): string[] {
   return ['show', '-json', '-no-color', planFile];
 }
 
+/** Needs an initialised dir (the providers installed) but no vars, state or backend access. */
+export function providersSchemaArgs(): string[] {
+  return ['providers', 'schema', '-json', '-no-color'];
+}
+
 /** A saved plan carries its vars; -auto-approve is implied for saved plans. */
 export function applyArgs(planFile: string, lockMs: number): string[] {
   return ['apply', '-input=false', '-no-color', lockTimeoutArg(lockMs), planFile];

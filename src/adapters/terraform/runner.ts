@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import type { StackConfig } from '../../config/schema.js';
 import { ConfigError, StalePlanError } from '../../domain/errors.js';
 import type { CommandOutput, PlanResult, RunOptions, TerraformRunner, TerraformVersion } from '../../ports/terraform.js';
-import { applyArgs, planArgs, showJsonArgs } from './args.js';
+import { applyArgs, planArgs, providersSchemaArgs, showJsonArgs } from './args.js';
 import { detectTerraform } from './binary.js';
 import { buildChildEnv } from './env.js';
 import { commandError, commandOutput, execTerraform, type TerraformLogger } from './exec.js';
@@ -21,7 +21,7 @@ export interface TerraformRunnerOptions {
   outputLimitBytes: number;
   /** Base environment of every terraform child; process.env is never read. */
   env: Record<string, string | undefined>;
-  /** Applied to everything returned or thrown (not to `showJson`, whose JSON is data). */
+  /** Applied to everything returned or thrown (not to `showJson` and `providersSchema`, whose JSON is data). */
   redact?: (text: string) => string;
   logger?: TerraformLogger;
 }
@@ -63,6 +63,14 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
     return { initRan, request: { stack, env: ctx.childEnv(stack, true), signal } };
   };
 
+  /** A command whose stdout is JSON data: kept whole whatever the output limit, and not redacted. */
+  const jsonOutput = async (stack: StackConfig, command: string, args: string[], runOptions: RunOptions): Promise<string> => {
+    const { request } = await prepare(stack, runOptions.signal);
+    const result = await execTerraform(ctx, { ...request, command, args, timeoutMs: options.timeouts.plan, fullStdout: true });
+    if (result.exitCode !== 0) throw commandError(ctx, command, result);
+    return result.stdout;
+  };
+
   return {
     version,
 
@@ -77,12 +85,12 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
       return { ...commandOutput(ctx, result), hasChanges: result.exitCode === 2, planFile: planPath, initRan };
     },
 
-    async showJson(stack: StackConfig, planFile: string, runOptions: RunOptions = {}): Promise<string> {
-      const { request } = await prepare(stack, runOptions.signal);
-      const args = showJsonArgs(resolve(stack.dir, planFile));
-      const result = await execTerraform(ctx, { ...request, command: 'show', args, timeoutMs: options.timeouts.plan, fullStdout: true });
-      if (result.exitCode !== 0) throw commandError(ctx, 'show', result);
-      return result.stdout;
+    showJson(stack: StackConfig, planFile: string, runOptions: RunOptions = {}): Promise<string> {
+      return jsonOutput(stack, 'show', showJsonArgs(resolve(stack.dir, planFile)), runOptions);
+    },
+
+    providersSchema(stack: StackConfig, runOptions: RunOptions = {}): Promise<string> {
+      return jsonOutput(stack, 'providers schema', providersSchemaArgs(), runOptions);
     },
 
     async apply(stack: StackConfig, planFile: string, runOptions: RunOptions = {}): Promise<CommandOutput> {

@@ -52,8 +52,9 @@ export const AWAITING_DECISION: readonly RunState[] = ['drifted', 'pending_appro
 /** States in which terraform may be running for the run. Left over after a crash, they become interrupted. */
 export const IN_FLIGHT: readonly RunState[] = ['planning', 'applying'];
 
-/** Why the run exists. */
-export type RunTrigger = 'schedule' | 'manual' | 'verify' | 'startup';
+/** Why the run exists; `webhook`: GitHub said the stack's branch moved (a push or a merged pull request). */
+export const RUN_TRIGGERS = ['schedule', 'manual', 'verify', 'startup', 'webhook'] as const;
+export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 
 /** What the plan found: drift of real infrastructure, or a change in code waiting to be applied. */
 export type RunKind = 'drift' | 'pending_change';

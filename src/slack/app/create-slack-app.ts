@@ -10,6 +10,7 @@ import { errorMessage } from '../../domain/errors.js';
 import type { Run } from '../../domain/run/model.js';
 import type { Metrics } from '../../metrics/registry.js';
 import type { CheckOutcome } from '../../services/check-stack.js';
+import type { RemediationDeps } from '../../services/open-remediation-pr.js';
 import type { Scheduler } from '../../services/scheduler.js';
 import { createSlackApi } from '../api.js';
 import type { SlackSettings } from '../env.js';
@@ -56,6 +57,8 @@ export interface SlackAppOptions {
   outboxPollMs?: number;
   /** Checkouts of Git-sourced stacks: an approved run is applied at the commit it planned at. */
   git?: GitSources;
+  /** Remediation PRs, when GitHub is configured. */
+  remediation?: RemediationDeps;
   /** Outbox deliverers for items that are not Slack calls (PagerDuty pages): one worker per database file. */
   deliverers?: OutboxWorkerOptions['deliverers'];
 }
@@ -77,14 +80,31 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     policyOf: (run: Run) => loadPolicy(context.deps, run.id),
     authorOf: (run: Run) => changeAuthors({ ...(options.git ? { git: options.git } : {}), store, stack: context.stack }, run),
   };
-  const messages = createRunMessages({ config, store, services, stack: context.stack, canRemediate: false });
+  const messages = createRunMessages({ config, store, services, stack: context.stack, canRemediate: Boolean(options.remediation) });
   const applier = createRunApplier({ services, scheduler, messages, stack: context.stack });
   // When the last Slack request came in: background work yields to a burst of them (see jobs.ts).
   let lastRequestAt = Number.NEGATIVE_INFINITY;
   const jobs = createJobs({ logger, busy: () => performance.now() - lastRequestAt < 2 });
-  const deps: SlackAppDeps = { config, services, store, scheduler, messages, applier, jobs, api, logger, now, stack: context.stack };
-
   let workspaceUrl: string | undefined;
+  const deps: SlackAppDeps = {
+    config,
+    services,
+    store,
+    scheduler,
+    messages,
+    applier,
+    jobs,
+    api,
+    logger,
+    now,
+    stack: context.stack,
+    ...(options.remediation ? { remediation: options.remediation } : {}),
+    workspaceUrl: () => {
+      lookUpWorkspace();
+      return workspaceUrl;
+    },
+  };
+
   let lookup: Promise<void> | undefined;
   // Never awaited on the way to a page (settle() aside): a page goes without its link rather than wait for it.
   function lookUpWorkspace(): void {
@@ -137,10 +157,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       }
     },
     escalate: () => escalateStaleDrift(escalateDeps),
-    workspaceUrl() {
-      lookUpWorkspace();
-      return workspaceUrl;
-    },
+    workspaceUrl: deps.workspaceUrl,
     async stop() {
       clearInterval(escalation);
       notifier.stop();

@@ -2,6 +2,7 @@ import type { SqliteStore } from '../../adapters/store/open-sqlite-store.js';
 import type { DriftgateConfig, StackConfig } from '../../config/schema.js';
 import type { Logger } from '../../logging/logger.js';
 import type { ApprovalServiceDeps } from '../../services/approval-deps.js';
+import type { RemediationDeps } from '../../services/open-remediation-pr.js';
 import type { CheckOutcome } from '../../services/check-stack.js';
 import type { Scheduler } from '../../services/scheduler.js';
 import type { SlackApi } from '../api.js';
@@ -26,4 +27,8 @@ export interface SlackAppDeps {
   logger: Logger;
   now: () => Date;
   stack(name: string): StackConfig | undefined;
+  /** Set when GitHub is configured: remediation PRs. */
+  remediation?: RemediationDeps;
+  /** The workspace's address for links to messages, once `auth.test` has answered. */
+  workspaceUrl(): string | undefined;
 }

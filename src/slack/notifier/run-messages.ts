@@ -70,12 +70,15 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     const policy = await loadPolicy(deps.services, run.id);
     const approval = approvalInfo(run, policy);
     const commits = await loadCommits(deps.services, run.id);
+    const remediation = run.fingerprint ? deps.store.getRemediation(run.stack, run.fingerprint) : undefined;
     return renderRunMessage({
       stack: { name: stack.name, environment: stack.environment, mode: stack.mode },
       run,
       analysis: plan,
       phase,
-      canRemediate: deps.canRemediate,
+      // Only drift of a stack from a GitHub repository can be codified.
+      canRemediate: deps.canRemediate && run.kind === 'drift' && Boolean(stack.git?.repository),
+      ...(remediation ? { remediationUrl: remediation.prUrl } : {}),
       ...(policy ? { policy } : {}),
       ...(approval ? { approval } : {}),
       ...(commits?.length ? { commits } : {}),

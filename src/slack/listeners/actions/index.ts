@@ -1,20 +1,16 @@
 import type { AllMiddlewareArgs, App, RespondFn } from '@slack/bolt';
 import { ACTION_IDS, REJECT_MODAL } from '../../action-ids.js';
-import { renderNotAllowed } from '../../blocks/render-command-replies.js';
 import type { SlackAppDeps } from '../../app/deps.js';
 import { publishHome } from '../../app/home-tab.js';
 import { ButtonClick, RejectSubmission, payloadProblem } from '../../payloads.js';
 import { tellClicker, tellInChannel, type Tell } from '../tell.js';
 import { handleApprove } from './approve.js';
 import { handleOpenStack } from './open-stack.js';
+import { handleRemediate } from './remediate.js';
 import { handleRejectClick, handleRejectSubmission } from './reject.js';
 import { handleViewPlan } from './view-plan.js';
 
 type ClickHandler = (deps: SlackAppDeps, click: ButtonClick, tell: Tell) => Promise<void>;
-
-async function remediateUnavailable(_deps: SlackAppDeps, _click: ButtonClick, tell: Tell): Promise<void> {
-  await tell(renderNotAllowed('Remediation pull requests need a GitHub integration, and none is configured for driftgate.'));
-}
 
 async function refreshHome(deps: SlackAppDeps, click: ButtonClick): Promise<void> {
   await publishHome(deps, click.userId);
@@ -24,7 +20,7 @@ const HANDLERS: Record<string, ClickHandler> = {
   [ACTION_IDS.approve]: handleApprove,
   [ACTION_IDS.reject]: handleRejectClick,
   [ACTION_IDS.viewPlan]: handleViewPlan,
-  [ACTION_IDS.remediate]: remediateUnavailable,
+  [ACTION_IDS.remediate]: handleRemediate,
   [ACTION_IDS.openStack]: handleOpenStack,
   [ACTION_IDS.refreshHome]: refreshHome,
 };

@@ -6,15 +6,15 @@ import type { Tell } from '../tell.js';
 
 /**
  * Whether the user may do `what` to the stack: it takes someone who may approve its plans (unlock lifts a
- * safety block, silence hides drift). A refusal is audited as `<action>_refused` and told; false then.
+ * safety block, silence hides drift, remediate writes to its repository). A refusal is audited as `<action>_refused` and told; false then.
  */
-const GERUND = { unlock: 'Unlocking', silence: 'Silencing' } as const;
+const GERUND = { unlock: 'Unlocking', silence: 'Silencing', remediate: 'Opening a remediation PR for' } as const;
 
 export async function mayActOn(
   deps: SlackAppDeps,
   stack: StackConfig,
   userId: string,
-  action: 'unlock' | 'silence',
+  action: keyof typeof GERUND,
   tell: Tell,
 ): Promise<boolean> {
   const rights = await decisionRights(deps.services, stack, userId, 'approve');

@@ -1,0 +1,154 @@
+/**
+ * "Open remediation PR": the drift of a run written into the stack's code on a branch of its own, and a
+ * pull request to accept it. The code is the one the plan ran at (a worktree of the run's commit), the
+ * rewritten files must pass `terraform fmt -check` and `validate` before anything reaches GitHub, and the
+ * same drift (stack and fingerprint) asked for twice links the PR already open.
+ */
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join, posix } from 'node:path';
+import type { StackConfig } from '../config/schema.js';
+import { RemediationUnavailableError } from '../domain/errors.js';
+import { analyzePlan } from '../domain/plan/analyze.js';
+import { parsePlanJson } from '../domain/plan/schema.js';
+import { planRemediation, type RemediationOptions, type RemediationPlan, type RemediationSkip, type StackFile } from '../domain/remediation/plan-remediation.js';
+import { remediationBranch, remediationPullRequestText } from '../domain/remediation/pull-request.js';
+import type { RemediationRecord } from '../domain/remediation/record.js';
+import type { Run } from '../domain/run/model.js';
+import type { GitHubClient, GitHubRepository } from '../ports/github.js';
+import { loadArtifact } from './artifacts.js';
+import type { ServiceDeps } from './deps.js';
+import { resolveStackAtCommit, type SourceDeps } from './resolve-stack-at-commit.js';
+
+/** terraform's view of the rewritten code, from the composition root (adapters/terraform). */
+export interface RemediationCodeChecks {
+  /** Which attributes the provider schema lets the code set; undefined when the schema cannot be read. */
+  settable(stack: StackConfig, signal?: AbortSignal): Promise<RemediationOptions['settable'] | undefined>;
+  /** Throws, with terraform's output, when the files are not fmt-clean or the stack does not validate. */
+  verify(stack: StackConfig, files: string[], signal?: AbortSignal): Promise<void>;
+}
+
+export interface RemediationDeps extends Pick<ServiceDeps, 'store' | 'artifacts' | 'logger' | 'now'>, SourceDeps {
+  github: GitHubClient;
+  checks: RemediationCodeChecks;
+  settings: { labels: string[]; draft: boolean };
+}
+
+export interface RemediationRequest {
+  /** Recorded and audited: a Slack user id, or `cli`. */
+  actor: string;
+  /** How the PR names who asked (`@ada in Slack`). */
+  requestedBy: string;
+  /** The Slack thread of the alert, linked from the PR body. */
+  threadUrl?: string;
+  signal?: AbortSignal;
+}
+
+export type RemediationOutcome =
+  | { status: 'opened'; record: RemediationRecord; plan: RemediationPlan }
+  /** The same drift already has an open PR. */
+  | { status: 'existing'; record: RemediationRecord }
+  /** Nothing could be written into the code: everything is for a person. */
+  | { status: 'nothing_to_codify'; skipped: RemediationSkip[] };
+
+export function repositoryOf(stack: StackConfig): GitHubRepository | undefined {
+  const [owner, name] = stack.git?.repository?.split('/') ?? [];
+  return owner && name ? { owner, name } : undefined;
+}
+
+/** Why this run's drift cannot go to a PR, or undefined when it can. */
+export function remediationRefusal(stack: StackConfig, run: Run): string | undefined {
+  if (run.kind !== 'drift') return `run ${run.id} is not drift: only drift of the real infrastructure is codified`;
+  if (run.state !== 'drifted') return `run ${run.id} is ${run.state.replaceAll('_', ' ')}: only a drift awaiting a decision is codified (a newer check may have replaced it)`;
+  if (!stack.git) return `stack ${stack.name} is a local directory: remediation PRs need the stack in a Git repository (source.git)`;
+  if (!repositoryOf(stack)) return `the GitHub repository of ${stack.git.url} is not known: set source.git.repository to owner/name`;
+  if (!run.commitSha) return `run ${run.id} has no commit: the plan did not run in a checkout`;
+  return undefined;
+}
+
+async function readStackFiles(dir: string): Promise<StackFile[]> {
+  const names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.tf')).map((e) => e.name).sort();
+  return Promise.all(names.map(async (name) => ({ path: name, text: await readFile(join(dir, name), 'utf8') })));
+}
+
+function recordOf(stack: StackConfig, run: Run, repo: GitHubRepository, branch: string, pr: { number: number; url: string }, request: RemediationRequest, now: Date, plan?: RemediationPlan): RemediationRecord {
+  return {
+    stack: stack.name,
+    fingerprint: run.fingerprint!,
+    runId: run.id,
+    repository: `${repo.owner}/${repo.name}`,
+    branch,
+    prNumber: pr.number,
+    prUrl: pr.url,
+    requestedBy: request.actor,
+    createdAt: now,
+    codified: plan?.edits.length ?? 0,
+    leftForPerson: plan?.skipped.length ?? 0,
+  };
+}
+
+/** The open PR of this drift: recorded and still open, or found on GitHub (a crash after opening it). */
+async function existingPullRequest(deps: RemediationDeps, stack: StackConfig, run: Run, repo: GitHubRepository, branch: string, request: RemediationRequest): Promise<RemediationRecord | undefined> {
+  const recorded = deps.store.getRemediation(stack.name, run.fingerprint!);
+  const open = await deps.github.findOpenPullRequest(repo, branch, stack.git!.branch);
+  if (!open) return undefined;
+  if (recorded && recorded.prNumber === open.number) return recorded;
+  const adopted = recordOf(stack, run, repo, branch, open, request, deps.now());
+  deps.store.saveRemediation(adopted);
+  return adopted;
+}
+
+export async function openRemediationPr(deps: RemediationDeps, stack: StackConfig, run: Run, request: RemediationRequest): Promise<RemediationOutcome> {
+  const refusal = remediationRefusal(stack, run);
+  if (refusal) throw new RemediationUnavailableError(refusal);
+  const repo = repositoryOf(stack)!;
+  const git = stack.git!;
+  const branch = remediationBranch(stack.name, run.fingerprint!);
+
+  const existing = await existingPullRequest(deps, stack, run, repo, branch, request);
+  if (existing) return { status: 'existing', record: existing };
+
+  const planJson = await loadArtifact(deps, run.id, 'plan_json');
+  if (!planJson) throw new RemediationUnavailableError(`run ${run.id} has no stored plan JSON any more (artifact retention?): run /drift check ${stack.name} for a new plan`);
+  const plan = parsePlanJson(planJson.toString('utf8'));
+  const { analysis, redactor } = analyzePlan(plan);
+
+  const resolved = await resolveStackAtCommit(deps, stack, run.commitSha!, request.signal ? { signal: request.signal } : {});
+  try {
+    const files = await readStackFiles(resolved.stack.dir);
+    const settable = await deps.checks.settable(resolved.stack, request.signal);
+    const remediation = planRemediation(plan, files, { redactor, ...(settable ? { settable } : {}) });
+    if (remediation.edits.length === 0) return { status: 'nothing_to_codify', skipped: remediation.skipped };
+
+    for (const file of remediation.files) await writeFile(join(resolved.stack.dir, file.path), file.text);
+    await deps.checks.verify(resolved.stack, remediation.files.map((f) => f.path), request.signal);
+
+    const text = remediationPullRequestText({
+      stack: stack.name,
+      fingerprint: run.fingerprint!,
+      runId: run.id,
+      commitSha: run.commitSha!,
+      plan: remediation,
+      analysis,
+      redactor,
+      requestedBy: request.requestedBy,
+      ...(request.threadUrl ? { threadUrl: request.threadUrl } : {}),
+    });
+    const changes = remediation.files.map((f) => ({ path: posix.join(git.path, f.path), content: f.text }));
+    await deps.github.commitToBranch(repo, { branch, parentSha: run.commitSha!, files: changes, message: text.commitMessage });
+    const pr = await deps.github.openPullRequest(repo, { head: branch, base: git.branch, title: text.title, body: text.body, labels: deps.settings.labels });
+    const record = recordOf(stack, run, repo, branch, pr, request, deps.now(), remediation);
+    deps.store.saveRemediation(record);
+    deps.store.appendAudit({
+      at: deps.now(),
+      actor: request.actor,
+      action: 'remediation_opened',
+      runId: run.id,
+      stack: stack.name,
+      detail: { pr: pr.number, url: pr.url, branch, codified: record.codified, leftForPerson: record.leftForPerson },
+    });
+    deps.logger.info({ stack: stack.name, runId: run.id, pr: pr.number, branch, codified: record.codified, left: record.leftForPerson }, 'remediation PR opened');
+    return { status: 'opened', record, plan: remediation };
+  } finally {
+    await resolved.release().catch((err: unknown) => deps.logger.warn({ stack: stack.name, err }, 'worktree release failed'));
+  }
+}

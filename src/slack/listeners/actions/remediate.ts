@@ -1,0 +1,69 @@
+import { DriftgateError, errorMessage } from '../../../domain/errors.js';
+import { slackPermalink } from '../../../oncall/slack-links.js';
+import { openRemediationPr, remediationRefusal, type RemediationOutcome } from '../../../services/open-remediation-pr.js';
+import { renderAck, renderCommandError, renderNotAllowed } from '../../blocks/render-command-replies.js';
+import { renderNothingToCodify, renderRemediationOpened } from '../../blocks/render-remediation.js';
+import type { SlackAppDeps } from '../../app/deps.js';
+import type { ButtonClick } from '../../payloads.js';
+import { mayActOn, refuse } from '../commands/stack-rights.js';
+import type { Tell } from '../tell.js';
+import { runOfClick } from './run-of-click.js';
+
+/**
+ * Open remediation PR, after the ack. It writes to the stack's repository, so it takes someone who may
+ * approve the stack's plans; it runs as exclusive work on the stack (its worktree and terraform init never
+ * beside a check), which also makes a double click find the PR the first one opened.
+ */
+export async function handleRemediate(deps: SlackAppDeps, click: ButtonClick, tell: Tell): Promise<void> {
+  const remediation = deps.remediation;
+  if (!remediation) {
+    await tell(renderNotAllowed('Remediation pull requests need a GitHub integration (GITHUB_TOKEN or a GitHub App), and none is configured for driftgate.'));
+    return;
+  }
+  const found = await runOfClick(deps, click.value, tell);
+  if (!found) return;
+  const { run, stack } = found;
+  const refusal = remediationRefusal(stack, run);
+  if (refusal) {
+    refuse(deps, stack.name, click.userId, 'remediate', 'unavailable', refusal);
+    await tell(renderNotAllowed(refusal));
+    return;
+  }
+  if (!(await mayActOn(deps, stack, click.userId, 'remediate', tell))) return;
+
+  await tell(renderAck(`Writing the drift of ${stack.name} into its code; the PR link follows in the alert's thread.`));
+  const message = deps.store.getMessage(run.id);
+  const workspace = deps.workspaceUrl();
+  let outcome: RemediationOutcome;
+  try {
+    outcome = await deps.scheduler.exclusive(stack.name, (signal) =>
+      openRemediationPr(remediation, stack, run, {
+        actor: click.userId,
+        requestedBy: click.userName ? `@${click.userName} in Slack` : `Slack user ${click.userId}`,
+        ...(message && workspace ? { threadUrl: slackPermalink(workspace, message) } : {}),
+        signal,
+      }),
+    );
+  } catch (err) {
+    const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
+    if (!(err instanceof DriftgateError)) deps.logger.error({ err, runId: run.id, stack: stack.name }, 'remediation failed');
+    else deps.logger.warn({ runId: run.id, stack: stack.name, error: reason }, 'remediation failed');
+    deps.store.appendAudit({ at: deps.now(), actor: click.userId, action: 'remediation_failed', runId: run.id, stack: stack.name, detail: { error: reason } });
+    await tell(renderCommandError(`No remediation PR for ${stack.name}: ${reason}`));
+    return;
+  }
+
+  switch (outcome.status) {
+    case 'opened':
+    case 'existing': {
+      const current = deps.store.getRun(run.id) ?? run;
+      await deps.messages.update(current, { kind: 'awaiting' });
+      deps.messages.reply(current, renderRemediationOpened(outcome.record, click.userId, outcome.status === 'existing'));
+      return;
+    }
+    case 'nothing_to_codify':
+      deps.store.appendAudit({ at: deps.now(), actor: click.userId, action: 'remediation_nothing_to_codify', runId: run.id, stack: stack.name, detail: { left: outcome.skipped.length } });
+      deps.messages.reply(run, renderNothingToCodify(stack.name, outcome.skipped));
+      return;
+  }
+}

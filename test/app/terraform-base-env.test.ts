@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { terraformBaseEnv } from '../../src/app/context.js';
+import type { DriftgateConfig } from '../../src/config/schema.js';
+import { stackConfig } from '../helpers/stack-config.js';
+
+describe('terraformBaseEnv', () => {
+  it("keeps driftgate's own credentials out of terraform's environment, and everything else in", () => {
+    const config = {
+      stacks: [{ ...stackConfig('net', '/tmp/net'), git: { url: 'https://github.com/o/r', branch: 'main', tokenEnv: 'INFRA_GIT_TOKEN', path: '.', varFiles: [] } }],
+      pagerduty: { routing: [{ routingKeyEnv: 'PD_KEY_PROD' }], severity: {} },
+    } as unknown as DriftgateConfig;
+    const env = {
+      PATH: '/usr/bin',
+      AWS_PROFILE: 'prod',
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_SIGNING_SECRET: 's',
+      SLACK_APP_TOKEN: 'xapp-1',
+      GITHUB_TOKEN: 'ghp_1',
+      GITHUB_APP_PRIVATE_KEY: '-----BEGIN',
+      GITHUB_WEBHOOK_SECRET: 'w',
+      PD_KEY_PROD: 'k'.repeat(32),
+      INFRA_GIT_TOKEN: 't',
+    };
+    expect(terraformBaseEnv(config, env)).toEqual({ PATH: '/usr/bin', AWS_PROFILE: 'prod' });
+  });
+});
