@@ -135,7 +135,7 @@ export async function openRemediationPr(deps: RemediationDeps, stack: StackConfi
     });
     const changes = remediation.files.map((f) => ({ path: posix.join(git.path, f.path), content: f.text }));
     await deps.github.commitToBranch(repo, { branch, parentSha: run.commitSha!, files: changes, message: text.commitMessage });
-    const pr = await deps.github.openPullRequest(repo, { head: branch, base: git.branch, title: text.title, body: text.body, labels: deps.settings.labels });
+    const pr = await deps.github.openPullRequest(repo, { head: branch, base: git.branch, title: text.title, body: text.body, labels: deps.settings.labels, draft: deps.settings.draft });
     const record = recordOf(stack, run, repo, branch, pr, request, deps.now(), remediation);
     deps.store.saveRemediation(record);
     deps.store.appendAudit({

@@ -136,12 +136,12 @@ function bodyText(input: PullRequestTextInput): string {
     'After merging, driftgate plans the stack again and reports the drift resolved once the plan is clean.',
   ];
   const head = sections.join('\n');
-  // The diff summary gets what is left, fewer resources shown until it fits.
+  // The diff summary gets what is left, fewer resources shown until it fits; left out when none does.
   for (const maxResources of [50, 20, 5, 0]) {
     const diff = `\n\n<details><summary>Drift as terraform planned it (sensitive values masked)</summary>\n\n${fenced(renderPlanText(input.analysis, { maxResources }))}\n\n</details>`;
-    if (head.length + diff.length + footer.length <= MAX_BODY || maxResources === 0) return `${head}${diff}${footer}`.slice(0, MAX_BODY + footer.length);
+    if (head.length + diff.length + footer.length <= MAX_BODY) return `${head}${diff}${footer}`;
   }
-  return head;
+  return `${head}${footer}`;
 }
 
 function commitMessageText(input: PullRequestTextInput): string {
