@@ -4,11 +4,15 @@ import { pagerdutyDeliverers } from '../oncall/page-deliverer.js';
 import { createPager } from '../oncall/pager.js';
 import { slackLinks } from '../oncall/slack-links.js';
 import { createOutboxWorker } from '../slack/outbox/worker.js';
-import type { DriftgateConfig } from '../config/schema.js';
+import { GithubConfig, type DriftgateConfig } from '../config/schema.js';
 import { startHttpServer, type HttpServer } from '../http/server.js';
 import type { CheckOutcome } from '../services/check-stack.js';
 import { checkStackFromSource } from '../services/check-stack-from-source.js';
 import { createGitSources } from '../adapters/git/git-sources.js';
+import { createGitHubClient, type GitHubClientOptions } from '../adapters/github/client.js';
+import { githubSettingsFor } from '../adapters/github/env.js';
+import type { RemediationDeps } from '../services/open-remediation-pr.js';
+import { terraformCodeChecks } from '../services/remediation-code-checks.js';
 import { createGithubWebhookListener, GITHUB_WEBHOOK_PATH } from '../github/webhook/listener.js';
 import { createMetrics, type Metrics } from '../metrics/registry.js';
 import { slackSettingsFor } from '../slack/env.js';
@@ -28,6 +32,8 @@ export interface ServeOptions {
   logDestination?: NodeJS.WritableStream;
   /** How often the Slack outbox is polled; default 250 ms. */
   outboxPollMs?: number;
+  /** GitHub client tuning (retry waits, write pacing); tests shorten them. */
+  github?: Omit<GitHubClientOptions, 'logger'>;
 }
 
 export interface RunningServe {
@@ -42,7 +48,8 @@ export interface RunningServe {
 
 /**
  * `driftgate serve`: crash recovery, the scheduler, retention, Prometheus metrics, health endpoints, and
- * the Slack app when SLACK_BOT_TOKEN is set, and the GitHub webhook when GITHUB_WEBHOOK_SECRET is set.
+ * the Slack app when SLACK_BOT_TOKEN is set, remediation PRs when GitHub credentials are set
+ * (GITHUB_TOKEN or a GitHub App), and the GitHub webhook when GITHUB_WEBHOOK_SECRET is set.
  */
 export async function startServe(config: DriftgateConfig, options: ServeOptions): Promise<RunningServe> {
   // Before anything starts: a Slack misconfiguration fails here, with nothing left running.
@@ -50,6 +57,7 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   const pagerdutySettings = pagerdutySettingsFor(config, options.env);
   // The GitHub webhook is on when its secret is set; the secret signs every delivery and is never logged.
   const githubWebhookSecret = options.env.GITHUB_WEBHOOK_SECRET || undefined;
+  const githubSettings = githubSettingsFor(options.env);
   const context = await createAppContext(config, options);
   const { logger, store, deps } = context;
 
@@ -101,6 +109,19 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
       })
     : undefined;
 
+  // Remediation PRs: GitHub credentials are enough; without them the button says what is missing.
+  const remediation: RemediationDeps | undefined = githubSettings
+    ? {
+        store,
+        artifacts: deps.artifacts,
+        logger,
+        now: deps.now,
+        git,
+        github: createGitHubClient(githubSettings, { ...options.github, logger: logger.child({ component: 'github' }) }),
+        checks: terraformCodeChecks(deps.terraform, logger),
+        settings: config.github ?? GithubConfig.parse({}),
+      }
+    : undefined;
   const slackApp = slackSettings
     ? createSlackApp({
         context,
@@ -110,6 +131,7 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
         git,
         ...(options.outboxPollMs ? { outboxPollMs: options.outboxPollMs } : {}),
         ...(deliverers ? { deliverers } : {}),
+        ...(remediation ? { remediation } : {}),
       })
     : undefined;
   // Without Slack, pages still need a worker; with it, the Slack app's worker delivers them too.

@@ -8,6 +8,7 @@ export type DriftgateErrorCode =
   | 'TERRAFORM_FAILED'
   | 'TERRAFORM_TIMEOUT'
   | 'PLAN_JSON_INVALID'
+  | 'PROVIDER_SCHEMA_INVALID'
   | 'STACK_NOT_FOUND'
   | 'STACK_LOCKED'
   | 'STACK_BLOCKED'
@@ -167,8 +168,8 @@ export class NotAuthorizedError extends DriftgateError {
 
 /** A remediation PR cannot be opened for this run; the message says why and what to do instead. */
 export class RemediationUnavailableError extends DriftgateError {
-  constructor(message: string) {
-    super('REMEDIATION_UNAVAILABLE', message);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('REMEDIATION_UNAVAILABLE', message, options);
   }
 }
 

@@ -49,6 +49,13 @@ export interface TerraformRunner {
    * is ~14 MB). Holds no state or vars.
    */
   providersSchema(stack: StackConfig, options?: RunOptions): Promise<string>;
+  /**
+   * `fmt -check -diff` of the given files (relative to the stack dir). Throws a TerraformError holding the
+   * diff when any file is not in canonical format. Needs no init.
+   */
+  fmtCheck(stack: StackConfig, files: string[], options?: RunOptions): Promise<void>;
+  /** `init` when needed, then `validate`; throws a TerraformError with terraform's diagnostics when invalid. */
+  validate(stack: StackConfig, options?: RunOptions): Promise<void>;
   /** `apply` of a saved plan file. */
   apply(stack: StackConfig, planFile: string, options?: RunOptions): Promise<CommandOutput>;
 }

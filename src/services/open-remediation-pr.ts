@@ -7,7 +7,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import type { StackConfig } from '../config/schema.js';
-import { RemediationUnavailableError } from '../domain/errors.js';
+import { RemediationUnavailableError, TerraformError } from '../domain/errors.js';
 import { analyzePlan } from '../domain/plan/analyze.js';
 import { parsePlanJson } from '../domain/plan/schema.js';
 import { planRemediation, type RemediationOptions, type RemediationPlan, type RemediationSkip, type StackFile } from '../domain/remediation/plan-remediation.js';
@@ -97,6 +97,19 @@ async function existingPullRequest(deps: RemediationDeps, stack: StackConfig, ru
   return adopted;
 }
 
+/** The rewritten code must pass terraform's own checks: nothing reaches GitHub otherwise. */
+async function verifyRewrittenCode(deps: RemediationDeps, stack: StackConfig, commitSha: string, files: string[], signal?: AbortSignal): Promise<void> {
+  try {
+    await deps.checks.verify(stack, files, signal);
+  } catch (err) {
+    if (signal?.aborted || !(err instanceof TerraformError)) throw err;
+    throw new RemediationUnavailableError(
+      `the code with the drift written in does not pass terraform ${err.command} at ${commitSha.slice(0, 12)}, so nothing was pushed. If the stack validates at that commit by itself, the rewrite is at fault: please report it with this output.\n${err.stderrTail}`,
+      { cause: err },
+    );
+  }
+}
+
 export async function openRemediationPr(deps: RemediationDeps, stack: StackConfig, run: Run, request: RemediationRequest): Promise<RemediationOutcome> {
   const refusal = remediationRefusal(stack, run);
   if (refusal) throw new RemediationUnavailableError(refusal);
@@ -120,7 +133,7 @@ export async function openRemediationPr(deps: RemediationDeps, stack: StackConfi
     if (remediation.edits.length === 0) return { status: 'nothing_to_codify', skipped: remediation.skipped };
 
     for (const file of remediation.files) await writeFile(join(resolved.stack.dir, file.path), file.text);
-    await deps.checks.verify(resolved.stack, remediation.files.map((f) => f.path), request.signal);
+    await verifyRewrittenCode(deps, resolved.stack, run.commitSha!, remediation.files.map((f) => f.path), request.signal);
 
     const text = remediationPullRequestText({
       stack: stack.name,

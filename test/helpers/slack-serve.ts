@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { startServe, type RunningServe } from '../../src/app/serve.js';
+import { startServe, type RunningServe, type ServeOptions } from '../../src/app/serve.js';
 import { parseConfig } from '../../src/config/load.js';
 import { startSlackEmulator, type EmulatedUsergroup, type SlackEmulator } from './slack-emulator.js';
 import { postSigned, slashCommand } from './slack-signing.js';
@@ -54,6 +54,8 @@ export interface SlackServeOptions {
   logLevel?: string;
   /** Socket Mode (SLACK_APP_TOKEN set) instead of the HTTP receiver; Slack's side is emulator.socket. */
   socketMode?: boolean;
+  /** GitHub client tuning for remediation PRs (shorter retries). */
+  github?: ServeOptions['github'];
 }
 
 let seq = 0;
@@ -95,7 +97,7 @@ export async function startSlackServe(options: SlackServeOptions): Promise<Slack
   const now = { value: new Date() };
   let port = 0;
   const start = async () => {
-    const started = await startServe(config, { env, port, host: '127.0.0.1', logDestination, now: () => new Date(now.value), outboxPollMs: 20 });
+    const started = await startServe(config, { env, port, host: '127.0.0.1', logDestination, now: () => new Date(now.value), outboxPollMs: 20, ...(options.github ? { github: options.github } : {}) });
     port = started.health.port;
     const base = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 200 && (await fetch(`${base}/readyz`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 25));

@@ -44,6 +44,16 @@ export function providersSchemaArgs(): string[] {
   return ['providers', 'schema', '-json', '-no-color'];
 }
 
+/** The file list stays on: terraform 1.11 prints no diff with `-list=false`. */
+export function fmtCheckArgs(files: string[]): string[] {
+  return ['fmt', '-check', '-diff', '-no-color', '--', ...files];
+}
+
+/** validate reads no vars or state: it checks the code against the installed providers' schemas. */
+export function validateArgs(): string[] {
+  return ['validate', '-no-color'];
+}
+
 /** A saved plan carries its vars; -auto-approve is implied for saved plans. */
 export function applyArgs(planFile: string, lockMs: number): string[] {
   return ['apply', '-input=false', '-no-color', lockTimeoutArg(lockMs), planFile];

@@ -2,14 +2,15 @@ import { mkdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { StackConfig } from '../../config/schema.js';
-import { ConfigError, StalePlanError } from '../../domain/errors.js';
+import { ConfigError, StalePlanError, TerraformError } from '../../domain/errors.js';
 import type { CommandOutput, PlanResult, RunOptions, TerraformRunner, TerraformVersion } from '../../ports/terraform.js';
-import { applyArgs, planArgs, providersSchemaArgs, showJsonArgs } from './args.js';
+import { applyArgs, fmtCheckArgs, planArgs, providersSchemaArgs, showJsonArgs, validateArgs } from './args.js';
 import { detectTerraform } from './binary.js';
 import { buildChildEnv } from './env.js';
 import { commandError, commandOutput, execTerraform, type TerraformLogger } from './exec.js';
 import { ensureInit, type InitContext } from './init.js';
 import { createMutex } from './mutex.js';
+import { lastLines } from './tail-buffer.js';
 
 export interface TerraformRunnerOptions {
   /** `terraform`, `tofu`, or a path; names are looked up on `env.PATH`. */
@@ -25,6 +26,9 @@ export interface TerraformRunnerOptions {
   redact?: (text: string) => string;
   logger?: TerraformLogger;
 }
+
+/** Enough of a fmt diff to see what is wrong, short enough for a Slack reply. */
+const FMT_REPORT_LINES = 40;
 
 async function assertStackDir(stack: StackConfig): Promise<void> {
   const isDir = await stat(stack.dir).then((s) => s.isDirectory(), () => false);
@@ -91,6 +95,22 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
 
     providersSchema(stack: StackConfig, runOptions: RunOptions = {}): Promise<string> {
       return jsonOutput(stack, 'providers schema', providersSchemaArgs(), runOptions);
+    },
+
+    async fmtCheck(stack: StackConfig, files: string[], runOptions: RunOptions = {}): Promise<void> {
+      await assertStackDir(stack);
+      const request = { stack, env: ctx.childEnv(stack, false), signal: runOptions.signal };
+      const result = await execTerraform(ctx, { ...request, command: 'fmt -check', args: fmtCheckArgs(files), timeoutMs: options.timeouts.plan });
+      if (result.exitCode === 0) return;
+      // fmt reports on stdout (the files and their diff), unlike every other command.
+      const report = lastLines([result.stdout, result.stderr].filter(Boolean).join('\n'), FMT_REPORT_LINES);
+      throw new TerraformError('fmt -check', result.exitCode, ctx.redact(report));
+    },
+
+    async validate(stack: StackConfig, runOptions: RunOptions = {}): Promise<void> {
+      const { request } = await prepare(stack, runOptions.signal);
+      const result = await execTerraform(ctx, { ...request, command: 'validate', args: validateArgs(), timeoutMs: options.timeouts.plan });
+      if (result.exitCode !== 0) throw commandError(ctx, 'validate', result);
     },
 
     async apply(stack: StackConfig, planFile: string, runOptions: RunOptions = {}): Promise<CommandOutput> {

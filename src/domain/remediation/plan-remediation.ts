@@ -30,6 +30,8 @@ export type SkipCode =
   | 'count-or-for-each'
   | 'created-outside-terraform'
   | 'deleted-outside-terraform'
+  | 'missing-from-state'
+  | 'missing-from-code'
   | 'not-in-configuration'
   | 'not-declared-in-files'
   | 'sensitive'
@@ -100,16 +102,19 @@ function skip(ctx: ResourceContext, segments: PathSegment[], code: SkipCode, rea
 
 function absentOutcome(ctx: ResourceContext, path: PathSegment[], place: guide.Place, options: RemediationOptions): Outcome {
   const top = String(path[0]);
-  const settable = ctx.attrs.computed(path) ? false : options.settable?.(ctx.drift.type, top);
+  const settable = options.settable?.(ctx.drift.type, top);
   if (settable === true) return { edit: { file: ctx.file, address: ctx.drift.address, path, value: ctx.attrs.real(path), before: undefined } };
   const known = settable === false;
   return skip(ctx, path, known ? 'computed' : 'maybe-computed', known ? 'computed by the provider' : 'not in the configuration; maybe computed', guide.unsettableGuidance(place, known));
 }
 
-function attributeOutcome(ctx: ResourceContext, segments: PathSegment[], files: readonly StackFile[], options: RemediationOptions): Outcome {
+function attributeOutcome(ctx: ResourceContext, segments: PathSegment[], files: readonly StackFile[], options: RemediationOptions): Outcome | undefined {
   const { expression, depth } = expressionAt(ctx.config.expressions, segments);
   // An attribute the code does not set is added whole: its parents do not exist to write into.
   const path = expression.kind === 'absent' ? segments.slice(0, depth + 1) : segments;
+  // Unknown until apply: the provider derives it from what the code sets (terraform_data's output), so
+  // it follows once the rest is codified and is nothing for a person to do.
+  if (expression.kind === 'absent' && ctx.attrs.computed(path)) return undefined;
   const place: guide.Place = { where: `${ctx.drift.address}.${formatPath(path)}`, attribute: formatPath(path), file: ctx.file };
   if (ctx.attrs.sensitive(path)) {
     const redacted = path.map((s) => (typeof s === 'string' ? options.redactor.redact(s) : s));
@@ -152,13 +157,50 @@ function resourceContext(drift: PlanResourceChange, planned: PlanResourceChange 
   return { drift, config, file: declaring[0]!, attrs: driftedAttributes(drift, planned ?? noChange, redactor) };
 }
 
+const isChange = (rc: PlanResourceChange) => rc.mode === 'managed' && !rc.change.actions.every((a) => a === 'no-op' || a === 'read');
+
+/**
+ * A planned change that refresh did not report as drift: the state disagrees with the code on its own
+ * (it was edited, or a resource was removed from it). The state is terraform's record of what is real,
+ * so an update or replacement is read as drift from the code to the state; a resource only one of the
+ * two has is for a person.
+ */
+function unexplainedChange(rc: PlanResourceChange): PlanResourceChange | RemediationSkip {
+  const actions = rc.change.actions;
+  if (actions.length === 1 && actions[0] === 'create') {
+    return { address: rc.address, code: 'missing-from-state', reason: 'in the code but not in the state', guidance: `if ${rc.address} still exists, \`terraform import\` it; if it is gone for good, remove its block from the code` };
+  }
+  if (actions.length === 1 && actions[0] === 'delete') {
+    return { address: rc.address, code: 'missing-from-code', reason: 'in the state but not in the code', guidance: `write a block for ${rc.address} into the code, or \`terraform state rm\` it if terraform should stop managing it` };
+  }
+  const c = rc.change;
+  return { ...rc, change: { ...c, actions: ['update'], before: c.after, after: c.before, before_sensitive: c.after_sensitive, after_sensitive: c.before_sensitive, after_unknown: {} } };
+}
+
+/** What to codify: refresh's drift, then the changes of a drift plan that refresh did not explain. */
+function driftOf(plan: PlanJson, out: RemediationPlan, redactor: Redactor): PlanResourceChange[] {
+  const reported = plan.resource_drift ?? [];
+  const explained = new Set(reported.map((d) => d.address));
+  const rest: PlanResourceChange[] = [];
+  for (const rc of (plan.resource_changes ?? []).filter((c) => isChange(c) && !explained.has(c.address))) {
+    const drift = unexplainedChange(rc);
+    if ('change' in drift) rest.push(drift);
+    else out.skipped.push({ ...drift, address: redactor.redact(drift.address), guidance: redactor.redact(drift.guidance) });
+  }
+  return [...reported, ...rest];
+}
+
+/**
+ * The plan must be of a drift run (at the commit last applied): every change it plans is reality and
+ * code disagreeing. A pending change's plan would be read as drift and undo the change.
+ */
 export function planRemediation(plan: PlanJson, files: readonly StackFile[], options: RemediationOptions): RemediationPlan {
   const out: RemediationPlan = { edits: [], skipped: [], files: [] };
   const prior = priorAddresses(plan);
   const configs = configResources(plan);
   const planned = new Map((plan.resource_changes ?? []).map((rc) => [rc.address, rc]));
   const texts = new Map(files.map((f) => [f.path, f.text]));
-  for (const drift of plan.resource_drift ?? []) {
+  for (const drift of driftOf(plan, out, options.redactor)) {
     if (drift.mode !== 'managed') continue;
     const whole = resourceSkip(drift, prior);
     if (whole) {
@@ -173,6 +215,7 @@ export function planRemediation(plan: PlanJson, files: readonly StackFile[], opt
     const seen = new Set<string>();
     for (const segments of ctx.attrs.paths) {
       let outcome = attributeOutcome(ctx, segments, files, options);
+      if (!outcome) continue;
       // Leaves of an attribute the code does not set all become the one attribute added.
       const key = 'edit' in outcome ? formatPath(outcome.edit.path) : `${outcome.skip.code}:${outcome.skip.attribute}`;
       if (seen.has(key)) continue;

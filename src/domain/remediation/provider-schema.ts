@@ -30,8 +30,7 @@ export interface ProviderSchema {
 export class ProviderSchemaError extends DriftgateError {
   readonly issues: ConfigIssue[];
   constructor(issues: ConfigIssue[]) {
-    // No code of its own yet in DriftgateErrorCode: like plan JSON, it is terraform JSON we cannot read.
-    super('PLAN_JSON_INVALID', formatConfigIssues(issues).replace('invalid config:', 'invalid provider schema JSON:'));
+    super('PROVIDER_SCHEMA_INVALID', formatConfigIssues(issues).replace('invalid config:', 'invalid provider schema JSON:'));
     this.issues = issues;
   }
 }

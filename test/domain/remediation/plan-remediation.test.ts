@@ -202,3 +202,36 @@ describe('planRemediation codifies literals', () => {
     expect(result.skipped).toEqual([expect.objectContaining({ code: 'not-declared-in-files' })]);
   });
 });
+
+describe('planRemediation on changes refresh did not report (an edited state)', () => {
+  const literal = { bucket: { constant_value: 'b' }, content_type: { constant_value: 'text/plain' } };
+  const text = 'resource "aws_s3_object" "site" {\n  bucket       = "b"\n  content_type = "text/plain"\n}\n';
+
+  it('codifies an update from the state, as drift from the code to it', () => {
+    const p = driftPlan([siteRow({ expressions: literal })], { resource_drift: [] });
+    const result = plan(p, [{ path: 'main.tf', text }]);
+    expect(result.edits).toEqual([{ file: 'main.tf', address: 'aws_s3_object.site', path: ['content_type'], value: 'text/html', before: 'text/plain' }]);
+    expect(result.skipped).toEqual([]);
+  });
+
+  it('leaves a resource only the code or only the state has for a person', () => {
+    const p = driftPlan([siteRow({ expressions: literal })], { resource_drift: [] });
+    const created = structuredClone(p.resource_changes![0]!);
+    created.change.actions = ['create'];
+    const deleted = { ...structuredClone(created), address: 'aws_s3_object.old', name: 'old' };
+    deleted.change.actions = ['delete'];
+    const unchanged = { ...structuredClone(created), address: 'aws_s3_object.same', name: 'same' };
+    unchanged.change.actions = ['no-op'];
+    const result = plan({ ...p, resource_changes: [created, deleted, unchanged] }, [{ path: 'main.tf', text }]);
+    expect(result.edits).toEqual([]);
+    expect(result.skipped.map((s) => [s.address, s.code, s.guidance])).toEqual([
+      ['aws_s3_object.site', 'missing-from-state', 'if aws_s3_object.site still exists, `terraform import` it; if it is gone for good, remove its block from the code'],
+      ['aws_s3_object.old', 'missing-from-code', 'write a block for aws_s3_object.old into the code, or `terraform state rm` it if terraform should stop managing it'],
+    ]);
+  });
+
+  it('does not read a change twice when refresh reported it', () => {
+    const result = plan(driftPlan([siteRow({ expressions: literal })]), [{ path: 'main.tf', text }]);
+    expect(result.edits).toHaveLength(1);
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * terraform's view of rewritten code, for remediation PRs: which attributes the providers let the code
+ * set (from `providers schema -json`), and whether the rewritten files are fmt-clean and validate.
+ */
+import type { StackConfig } from '../config/schema.js';
+import { errorMessage } from '../domain/errors.js';
+import { parseProviderSchema, settableFrom } from '../domain/remediation/provider-schema.js';
+import type { TerraformRunner } from '../ports/terraform.js';
+import type { RemediationCodeChecks } from './open-remediation-pr.js';
+
+export interface RemediationChecksLogger {
+  warn(obj: object, msg: string): void;
+}
+
+export function terraformCodeChecks(terraform: Pick<TerraformRunner, 'providersSchema' | 'fmtCheck' | 'validate'>, logger: RemediationChecksLogger): RemediationCodeChecks {
+  return {
+    async settable(stack: StackConfig, signal?: AbortSignal) {
+      try {
+        return settableFrom(parseProviderSchema(await terraform.providersSchema(stack, signal ? { signal } : {})));
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        // Without the schema nothing is added to the code, only literals already there are rewritten.
+        logger.warn({ stack: stack.name, error: errorMessage(err) }, 'provider schema unavailable: remediation adds no attributes the code does not already set');
+        return undefined;
+      }
+    },
+    async verify(stack: StackConfig, files: string[], signal?: AbortSignal) {
+      const options = signal ? { signal } : {};
+      await terraform.fmtCheck(stack, files, options);
+      await terraform.validate(stack, options);
+    },
+  };
+}
