@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { Webhooks } from '@octokit/webhooks';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
 import type { Run } from '../../../src/domain/run/model.js';
 import { makeTestRepo, type TestRepo } from '../../adapters/git/git-repo.js';
 import { stackHcl } from '../../helpers/git-stack.js';
+import { deliverWebhook, mergedPullRequest } from '../../helpers/github-webhook.js';
 import { CHANNEL, type SlackServe } from '../../helpers/slack-serve.js';
 import { useSlackServe } from '../../helpers/use-slack-serve.js';
 import { alerts, textOf } from '../../slack/flows/fixtures.js';
@@ -20,24 +20,11 @@ afterEach(async () => {
   repo = undefined;
 });
 
-let deliveries = 0;
-
 /** POSTs a delivery as GitHub does: JSON, signed with the secret (or `signature`), with its event headers. */
-async function deliver(h: SlackServe, event: string | undefined, body: string, signature?: string) {
-  const id = `delivery-${++deliveries}`;
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'x-github-delivery': id,
-    'x-hub-signature-256': signature ?? (await new Webhooks({ secret: SECRET }).sign(body)),
-    ...(event ? { 'x-github-event': event } : {}),
-  };
-  const res = await fetch(`${h.base}/github/webhook`, { method: 'POST', headers, body });
-  return { id, status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const deliver = (h: SlackServe, event: string | undefined, body: string, signature?: string) => deliverWebhook(h.base, SECRET, event, body, signature);
 
 const push = (repository: string, ref: string) => JSON.stringify({ ref, repository: { full_name: repository }, commits: [] });
-const merged = (repository: string, base: string) =>
-  JSON.stringify({ action: 'closed', number: 7, pull_request: { merged: true, base: { ref: base }, head: { ref: 'driftgate/fix' } }, repository: { full_name: repository } });
+const merged = (repository: string, base: string) => mergedPullRequest(repository, base);
 
 const webhookRuns = (h: SlackServe): Run[] => h.running.context.store.listRuns({ stack: STACK }).filter((r) => r.trigger === 'webhook');
 
