@@ -52,6 +52,8 @@ export interface GitHubClient {
   commitToBranch(repo: GitHubRepository, input: CommitToBranchInput): Promise<{ sha: string }>;
   /** The open PR from `head` (a branch of the same repository) into `base`, if there is one. */
   findOpenPullRequest(repo: GitHubRepository, head: string, base: string): Promise<PullRequestRef | undefined>;
+  /** A PR by number, whatever its state; undefined when the repository has none of that number. */
+  getPullRequest(repo: GitHubRepository, number: number): Promise<PullRequestRef | undefined>;
   /** Opens the PR, then adds the labels (GitHub creates labels that do not exist yet). */
   openPullRequest(repo: GitHubRepository, input: OpenPullRequestInput): Promise<PullRequestRef>;
   /** The merged or open PRs a commit belongs to, for the authors of a pending change. */

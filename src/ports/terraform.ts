@@ -29,6 +29,12 @@ export interface PlanResult extends CommandOutput {
   initRan: boolean;
 }
 
+export interface FmtReport {
+  unformatted: string[];
+  /** fmt's report (names and diffs), cut to the last lines. */
+  diff: string;
+}
+
 export interface RunOptions {
   /** Aborts the command: terraform gets SIGINT, then SIGKILL after the kill grace. */
   signal?: AbortSignal;
@@ -50,10 +56,10 @@ export interface TerraformRunner {
    */
   providersSchema(stack: StackConfig, options?: RunOptions): Promise<string>;
   /**
-   * `fmt -check -diff` of the given files (relative to the stack dir). Throws a TerraformError holding the
-   * diff when any file is not in canonical format. Needs no init.
+   * `fmt -check -diff` of the given files (relative to the stack dir): those not in canonical format and
+   * the diff fmt would apply. Throws only when fmt cannot read them (a syntax error). Needs no init.
    */
-  fmtCheck(stack: StackConfig, files: string[], options?: RunOptions): Promise<void>;
+  fmtCheck(stack: StackConfig, files: string[], options?: RunOptions): Promise<FmtReport>;
   /** `init` when needed, then `validate`; throws a TerraformError with terraform's diagnostics when invalid. */
   validate(stack: StackConfig, options?: RunOptions): Promise<void>;
   /** `apply` of a saved plan file. */

@@ -23,7 +23,9 @@ import { resolveStackAtCommit, type SourceDeps } from './resolve-stack-at-commit
 export interface RemediationCodeChecks {
   /** Which attributes the provider schema lets the code set; undefined when the schema cannot be read. */
   settable(stack: StackConfig, signal?: AbortSignal): Promise<RemediationOptions['settable'] | undefined>;
-  /** Throws, with terraform's output, when the files are not fmt-clean or the stack does not validate. */
+  /** Which of the files are not in terraform's canonical format. */
+  unformatted(stack: StackConfig, files: string[], signal?: AbortSignal): Promise<string[]>;
+  /** Throws a TerraformError, with terraform's output, when the files are not fmt-clean or the stack does not validate. */
   verify(stack: StackConfig, files: string[], signal?: AbortSignal): Promise<void>;
 }
 
@@ -47,6 +49,8 @@ export type RemediationOutcome =
   | { status: 'opened'; record: RemediationRecord; plan: RemediationPlan }
   /** The same drift already has an open PR. */
   | { status: 'existing'; record: RemediationRecord }
+  /** The PR of this drift was merged; the stack has not been checked since. */
+  | { status: 'merged'; record: RemediationRecord }
   /** Nothing could be written into the code: everything is for a person. */
   | { status: 'nothing_to_codify'; skipped: RemediationSkip[] };
 
@@ -86,15 +90,23 @@ function recordOf(stack: StackConfig, run: Run, repo: GitHubRepository, branch: 
   };
 }
 
-/** The open PR of this drift: recorded and still open, or found on GitHub (a crash after opening it). */
-async function existingPullRequest(deps: RemediationDeps, stack: StackConfig, run: Run, repo: GitHubRepository, branch: string, request: RemediationRequest): Promise<RemediationRecord | undefined> {
+/**
+ * The PR this drift already has: open (recorded, or found on GitHub after a crash between opening and
+ * recording it), or recorded and merged since the last check. A recorded PR closed unmerged was turned
+ * down as a way to accept the drift, so asking again opens a new one.
+ */
+async function existingPullRequest(deps: RemediationDeps, stack: StackConfig, run: Run, repo: GitHubRepository, branch: string, request: RemediationRequest): Promise<RemediationOutcome | undefined> {
   const recorded = deps.store.getRemediation(stack.name, run.fingerprint!);
   const open = await deps.github.findOpenPullRequest(repo, branch, stack.git!.branch);
-  if (!open) return undefined;
-  if (recorded && recorded.prNumber === open.number) return recorded;
-  const adopted = recordOf(stack, run, repo, branch, open, request, deps.now());
-  deps.store.saveRemediation(adopted);
-  return adopted;
+  if (open && recorded?.prNumber === open.number) return { status: 'existing', record: recorded };
+  if (open) {
+    const adopted = recordOf(stack, run, repo, branch, open, request, deps.now());
+    deps.store.saveRemediation(adopted);
+    return { status: 'existing', record: adopted };
+  }
+  if (!recorded) return undefined;
+  const pr = await deps.github.getPullRequest(repo, recorded.prNumber);
+  return pr?.merged ? { status: 'merged', record: recorded } : undefined;
 }
 
 /** The rewritten code must pass terraform's own checks: nothing reaches GitHub otherwise. */
@@ -118,7 +130,7 @@ export async function openRemediationPr(deps: RemediationDeps, stack: StackConfi
   const branch = remediationBranch(stack.name, run.fingerprint!);
 
   const existing = await existingPullRequest(deps, stack, run, repo, branch, request);
-  if (existing) return { status: 'existing', record: existing };
+  if (existing) return existing;
 
   const planJson = await loadArtifact(deps, run.id, 'plan_json');
   if (!planJson) throw new RemediationUnavailableError(`run ${run.id} has no stored plan JSON any more (artifact retention?): run /drift check ${stack.name} for a new plan`);
@@ -132,8 +144,12 @@ export async function openRemediationPr(deps: RemediationDeps, stack: StackConfi
     const remediation = planRemediation(plan, files, { redactor, ...(settable ? { settable } : {}) });
     if (remediation.edits.length === 0) return { status: 'nothing_to_codify', skipped: remediation.skipped };
 
+    // The rewrite keeps a file's formatting: fmt-clean before must be fmt-clean after, and a file that
+    // was not is not reformatted (that would bury the drift in a diff of whitespace).
+    const paths = remediation.files.map((f) => f.path);
+    const unformatted = new Set(await deps.checks.unformatted(resolved.stack, paths, request.signal));
     for (const file of remediation.files) await writeFile(join(resolved.stack.dir, file.path), file.text);
-    await verifyRewrittenCode(deps, resolved.stack, run.commitSha!, remediation.files.map((f) => f.path), request.signal);
+    await verifyRewrittenCode(deps, resolved.stack, run.commitSha!, paths.filter((p) => !unformatted.has(p)), request.signal);
 
     const text = remediationPullRequestText({
       stack: stack.name,

@@ -3,7 +3,7 @@
  * set (from `providers schema -json`), and whether the rewritten files are fmt-clean and validate.
  */
 import type { StackConfig } from '../config/schema.js';
-import { errorMessage } from '../domain/errors.js';
+import { errorMessage, TerraformError } from '../domain/errors.js';
 import { parseProviderSchema, settableFrom } from '../domain/remediation/provider-schema.js';
 import type { TerraformRunner } from '../ports/terraform.js';
 import type { RemediationCodeChecks } from './open-remediation-pr.js';
@@ -24,9 +24,13 @@ export function terraformCodeChecks(terraform: Pick<TerraformRunner, 'providersS
         return undefined;
       }
     },
+    async unformatted(stack: StackConfig, files: string[], signal?: AbortSignal) {
+      return (await terraform.fmtCheck(stack, files, signal ? { signal } : {})).unformatted;
+    },
     async verify(stack: StackConfig, files: string[], signal?: AbortSignal) {
       const options = signal ? { signal } : {};
-      await terraform.fmtCheck(stack, files, options);
+      const fmt = files.length > 0 ? await terraform.fmtCheck(stack, files, options) : undefined;
+      if (fmt && fmt.unformatted.length > 0) throw new TerraformError('fmt -check', 3, fmt.diff);
       await terraform.validate(stack, options);
     },
   };

@@ -37,6 +37,15 @@ describe('terraformCodeChecks', () => {
     expect(argvs()).toHaveLength(1);
   });
 
+  it('tells which files are not formatted, and fails on a file fmt cannot read', async () => {
+    const { stack, checks, runner } = await setup({ 'main.tf': CLEAN, 'messy.tf': 'locals {\na=1\n}\n', 'broken.tf': 'locals {\n' });
+    expect(await checks.unformatted(stack, ['main.tf', 'messy.tf'])).toEqual(['messy.tf']);
+    expect(await checks.unformatted(stack, ['main.tf'])).toEqual([]);
+    const err = await runner.fmtCheck(stack, ['broken.tf']).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TerraformError);
+    expect((err as TerraformError).message).toContain('broken.tf');
+  });
+
   it('refuses code that does not validate, with terraform’s diagnostic', async () => {
     const { stack, checks } = await setup({ 'main.tf': 'resource "terraform_data" "a" {\n  inputs = "x"\n}\n' });
     const err = await checks.verify(stack, ['main.tf']).catch((e: unknown) => e);

@@ -3,7 +3,7 @@ import { commitToBranch, type Step } from './commit-to-branch.js';
 import type { GitHubSettings } from './env.js';
 import { secretMask, toGitHubError } from './github-error.js';
 import { createOctokit, type GitHubClientOptions } from './octokit.js';
-import { findOpenPullRequest, openPullRequest, pullRequestsOfCommit } from './pull-requests.js';
+import { findOpenPullRequest, getPullRequest, openPullRequest, pullRequestsOfCommit } from './pull-requests.js';
 
 export { GitHubError } from './github-error.js';
 export type { GitHubClientOptions, GitHubLogger } from './octokit.js';
@@ -36,6 +36,10 @@ export function createGitHubClient(settings: GitHubSettings, options: GitHubClie
     findOpenPullRequest(repo, head, base) {
       const { params, step } = scope(repo);
       return findOpenPullRequest(octokit, params, head, base, step);
+    },
+    getPullRequest(repo, number) {
+      const { params, step } = scope(repo);
+      return getPullRequest(octokit, params, number, step);
     },
     openPullRequest(repo, input) {
       const { params, step } = scope(repo);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { OpenPullRequestInput, PullRequestRef } from '../../ports/github.js';
 import type { Step } from './commit-to-branch.js';
+import { GitHubError } from './github-error.js';
 import type { GitHubOctokit } from './octokit.js';
 
 type RepoParams = { owner: string; repo: string };
@@ -37,6 +38,15 @@ export async function findOpenPullRequest(octokit: GitHubOctokit, repo: RepoPara
     GitHubPullRequests.parse((await octokit.rest.pulls.list({ ...repo, head: `${repo.owner}:${head}`, base, state: 'open', per_page: 10 })).data),
   );
   return listed.find((pr) => pr.head === head && pr.base === base);
+}
+
+export async function getPullRequest(octokit: GitHubOctokit, repo: RepoParams, number: number, step: Step): Promise<PullRequestRef | undefined> {
+  try {
+    return await step(`read PR #${number}`, async () => GitHubPullRequest.parse((await octokit.rest.pulls.get({ ...repo, pull_number: number })).data));
+  } catch (err) {
+    if (err instanceof GitHubError && err.status === 404) return undefined;
+    throw err;
+  }
 }
 
 export async function openPullRequest(octokit: GitHubOctokit, repo: RepoParams, input: OpenPullRequestInput, step: Step): Promise<PullRequestRef> {

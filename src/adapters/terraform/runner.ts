@@ -2,8 +2,8 @@ import { mkdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { StackConfig } from '../../config/schema.js';
-import { ConfigError, StalePlanError, TerraformError } from '../../domain/errors.js';
-import type { CommandOutput, PlanResult, RunOptions, TerraformRunner, TerraformVersion } from '../../ports/terraform.js';
+import { ConfigError, StalePlanError } from '../../domain/errors.js';
+import type { CommandOutput, FmtReport, PlanResult, RunOptions, TerraformRunner, TerraformVersion } from '../../ports/terraform.js';
 import { applyArgs, fmtCheckArgs, planArgs, providersSchemaArgs, showJsonArgs, validateArgs } from './args.js';
 import { detectTerraform } from './binary.js';
 import { buildChildEnv } from './env.js';
@@ -97,14 +97,15 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
       return jsonOutput(stack, 'providers schema', providersSchemaArgs(), runOptions);
     },
 
-    async fmtCheck(stack: StackConfig, files: string[], runOptions: RunOptions = {}): Promise<void> {
+    async fmtCheck(stack: StackConfig, files: string[], runOptions: RunOptions = {}): Promise<FmtReport> {
       await assertStackDir(stack);
       const request = { stack, env: ctx.childEnv(stack, false), signal: runOptions.signal };
       const result = await execTerraform(ctx, { ...request, command: 'fmt -check', args: fmtCheckArgs(files), timeoutMs: options.timeouts.plan });
-      if (result.exitCode === 0) return;
-      // fmt reports on stdout (the files and their diff), unlike every other command.
-      const report = lastLines([result.stdout, result.stderr].filter(Boolean).join('\n'), FMT_REPORT_LINES);
-      throw new TerraformError('fmt -check', result.exitCode, ctx.redact(report));
+      // 3: some files are not formatted; anything else but 0 is fmt failing to read them.
+      if (result.exitCode !== 0 && result.exitCode !== 3) throw commandError(ctx, 'fmt -check', result);
+      // fmt reports on stdout, unlike every other command: `--- old/<file>` heads each file's diff.
+      const unformatted = files.filter((f) => result.stdout.includes(`--- old/${f}\n`));
+      return { unformatted, diff: ctx.redact(lastLines(result.stdout, FMT_REPORT_LINES)) };
     },
 
     async validate(stack: StackConfig, runOptions: RunOptions = {}): Promise<void> {

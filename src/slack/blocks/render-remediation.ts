@@ -24,6 +24,14 @@ export function renderRemediationOpened(record: RemediationRecord, userId: strin
   };
 }
 
+export function renderRemediationMerged(record: RemediationRecord, userId: string): SlackMessage {
+  const link = safeLink(record.prUrl, `#${record.prNumber}`);
+  return {
+    text: fallbackText(`Remediation PR #${record.prNumber} for ${record.stack} is merged`),
+    blocks: [section(`:hammer_and_wrench: ${userRef(userId)} asked for a remediation PR: ${link} for this drift is merged already. driftgate checks ${escapeMrkdwn(record.stack)} again now; the alert says when the drift is resolved.`)],
+  };
+}
+
 function skipLine(skip: RemediationSkip): string {
   const where = skip.attribute ? `${skip.address}.${skip.attribute}` : skip.address;
   return `• ${code(truncate(where, 120))}: ${escapeMrkdwn(truncate(skip.guidance, 400))}`;

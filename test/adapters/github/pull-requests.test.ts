@@ -46,6 +46,19 @@ describe('GitHubClient pull requests against the emulator', () => {
     expect(f.emulator.calls('POST').filter((c) => c.path.endsWith('/labels')).map((c) => c.path)).toEqual(['/repos/acme/infrastructure/issues/1/labels']);
   });
 
+  it('getPullRequest: a PR by number as it is now (open, merged, closed), undefined for a number that does not exist', async () => {
+    await branchWith('driftgate/a');
+    await branchWith('driftgate/b', 'stacks/web/main.tf');
+    const a = await open('driftgate/a');
+    const b = await open('driftgate/b');
+    expect(await client.getPullRequest(f.repo, a.number)).toEqual(a);
+    await f.emulator.merge(a.number, { method: 'squash' });
+    f.emulator.closeUnmerged(b.number);
+    expect(await client.getPullRequest(f.repo, a.number)).toMatchObject({ state: 'closed', merged: true });
+    expect(await client.getPullRequest(f.repo, b.number)).toMatchObject({ state: 'closed', merged: false });
+    expect(await client.getPullRequest(f.repo, 99)).toBeUndefined();
+  });
+
   it('opens a draft when asked', async () => {
     await branchWith('driftgate/draft');
     await open('driftgate/draft', { draft: true, labels: ['driftgate'] });

@@ -76,7 +76,7 @@ it('codifies state edits of literals, lists expressions and resources missing fr
   expect(text).toContain('# The database; its size is edited by hand sometimes.');
 
   await writeFile(join(dir, 'main.tf'), text);
-  await runner.fmtCheck(stack, ['main.tf']);
+  expect(await runner.fmtCheck(stack, ['main.tf'])).toEqual({ unformatted: [], diff: '' });
   await runner.validate(stack);
   expect(await runner.plan(stack, planFile)).toMatchObject({ hasChanges: true });
   const next = parsePlanJson(await runner.showJson(stack, planFile));

@@ -72,6 +72,8 @@ export interface GitHubEmulator {
   /** The next `count` requests (whatever they are) answer `status`. */
   failNext(count: number, status: number, options?: FailOptions): void;
   merge(number: number, options: { method: MergeMethod }): Promise<string>;
+  /** Closes a PR without merging it. */
+  closeUnmerged(number: number): void;
   /** Installation tokens issued so far. */
   issuedTokens(): string[];
   close(): Promise<void>;
@@ -174,6 +176,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
       for (let i = 0; i < count; i++) script.push({ status, options: failOptions });
     },
     merge: (number, { method }) => store.merge(number, method),
+    closeUnmerged: (number) => store.closeUnmerged(number),
     issuedTokens: () => auth.issued(),
     close: () =>
       new Promise<void>((resolve) => {

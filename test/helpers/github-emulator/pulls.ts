@@ -19,6 +19,7 @@ export interface EmulatedPull {
   user: string;
   createdAt: string;
   mergedAt?: string;
+  closedAt?: string;
   mergeCommitSha?: string;
   /** Set when it merged: the commits it brought and its head then. */
   mergedCommits?: string[];
@@ -32,6 +33,8 @@ export interface PullStore {
   routes: Route[];
   /** Merges like the green button: a real commit on the base branch; returns its sha. */
   merge(number: number, method: MergeMethod): Promise<string>;
+  /** Closes it unmerged, as a reviewer turning it down does. */
+  closeUnmerged(number: number): void;
 }
 
 const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.com' };
@@ -72,7 +75,7 @@ export function createPullStore(ctx: EmulatorContext): PullStore {
       labels: pr.labels.map((name) => labelJson(name)),
       created_at: pr.createdAt,
       updated_at: pr.mergedAt ?? pr.createdAt,
-      closed_at: pr.mergedAt ?? null,
+      closed_at: pr.closedAt ?? pr.mergedAt ?? null,
       merged_at: pr.mergedAt ?? null,
       merge_commit_sha: pr.mergeCommitSha ?? null,
       draft: pr.draft,
@@ -198,5 +201,11 @@ export function createPullStore(ctx: EmulatorContext): PullStore {
     { method: 'GET', pattern: /^\/commits\/([^/]+)\/pulls$/, handle: async ({ params: [sha] }) => jsonList(await ofCommit(sha!)) },
   ];
 
-  return { pulls, routes, merge };
+  function closeUnmerged(number: number): void {
+    const pr = find(number);
+    if (!pr || pr.state !== 'open') throw new Error(`PR #${number} is not open`);
+    Object.assign(pr, { state: 'closed', closedAt: stamp() });
+  }
+
+  return { pulls, routes, merge, closeUnmerged };
 }

@@ -191,6 +191,20 @@ describe('remediation PRs from Slack, through driftgate serve and the GitHub emu
     expect(plan.stdout).not.toContain('terraform_data.db ');
     expect(plan.stdout).toContain('terraform_data.login will be updated in-place');
 
+    // Merged on GitHub before driftgate noticed: a click (an old message) says so and checks at once.
+    const merge = await w.github.merge(1, { method: 'squash' });
+    const earlier = new Set(w.h.running.context.store.listRuns({ stack: STACK }).map((r) => r.id));
+    await w.h.click('driftgate.remediate', run.id, LEAD1, { ...at, id: 'merged' });
+    await w.h.settle();
+    expect(w.github.pulls()).toHaveLength(1);
+    expect(w.h.emulator.messages(CHANNEL).filter((m) => m.threadTs === alert!.ts).map(textOf).some((t) => t.includes('is merged already') && t.includes('checks prod/db again now'))).toBe(true);
+    let check: Run | undefined;
+    for (let i = 0; i < 400 && !check; i++) {
+      check = w.h.running.context.store.listRuns({ stack: STACK }).find((r) => !earlier.has(r.id) && r.state !== 'planning');
+      if (!check) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(check).toMatchObject({ trigger: 'manual', commitSha: merge });
+
     // Neither password anywhere: GitHub (calls, PR, git objects), Slack, logs.
     const everything = [
       JSON.stringify(w.github.calls()),

@@ -2,7 +2,7 @@ import { DriftgateError, errorMessage } from '../../../domain/errors.js';
 import { slackPermalink } from '../../../oncall/slack-links.js';
 import { openRemediationPr, remediationRefusal, type RemediationOutcome } from '../../../services/open-remediation-pr.js';
 import { renderAck, renderCommandError, renderNotAllowed } from '../../blocks/render-command-replies.js';
-import { renderNothingToCodify, renderRemediationOpened } from '../../blocks/render-remediation.js';
+import { renderNothingToCodify, renderRemediationMerged, renderRemediationOpened } from '../../blocks/render-remediation.js';
 import type { SlackAppDeps } from '../../app/deps.js';
 import type { ButtonClick } from '../../payloads.js';
 import { mayActOn, refuse } from '../commands/stack-rights.js';
@@ -61,6 +61,11 @@ export async function handleRemediate(deps: SlackAppDeps, click: ButtonClick, te
       deps.messages.reply(current, renderRemediationOpened(outcome.record, click.userId, outcome.status === 'existing'));
       return;
     }
+    case 'merged':
+      deps.messages.reply(run, renderRemediationMerged(outcome.record, click.userId));
+      // The merge may have resolved the drift: find out now rather than at the next scheduled check.
+      deps.scheduler.request(stack.name, 'manual').catch((err: unknown) => deps.logger.warn({ stack: stack.name, error: errorMessage(err) }, 'check after a merged remediation PR failed'));
+      return;
     case 'nothing_to_codify':
       deps.store.appendAudit({ at: deps.now(), actor: click.userId, action: 'remediation_nothing_to_codify', runId: run.id, stack: stack.name, detail: { left: outcome.skipped.length } });
       deps.messages.reply(run, renderNothingToCodify(stack.name, outcome.skipped));
