@@ -69,9 +69,13 @@ export function remediationRefusal(stack: StackConfig, run: Run): string | undef
   return undefined;
 }
 
-async function readStackFiles(dir: string): Promise<StackFile[]> {
+/**
+ * The stack's `.tf` files, named by their path in the repository: the PR body and its guidance speak to
+ * a reviewer looking at the repository, where `main.tf` alone could be any stack's.
+ */
+async function readStackFiles(dir: string, repoDir: string): Promise<StackFile[]> {
   const names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.tf')).map((e) => e.name).sort();
-  return Promise.all(names.map(async (name) => ({ path: name, text: await readFile(join(dir, name), 'utf8') })));
+  return Promise.all(names.map(async (name) => ({ path: posix.join(repoDir, name), text: await readFile(join(dir, name), 'utf8') })));
 }
 
 function recordOf(stack: StackConfig, run: Run, repo: GitHubRepository, branch: string, pr: { number: number; url: string }, request: RemediationRequest, now: Date, plan?: RemediationPlan): RemediationRecord {
@@ -139,16 +143,18 @@ export async function openRemediationPr(deps: RemediationDeps, stack: StackConfi
 
   const resolved = await resolveStackAtCommit(deps, stack, run.commitSha!, request.signal ? { signal: request.signal } : {});
   try {
-    const files = await readStackFiles(resolved.stack.dir);
+    const files = await readStackFiles(resolved.stack.dir, git.path);
+    // terraform runs in the stack dir, where a file is known by its name.
+    const local = (path: string) => posix.basename(path);
     const settable = await deps.checks.settable(resolved.stack, request.signal);
     const remediation = planRemediation(plan, files, { redactor, ...(settable ? { settable } : {}) });
     if (remediation.edits.length === 0) return { status: 'nothing_to_codify', skipped: remediation.skipped };
 
     // The rewrite keeps a file's formatting: fmt-clean before must be fmt-clean after, and a file that
     // was not is not reformatted (that would bury the drift in a diff of whitespace).
-    const paths = remediation.files.map((f) => f.path);
+    const paths = remediation.files.map((f) => local(f.path));
     const unformatted = new Set(await deps.checks.unformatted(resolved.stack, paths, request.signal));
-    for (const file of remediation.files) await writeFile(join(resolved.stack.dir, file.path), file.text);
+    for (const file of remediation.files) await writeFile(join(resolved.stack.dir, local(file.path)), file.text);
     await verifyRewrittenCode(deps, resolved.stack, run.commitSha!, paths.filter((p) => !unformatted.has(p)), request.signal);
 
     const text = remediationPullRequestText({
@@ -162,7 +168,7 @@ export async function openRemediationPr(deps: RemediationDeps, stack: StackConfi
       requestedBy: request.requestedBy,
       ...(request.threadUrl ? { threadUrl: request.threadUrl } : {}),
     });
-    const changes = remediation.files.map((f) => ({ path: posix.join(git.path, f.path), content: f.text }));
+    const changes = remediation.files.map((f) => ({ path: f.path, content: f.text }));
     await deps.github.commitToBranch(repo, { branch, parentSha: run.commitSha!, files: changes, message: text.commitMessage });
     const pr = await deps.github.openPullRequest(repo, { head: branch, base: git.branch, title: text.title, body: text.body, labels: deps.settings.labels, draft: deps.settings.draft });
     const record = recordOf(stack, run, repo, branch, pr, request, deps.now(), remediation);

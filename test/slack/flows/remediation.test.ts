@@ -154,7 +154,7 @@ describe('remediation PRs from Slack, through driftgate serve and the GitHub emu
     const branch = `driftgate/prod/db/${run.fingerprint!.slice(0, 12)}`;
     expect(pr).toMatchObject({ number: 1, title: 'Accept drift in prod/db: 1 attribute in 1 resource', head: branch, base: 'main', draft: false, labels: ['driftgate', 'drift'], state: 'open' });
     expect(pr!.body).toContain('terraform_data.db');
-    expect(pr!.body).toContain('"huge"');
+    expect(pr!.body).toContain('`terraform_data.db` `input.size` in `db/main.tf`: `"small"` → `"huge"`');
     expect(pr!.body).toMatch(/terraform_data\.login[^\n]*input/);
     expect(pr!.body).toContain(`/archives/${CHANNEL}/p${alert!.ts.replace('.', '')}`);
     expect(pr!.body).toMatch(/Asked for by @\u200bu0lead1 in Slack/); // the mention defused

@@ -105,11 +105,11 @@ describe.skipIf(!HAS_AWS_MIRROR)('remediating real S3 drift from Slack to a merg
     expect(pr).toMatchObject({ head: branch, base: 'main', draft: true, labels: ['drift'], title: 'Accept drift in prod/site: 5 attributes in 2 resources' });
     const body = pr!.body!;
     for (const line of [
-      '`aws_s3_object.index` `content_type` in `main.tf`: `"text/plain"` → `"text/html"`',
-      '`aws_s3_object.index` `metadata.owner` in `main.tf`: `"web"` → `"web-team"`',
-      '`aws_s3_object.index` `metadata.cdn` in `main.tf`: `(not set)` → `"on"`',
-      '`aws_s3_object.index` `tags.Name` in `main.tf`: `"index"` → `"index-v2"`',
-      '`aws_s3_object.robots` `content_type` in `main.tf`: `"text/plain"` → `"text/x-robots"`',
+      '`aws_s3_object.index` `content_type` in `site/main.tf`: `"text/plain"` → `"text/html"`',
+      '`aws_s3_object.index` `metadata.owner` in `site/main.tf`: `"web"` → `"web-team"`',
+      '`aws_s3_object.index` `metadata.cdn` in `site/main.tf`: `(not set)` → `"on"`',
+      '`aws_s3_object.index` `tags.Name` in `site/main.tf`: `"index"` → `"index-v2"`',
+      '`aws_s3_object.robots` `content_type` in `site/main.tf`: `"text/plain"` → `"text/x-robots"`',
     ]) {
       expect(body).toContain(line);
     }
