@@ -5,11 +5,12 @@ import { execa } from 'execa';
 import { packageRoot } from '../src/cli/package-root.js';
 import { benchPlanAnalysis } from './plan-analysis.js';
 import { benchPolicies } from './policy.js';
+import { benchRemediation } from './remediation.js';
 import { benchSlackClicks } from './slack-clicks.js';
 import { benchSweep } from './sweep.js';
 
 /**
- * `npm run bench [-- sweep|analysis|slack|policy]`: runs the benchmarks and rewrites their sections of
+ * `npm run bench [-- sweep|analysis|slack|policy|remediation]`: runs the benchmarks and rewrites their sections of
  * bench/results.md, keeping the sections of benchmarks not run this time.
  */
 const BENCHES: Record<string, (ctx: { workDir: string; env: Record<string, string>; bin: string }) => Promise<{ markdown: string }>> = {
@@ -17,6 +18,7 @@ const BENCHES: Record<string, (ctx: { workDir: string; env: Record<string, strin
   analysis: benchPlanAnalysis,
   slack: benchSlackClicks,
   policy: benchPolicies,
+  remediation: benchRemediation,
 };
 
 async function machine(): Promise<string> {

@@ -57,3 +57,24 @@ describe('serve with Slack configured', () => {
     await expect(serve({ SLACK_BOT_TOKEN: 'xoxb-test-token' })).rejects.toThrow(/SLACK_SIGNING_SECRET/);
   });
 });
+
+const refusedToStart = () => new Error('expected serve to refuse to start');
+
+describe('serve with GitHub credentials', () => {
+  it('refuses to start on bad GitHub variables, naming them and never their values', async () => {
+    const err = await serve({ GITHUB_TOKEN: 'ghp_thisisthetoken', GITHUB_APP_ID: '12' }, '').then(refusedToStart, (e: unknown) => e as Error);
+    expect(err.message).toContain('env.GITHUB_TOKEN');
+    expect(err.message).toContain('authenticate with a token or a GitHub App, not both');
+    expect(err.message).not.toContain('ghp_thisisthetoken');
+  });
+
+  it('refuses to start with part of a GitHub App, naming what is missing', async () => {
+    const partial = await serve({ GITHUB_APP_ID: '12' }, '').then(refusedToStart, (e: unknown) => e as Error);
+    expect(partial.message).toMatch(/env\.GITHUB_APP_PRIVATE_KEY: is not set/);
+  });
+
+  it('starts with them but without Slack (remediation PRs are asked for from Slack), calling no GitHub at start', async () => {
+    const { base } = await serve({ GITHUB_TOKEN: 'ghp_thisisthetoken', GITHUB_API_URL: `http://127.0.0.1:${await closedPort()}` }, '');
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+  });
+});

@@ -20,18 +20,20 @@ function topBlocks(text: string): BlockItem[] {
   }
 }
 
-function filesWhere(files: readonly StackFile[], match: (block: BlockItem) => boolean): string[] {
-  return files.filter((f) => topBlocks(f.text).some(match)).map((f) => f.path);
+/** Where a stack's files declare things; each file is parsed once, however many questions follow. */
+export interface Declarations {
+  resource(type: string, name: string): string[];
+  variable(name: string): string[];
+  local(name: string): string[];
 }
 
-export function filesDeclaringResource(files: readonly StackFile[], type: string, name: string): string[] {
-  return filesWhere(files, (b) => b.type === 'resource' && b.labels[0] === type && b.labels[1] === name);
-}
-
-export function filesDeclaringVariable(files: readonly StackFile[], name: string): string[] {
-  return filesWhere(files, (b) => b.type === 'variable' && b.labels[0] === name);
-}
-
-export function filesDeclaringLocal(files: readonly StackFile[], name: string): string[] {
-  return filesWhere(files, (b) => b.type === 'locals' && b.items.some((i) => i.kind === 'attribute' && i.name === name));
+export function declarationsOf(files: readonly StackFile[]): Declarations {
+  const parsed = new Map<string, BlockItem[]>();
+  const blocksOf = (f: StackFile) => parsed.get(f.path) ?? parsed.set(f.path, topBlocks(f.text)).get(f.path)!;
+  const where = (match: (block: BlockItem) => boolean) => files.filter((f) => blocksOf(f).some(match)).map((f) => f.path);
+  return {
+    resource: (type, name) => where((b) => b.type === 'resource' && b.labels[0] === type && b.labels[1] === name),
+    variable: (name) => where((b) => b.type === 'variable' && b.labels[0] === name),
+    local: (name) => where((b) => b.type === 'locals' && b.items.some((i) => i.kind === 'attribute' && i.name === name)),
+  };
 }

@@ -111,9 +111,10 @@ function scanToken(text: string, i: number): { kind: TokenKind; end: number; int
   return { kind: 'punct', end: i + (multi?.length ?? 1) };
 }
 
-export function tokenize(text: string): Token[] {
+/** `firstLine`: the line `text` starts on, when it is a slice of a larger file. */
+export function tokenize(text: string, firstLine = 1): Token[] {
   const tokens: Token[] = [];
-  let line = 1;
+  let line = firstLine;
   let i = 0;
   while (i < text.length) {
     const c = text[i]!;

@@ -8,10 +8,10 @@ import type { Redactor } from '../plan/model.js';
 import { formatPath, type PathSegment } from '../plan/paths.js';
 import type { PlanJson, PlanResourceChange } from '../plan/schema.js';
 import { type ConfigResource, configResources, expressionAt } from './config-expressions.js';
-import { filesDeclaringResource, type StackFile } from './declarations.js';
+import { type Declarations, declarationsOf, type StackFile } from './declarations.js';
+import { createFileEdits, type FileEdits } from './file-edits.js';
 import { type DriftedAttributes, driftedAttributes } from './drifted-attributes.js';
 import * as guide from './remediation-guidance.js';
-import { rewriteAttribute } from './rewrite-attribute.js';
 
 export type { StackFile } from './declarations.js';
 
@@ -108,7 +108,7 @@ function absentOutcome(ctx: ResourceContext, path: PathSegment[], place: guide.P
   return skip(ctx, path, known ? 'computed' : 'maybe-computed', known ? 'computed by the provider' : 'not in the configuration; maybe computed', guide.unsettableGuidance(place, known));
 }
 
-function attributeOutcome(ctx: ResourceContext, segments: PathSegment[], files: readonly StackFile[], options: RemediationOptions): Outcome | undefined {
+function attributeOutcome(ctx: ResourceContext, segments: PathSegment[], declared: Declarations, options: RemediationOptions): Outcome | undefined {
   const { expression, depth } = expressionAt(ctx.config.expressions, segments);
   // An attribute the code does not set is added whole: its parents do not exist to write into.
   const path = expression.kind === 'absent' ? segments.slice(0, depth + 1) : segments;
@@ -126,7 +126,7 @@ function attributeOutcome(ctx: ResourceContext, segments: PathSegment[], files: 
     case 'constant':
       return { edit: { file: ctx.file, address: ctx.drift.address, path, value, before: ctx.attrs.code(path) } };
     case 'references':
-      return skip(ctx, path, 'reference', `set from ${expression.references.join(', ')}`, guide.referenceGuidance(place, expression.references, files, depth === path.length, value));
+      return skip(ctx, path, 'reference', `set from ${expression.references.join(', ')}`, guide.referenceGuidance(place, expression.references, declared, depth === path.length, value));
     case 'expression':
       return skip(ctx, path, 'expression', 'set by an expression, not a literal', guide.expressionGuidance(place, value));
     case 'absent':
@@ -135,20 +135,19 @@ function attributeOutcome(ctx: ResourceContext, segments: PathSegment[], files: 
 }
 
 /** Applies an edit to the current text of its file; a refusal becomes a skip naming the rewriter's reason. */
-function applyEdit(ctx: ResourceContext, edit: RemediationEdit, texts: Map<string, string>): Outcome {
-  const result = rewriteAttribute(texts.get(edit.file)!, { resourceType: ctx.drift.type, resourceName: ctx.drift.name, path: edit.path, value: edit.value });
+function applyEdit(ctx: ResourceContext, edit: RemediationEdit, edits: FileEdits): Outcome {
+  const result = edits.rewrite(edit.file, { resourceType: ctx.drift.type, resourceName: ctx.drift.name, path: edit.path, value: edit.value });
   if (!result.ok) {
     const place = { where: `${edit.address}.${formatPath(edit.path)}`, attribute: formatPath(edit.path), file: edit.file };
     return skip(ctx, edit.path, 'rewrite-refused', result.reason, guide.handEditGuidance(place, edit.value));
   }
-  texts.set(edit.file, result.text);
   return { edit };
 }
 
-function resourceContext(drift: PlanResourceChange, planned: PlanResourceChange | undefined, config: ConfigResource | undefined, files: readonly StackFile[], redactor: Redactor): ResourceContext | RemediationSkip {
+function resourceContext(drift: PlanResourceChange, planned: PlanResourceChange | undefined, config: ConfigResource | undefined, declared: Declarations, redactor: Redactor): ResourceContext | RemediationSkip {
   const address = drift.address;
   if (!config) return { address, code: 'not-in-configuration', reason: 'not in the root module configuration', guidance: `find where ${address} is declared and codify it by hand` };
-  const declaring = filesDeclaringResource(files, drift.type, drift.name);
+  const declaring = declared.resource(drift.type, drift.name);
   if (declaring.length !== 1) {
     const where = declaring.length ? `declared in ${declaring.length} files (${declaring.join(', ')})` : "not declared in the stack's files";
     return { address, code: 'not-declared-in-files', reason: where, guidance: `codify ${address} by hand in the file that declares it` };
@@ -199,7 +198,8 @@ export function planRemediation(plan: PlanJson, files: readonly StackFile[], opt
   const prior = priorAddresses(plan);
   const configs = configResources(plan);
   const planned = new Map((plan.resource_changes ?? []).map((rc) => [rc.address, rc]));
-  const texts = new Map(files.map((f) => [f.path, f.text]));
+  const declared = declarationsOf(files);
+  const edits = createFileEdits(files);
   for (const drift of driftOf(plan, out, options.redactor)) {
     if (drift.mode !== 'managed') continue;
     const whole = resourceSkip(drift, prior);
@@ -207,24 +207,24 @@ export function planRemediation(plan: PlanJson, files: readonly StackFile[], opt
       out.skipped.push({ address: options.redactor.redact(drift.address), ...whole, guidance: options.redactor.redact(whole.guidance) });
       continue;
     }
-    const ctx = resourceContext(drift, planned.get(drift.address), configs.get(drift.address), files, options.redactor);
+    const ctx = resourceContext(drift, planned.get(drift.address), configs.get(drift.address), declared, options.redactor);
     if ('code' in ctx) {
       out.skipped.push(ctx);
       continue;
     }
     const seen = new Set<string>();
     for (const segments of ctx.attrs.paths) {
-      let outcome = attributeOutcome(ctx, segments, files, options);
+      let outcome = attributeOutcome(ctx, segments, declared, options);
       if (!outcome) continue;
       // Leaves of an attribute the code does not set all become the one attribute added.
       const key = 'edit' in outcome ? formatPath(outcome.edit.path) : `${outcome.skip.code}:${outcome.skip.attribute}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      if ('edit' in outcome) outcome = applyEdit(ctx, outcome.edit, texts);
+      if ('edit' in outcome) outcome = applyEdit(ctx, outcome.edit, edits);
       if ('edit' in outcome) out.edits.push(outcome.edit);
       else out.skipped.push(outcome.skip);
     }
   }
-  out.files = files.filter((f) => texts.get(f.path) !== f.text).map((f) => ({ path: f.path, text: texts.get(f.path)! }));
+  out.files = edits.changed();
   return out;
 }

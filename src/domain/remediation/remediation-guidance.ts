@@ -3,7 +3,7 @@
  * value. Texts that could hold a sensitive value are never built for sensitive attributes.
  */
 import { hclLiteral } from './hcl-literal.js';
-import { filesDeclaringLocal, filesDeclaringVariable, type StackFile } from './declarations.js';
+import type { Declarations } from './declarations.js';
 
 /** Where a resource's attribute is, for a reader: `aws_s3_object.site.tags.Name in main.tf`. */
 export interface Place {
@@ -35,16 +35,16 @@ function targetText(p: Place, topLevel: boolean, value: unknown): string {
  * The code gets the value from elsewhere: say where to change it. terraform lists a reference and its
  * prefixes (`aws_s3_bucket.b.id`, `aws_s3_bucket.b`); one variable or one local gets a precise answer.
  */
-export function referenceGuidance(p: Place, references: readonly string[], files: readonly StackFile[], topLevel: boolean, value: unknown): string {
+export function referenceGuidance(p: Place, references: readonly string[], declared: Declarations, topLevel: boolean, value: unknown): string {
   const vars = [...new Set(references.map((r) => rootName(r, 'var')).filter((n) => n !== undefined))];
   const locals = [...new Set(references.map((r) => rootName(r, 'local')).filter((n) => n !== undefined))];
   const target = targetText(p, topLevel, value);
   if (vars.length === 1 && locals.length === 0 && references.every((r) => r.startsWith('var.'))) {
-    const where = declaredIn(filesDeclaringVariable(files, vars[0]!), 'variables.tf');
+    const where = declaredIn(declared.variable(vars[0]!), 'variables.tf');
     return `set var.${vars[0]} (${where} or the stack's vars) ${target}`;
   }
   if (locals.length === 1 && vars.length === 0 && references.every((r) => r.startsWith('local.'))) {
-    const where = declaredIn(filesDeclaringLocal(files, locals[0]!), "the stack's locals block");
+    const where = declaredIn(declared.local(locals[0]!), "the stack's locals block");
     return `set local.${locals[0]} (${where}) ${target}`;
   }
   const longest = references.filter((r) => !references.some((o) => o !== r && o.startsWith(`${r}.`)));

@@ -157,8 +157,15 @@ function walkBody(w: Walk, block: BlockItem, rest: AttributePath): Step {
   return walkBody(w, chosen, after);
 }
 
-export function rewriteAttribute(source: string, edit: AttributeEdit): RewriteResult {
-  const src: Source = { text: source, tokens: tokenize(source) };
+export interface RewriteOptions {
+  /** The line `source` starts on, when it is one block of a larger file: reasons name the file's lines. */
+  firstLine?: number;
+  /** The file's line ending, when `source` is too short to show it. */
+  eol?: '\n' | '\r\n';
+}
+
+export function rewriteAttribute(source: string, edit: AttributeEdit, options: RewriteOptions = {}): RewriteResult {
+  const src: Source = { text: source, tokens: tokenize(source, options.firstLine) };
   const address = `${edit.resourceType}.${edit.resourceName}`;
   const where = `${address}.${formatPath(edit.path)}`;
   const resources = parseBody(src, 0, src.tokens.length).filter(
@@ -180,7 +187,7 @@ export function rewriteAttribute(source: string, edit: AttributeEdit): RewriteRe
     return { ok: false, reason: `${where}: ${(err as Error).message}` };
   }
   if ('reason' in step) return { ok: false, reason: step.reason };
-  const eol = source.includes('\r\n') ? '\r\n' : '\n';
+  const eol = options.eol ?? (source.includes('\r\n') ? '\r\n' : '\n');
   const inserted = step.text.replace(/\n/g, eol);
   const text = source.slice(0, step.from) + inserted + source.slice(step.to);
   const fromLine = source.slice(0, step.from).split('\n').length;
