@@ -5,7 +5,7 @@ import type { DomainEvent } from '../domain/events.js';
 import { DriftgateError, errorMessage } from '../domain/errors.js';
 import { GitError } from '../adapters/git/git-error.js';
 import { storeArtifact } from './artifacts.js';
-import { checkStack, type CheckOptions, type CheckOutcome } from './check-stack.js';
+import { checkStack, recordFailedCheck, type CheckOptions, type CheckOutcome } from './check-stack.js';
 import type { ServiceDeps } from './deps.js';
 import type { EventBus } from './event-bus.js';
 import type { SourceDeps } from './resolve-stack-at-commit.js';
@@ -29,8 +29,11 @@ export async function checkStackFromSource(deps: ServiceDeps & Partial<SourceDep
     resolved = await resolveStackAtHead({ git: deps.git }, stack, options.signal ? { signal: options.signal } : {});
   } catch (err) {
     const error = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
+    const stderrTail = err instanceof GitError ? err.stderrTail : '';
     deps.logger.warn({ stack: stack.name, error }, 'checkout failed');
-    return { stack: stack.name, status: 'errored', error, stderrTail: err instanceof GitError ? err.stderrTail : '' };
+    // Stopped on purpose (shutdown): not a failure anyone needs to hear about.
+    if (options.signal?.aborted) return { stack: stack.name, status: 'errored', error, stderrTail };
+    return recordFailedCheck(deps, stack, options, error, stderrTail);
   }
   try {
     const bus = storingCommitsFirst({ ...deps, git: deps.git }, stack);

@@ -153,6 +153,16 @@ async function recordOutcome(
   return { stack: stack.name, status: to, run: done, analysis, isNew, ...(policy ? { policy } : {}) };
 }
 
+/**
+ * A check that failed before terraform could run (the stack's Git source could not be fetched or checked
+ * out): an errored run and `plan_failed`, so it is seen, and deduplicated, like a failed plan.
+ */
+export async function recordFailedCheck(deps: ServiceDeps, stack: StackConfig, options: Pick<CheckOptions, 'trigger'>, error: string, stderrTail: string): Promise<CheckOutcome> {
+  const record = deps.store.upsertStack(stack.name);
+  if (record.blockedReason) return { stack: stack.name, status: 'blocked', reason: record.blockedReason };
+  return fail(deps, deps.store.createRun({ stack: stack.name, trigger: options.trigger }), error, stderrTail);
+}
+
 async function fail(deps: ServiceDeps, run: Run, error: string, stderrTail: string): Promise<CheckOutcome> {
   const errored = deps.store.transition(run.id, 'planning', 'errored', { error }) ?? run;
   deps.store.setStackStatus(run.stack, 'errored', run.id);

@@ -97,5 +97,8 @@ describe('checks of stacks from a Git repository, with real git and terraform', 
     const outcome = await checkStackFromSource(deps, { ...stack, git: { ...stack.git!, branch: 'nope' } }, { trigger: 'manual' });
     expect(outcome).toMatchObject({ status: 'errored' });
     expect(outcome.status === 'errored' && outcome.error).toContain(`branch nope does not exist in ${repo!.url}`);
+    // Recorded like a failed plan: an errored run, and plan_failed for Slack and the metrics.
+    expect(outcome).toMatchObject({ run: { state: 'errored', stack: stack.name, trigger: 'manual' } });
+    expect(deps.store.getStack(stack.name)?.status).toBe('errored');
   });
 });
