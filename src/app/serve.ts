@@ -135,7 +135,10 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
       })
     : undefined;
   // Without Slack, pages still need a worker; with it, the Slack app's worker delivers them too.
-  const pageWorker = deliverers && !slackApp ? createOutboxWorker({ store, deliverers, now: deps.now, logger }) : undefined;
+  const pageWorker =
+    deliverers && !slackApp
+      ? createOutboxWorker({ store, deliverers, now: deps.now, logger, onFailed: (_item, _error, outcome) => metrics.pagerdutyErrors.inc({ retriable: String(!outcome.dead) }) })
+      : undefined;
   pageWorker?.start(options.outboxPollMs ?? 250);
   const slack = slackSettings
     ? createSlackRuntime({

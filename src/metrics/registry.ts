@@ -7,6 +7,7 @@ export interface Metrics {
   runsByOutcome: Counter<'outcome'>;
   driftedStacks: Gauge;
   slackApiErrors: Counter<'method' | 'retriable'>;
+  pagerdutyErrors: Counter<'retriable'>;
   outboxPending: Gauge;
 }
 
@@ -33,6 +34,12 @@ export function createMetrics(): Metrics {
       name: 'driftgate_slack_api_errors_total',
       help: 'Slack Web API calls that failed, by method and whether they are retried',
       labelNames: ['method', 'retriable'],
+      registers: [registry],
+    }),
+    pagerdutyErrors: new Counter({
+      name: 'driftgate_pagerduty_errors_total',
+      help: 'PagerDuty Events API deliveries that failed, by whether they are retried',
+      labelNames: ['retriable'],
       registers: [registry],
     }),
     outboxPending: new Gauge({ name: 'driftgate_outbox_pending', help: 'Outgoing Slack calls not yet delivered', registers: [registry] }),

@@ -129,7 +129,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     logger,
     onDelivered: () => metrics.outboxPending.set(store.pendingCount()),
     onFailed: (item, _error, outcome) => {
-      metrics.slackApiErrors.inc({ method: item.method, retriable: String(!outcome.dead) });
+      // The outbox also carries pages: those are PagerDuty's failures, not Slack's.
+      const retriable = String(!outcome.dead);
+      if (item.method.startsWith('pagerduty.')) metrics.pagerdutyErrors.inc({ retriable });
+      else metrics.slackApiErrors.inc({ method: item.method, retriable });
       metrics.outboxPending.set(store.pendingCount());
     },
   });

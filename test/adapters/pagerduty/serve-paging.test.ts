@@ -62,5 +62,9 @@ describe('driftgate serve pages on-call', () => {
     const permalink = `https://emulated.slack.com/archives/${CHANNEL}/p${alert!.ts.replace('.', '')}`;
     expect(page).toMatchObject({ client_url: permalink, payload: { custom_details: { slack_message: permalink, run_id: outcome.run.id } } });
     expect(detailsOf(page)).not.toHaveProperty('slack_channel');
+    // The refused try is PagerDuty's failure in the metrics, not Slack's.
+    const metrics = await (await fetch(`${h.base}/metrics`)).text();
+    expect(metrics).toContain('driftgate_pagerduty_errors_total{retriable="true"} 1');
+    expect(metrics).not.toMatch(/driftgate_slack_api_errors_total\{method="pagerduty/);
   });
 });
