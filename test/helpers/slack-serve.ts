@@ -31,6 +31,11 @@ export interface SlackServe {
   submitReject(runId: string, user: string, reason?: string): Promise<Response>;
   /** Waits until every handed-off job is done and the outbox is drained. */
   settle(): Promise<void>;
+  /**
+   * Waits until the scheduler has nothing running or queued (a check's events are published before it
+   * ends), then settles: for checks that something other than the test started (a webhook, a click).
+   */
+  idle(): Promise<void>;
   /** Stops driftgate and starts it again on the same data dir (a deploy, or a crash after a clean stop). */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -166,6 +171,15 @@ export async function startSlackServe(options: SlackServeOptions): Promise<Slack
       });
     },
     async settle() {
+      await running.slackApp!.settle();
+    },
+    async idle() {
+      const busy = () => {
+        const { running: active, queued } = running.scheduler.status();
+        return active.length + queued.length > 0;
+      };
+      for (let i = 0; i < 4800 && busy(); i++) await new Promise((r) => setTimeout(r, 25));
+      if (busy()) throw new Error(`the scheduler is still busy: ${JSON.stringify(running.scheduler.status())}`);
       await running.slackApp!.settle();
     },
     async restart() {

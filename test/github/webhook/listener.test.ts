@@ -84,7 +84,7 @@ describe('the GitHub webhook of driftgate serve, with real git, terraform and th
     expect(await deliver(h, 'pull_request', merged('acme/infra', 'main'))).toMatchObject({ status: 202, body: { accepted: true } });
     const [resolved] = await finishedWebhookRuns(h, 1);
     expect(resolved).toMatchObject({ state: 'no_changes', commitSha: b });
-    await h.settle();
+    await h.idle();
     expect(textOf(h.emulator.message(alert!.channel, alert!.ts))).toContain('Drift resolved');
     expect(h.running.context.store.getStack(STACK)?.lastAppliedCommit).toBe(b);
 

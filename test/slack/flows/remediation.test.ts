@@ -204,6 +204,7 @@ describe('remediation PRs from Slack, through driftgate serve and the GitHub emu
       if (!check) await new Promise((r) => setTimeout(r, 25));
     }
     expect(check).toMatchObject({ trigger: 'manual', commitSha: merge });
+    await w.h.idle();
 
     // Neither password anywhere: GitHub (calls, PR, git objects), Slack, logs.
     const everything = [

@@ -140,7 +140,7 @@ describe.skipIf(!HAS_AWS_MIRROR)('remediating real S3 drift from Slack to a merg
       if (!resolved) await new Promise((r) => setTimeout(r, 25));
     }
     expect(resolved).toMatchObject({ state: 'no_changes', commitSha: merge });
-    await h.settle();
+    await h.idle();
     expect(textOf(h.emulator.message(alert!.channel, alert!.ts))).toContain('Drift resolved');
     expect(h.running.context.store.getStack(STACK)?.lastAppliedCommit).toBe(merge);
     expect(h.logs.join('\n')).not.toContain(settings.env.AWS_SECRET_ACCESS_KEY);
