@@ -74,6 +74,9 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
 
   const metrics = createMetrics();
   const git = createGitSources({ dataDir: config.dataDir, env: options.env, logger });
+  // GitHub, with credentials: remediation PRs, and the PRs (and their authors) of pending commits.
+  const github = githubSettings ? createGitHubClient(githubSettings, { ...options.github, logger: logger.child({ component: 'github' }) }) : undefined;
+  const sources = { git, ...(github ? { github } : {}) };
   const scheduler = createScheduler<CheckOutcome>({
     stacks: config.stacks,
     concurrency: config.defaults.concurrency,
@@ -81,7 +84,7 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
     logger,
     check: async (stack, trigger, signal) => {
       const started = performance.now();
-      const outcome = await checkStackFromSource({ ...deps, git }, stack, { trigger, signal });
+      const outcome = await checkStackFromSource({ ...deps, ...sources }, stack, { trigger, signal });
       metrics.planDuration.observe({ stack: stack.name, outcome: outcome.status }, (performance.now() - started) / 1000);
       metrics.runsByOutcome.inc({ outcome: outcome.status });
       metrics.driftedStacks.set(store.listStacks().filter((s) => s.openDrift).length);
@@ -110,14 +113,14 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
     : undefined;
 
   // Remediation PRs: GitHub credentials are enough; without them the button says what is missing.
-  const remediation: RemediationDeps | undefined = githubSettings
+  const remediation: RemediationDeps | undefined = github
     ? {
         store,
         artifacts: deps.artifacts,
         logger,
         now: deps.now,
         git,
-        github: createGitHubClient(githubSettings, { ...options.github, logger: logger.child({ component: 'github' }) }),
+        github,
         checks: terraformCodeChecks(deps.terraform, logger),
         settings: config.github ?? GithubConfig.parse({}),
       }
@@ -132,6 +135,7 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
         ...(options.outboxPollMs ? { outboxPollMs: options.outboxPollMs } : {}),
         ...(deliverers ? { deliverers } : {}),
         ...(remediation ? { remediation } : {}),
+        ...(github ? { github } : {}),
       })
     : undefined;
   // Without Slack, pages still need a worker; with it, the Slack app's worker delivers them too.

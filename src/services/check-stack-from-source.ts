@@ -1,10 +1,11 @@
 import { commitUrl, pullRequestUrl, repositoryWebUrl } from '../adapters/git/repository-web-url.js';
-import type { GitSources } from '../adapters/git/git-sources.js';
 import type { StackConfig } from '../config/schema.js';
 import type { DomainEvent } from '../domain/events.js';
+import type { GitHubClient } from '../ports/github.js';
 import { DriftgateError, errorMessage } from '../domain/errors.js';
 import { GitError } from '../adapters/git/git-error.js';
 import { storeArtifact } from './artifacts.js';
+import { commitPullRequests } from './commit-pull-requests.js';
 import { checkStack, recordFailedCheck, type CheckOptions, type CheckOutcome } from './check-stack.js';
 import type { ServiceDeps } from './deps.js';
 import type { EventBus } from './event-bus.js';
@@ -22,7 +23,7 @@ export interface StoredCommits {
  * checkStack at the head of the stack's branch when it comes from Git (the run records that commit), or
  * in its local dir. A failure to fetch or check out is an errored outcome, like a failed plan.
  */
-export async function checkStackFromSource(deps: ServiceDeps & Partial<SourceDeps>, stack: StackConfig, options: CheckOptions): Promise<CheckOutcome> {
+export async function checkStackFromSource(deps: ServiceDeps & Partial<SourceDeps> & { github?: GitHubClient }, stack: StackConfig, options: CheckOptions): Promise<CheckOutcome> {
   if (!stack.git || !deps.git) return checkStack(deps, stack, options);
   let resolved;
   try {
@@ -47,12 +48,12 @@ export async function checkStackFromSource(deps: ServiceDeps & Partial<SourceDep
  * The bus checkStack publishes on, storing a pending change's commits just before its event goes out:
  * the notifier renders the message on that event and finds them there. A git failure only costs the list.
  */
-function storingCommitsFirst(deps: ServiceDeps & SourceDeps, stack: StackConfig): EventBus {
+function storingCommitsFirst(deps: ServiceDeps & SourceDeps & { github?: GitHubClient }, stack: StackConfig): EventBus {
   const publish = async (event: DomainEvent) => {
     const pending = (event.type === 'plan_pending_approval' || event.type === 'plan_refreshed') && event.run.kind === 'pending_change';
     if (pending && event.run.commitSha && stack.git) {
       const from = deps.store.getStack(stack.name)?.lastAppliedCommit;
-      await storeCommits(deps, deps.git, stack.git, event.run.id, from, event.run.commitSha).catch((err: unknown) =>
+      await storeCommits(deps, stack, event.run.id, from, event.run.commitSha).catch((err: unknown) =>
         deps.logger.warn({ stack: stack.name, runId: event.run.id, err: errorMessage(err) }, 'listing the pending commits failed'),
       );
     }
@@ -62,22 +63,30 @@ function storingCommitsFirst(deps: ServiceDeps & SourceDeps, stack: StackConfig)
 }
 
 async function storeCommits(
-  deps: Pick<ServiceDeps, 'artifacts' | 'store'>,
-  git: GitSources,
-  source: NonNullable<StackConfig['git']>,
+  deps: Pick<ServiceDeps, 'artifacts' | 'store' | 'logger'> & SourceDeps & { github?: GitHubClient },
+  stack: StackConfig,
   runId: string,
   from: string | undefined,
   to: string,
 ): Promise<void> {
+  const source = stack.git!;
   const webUrl = repositoryWebUrl(source.url);
-  const commits = (await git.checkout(source).commitsBetween(from, to)).map((c) => ({
-    sha: c.sha,
-    author: c.author,
-    title: c.title,
-    ...(c.prNumber !== undefined ? { prNumber: c.prNumber } : {}),
-    ...(webUrl && c.prNumber !== undefined ? { prUrl: pullRequestUrl(webUrl, c.prNumber) } : {}),
-    ...(webUrl ? { commitUrl: commitUrl(webUrl, c.sha) } : {}),
-  }));
+  const listed = await deps.git.checkout(source).commitsBetween(from, to);
+  // GitHub knows the PR of a commit whose title does not say it (a rebase merge, a direct push).
+  const prs = await commitPullRequests(deps, stack, listed.filter((c) => c.prNumber === undefined).map((c) => c.sha));
+  const commits = listed.map((c) => {
+    const pr = prs.get(c.sha);
+    const prNumber = c.prNumber ?? pr?.number;
+    const prUrl = pr?.url ?? (webUrl && prNumber !== undefined ? pullRequestUrl(webUrl, prNumber) : undefined);
+    return {
+      sha: c.sha,
+      author: c.author,
+      title: c.title,
+      ...(prNumber !== undefined ? { prNumber } : {}),
+      ...(prUrl ? { prUrl } : {}),
+      ...(webUrl ? { commitUrl: commitUrl(webUrl, c.sha) } : {}),
+    };
+  });
   const stored: StoredCommits = { ...(webUrl ? { webUrl } : {}), commits };
   await storeArtifact(deps, runId, 'commits', JSON.stringify(stored));
 }

@@ -10,6 +10,7 @@ import { errorMessage } from '../../domain/errors.js';
 import type { Run } from '../../domain/run/model.js';
 import type { Metrics } from '../../metrics/registry.js';
 import type { CheckOutcome } from '../../services/check-stack.js';
+import type { GitHubClient } from '../../ports/github.js';
 import type { RemediationDeps } from '../../services/open-remediation-pr.js';
 import type { Scheduler } from '../../services/scheduler.js';
 import { createSlackApi } from '../api.js';
@@ -59,6 +60,8 @@ export interface SlackAppOptions {
   git?: GitSources;
   /** Remediation PRs, when GitHub is configured. */
   remediation?: RemediationDeps;
+  /** GitHub, when configured: who opened the PR a pending commit came through may not approve it. */
+  github?: GitHubClient;
   /** Outbox deliverers for items that are not Slack calls (PagerDuty pages): one worker per database file. */
   deliverers?: OutboxWorkerOptions['deliverers'];
 }
@@ -78,7 +81,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     approvers: config.approvers,
     snoozeMs: config.defaults.snooze,
     policyOf: (run: Run) => loadPolicy(context.deps, run.id),
-    authorOf: (run: Run) => changeAuthors({ ...(options.git ? { git: options.git } : {}), store, stack: context.stack }, run),
+    authorOf: (run: Run) => changeAuthors({ ...(options.git ? { git: options.git } : {}), ...(options.github ? { github: options.github } : {}), store, stack: context.stack, logger }, run),
   };
   const messages = createRunMessages({ config, store, services, stack: context.stack, canRemediate: Boolean(options.remediation) });
   const applier = createRunApplier({ services, scheduler, messages, stack: context.stack });

@@ -22,6 +22,8 @@ export interface TestRepo {
   url: string;
   /** Writes files (path -> content) in the work tree, commits them on `main` and pushes; returns the sha. */
   commit(files: Record<string, string>, message: string): Promise<string>;
+  /** The same on a new branch started from the work tree's `main`, pushed as that branch; the work tree goes back to `main`. */
+  commitOnBranch(branch: string, files: Record<string, string>, message: string): Promise<string>;
   cleanup(): Promise<void>;
 }
 
@@ -34,18 +36,28 @@ export async function makeTestRepo(): Promise<TestRepo> {
   await git(['init', '--bare', '--quiet', '--initial-branch=main', origin]);
   await git(['init', '--quiet', '--initial-branch=main', work]);
   await git(['remote', 'add', 'origin', origin], work);
+  /** Writes the files in the work tree, commits them and pushes the commit to `ref` of origin. */
+  const commitAndPush = async (files: Record<string, string>, message: string, ref: string) => {
+    for (const [path, content] of Object.entries(files)) {
+      await mkdir(dirname(join(work, path)), { recursive: true });
+      await writeFile(join(work, path), content);
+    }
+    await git(['add', '-A'], work);
+    await git(['commit', '--quiet', '-m', message], work);
+    await git(['push', '--quiet', 'origin', `HEAD:${ref}`], work);
+    return (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
+  };
   return {
     dir,
     url: `file://${origin}`,
-    async commit(files, message) {
-      for (const [path, content] of Object.entries(files)) {
-        await mkdir(dirname(join(work, path)), { recursive: true });
-        await writeFile(join(work, path), content);
+    commit: (files, message) => commitAndPush(files, message, 'main'),
+    async commitOnBranch(branch, files, message) {
+      await git(['checkout', '--quiet', '-b', branch, 'main'], work);
+      try {
+        return await commitAndPush(files, message, `refs/heads/${branch}`);
+      } finally {
+        await git(['checkout', '--quiet', 'main'], work);
       }
-      await git(['add', '-A'], work);
-      await git(['commit', '--quiet', '-m', message], work);
-      await git(['push', '--quiet', 'origin', 'HEAD:main'], work);
-      return (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
     },
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
