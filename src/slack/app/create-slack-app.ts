@@ -73,6 +73,18 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   if (!config.slack) throw new Error('createSlackApp needs config.slack');
   const now = context.deps.now;
   const api = createSlackApi({ token: settings.botToken, ...(settings.apiUrl ? { apiUrl: settings.apiUrl } : {}), logger });
+  // A run's authors do not change, and asking GitHub takes a call per commit: once per run (recent runs).
+  const authors = new Map<string, Promise<string[]>>();
+  const authorsOf = (run: Run): Promise<string[]> => {
+    const known = authors.get(run.id);
+    if (known) return known;
+    const asked = changeAuthors({ ...(options.git ? { git: options.git } : {}), ...(options.github ? { github: options.github } : {}), store, stack: context.stack, logger }, run);
+    // A failure is not remembered: the next click asks again.
+    asked.catch(() => authors.delete(run.id));
+    authors.set(run.id, asked);
+    if (authors.size > 100) authors.delete(authors.keys().next().value!);
+    return asked;
+  };
   const services = {
     ...context.deps,
     ...(options.git ? { git: options.git } : {}),
@@ -81,7 +93,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     approvers: config.approvers,
     snoozeMs: config.defaults.snooze,
     policyOf: (run: Run) => loadPolicy(context.deps, run.id),
-    authorOf: (run: Run) => changeAuthors({ ...(options.git ? { git: options.git } : {}), ...(options.github ? { github: options.github } : {}), store, stack: context.stack, logger }, run),
+    authorOf: (run: Run) => authorsOf(run),
   };
   const messages = createRunMessages({ config, store, services, stack: context.stack, canRemediate: Boolean(options.remediation) });
   const applier = createRunApplier({ services, scheduler, messages, stack: context.stack });

@@ -26,7 +26,8 @@ export interface EmulatedPull {
   mergedHead?: string;
 }
 
-export type MergeMethod = 'merge' | 'squash';
+/** `rebase` here only fast-forwards: the PR's commits, authors and all, land on the base as they are. */
+export type MergeMethod = 'merge' | 'squash' | 'rebase';
 
 export interface PullStore {
   readonly pulls: EmulatedPull[];
@@ -159,9 +160,15 @@ export function createPullStore(ctx: EmulatorContext): PullStore {
     if (!pr || pr.state !== 'open') throw new Error(`PR #${number} is not open`);
     const [base, head] = [await git.branch(pr.base), await git.branch(pr.head)];
     if (!base || !head) throw new Error(`PR #${number}: branch ${pr.base} or ${pr.head} is gone`);
+    const commits = await git.commitsBetween(base, head);
+    if (method === 'rebase') {
+      if (!(await git.isAncestor(base, head))) throw new Error(`PR #${number}: the emulator rebases only a branch that starts at ${pr.base}'s head`);
+      if (!(await git.setRef(`refs/heads/${pr.base}`, head, base))) throw new Error(`PR #${number}: ${pr.base} moved while merging`);
+      Object.assign(pr, { state: 'closed', merged: true, mergedAt: stamp(), mergeCommitSha: head, mergedCommits: commits, mergedHead: head });
+      return head;
+    }
     const tree = await git.mergeTree(base, head);
     if (!tree) throw new Error(`PR #${number} does not merge cleanly`);
-    const commits = await git.commitsBetween(base, head);
     const committer = { ...GITHUB_COMMITTER, date: stamp() };
     const sha = await git.writeCommit(
       method === 'merge'
