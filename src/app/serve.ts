@@ -14,7 +14,7 @@ import { githubSettingsFor } from '../adapters/github/env.js';
 import type { RemediationDeps } from '../services/open-remediation-pr.js';
 import { terraformCodeChecks } from '../services/remediation-code-checks.js';
 import { createGithubWebhookListener, GITHUB_WEBHOOK_PATH } from '../github/webhook/listener.js';
-import { createMetrics, type Metrics } from '../metrics/registry.js';
+import { countOutboxFailure, createMetrics, type Metrics } from '../metrics/registry.js';
 import { slackSettingsFor } from '../slack/env.js';
 import { createSlackApp, type SlackApp } from '../slack/app/create-slack-app.js';
 import { createSlackRuntime, type SlackRuntime } from '../slack/slack-runtime.js';
@@ -141,7 +141,7 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   // Without Slack, pages still need a worker; with it, the Slack app's worker delivers them too.
   const pageWorker =
     deliverers && !slackApp
-      ? createOutboxWorker({ store, deliverers, now: deps.now, logger, onFailed: (_item, _error, outcome) => metrics.pagerdutyErrors.inc({ retriable: String(!outcome.dead) }) })
+      ? createOutboxWorker({ store, deliverers, now: deps.now, logger, onFailed: (item, _error, outcome) => countOutboxFailure(metrics, item.method, outcome.dead) })
       : undefined;
   pageWorker?.start(options.outboxPollMs ?? 250);
   const slack = slackSettings

@@ -45,3 +45,13 @@ export function createMetrics(): Metrics {
     outboxPending: new Gauge({ name: 'driftgate_outbox_pending', help: 'Outgoing Slack calls not yet delivered', registers: [registry] }),
   };
 }
+
+/**
+ * A failed outbox delivery, counted where it failed: the outbox carries Slack calls and PagerDuty pages
+ * (`pagerduty.*` methods), and a page that fails is PagerDuty's error, not Slack's.
+ */
+export function countOutboxFailure(metrics: Pick<Metrics, 'slackApiErrors' | 'pagerdutyErrors'>, method: string, dead: boolean): void {
+  const retriable = String(!dead);
+  if (method.startsWith('pagerduty.')) metrics.pagerdutyErrors.inc({ retriable });
+  else metrics.slackApiErrors.inc({ method, retriable });
+}

@@ -8,7 +8,7 @@ import type { GitSources } from '../../adapters/git/git-sources.js';
 import type { AppContext } from '../../app/context.js';
 import { errorMessage } from '../../domain/errors.js';
 import type { Run } from '../../domain/run/model.js';
-import type { Metrics } from '../../metrics/registry.js';
+import { countOutboxFailure, type Metrics } from '../../metrics/registry.js';
 import type { CheckOutcome } from '../../services/check-stack.js';
 import type { GitHubClient } from '../../ports/github.js';
 import type { RemediationDeps } from '../../services/open-remediation-pr.js';
@@ -93,7 +93,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     approvers: config.approvers,
     snoozeMs: config.defaults.snooze,
     policyOf: (run: Run) => loadPolicy(context.deps, run.id),
-    authorOf: (run: Run) => authorsOf(run),
+    authorOf: authorsOf,
   };
   const messages = createRunMessages({ config, store, services, stack: context.stack, canRemediate: Boolean(options.remediation) });
   const applier = createRunApplier({ services, scheduler, messages, stack: context.stack });
@@ -144,10 +144,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     logger,
     onDelivered: () => metrics.outboxPending.set(store.pendingCount()),
     onFailed: (item, _error, outcome) => {
-      // The outbox also carries pages: those are PagerDuty's failures, not Slack's.
-      const retriable = String(!outcome.dead);
-      if (item.method.startsWith('pagerduty.')) metrics.pagerdutyErrors.inc({ retriable });
-      else metrics.slackApiErrors.inc({ method: item.method, retriable });
+      countOutboxFailure(metrics, item.method, outcome.dead);
       metrics.outboxPending.set(store.pendingCount());
     },
   });
