@@ -1,11 +1,12 @@
 import nodeCron from 'node-cron';
 import { pagerdutySettingsFor } from '../adapters/pagerduty/env.js';
-import { pagerdutyDeliverers } from '../oncall/page-deliverer.js';
-import { createPager } from '../oncall/pager.js';
-import { slackLinks } from '../oncall/slack-links.js';
+import { pagerdutyDeliverers } from '../adapters/pagerduty/page-deliverer.js';
+import { createPager } from '../services/page-oncall.js';
+import { slackLinks } from '../slack/message-links.js';
 import { createOutboxWorker } from '../slack/outbox/worker.js';
 import { GithubConfig, type DriftgateConfig } from '../config/schema.js';
 import { startHttpServer, type HttpServer } from '../http/server.js';
+import type { Run } from '../domain/run/model.js';
 import type { CheckOutcome } from '../services/check-stack.js';
 import { checkStackFromSource } from '../services/check-stack-from-source.js';
 import { createGitSources } from '../adapters/git/git-sources.js';
@@ -13,14 +14,16 @@ import { createGitHubClient, type GitHubClientOptions } from '../adapters/github
 import { githubSettingsFor } from '../adapters/github/env.js';
 import type { RemediationDeps } from '../services/open-remediation-pr.js';
 import { terraformCodeChecks } from '../services/remediation-code-checks.js';
-import { createGithubWebhookListener, GITHUB_WEBHOOK_PATH } from '../github/webhook/listener.js';
+import { createGithubWebhookListener, GITHUB_WEBHOOK_PATH } from '../http/github-webhook/listener.js';
 import { countOutboxFailure, createMetrics, type Metrics } from '../metrics/registry.js';
 import { slackSettingsFor } from '../slack/env.js';
-import { createSlackApp, type SlackApp } from '../slack/app/create-slack-app.js';
+import { createSlackApp, type SlackApp } from './slack-app.js';
 import { createSlackRuntime, type SlackRuntime } from '../slack/slack-runtime.js';
 import { pruneArtifacts } from '../services/retention.js';
 import { createScheduler, type Scheduler } from '../services/scheduler.js';
-import { autoApplyAfterCheck } from './auto-apply.js';
+import { applyApprovedRun, approvedRunsLeftOver, type ApplyDeps } from '../services/apply-approved-run.js';
+import { autoApplyAfterCheck } from '../services/auto-apply.js';
+import { createJobs } from '../services/jobs.js';
 import { createAppContext, type AppContext } from './context.js';
 
 export interface ServeOptions {
@@ -77,6 +80,8 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   // GitHub, with credentials: remediation PRs, and the PRs (and their authors) of pending commits.
   const github = githubSettings ? createGitHubClient(githubSettings, { ...options.github, logger: logger.child({ component: 'github' }) }) : undefined;
   const sources = { git, ...(github ? { github } : {}) };
+  // Background work (Slack handlers after their ack, automatic applies): shutdown and tests wait for it.
+  const jobs = createJobs({ logger, busy: () => slackApp?.busy() ?? false });
   const scheduler = createScheduler<CheckOutcome>({
     stacks: config.stacks,
     concurrency: config.defaults.concurrency,
@@ -88,19 +93,14 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
       metrics.planDuration.observe({ stack: stack.name, outcome: outcome.status }, (performance.now() - started) / 1000);
       metrics.runsByOutcome.inc({ outcome: outcome.status });
       metrics.driftedStacks.set(store.listStacks().filter((s) => s.openDrift).length);
-      autoApplyAfterCheck(
-        {
-          services: { ...deps, git },
-          scheduler,
-          stack: context.stack,
-          // With Slack, as a Slack job: its message follows the apply, and shutdown waits for it.
-          ...(slackApp ? { apply: async (run, actor) => slackApp.deps.jobs.run('auto-apply', () => slackApp.deps.applier.apply(run, actor)) } : {}),
-        },
-        outcome,
-      );
+      jobs.run('auto-apply', async () => autoApplyAfterCheck(applies, outcome));
       return outcome;
     },
   });
+  const requestCheck = (name: string): void => void scheduler.request(name, 'manual').catch(() => undefined);
+  // The one apply use case, for a click, an automatic mode and a restart alike.
+  const applies: ApplyDeps = { ...deps, git, requestCheck, exclusive: (name, work) => scheduler.exclusive(name, work), stack: context.stack };
+  const apply = (run: Run, actor: string) => applyApprovedRun(applies, run, actor);
   scheduler.start();
 
   const retention = config.artifacts.retention;
@@ -129,6 +129,9 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
     ? createSlackApp({
         context,
         scheduler,
+        jobs,
+        apply,
+        requestCheck,
         metrics,
         settings: slackSettings,
         git,
@@ -154,6 +157,11 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
     : undefined;
   slackApp?.start();
   void slack?.connect();
+  // Approvals complete before an earlier stop whose apply had not started: applied now.
+  for (const { run, actor } of approvedRunsLeftOver(store)) {
+    logger.warn({ runId: run.id, stack: run.stack }, 'approved run was not applied before the last stop; applying it now');
+    jobs.run('apply-after-restart', () => apply(run, actor));
+  }
 
   let stopping = false;
   const webhook = githubWebhookSecret
@@ -194,6 +202,7 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
       pager?.stop();
       await pageWorker?.stop();
       await slackApp?.stop();
+      await jobs.idle();
       await slack?.stop();
       await health.close();
       context.close();

@@ -14,7 +14,23 @@ export type DomainEvent =
   /** `previousRunId`: the run that held the open drift (its message says the drift is resolved now). */
   | { type: 'drift_resolved'; stack: string; run: Run; previousFingerprint: string; previousRunId: string }
   | { type: 'plan_failed'; stack: string; run: Run; error: string; stderrTail: string }
-  | { type: 'no_changes'; stack: string; run: Run };
+  | { type: 'no_changes'; stack: string; run: Run }
+  /** An apply was asked for (the last approval, or an automatic mode): it waits for the stack, then runs. */
+  | { type: 'apply_queued'; stack: string; run: Run; actor: string }
+  /** terraform applied the saved plan; `verification` is what the plan made right after it found. */
+  | { type: 'applied'; stack: string; run: Run; actor: string; durationMs: number; output: string; verification: Verification }
+  /** terraform failed part way or at the start: the stack may be partly applied. */
+  | { type: 'apply_failed'; stack: string; run: Run; actor: string; durationMs: number; error: string; output: string; verification: Verification }
+  /** The apply never started (the stack is blocked or locked, the run's commit cannot be checked out). */
+  | { type: 'apply_not_started'; stack: string; run: Run; actor: string; reason: string; blocked: boolean }
+  /**
+   * The plan can no longer be applied: older than maxPlanAge, or (`stale`) terraform refused it because
+   * the state changed after it was made. A fresh plan has been asked for.
+   */
+  | { type: 'plan_expired'; stack: string; run: Run; stale: boolean };
+
+/** What the plan right after an apply found: nothing left, changes still there, or no plan at all. */
+export type Verification = 'clean' | 'still_drifting' | 'failed';
 
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;

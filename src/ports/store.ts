@@ -1,3 +1,4 @@
+import type { SlackStore } from './slack-store.js';
 import type { ActionCounts } from '../domain/plan/model.js';
 import type { ArtifactRef, AuditEntry, Run, StackLock, StackRecord, StackStatus } from '../domain/run/model.js';
 import type { RemediationRecord } from '../domain/remediation/record.js';
@@ -80,3 +81,6 @@ export interface RunStore {
   recoverInterrupted(): Run[];
   close(): void;
 }
+
+/** The whole store: runs, and what decisions and Slack leave (approvals, messages, outbox). One database. */
+export type Store = RunStore & SlackStore;

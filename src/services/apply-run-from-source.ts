@@ -22,7 +22,7 @@ export async function applyRunFromSource(
     resolved = await resolveStackAtCommit({ git: deps.git }, stack, sha);
   } catch (err) {
     const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
-    return { status: 'refused', code: 'not_applyable', reason: `nothing was applied: ${reason}` };
+    return { status: 'refused', code: 'not_started', reason: `nothing was applied: ${reason}` };
   }
   try {
     return await applyRun(deps, resolved.stack, runId, actor);

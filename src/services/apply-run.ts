@@ -5,6 +5,7 @@ import { DriftgateError, StalePlanError, TerraformError, errorMessage } from '..
 import { analyzePlan } from '../domain/plan/analyze.js';
 import { parsePlanJson } from '../domain/plan/schema.js';
 import type { Run } from '../domain/run/model.js';
+import { planExpired } from '../domain/run/plan-age.js';
 import { AWAITING_DECISION } from '../domain/run/state.js';
 import { loadArtifact, storeArtifact } from './artifacts.js';
 import { checkStack, type CheckOutcome } from './check-stack.js';
@@ -13,9 +14,12 @@ import type { ServiceDeps } from './deps.js';
 export type ApplyOutcome =
   | { status: 'applied'; run: Run; output: string; verification: CheckOutcome }
   | { status: 'apply_failed'; run: Run; error: string; output: string; verification: CheckOutcome }
-  /** Nothing was applied and nothing changed, except an expired plan being marked expired. */
-  /** Nothing was applied. `stale`: terraform refused the plan because the state moved since; the run is expired. */
-  | { status: 'refused'; reason: string; code: 'not_found' | 'not_applyable' | 'expired' | 'blocked' | 'locked' | 'stale' };
+  /**
+   * Nothing was applied. `expired`: the plan is older than maxPlanAge; `stale`: terraform refused it because
+   * the state moved since; either way the run is now expired. `not_started`: the run's code could not be
+   * checked out. `not_found`, `not_applyable`: the run is not there or not waiting (nothing changed).
+   */
+  | { status: 'refused'; reason: string; code: 'not_found' | 'not_applyable' | 'expired' | 'blocked' | 'locked' | 'stale' | 'not_started' };
 
 /**
  * Applies exactly the saved plan that was reviewed. The run moves to `applying` by compare-and-set, so of
@@ -28,7 +32,7 @@ export async function applyRun(deps: ServiceDeps, stack: StackConfig, runId: str
   if (!run || run.stack !== stack.name) return { status: 'refused', code: 'not_found', reason: `no run ${runId} for stack ${stack.name}` };
   const blocked = store.getStack(stack.name)?.blockedReason;
   if (blocked) return { status: 'refused', code: 'blocked', reason: `stack ${stack.name} is blocked: ${blocked}` };
-  if (deps.now().getTime() - run.createdAt.getTime() > deps.maxPlanAgeMs) {
+  if (planExpired(run, deps.now(), deps.maxPlanAgeMs)) {
     store.transition(run.id, AWAITING_DECISION, 'expired', { error: 'plan older than maxPlanAge' });
     return { status: 'refused', code: 'expired', reason: `the plan of run ${run.id} is older than maxPlanAge; a new plan is needed` };
   }

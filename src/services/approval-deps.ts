@@ -2,12 +2,14 @@ import type { ApproversConfig } from '../config/schema.js';
 import type { PolicyEvaluation } from '../domain/policy/model.js';
 import type { Run } from '../domain/run/model.js';
 import type { SlackStore } from '../ports/slack-store.js';
+import type { RunStore } from '../ports/store.js';
 import type { UsergroupResolver } from '../slack/usergroups.js';
 import type { ServiceDeps } from './deps.js';
 
 /** What approve and reject need on top of the run services. */
 export interface ApprovalDeps {
-  slackStore: SlackStore;
+  /** Runs, and the approvals and snoozes decisions leave (one database). */
+  store: RunStore & SlackStore;
   usergroups: UsergroupResolver;
   /** undefined: no approvers configured, so nobody can apply from Slack. */
   approvers: ApproversConfig | undefined;
@@ -20,6 +22,8 @@ export interface ApprovalDeps {
   authorOf?: (run: Run) => Promise<string | string[] | undefined>;
   /** What the policies said about the run's plan (denials, extra approvals); absent without policies. */
   policyOf?: (run: Run) => Promise<PolicyEvaluation | undefined>;
+  /** Asks for a fresh plan of a stack (after its plan expired). */
+  requestCheck(stack: string): void;
 }
 
 export type ApprovalServiceDeps = ServiceDeps & ApprovalDeps;

@@ -5,12 +5,14 @@ import type { ApprovalProgress } from '../domain/approvals/model.js';
 import { allRequirements, authorSlackId } from '../domain/approvals/requirement.js';
 import { DriftgateError } from '../domain/errors.js';
 import type { Run } from '../domain/run/model.js';
+import { planAgeMs, planExpired } from '../domain/run/plan-age.js';
 import type { ApprovalServiceDeps } from './approval-deps.js';
+import { announceExpiredPlan } from './expire-plan.js';
 import { DECIDABLE, auditRefusal, decidableRun, decisionRights, type DecisionRefusal } from './approval-checks.js';
 
 export type ApproveOutcome =
   /** Nothing changed but the audit log; `message` is for the person who clicked. */
-  | (DecisionRefusal & { needsNewPlan?: boolean })
+  | DecisionRefusal
   /** The approval counts; more are needed. */
   | { status: 'recorded'; run: Run; progress: ApprovalProgress }
   /** The last required approval: the run is `approved` and the caller applies it (applyRun). */
@@ -18,25 +20,26 @@ export type ApproveOutcome =
 
 /**
  * One click on Approve. Refused (and audited) when the run no longer waits for a decision, when its plan
- * is too old to trust (the run becomes `expired` and a new plan is needed), when no rule covers the stack,
+ * is too old to trust (the run becomes `expired` and a new plan is asked for), when no rule covers the stack,
  * or when the user may not approve. Otherwise the approval is recorded; the one that completes the
  * requirement moves the run to `approved` by compare-and-set, so of several concurrent completing clicks
  * exactly one wins.
  */
 export async function approveRun(deps: ApprovalServiceDeps, stack: StackConfig, runId: string, userId: string): Promise<ApproveOutcome> {
   const context = { stack: stack.name, runId, userId };
-  const refuse = (refusal: DecisionRefusal & { needsNewPlan?: boolean }, run?: Run) =>
+  const refuse = (refusal: DecisionRefusal, run?: Run) =>
     auditRefusal(deps, 'approve_refused', { ...context, run }, refusal);
 
   const run = decidableRun(deps, stack, runId);
   if ('status' in run) return refuse(run);
-  const age = deps.now().getTime() - run.createdAt.getTime();
-  if (age > deps.maxPlanAgeMs) {
+  if (planExpired(run, deps.now(), deps.maxPlanAgeMs)) {
+    const age = planAgeMs(run, deps.now());
     const expired = deps.store.transition(run.id, DECIDABLE, 'expired', { error: 'plan older than maxPlanAge' });
+    // "An approval for a plan older than maxPlanAge is refused, a new plan is run and posted."
+    if (expired) await announceExpiredPlan(deps, expired, { stale: false });
     return refuse({
       status: 'refused',
       reason: 'expired',
-      needsNewPlan: true,
       run: expired ?? deps.store.getRun(run.id),
       message: `This plan is ${formatDuration(age)} old, older than the ${formatDuration(deps.maxPlanAgeMs)} a plan may be applied within: the infrastructure may have changed since. A new plan is needed.`,
     });
@@ -71,7 +74,7 @@ export async function approveRun(deps: ApprovalServiceDeps, stack: StackConfig, 
   if ('status' in current) return refuse(current);
   const decision = evaluateApprovals({
     requirements: allRequirements(rights, policy?.approvals),
-    existing: deps.slackStore.listApprovals(runId),
+    existing: deps.store.listApprovals(runId),
     userId,
     userGroups: rights.userGroups,
     authorSlackIds: authors,
@@ -80,7 +83,7 @@ export async function approveRun(deps: ApprovalServiceDeps, stack: StackConfig, 
     const { ok: _, ...refusal } = decision;
     return refuse({ status: 'refused', ...refusal, run: current });
   }
-  if (!deps.slackStore.addApproval({ runId, userId, at: deps.now(), groups: rights.userGroups })) {
+  if (!deps.store.addApproval({ runId, userId, at: deps.now(), groups: rights.userGroups })) {
     return refuse({ status: 'refused', reason: 'already_approved', message: 'You have already approved this plan.', run: current });
   }
   deps.store.appendAudit({

@@ -40,7 +40,7 @@ export async function rejectRun(
   let snoozedUntil: Date | undefined;
   if (rejected.fingerprint) {
     snoozedUntil = new Date(deps.now().getTime() + deps.snoozeMs);
-    deps.slackStore.snooze(stack.name, rejected.fingerprint, snoozedUntil);
+    deps.store.snooze(stack.name, rejected.fingerprint, snoozedUntil);
   }
   deps.store.appendAudit({
     at: deps.now(),

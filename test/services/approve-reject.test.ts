@@ -60,6 +60,7 @@ const noSlack: SlackCall = async (method) => {
 };
 
 async function setup(options: { stacks: Record<string, string>; call?: SlackCall; author?: string }) {
+  const checksRequested: string[] = [];
   app = await makeTestApp({
     stacks: options.stacks,
     extraConfig: `defaults:\n  maxPlanAge: 1h\n  snooze: 24h\n${APPROVERS}`,
@@ -69,13 +70,14 @@ async function setup(options: { stacks: Record<string, string>; call?: SlackCall
   const store = context.store as RunStore & SlackStore;
   const deps: ApprovalServiceDeps = {
     ...context.deps,
-    slackStore: store,
+    store,
     usergroups: createUsergroupResolver({ call: options.call ?? noSlack, ttlMs: 60_000, now: context.deps.now }),
     approvers: context.config.approvers,
     snoozeMs: context.config.defaults.snooze,
     authorOf: async () => options.author,
+    requestCheck: (stack) => checksRequested.push(stack),
   };
-  return { app, deps, store };
+  return { app, deps, store, checksRequested };
 }
 
 /**
@@ -83,10 +85,10 @@ async function setup(options: { stacks: Record<string, string>; call?: SlackCall
  * that need no plan.
  */
 async function setupWaiting(stackName: string, options: { call?: SlackCall; author?: string } = {}) {
-  const { app, deps, store } = await setup({ stacks: { [stackName]: NETWORK }, ...options });
+  const { app, deps, store, checksRequested } = await setup({ stacks: { [stackName]: NETWORK }, ...options });
   const created = store.createRun({ stack: stackName, trigger: 'schedule' });
   const run: Run = store.transition(created.id, 'planning', 'drifted', { kind: 'drift', fingerprint: 'f'.repeat(64), planSha256: 'a'.repeat(64) })!;
-  return { app, deps, store, run, stack: app.context.stack(stackName)! };
+  return { app, deps, store, checksRequested, run, stack: app.context.stack(stackName)! };
 }
 
 const actions = (store: RunStore, runId: string) => store.listAudit({ runId }).map((a) => `${a.actor}:${a.action}`).sort();
@@ -196,12 +198,16 @@ describe('approve and reject without a plan run', () => {
     );
   });
 
-  it('refuses an expired plan, marks the run expired and says a new plan is needed', async () => {
-    const { app, deps, store, stack, run } = await setupWaiting('prod/db');
+  it('refuses an expired plan, marks the run expired, says so and asks for a new plan', async () => {
+    const { app, deps, store, stack, run, checksRequested } = await setupWaiting('prod/db');
+    const expiredEvents: unknown[] = [];
+    deps.bus.on('plan_expired', (event) => void expiredEvents.push(event));
     app.now.value = new Date(app.now.value.getTime() + 61 * 60_000);
 
     const outcome = await approveRun(deps, stack, run.id, LEAD1);
-    expect(outcome).toMatchObject({ status: 'refused', reason: 'expired', needsNewPlan: true, run: { state: 'expired' } });
+    expect(outcome).toMatchObject({ status: 'refused', reason: 'expired', run: { state: 'expired' } });
+    expect(expiredEvents).toMatchObject([{ stack: 'prod/db', stale: false, run: { id: run.id, state: 'expired' } }]);
+    expect(checksRequested).toEqual(['prod/db']);
     if (outcome.status !== 'refused') throw new Error('unreachable');
     expect(outcome.message).toMatch(/older than the 1h .*A new plan is needed/);
     expect(store.getRun(run.id)?.state).toBe('expired');

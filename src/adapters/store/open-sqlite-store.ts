@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { SlackStore } from '../../ports/slack-store.js';
-import type { RunStore } from '../../ports/store.js';
+import type { RunStore, Store } from '../../ports/store.js';
 import { createStoreContext } from './context.js';
 import { lockQueries } from './lock-queries.js';
 import { applyMigrations } from './migrations.js';
@@ -25,7 +25,7 @@ export interface SqliteStoreOptions {
 }
 
 /** Runs and Slack-side state share one database file and one connection, so they can share transactions. */
-export type SqliteStore = RunStore & SlackStore;
+export type SqliteStore = Store;
 
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const now = options.now ?? (() => new Date());

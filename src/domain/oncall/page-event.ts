@@ -4,7 +4,7 @@
  * never an attribute value: only `address`, `action` and `counts` of the analysis are ever read here.
  *
  * The routing key is not part of what this builds: it is a secret, added by the PagerDuty client at
- * delivery (see src/oncall/page-deliverer.ts), so a queued page never holds it.
+ * delivery (see src/adapters/pagerduty/page-deliverer.ts), so a queued page never holds it.
  */
 import { createHash } from 'node:crypto';
 import type { PagerdutySeverity, StackConfig } from '../../config/schema.js';

@@ -6,13 +6,13 @@
 import type { RespondFn } from '@slack/bolt';
 import { errorMessage } from '../../domain/errors.js';
 import type { SlackMessage } from '../blocks/message.js';
-import type { SlackAppDeps } from '../app/deps.js';
-import { publishHome } from '../app/home-tab.js';
+import type { SlackDeps } from './deps.js';
+import { publishHome, type HomeDeps } from '../home-tab.js';
 import { stackKey } from '../notifier/run-messages.js';
 
 export type Tell = (message: SlackMessage) => Promise<void>;
 
-export function tellClicker(deps: SlackAppDeps, click: { userId: string; inView: boolean }, respond: RespondFn | undefined): Tell {
+export function tellClicker(deps: HomeDeps & Pick<SlackDeps, 'logger'>, click: { userId: string; inView: boolean }, respond: RespondFn | undefined): Tell {
   return async (message) => {
     try {
       if (click.inView) await publishHome(deps, click.userId, message.text);
@@ -24,7 +24,7 @@ export function tellClicker(deps: SlackAppDeps, click: { userId: string; inView:
 }
 
 /** An ephemeral message in the channel of a run's message (or its stack's channel), through the outbox. */
-export function tellInChannel(deps: SlackAppDeps, userId: string, stack: string, runId: string | undefined): Tell {
+export function tellInChannel(deps: Pick<SlackDeps, 'store' | 'messages'>, userId: string, stack: string, runId: string | undefined): Tell {
   return async (message) => {
     const channel = (runId && deps.store.getMessage(runId)?.channel) || deps.messages.channelOf(stack);
     deps.store.enqueue({ key: stackKey(stack), method: 'chat.postEphemeral', payload: { channel, user: userId, ...message } });

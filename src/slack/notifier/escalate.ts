@@ -3,7 +3,7 @@
  * also sent to the channel, mentioning the on-call group. Once per drift (fingerprint), and never for a
  * silenced stack or a rejected (snoozed) drift.
  */
-import type { SqliteStore } from '../../adapters/store/open-sqlite-store.js';
+import type { Store } from '../../ports/store.js';
 import type { DriftgateConfig, StackConfig } from '../../config/schema.js';
 import { formatCounts } from '../../domain/plan/render-text.js';
 import { escapeMrkdwn, safeMention } from '../blocks/escape.js';
@@ -13,7 +13,7 @@ import type { RunMessages } from './run-messages.js';
 
 export interface EscalateDeps {
   config: Pick<DriftgateConfig, 'slack'>;
-  store: SqliteStore;
+  store: Store;
   messages: RunMessages;
   stack(name: string): StackConfig | undefined;
   now: () => Date;

@@ -2,11 +2,11 @@
  * Domain events -> Slack. New drift or a new pending change is alerted (unless the stack is silenced or
  * that drift was rejected and is snoozed), a re-plan of the same changes takes over its predecessor's
  * message, resolved drift and superseded runs update their messages, and a failing plan is reported
- * once per distinct error. What was alerted how is written to the audit log, which is also how a re-plan
+ * once per distinct error, and applies are followed in their run's message. What was alerted how is written to the audit log, which is also how a re-plan
  * of a digested alert knows not to alert again.
  */
 import { createHash } from 'node:crypto';
-import type { SqliteStore } from '../../adapters/store/open-sqlite-store.js';
+import type { Store } from '../../ports/store.js';
 import type { DriftgateConfig, StackConfig } from '../../config/schema.js';
 import type { PlanAnalysis } from '../../domain/plan/model.js';
 import { everythingIgnored } from '../../domain/policy/ignored.js';
@@ -18,11 +18,12 @@ import { renderDigest } from '../blocks/render-digest.js';
 import { renderPlanFailed } from '../blocks/render-plan-failed.js';
 import { errorMessage } from '../../domain/errors.js';
 import { createAlertBatcher } from './alert-batcher.js';
+import { followApplies } from './apply-messages.js';
 import { stackKey, type RunMessages } from './run-messages.js';
 
 export interface NotifierDeps {
   config: Pick<DriftgateConfig, 'slack'>;
-  store: SqliteStore;
+  store: Store;
   bus: EventBus;
   messages: RunMessages;
   stack(name: string): StackConfig | undefined;
@@ -86,6 +87,7 @@ export function createNotifier(deps: NotifierDeps): Notifier {
   }
 
   const unsubscribe = [
+    ...followApplies(deps.bus, messages),
     deps.bus.on('drift_detected', async ({ run, ...found }) => {
       await markSuperseded(run);
       alert(run, found);

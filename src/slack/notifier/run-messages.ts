@@ -9,7 +9,7 @@ import { allRequirements, requirementFor } from '../../domain/approvals/requirem
 import type { PlanAnalysis } from '../../domain/plan/model.js';
 import type { PolicyEvaluation } from '../../domain/policy/model.js';
 import type { Run } from '../../domain/run/model.js';
-import type { SqliteStore } from '../../adapters/store/open-sqlite-store.js';
+import type { Store } from '../../ports/store.js';
 import type { ServiceDeps } from '../../services/deps.js';
 import { renderFullPlanFile } from '../blocks/render-full-plan-file.js';
 import { renderRunMessage } from '../blocks/render-run-message.js';
@@ -22,7 +22,7 @@ import { loadAnalysis, loadCommits, loadPolicy } from './load-analysis.js';
 
 export interface RunMessagesDeps {
   config: Pick<DriftgateConfig, 'slack' | 'approvers'>;
-  store: SqliteStore;
+  store: Store;
   services: Pick<ServiceDeps, 'artifacts' | 'store'>;
   stack(name: string): StackConfig | undefined;
   /** Whether a GitHub integration can open remediation PRs (its button is shown only then). */

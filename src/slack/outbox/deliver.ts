@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DriftgateError, errorMessage } from '../../domain/errors.js';
+import type { DeliveryOutcome } from '../../ports/outbox.js';
 import type { OutboxItem, SlackStore } from '../../ports/slack-store.js';
 import type { SlackApi } from '../api.js';
 import { SlackApiError } from '../api-error.js';
@@ -7,11 +8,6 @@ import { resolvePlaceholders } from './placeholders.js';
 
 /** The outbox method name that means `SlackApi.uploadFile` (the name Slack's SDK gives its v2 helper). */
 export const UPLOAD_METHOD = 'files.uploadV2';
-
-export type DeliveryOutcome =
-  | { kind: 'delivered' }
-  | { kind: 'retry'; error: string; retryAfterMs?: number }
-  | { kind: 'dead'; error: string };
 
 export interface DeliverDeps {
   store: Pick<SlackStore, 'getMessage' | 'setMessage'>;

@@ -1,9 +1,10 @@
 import { errorMessage } from '../../domain/errors.js';
 import type { Logger } from '../../logging/logger.js';
+import type { DeliveryOutcome, OutboxDeliverer } from '../../ports/outbox.js';
 import type { OutboxItem, SlackStore } from '../../ports/slack-store.js';
 import type { SlackApi } from '../api.js';
 import { type BackoffOptions, retryDelayMs } from './backoff.js';
-import { deliverItem, type DeliveryOutcome } from './deliver.js';
+import { deliverItem } from './deliver.js';
 
 /**
  * Delivers the Slack outbox: every outgoing call is first a row in the store, so Slack being down or
@@ -36,11 +37,6 @@ export interface OutboxWorkerOptions {
   random?: () => number;
   onDelivered?: (item: OutboxItem) => void;
   onFailed?: (item: OutboxItem, error: string, outcome: { dead: boolean; nextAttemptAt?: Date }) => void;
-}
-
-/** Delivers outbox items that are not Slack calls. Like deliverItem, it says what to do next instead of throwing. */
-export interface OutboxDeliverer {
-  deliver(item: OutboxItem): Promise<DeliveryOutcome>;
 }
 
 export interface OutboxWorker {

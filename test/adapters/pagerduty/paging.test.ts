@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSlackApi } from '../../../src/slack/api.js';
-import { pageItem } from '../../../src/oncall/page-item.js';
+import { pageItem } from '../../../src/domain/oncall/page-item.js';
 import { startSlackEmulator } from '../../helpers/slack-emulator.js';
 import { BACKOFF, CONFIG, KEY_PROD, KEY_ROTATED, PLAN_VALUE, usePagingFixture } from './paging-fixture.js';
 

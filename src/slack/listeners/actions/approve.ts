@@ -1,7 +1,8 @@
 import { approveRun } from '../../../services/approve-run.js';
 import { renderAck, renderNotAllowed } from '../../blocks/render-command-replies.js';
-import type { SlackAppDeps } from '../../app/deps.js';
 import type { ButtonClick } from '../../payloads.js';
+import type { ApprovalServiceDeps } from '../../../services/approval-deps.js';
+import type { SlackDeps } from '../deps.js';
 import type { Tell } from '../tell.js';
 import { runOfClick } from './run-of-click.js';
 
@@ -10,21 +11,13 @@ import { runOfClick } from './run-of-click.js';
  * and audited; a refused click changes nothing and is told why. The click that completes the approvals
  * starts the apply; of concurrent completing clicks the store's compare-and-set lets exactly one win.
  */
-export async function handleApprove(deps: SlackAppDeps, click: ButtonClick, tell: Tell): Promise<void> {
+export async function handleApprove(deps: ApprovalServiceDeps & Pick<SlackDeps, 'stack' | 'messages' | 'apply'>, click: ButtonClick, tell: Tell): Promise<void> {
   const found = await runOfClick(deps, click.value, tell);
   if (!found) return;
   const { stack } = found;
-  const outcome = await approveRun(deps.services, stack, found.run.id, click.userId);
+  const outcome = await approveRun(deps, stack, found.run.id, click.userId);
 
-  if (outcome.status === 'refused') {
-    await tell(renderNotAllowed(outcome.message));
-    if (outcome.needsNewPlan && outcome.run) {
-      // "An approval for a plan older than maxPlanAge is refused, a new plan is run and posted."
-      await deps.messages.update(outcome.run, { kind: 'expired' });
-      void deps.scheduler.request(stack.name, 'manual').catch(() => undefined);
-    }
-    return;
-  }
+  if (outcome.status === 'refused') return tell(renderNotAllowed(outcome.message));
   if (outcome.status === 'recorded') {
     await deps.messages.update(outcome.run, { kind: 'awaiting' });
     const { have, need } = outcome.progress;
@@ -32,5 +25,5 @@ export async function handleApprove(deps: SlackAppDeps, click: ButtonClick, tell
     return;
   }
   await tell(renderAck(`Approved (${outcome.progress.have}/${outcome.progress.need}): applying ${stack.name} now.`));
-  await deps.applier.apply(outcome.run, click.userId);
+  await deps.apply(outcome.run, click.userId);
 }

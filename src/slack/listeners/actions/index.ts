@@ -1,18 +1,18 @@
 import type { AllMiddlewareArgs, App, RespondFn } from '@slack/bolt';
-import { ACTION_IDS, REJECT_MODAL } from '../../action-ids.js';
-import type { SlackAppDeps } from '../../app/deps.js';
-import { publishHome } from '../../app/home-tab.js';
-import { ButtonClick, RejectSubmission, payloadProblem } from '../../payloads.js';
-import { tellClicker, tellInChannel, type Tell } from '../tell.js';
+import { ACTION_IDS } from '../../action-ids.js';
+import type { SlackDeps } from '../deps.js';
+import { publishHome } from '../../home-tab.js';
+import { ButtonClick, payloadProblem } from '../../payloads.js';
+import { tellClicker, type Tell } from '../tell.js';
 import { handleApprove } from './approve.js';
 import { handleOpenStack } from './open-stack.js';
 import { handleRemediate } from './remediate.js';
-import { handleRejectClick, handleRejectSubmission } from './reject.js';
+import { handleRejectClick } from './reject.js';
 import { handleViewPlan } from './view-plan.js';
 
-type ClickHandler = (deps: SlackAppDeps, click: ButtonClick, tell: Tell) => Promise<void>;
+type ClickHandler = (deps: SlackDeps, click: ButtonClick, tell: Tell) => Promise<void>;
 
-async function refreshHome(deps: SlackAppDeps, click: ButtonClick): Promise<void> {
+async function refreshHome(deps: SlackDeps, click: ButtonClick): Promise<void> {
   await publishHome(deps, click.userId);
 }
 
@@ -29,7 +29,7 @@ const HANDLERS: Record<string, ClickHandler> = {
  * Every button: ack at once, check the payload, and hand the work to the job queue. One listener for all
  * of driftgate's buttons, so Bolt matches a click against one constraint rather than one per button.
  */
-export function register(app: App, deps: SlackAppDeps): void {
+export function register(app: App, deps: SlackDeps): void {
   app.action(/^driftgate\./, async ({ ack, body, respond }: AllMiddlewareArgs & { ack: () => Promise<void>; body: unknown; respond?: RespondFn }) => {
     await ack();
     const click = ButtonClick.safeParse(body);
@@ -46,14 +46,4 @@ export function register(app: App, deps: SlackAppDeps): void {
     deps.jobs.run(click.data.actionId, () => handler(deps, click.data, tell));
   });
 
-  app.view(REJECT_MODAL.callbackId, async ({ ack, body }) => {
-    await ack();
-    const submission = RejectSubmission.safeParse(body);
-    if (!submission.success) {
-      deps.logger.warn({ problem: payloadProblem(submission.error) }, 'malformed reject submission; ignored');
-      return;
-    }
-    const { data } = submission;
-    deps.jobs.run('reject', () => handleRejectSubmission(deps, data, (stack) => tellInChannel(deps, data.userId, stack, data.runId)));
-  });
 }

@@ -1,12 +1,12 @@
 import type { Run } from '../../../domain/run/model.js';
 import { renderAck } from '../../blocks/render-command-replies.js';
-import type { SlackAppDeps } from '../../app/deps.js';
+import type { SlackDeps } from '../deps.js';
 import type { ButtonClick } from '../../payloads.js';
 import type { Tell } from '../tell.js';
 import { runOfClick } from './run-of-click.js';
 
 /** The newest run that replaced this one: a digest lists runs that later checks may have superseded. */
-function latest(deps: SlackAppDeps, run: Run): Run {
+function latest(deps: Pick<SlackDeps, 'store'>, run: Run): Run {
   let current = run;
   for (let i = 0; i < 100 && current.state === 'superseded' && current.supersededBy; i++) {
     const next = deps.store.getRun(current.supersededBy);
@@ -17,7 +17,7 @@ function latest(deps: SlackAppDeps, run: Run): Run {
 }
 
 /** A digest's Open button: the stack's own interactive message, posted in the digest's thread. */
-export async function handleOpenStack(deps: SlackAppDeps, click: ButtonClick, tell: Tell): Promise<void> {
+export async function handleOpenStack(deps: Pick<SlackDeps, 'store' | 'stack' | 'messages' | 'now'>, click: ButtonClick, tell: Tell): Promise<void> {
   const found = await runOfClick(deps, click.value, tell);
   if (!found) return;
   const run = latest(deps, found.run);

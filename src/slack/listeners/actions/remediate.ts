@@ -1,9 +1,9 @@
 import { DriftgateError, errorMessage } from '../../../domain/errors.js';
-import { slackPermalink } from '../../../oncall/slack-links.js';
+import { slackPermalink } from '../../message-links.js';
 import { openRemediationPr, remediationRefusal, type RemediationOutcome } from '../../../services/open-remediation-pr.js';
 import { renderAck, renderCommandError, renderNotAllowed } from '../../blocks/render-command-replies.js';
 import { renderNothingToCodify, renderRemediationMerged, renderRemediationOpened } from '../../blocks/render-remediation.js';
-import type { SlackAppDeps } from '../../app/deps.js';
+import type { SlackDeps } from '../deps.js';
 import type { ButtonClick } from '../../payloads.js';
 import { mayActOn, refuse } from '../commands/stack-rights.js';
 import type { Tell } from '../tell.js';
@@ -14,7 +14,7 @@ import { runOfClick } from './run-of-click.js';
  * approve the stack's plans; it runs as exclusive work on the stack (its worktree and terraform init never
  * beside a check), which also makes a double click find the PR the first one opened.
  */
-export async function handleRemediate(deps: SlackAppDeps, click: ButtonClick, tell: Tell): Promise<void> {
+export async function handleRemediate(deps: SlackDeps, click: ButtonClick, tell: Tell): Promise<void> {
   const remediation = deps.remediation;
   if (!remediation) {
     await tell(renderNotAllowed('Remediation pull requests need a GitHub integration (GITHUB_TOKEN or a GitHub App), and none is configured for driftgate.'));

@@ -1,18 +1,18 @@
 import { renderAck } from '../../blocks/render-command-replies.js';
 import { renderShow } from '../../blocks/render-show.js';
-import type { SlackAppDeps } from '../../app/deps.js';
+import type { SlackDeps } from '../deps.js';
 import { loadAnalysis } from '../../notifier/load-analysis.js';
 import type { ButtonClick } from '../../payloads.js';
 import type { Tell } from '../tell.js';
 import { runOfClick } from './run-of-click.js';
 
 /** View full plan: the whole masked plan as a file in the run's thread (once), or a summary where there is no thread. */
-export async function handleViewPlan(deps: SlackAppDeps, click: ButtonClick, tell: Tell): Promise<void> {
+export async function handleViewPlan(deps: Pick<SlackDeps, 'store' | 'stack' | 'messages' | 'artifacts' | 'now'>, click: ButtonClick, tell: Tell): Promise<void> {
   const found = await runOfClick(deps, click.value, tell);
   if (!found) return;
   const { run, stack } = found;
   if (!deps.store.hasMessage(run.id)) {
-    const analysis = await loadAnalysis(deps.services, run.id);
+    const analysis = await loadAnalysis(deps, run.id);
     return tell(renderShow({ stack: { name: stack.name, environment: stack.environment, mode: stack.mode }, run, ...(analysis ? { analysis } : {}) }));
   }
   const posted = deps.store.listAudit({ runId: run.id }).some((a) => a.action === 'plan_file_posted');

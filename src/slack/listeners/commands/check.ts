@@ -4,7 +4,8 @@ import type { CheckOutcome } from '../../../services/check-stack.js';
 import { truncate } from '../../blocks/escape.js';
 import { plural } from '../../blocks/message.js';
 import { renderAck } from '../../blocks/render-command-replies.js';
-import type { CommandHandler } from './index.js';
+import type { SlackDeps } from '../deps.js';
+import type { CommandHandler } from './handler.js';
 
 /** Beyond this the summary says how many more: a `check all` of hundreds of stacks stays one message. */
 const MAX_LINES = 40;
@@ -31,7 +32,7 @@ export function outcomeLine(outcome: CheckOutcome): string {
  * `/drift check`: queue every stack first (ahead of scheduled checks), say so, then answer once more
  * when all are done. A stack already queued or running is not planned twice: the user gets its result.
  */
-export const handleCheck: CommandHandler<'check'> = async (deps, command, userId, tell) => {
+export const handleCheck: CommandHandler<'check', Pick<SlackDeps, 'scheduler' | 'store' | 'now'>> = async (deps, command, userId, tell) => {
   if (command.stacks.length === 0) return tell(renderAck('No stacks are configured, so there is nothing to check.'));
   const lines = command.stacks.map((name) => {
     deps.store.appendAudit({ at: deps.now(), actor: userId, action: 'check_requested', stack: name });

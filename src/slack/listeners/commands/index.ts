@@ -2,23 +2,17 @@ import type { AllMiddlewareArgs, App, RespondFn } from '@slack/bolt';
 import { errorMessage } from '../../../domain/errors.js';
 import { renderCommandError, renderHelp } from '../../blocks/render-command-replies.js';
 import { renderStatus } from '../../blocks/render-status.js';
-import type { SlackAppDeps } from '../../app/deps.js';
-import { stackRows } from '../../app/stack-rows.js';
-import { parseDriftCommand, type DriftCommand } from '../../commands/parse-drift-command.js';
+import type { SlackDeps } from '../deps.js';
+import { stackRows } from '../../stack-rows.js';
+import { parseDriftCommand, type DriftCommand } from './parse.js';
 import { SlashCommand, payloadProblem } from '../../payloads.js';
 import { tellClicker, type Tell } from '../tell.js';
+import type { CommandHandler } from './handler.js';
 import { handleCheck } from './check.js';
 import { handleShow } from './show.js';
 import { handleSilence, handleUnsilence } from './silence.js';
 import { handleUnlock } from './unlock.js';
 
-/** One `/drift` subcommand's work, after the ack; `userId` is who typed it. */
-export type CommandHandler<K extends DriftCommand['kind']> = (
-  deps: SlackAppDeps,
-  command: Extract<DriftCommand, { kind: K }>,
-  userId: string,
-  tell: Tell,
-) => Promise<void>;
 
 type Handlers = { [K in DriftCommand['kind']]: CommandHandler<K> };
 
@@ -33,7 +27,7 @@ const HANDLERS: Handlers = {
   unlock: handleUnlock,
 };
 
-async function runCommand(deps: SlackAppDeps, command: DriftCommand, userId: string, tell: Tell): Promise<void> {
+async function runCommand(deps: SlackDeps, command: DriftCommand, userId: string, tell: Tell): Promise<void> {
   const handler = HANDLERS[command.kind] as CommandHandler<DriftCommand['kind']>;
   try {
     await handler(deps, command, userId, tell);
@@ -45,7 +39,7 @@ async function runCommand(deps: SlackAppDeps, command: DriftCommand, userId: str
 }
 
 /** `/drift`: ack at once (Slack waits 3 s), check the payload, and hand the work to the job queue. */
-export function register(app: App, deps: SlackAppDeps): void {
+export function register(app: App, deps: SlackDeps): void {
   app.command('/drift', async ({ ack, body, respond }: AllMiddlewareArgs & { ack: () => Promise<void>; body: unknown; respond?: RespondFn }) => {
     await ack();
     const parsed = SlashCommand.safeParse(body);

@@ -1,6 +1,8 @@
 import { formatDuration } from '../../blocks/message.js';
 import { renderAck, renderCommandError } from '../../blocks/render-command-replies.js';
-import type { CommandHandler } from './index.js';
+import type { ApprovalServiceDeps } from '../../../services/approval-deps.js';
+import type { SlackDeps } from '../deps.js';
+import type { CommandHandler } from './handler.js';
 import { mayActOn } from './stack-rights.js';
 
 /** A reason is kept in the store and shown to others: as long as a reject reason, and redacted like one. */
@@ -17,7 +19,7 @@ function utc(date: Date): string {
  * `/drift silence`: no alerts for the stack until the time is up (checks still run and are recorded).
  * Silencing hides drift, so it takes someone who may approve the stack's plans; unsilencing anyone may.
  */
-export const handleSilence: CommandHandler<'silence'> = async (deps, command, userId, tell) => {
+export const handleSilence: CommandHandler<'silence', ApprovalServiceDeps & Pick<SlackDeps, 'stack'>> = async (deps, command, userId, tell) => {
   const stack = deps.stack(command.stack);
   if (!stack || !(await mayActOn(deps, stack, userId, 'silence', tell))) return;
   if (command.durationMs > MAX_SILENCE_MS) {
@@ -25,14 +27,14 @@ export const handleSilence: CommandHandler<'silence'> = async (deps, command, us
   }
   const now = deps.now();
   const until = new Date(now.getTime() + command.durationMs);
-  const reason = command.reason ? deps.services.secrets.redact(command.reason).slice(0, MAX_REASON) : undefined;
+  const reason = command.reason ? deps.secrets.redact(command.reason).slice(0, MAX_REASON) : undefined;
   deps.store.silence({ stack: command.stack, until, by: userId, ...(reason ? { reason } : {}) });
   deps.store.appendAudit({ at: now, actor: userId, action: 'silenced', stack: command.stack, detail: { until: until.toISOString(), reason: reason ?? null } });
   await tell(renderAck(`${command.stack} is silenced for ${formatDuration(command.durationMs)}, until ${utc(until)}: no alerts until then.`));
 };
 
 /** `/drift unsilence`: alerts again from the next check on. */
-export const handleUnsilence: CommandHandler<'unsilence'> = async (deps, command, userId, tell) => {
+export const handleUnsilence: CommandHandler<'unsilence', ApprovalServiceDeps & Pick<SlackDeps, 'stack'>> = async (deps, command, userId, tell) => {
   const now = deps.now();
   const removed = deps.store.unsilence(command.stack);
   const wasSilenced = removed !== undefined && removed.until > now;

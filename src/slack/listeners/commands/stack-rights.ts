@@ -1,7 +1,7 @@
 import type { StackConfig } from '../../../config/schema.js';
 import { decisionRights } from '../../../services/approval-checks.js';
 import { renderNotAllowed } from '../../blocks/render-command-replies.js';
-import type { SlackAppDeps } from '../../app/deps.js';
+import type { ApprovalServiceDeps } from '../../../services/approval-deps.js';
 import type { Tell } from '../tell.js';
 
 /**
@@ -11,19 +11,19 @@ import type { Tell } from '../tell.js';
 const GERUND = { unlock: 'Unlocking', silence: 'Silencing', remediate: 'Opening a remediation PR for' } as const;
 
 export async function mayActOn(
-  deps: SlackAppDeps,
+  deps: ApprovalServiceDeps,
   stack: StackConfig,
   userId: string,
   action: keyof typeof GERUND,
   tell: Tell,
 ): Promise<boolean> {
-  const rights = await decisionRights(deps.services, stack, userId, 'approve');
+  const rights = await decisionRights(deps, stack, userId, 'approve');
   if (!('status' in rights)) return true;
   refuse(deps, stack.name, userId, action, rights.reason, rights.message);
   await tell(renderNotAllowed(`${GERUND[action]} ${stack.name} takes someone who may approve its plans. ${rights.message}`));
   return false;
 }
 
-export function refuse(deps: SlackAppDeps, stack: string, userId: string, action: string, reason: string, message: string): void {
+export function refuse(deps: Pick<ApprovalServiceDeps, 'store' | 'now'>, stack: string, userId: string, action: string, reason: string, message: string): void {
   deps.store.appendAudit({ at: deps.now(), actor: userId, action: `${action}_refused`, stack, detail: { reason, message } });
 }

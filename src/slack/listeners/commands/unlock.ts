@@ -1,12 +1,14 @@
 import { renderAck, renderNotAllowed } from '../../blocks/render-command-replies.js';
-import type { CommandHandler } from './index.js';
+import type { ApprovalServiceDeps } from '../../../services/approval-deps.js';
+import type { SlackDeps } from '../deps.js';
+import type { CommandHandler } from './handler.js';
 import { mayActOn, refuse } from './stack-rights.js';
 
 /**
  * `/drift unlock`: what `driftgate unlock` does, for a person who may approve the stack's plans. A lock
  * held by a check or apply running in this process right now is not stale, so it is never broken.
  */
-export const handleUnlock: CommandHandler<'unlock'> = async (deps, command, userId, tell) => {
+export const handleUnlock: CommandHandler<'unlock', ApprovalServiceDeps & Pick<SlackDeps, 'stack' | 'scheduler'>> = async (deps, command, userId, tell) => {
   const stack = deps.stack(command.stack);
   if (!stack) return;
   if (!(await mayActOn(deps, stack, userId, 'unlock', tell))) return;

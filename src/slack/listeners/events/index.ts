@@ -1,10 +1,10 @@
 import type { App } from '@slack/bolt';
-import type { SlackAppDeps } from '../../app/deps.js';
-import { publishHome } from '../../app/home-tab.js';
+import type { SlackDeps } from '../deps.js';
+import { publishHome } from '../../home-tab.js';
 import { HomeOpened, payloadProblem } from '../../payloads.js';
 
 /** `app_home_opened`: Bolt acks events itself; the Home tab is built and published after, as a job. */
-export function register(app: App, deps: SlackAppDeps): void {
+export function register(app: App, deps: SlackDeps): void {
   app.event('app_home_opened', async ({ event }) => {
     const opened = HomeOpened.safeParse(event);
     if (!opened.success) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDriftCommand } from '../../src/slack/commands/parse-drift-command.js';
+import { parseDriftCommand } from '../../../../src/slack/listeners/commands/parse.js';
 
 const stacks = ['prod/networking', 'prod/database', 'staging/networking', 'dev/app'];
 

@@ -1,18 +1,10 @@
-import { createPagerdutyClient, type PagerdutyClient, type PagerdutyEvent } from '../adapters/pagerduty/client.js';
-import type { PagerdutySettings } from '../adapters/pagerduty/env.js';
-import { PagerdutyError } from '../adapters/pagerduty/pagerduty-error.js';
-import { errorMessage } from '../domain/errors.js';
-import { withSlackLink, type PageEventBody, type PageSlackLink } from '../domain/oncall/page-event.js';
-import type { OutboxDeliverer } from '../slack/outbox/worker.js';
-import { PAGE_NAMESPACE, PageItemPayload } from './page-item.js';
-
-/** Where a page's run is in Slack, in a process with Slack configured. */
-export interface PageSlackLinks {
-  /** Permalink of the run's message, once its post is delivered. */
-  messageLink(runId: string): string | undefined;
-  /** The channel the stack's alerts go to. */
-  channelOf(stack: string): string;
-}
+import { errorMessage } from '../../domain/errors.js';
+import { withSlackLink, type PageEventBody, type PageSlackLink } from '../../domain/oncall/page-event.js';
+import { PAGE_NAMESPACE, PageItemPayload } from '../../domain/oncall/page-item.js';
+import type { OutboxDeliverer, PageSlackLinks } from '../../ports/outbox.js';
+import { createPagerdutyClient, type PagerdutyClient, type PagerdutyEvent } from './client.js';
+import type { PagerdutySettings } from './env.js';
+import { PagerdutyError } from './pagerduty-error.js';
 
 export interface PageDelivererDeps {
   client: PagerdutyClient;

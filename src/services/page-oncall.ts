@@ -10,9 +10,9 @@ import { pageRouteFor } from '../domain/oncall/route.js';
 import { everythingIgnored } from '../domain/policy/ignored.js';
 import type { SlackStore } from '../ports/slack-store.js';
 import type { RunStore } from '../ports/store.js';
-import type { EventBus } from '../services/event-bus.js';
-import type { ServiceLogger, StackLookup } from '../services/deps.js';
-import { pageItem } from './page-item.js';
+import type { EventBus } from './event-bus.js';
+import type { ServiceLogger, StackLookup } from './deps.js';
+import { pageItem } from '../domain/oncall/page-item.js';
 
 export interface PagerDeps {
   config: { pagerduty?: PagerdutyConfig };

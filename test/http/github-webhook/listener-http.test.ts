@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhooks } from '@octokit/webhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGithubWebhookListener } from '../../../src/github/webhook/listener.js';
+import { createGithubWebhookListener } from '../../../src/http/github-webhook/listener.js';
 
 const SECRET = 'another-webhook-secret';
 let server: Server | undefined;

@@ -1,39 +1,40 @@
 /**
  * The Slack side of `serve`, wired from the app context: the outbox worker, the notifier on the event
- * bus, the listeners, and the re-drive of applies a stop interrupted between approval and apply.
+ * bus, and the listeners with the deps they use.
  */
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import type { GitSources } from '../../adapters/git/git-sources.js';
-import type { AppContext } from '../../app/context.js';
-import { errorMessage } from '../../domain/errors.js';
-import type { Run } from '../../domain/run/model.js';
-import { countOutboxFailure, type Metrics } from '../../metrics/registry.js';
-import type { CheckOutcome } from '../../services/check-stack.js';
-import type { GitHubClient } from '../../ports/github.js';
-import type { RemediationDeps } from '../../services/open-remediation-pr.js';
-import type { Scheduler } from '../../services/scheduler.js';
-import { createSlackApi } from '../api.js';
-import type { SlackSettings } from '../env.js';
-import * as actions from '../listeners/actions/index.js';
-import * as commands from '../listeners/commands/index.js';
-import * as events from '../listeners/events/index.js';
-import { escalateStaleDrift } from '../notifier/escalate.js';
-import { createNotifier } from '../notifier/notifier.js';
-import { loadPolicy } from '../notifier/load-analysis.js';
-import { createRunMessages } from '../notifier/run-messages.js';
-import { createOutboxWorker, type OutboxWorkerOptions } from '../outbox/worker.js';
-import { createUsergroupResolver } from '../usergroups.js';
-import { changeAuthors } from '../../services/change-authors.js';
-import { createRunApplier } from './apply-approved.js';
-import type { SlackAppDeps } from './deps.js';
-import { createJobs } from './jobs.js';
+import type { GitSources } from '../adapters/git/git-sources.js';
+import { errorMessage } from '../domain/errors.js';
+import type { Run } from '../domain/run/model.js';
+import { countOutboxFailure, type Metrics } from '../metrics/registry.js';
+import type { GitHubClient } from '../ports/github.js';
+import { changeAuthors } from '../services/change-authors.js';
+import type { CheckOutcome } from '../services/check-stack.js';
+import type { Jobs } from '../services/jobs.js';
+import type { RemediationDeps } from '../services/open-remediation-pr.js';
+import type { Scheduler } from '../services/scheduler.js';
+import { createSlackApi } from '../slack/api.js';
+import type { SlackSettings } from '../slack/env.js';
+import * as actions from '../slack/listeners/actions/index.js';
+import * as commands from '../slack/listeners/commands/index.js';
+import type { SlackDeps } from '../slack/listeners/deps.js';
+import * as events from '../slack/listeners/events/index.js';
+import * as views from '../slack/listeners/views/index.js';
+import { escalateStaleDrift } from '../slack/notifier/escalate.js';
+import { loadPolicy } from '../slack/notifier/load-analysis.js';
+import { createNotifier } from '../slack/notifier/notifier.js';
+import { createRunMessages } from '../slack/notifier/run-messages.js';
+import { createOutboxWorker, type OutboxWorkerOptions } from '../slack/outbox/worker.js';
+import { createUsergroupResolver } from '../slack/usergroups.js';
+import type { AppContext } from './context.js';
 
 export interface SlackApp {
-  deps: SlackAppDeps;
   register(app: App): void;
-  /** Starts the outbox worker and re-drives approved runs left by an earlier stop. */
+  /** Starts the outbox worker and the escalation timer. */
   start(): void;
+  /** True while Slack requests are arriving (one came in the last few ms): background work yields to them. */
+  busy(): boolean;
   /** Stops taking events, waits for running jobs, sends held alerts, stops the worker. */
   stop(): Promise<void>;
   /** Everything handed off so far is done and the outbox is drained (tests, benchmarks). */
@@ -52,6 +53,12 @@ const AuthTestAnswer = z.object({ url: z.string().url() });
 export interface SlackAppOptions {
   context: AppContext;
   scheduler: Scheduler<CheckOutcome>;
+  /** Background work (shared with `serve`, so that shutdown waits for all of it). */
+  jobs: Jobs;
+  /** The apply use case, for the click that completes a run's approvals. */
+  apply(run: Run, actor: string): Promise<unknown>;
+  /** Asks for a fresh plan of a stack. */
+  requestCheck(stack: string): void;
   metrics: Metrics;
   settings: SlackSettings;
   /** How often the outbox is polled. */
@@ -85,33 +92,27 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     if (authors.size > 100) authors.delete(authors.keys().next().value!);
     return asked;
   };
-  const services = {
+  const messages = createRunMessages({ config, store, services: context.deps, stack: context.stack, canRemediate: Boolean(options.remediation) });
+  // When the last Slack request came in: background work yields to a burst of them (see services/jobs.ts).
+  let lastRequestAt = Number.NEGATIVE_INFINITY;
+  const { jobs } = options;
+  let workspaceUrl: string | undefined;
+  const deps: SlackDeps = {
     ...context.deps,
     ...(options.git ? { git: options.git } : {}),
-    slackStore: store,
+    store,
     usergroups: createUsergroupResolver({ call: api.call, ttlMs: config.slack.usergroupCacheTtl, now, logger }),
     approvers: config.approvers,
     snoozeMs: config.defaults.snooze,
     policyOf: (run: Run) => loadPolicy(context.deps, run.id),
     authorOf: authorsOf,
-  };
-  const messages = createRunMessages({ config, store, services, stack: context.stack, canRemediate: Boolean(options.remediation) });
-  const applier = createRunApplier({ services, scheduler, messages, stack: context.stack });
-  // When the last Slack request came in: background work yields to a burst of them (see jobs.ts).
-  let lastRequestAt = Number.NEGATIVE_INFINITY;
-  const jobs = createJobs({ logger, busy: () => performance.now() - lastRequestAt < 2 });
-  let workspaceUrl: string | undefined;
-  const deps: SlackAppDeps = {
+    requestCheck: options.requestCheck,
     config,
-    services,
-    store,
     scheduler,
     messages,
-    applier,
+    apply: options.apply,
     jobs,
     api,
-    logger,
-    now,
     stack: context.stack,
     ...(options.remediation ? { remediation: options.remediation } : {}),
     workspaceUrl: () => {
@@ -150,7 +151,6 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   });
 
   return {
-    deps,
     register(app) {
       app.use(async ({ next }) => {
         lastRequestAt = performance.now();
@@ -159,17 +159,14 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       actions.register(app, deps);
       commands.register(app, deps);
       events.register(app, deps);
+      views.register(app, deps);
     },
+    busy: () => performance.now() - lastRequestAt < 2,
     start() {
       lookUpWorkspace();
       worker.start(options.outboxPollMs ?? 250);
       escalation = setInterval(() => jobs.run('escalate', async () => escalateStaleDrift(escalateDeps)), 60_000);
       escalation.unref();
-      for (const run of store.listRuns({ states: ['approved'] })) {
-        const actor = store.listApprovals(run.id).at(-1)?.userId ?? 'system';
-        logger.warn({ runId: run.id, stack: run.stack }, 'approved run was not applied before the last stop; applying it now');
-        jobs.run('apply-after-restart', () => applier.apply(run, actor));
-      }
     },
     escalate: () => escalateStaleDrift(escalateDeps),
     workspaceUrl: deps.workspaceUrl,

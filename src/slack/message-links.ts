@@ -1,7 +1,7 @@
 import type { SlackConfig } from '../config/schema.js';
 import type { MessageRef, SlackStore } from '../ports/slack-store.js';
-import { channelFor } from '../slack/routing.js';
-import type { PageSlackLinks } from './page-deliverer.js';
+import type { PageSlackLinks } from '../ports/outbox.js';
+import { channelFor } from './routing.js';
 
 export interface SlackLinksDeps {
   slack: SlackConfig;

@@ -1,9 +1,10 @@
-import { errorMessage } from '../../domain/errors.js';
-import type { ServiceLogger } from '../../services/deps.js';
+import { errorMessage } from '../domain/errors.js';
+import type { ServiceLogger } from './deps.js';
 
 /**
- * Work a Slack handler hands off after `ack()`: it runs in the background, its failure is logged (never an
- * unhandled rejection that would end the process), and shutdown or a test can wait for all of it.
+ * Work done in the background: what a Slack handler hands off after `ack()`, an automatic apply started
+ * by a check. Its failure is logged (never an unhandled rejection that would end the process), and
+ * shutdown or a test can wait for all of it.
  *
  * Acks come first. Jobs start one per turn of the event loop, after the I/O that is waiting, and while
  * Slack requests keep arriving (`busy`) they wait, for at most `maxDelayMs`: in a burst of clicks every
@@ -49,7 +50,7 @@ export function createJobs(options: JobsOptions): Jobs {
       });
       const job: Promise<unknown> = turn
         .then(work)
-        .catch((err: unknown) => logger.error({ err: errorMessage(err), job: name }, 'slack job failed'))
+        .catch((err: unknown) => logger.error({ err: errorMessage(err), job: name }, 'background job failed'))
         .finally(() => running.delete(job));
       running.add(job);
     },

@@ -1,6 +1,6 @@
-import { parseDuration } from '../../config/duration.js';
-import { matchStacks } from '../../domain/match-stacks.js';
-import { suggest } from '../../domain/suggest.js';
+import { parseDuration } from '../../../config/duration.js';
+import { matchStacks } from '../../../domain/match-stacks.js';
+import { suggest } from '../../../domain/suggest.js';
 
 export type DriftCommand =
   | { kind: 'status' }

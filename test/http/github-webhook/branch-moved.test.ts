@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StackConfig } from '../../../src/config/schema.js';
-import { branchMoved, stacksOnBranch } from '../../../src/github/webhook/branch-moved.js';
+import { branchMoved, stacksOnBranch } from '../../../src/http/github-webhook/branch-moved.js';
 
 const repository = { full_name: 'acme/infra' };
 const pr = (action: string, merged: boolean | null) => ({ action, pull_request: { merged, base: { ref: 'main' } }, repository });

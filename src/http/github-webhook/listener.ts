@@ -2,8 +2,8 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { Webhooks } from '@octokit/webhooks';
 import type { StackConfig } from '../../config/schema.js';
 import { errorMessage } from '../../domain/errors.js';
-import { readBody } from '../../http/read-body.js';
-import { replyJson as reply } from '../../http/reply.js';
+import { readBody } from '../read-body.js';
+import { replyJson as reply } from '../reply.js';
 import type { ServiceLogger } from '../../services/deps.js';
 import { branchMoved, stacksOnBranch } from './branch-moved.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PageEventBody } from '../domain/oncall/page-event.js';
+import type { PageEventBody } from './page-event.js';
 
 /** The outbox method of a page; the worker hands the `pagerduty` namespace to the page deliverer. */
 export const PAGE_NAMESPACE = 'pagerduty';

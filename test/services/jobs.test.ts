@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createJobs } from '../../../src/slack/app/jobs.js';
+import { createJobs } from '../../src/services/jobs.js';
 
 const quiet = { error: () => undefined };
 

@@ -1,0 +1,74 @@
+/**
+ * The one way a run gets applied, whoever decided it: the last approval in Slack, or a stack's automatic
+ * mode its policies allow. The apply waits for the stack (never beside a check of it), applies exactly
+ * the saved plan that was reviewed, and ends the run in a state that says what happened: applied,
+ * apply_failed, expired (a fresh plan is asked for), or errored when it could not start, with the reason.
+ * Every step is audited and published as a domain event; Slack and PagerDuty only render those.
+ */
+import type { Verification } from '../domain/events.js';
+import type { Run } from '../domain/run/model.js';
+import type { SlackStore } from '../ports/slack-store.js';
+import type { RunStore } from '../ports/store.js';
+import { applyRunFromSource } from './apply-run-from-source.js';
+import type { ApplyOutcome } from './apply-run.js';
+import type { CheckOutcome } from './check-stack.js';
+import type { ServiceDeps, StackLookup } from './deps.js';
+import { announceExpiredPlan, type ExpireDeps } from './expire-plan.js';
+import type { SourceDeps } from './resolve-stack-at-commit.js';
+
+export interface ApplyDeps extends ServiceDeps, Partial<SourceDeps>, ExpireDeps {
+  /** Runs work on a stack in its turn, never beside a check of it (Scheduler.exclusive). */
+  exclusive<U>(stack: string, work: () => Promise<U>): Promise<U>;
+  stack: StackLookup;
+}
+
+function verificationOf(outcome: CheckOutcome): Verification {
+  if (outcome.status === 'no_changes') return 'clean';
+  if (outcome.status === 'drifted' || outcome.status === 'pending_approval') return 'still_drifting';
+  return 'failed';
+}
+
+/** Applies a run that is `approved` (or, for an automatic mode, still awaiting a decision); `actor` is who decided. */
+export async function applyApprovedRun(deps: ApplyDeps, run: Run, actor: string): Promise<ApplyOutcome | undefined> {
+  const stack = deps.stack(run.stack);
+  if (!stack) return undefined;
+  await deps.bus.publish({ type: 'apply_queued', stack: stack.name, run, actor });
+  return deps.exclusive(stack.name, async () => {
+    const started = performance.now();
+    const outcome = await applyRunFromSource(deps, stack, run.id, actor);
+    const durationMs = performance.now() - started;
+    await settle(deps, run, actor, outcome, durationMs);
+    return outcome;
+  });
+}
+
+async function settle(deps: ApplyDeps, run: Run, actor: string, outcome: ApplyOutcome, durationMs: number): Promise<void> {
+  const stack = run.stack;
+  if (outcome.status === 'applied' || outcome.status === 'apply_failed') {
+    const verification = verificationOf(outcome.verification);
+    await deps.bus.publish(
+      outcome.status === 'applied'
+        ? { type: 'applied', stack, run: outcome.run, actor, durationMs, output: outcome.output, verification }
+        : { type: 'apply_failed', stack, run: outcome.run, actor, durationMs, error: outcome.error, output: outcome.output, verification },
+    );
+    return;
+  }
+  // Another path already applies or applied this run: what happens to it is that path's to say.
+  if (outcome.code === 'not_applyable' || outcome.code === 'not_found') return;
+  // applyRun marked the run expired; a fresh plan gets a message of its own.
+  if (outcome.code === 'expired' || outcome.code === 'stale') {
+    await announceExpiredPlan(deps, run, { stale: outcome.code === 'stale' });
+    return;
+  }
+  const ended = deps.store.transition(run.id, 'approved', 'errored', { error: `apply did not start: ${outcome.reason}` }) ?? deps.store.getRun(run.id) ?? run;
+  deps.store.appendAudit({ at: deps.now(), actor, action: 'apply_not_started', runId: run.id, stack, detail: { reason: outcome.reason } });
+  await deps.bus.publish({ type: 'apply_not_started', stack, run: ended, actor, reason: outcome.reason, blocked: outcome.code === 'blocked' });
+}
+
+/**
+ * Runs left `approved` by an earlier stop (the approvals were in, the apply had not started): applied
+ * now, as the last approver, so that an approval is never lost to a restart.
+ */
+export function approvedRunsLeftOver(store: Pick<RunStore, 'listRuns'> & Pick<SlackStore, 'listApprovals'>): { run: Run; actor: string }[] {
+  return store.listRuns({ states: ['approved'] }).map((run) => ({ run, actor: store.listApprovals(run.id).at(-1)?.userId ?? 'system' }));
+}

@@ -1,0 +1,32 @@
+import type { DriftgateConfig, StackConfig } from '../../config/schema.js';
+import type { Run } from '../../domain/run/model.js';
+import type { ApprovalServiceDeps } from '../../services/approval-deps.js';
+import type { CheckOutcome } from '../../services/check-stack.js';
+import type { RemediationDeps } from '../../services/open-remediation-pr.js';
+import type { Scheduler } from '../../services/scheduler.js';
+import type { SlackApi } from '../api.js';
+import type { RunMessages } from '../notifier/run-messages.js';
+import type { Jobs } from '../../services/jobs.js';
+
+/**
+ * Everything the Slack listeners may use, built once by the composition root (src/app/slack-app.ts).
+ * It is the approval services' deps (so a handler passes itself to approveRun), plus the Slack side.
+ * Each handler takes the `Pick<>` of it that it uses.
+ */
+export interface SlackDeps extends ApprovalServiceDeps {
+  config: Pick<DriftgateConfig, 'stacks' | 'slack' | 'approvers'>;
+  /** `/drift check` queues checks; `/drift status` reads what runs. */
+  scheduler: Pick<Scheduler<CheckOutcome>, 'request' | 'exclusive' | 'status'>;
+  messages: RunMessages;
+  /** The apply use case, for the click that completes a run's approvals. */
+  apply(run: Run, actor: string): Promise<unknown>;
+  /** Work handed off after ack(). */
+  jobs: Jobs;
+  /** For calls that cannot wait in the outbox: views.open must use its trigger_id within 3 s. */
+  api: SlackApi;
+  stack(name: string): StackConfig | undefined;
+  /** Set when GitHub is configured: remediation PRs. */
+  remediation?: RemediationDeps;
+  /** The workspace's address for links to messages, once `auth.test` has answered. */
+  workspaceUrl(): string | undefined;
+}

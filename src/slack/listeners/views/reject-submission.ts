@@ -1,0 +1,21 @@
+import { rejectRun } from '../../../services/reject-run.js';
+import { REJECT_MODAL } from '../../action-ids.js';
+import { renderNotAllowed } from '../../blocks/render-command-replies.js';
+import type { ApprovalServiceDeps } from '../../../services/approval-deps.js';
+import type { SlackDeps } from '../deps.js';
+import type { Tell } from '../tell.js';
+
+/** The modal's submission: reject (checked and audited by rejectRun), then the message says who and why. */
+export async function handleRejectSubmission(
+  deps: ApprovalServiceDeps & Pick<SlackDeps, 'stack' | 'messages'>,
+  submission: { userId: string; runId: string; values: Record<string, Record<string, { value?: string | null }>> },
+  tellFor: (stack: string) => Tell,
+): Promise<void> {
+  const run = deps.store.getRun(submission.runId);
+  const stack = run && deps.stack(run.stack);
+  if (!run || !stack) return;
+  const reason = submission.values[REJECT_MODAL.reasonBlockId]?.[REJECT_MODAL.reasonActionId]?.value ?? undefined;
+  const outcome = await rejectRun(deps, stack, run.id, submission.userId, reason);
+  if (outcome.status === 'refused') return tellFor(stack.name)(renderNotAllowed(outcome.message));
+  await deps.messages.update(outcome.run, { kind: 'rejected', by: submission.userId, ...(outcome.reason ? { reason: outcome.reason } : {}) });
+}
