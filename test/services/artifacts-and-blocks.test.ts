@@ -4,7 +4,7 @@ import { applyRun } from '../../src/services/apply-run.js';
 import { checkStack } from '../../src/services/check-stack.js';
 import { pruneArtifacts } from '../../src/services/retention.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
-import type { ConfigPatch } from '../helpers/config-builder.js';
+import { configYaml, stackEntry, type ConfigPatch } from '../helpers/config-builder.js';
 import { runCli } from '../helpers/cli.js';
 import { startLocalS3, type LocalS3 } from '../helpers/s3rver.js';
 
@@ -63,7 +63,7 @@ describe('artifact store and blocked stacks', () => {
     const config = app.context.config;
     const yml = `${app.tf.dir}/cli.yml`;
     const { writeFile } = await import('node:fs/promises');
-    await writeFile(yml, `dataDir: ${config.dataDir}\nstacks:\n  - name: queue\n    dir: ${app.context.stack('queue')!.dir}\n`);
+    await writeFile(yml, configYaml({ dataDir: config.dataDir, stacks: [stackEntry('queue', app.context.stack('queue')!.dir)] }));
     const unlocked = await runCli(['unlock', 'queue', '--config', yml], { cwd: app.tf.dir, env: app.env });
     expect(unlocked).toMatchObject({ code: 0, stdout: expect.stringContaining('was blocked: apply of run r_1 was interrupted') });
     expect(store.listAudit({ stack: 'queue' }).map((a) => a.action)).toContain('unlock');
