@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/adapters/store/open-sqlite-store.js';
 import { makeTestRepo, type TestRepo } from '../adapters/git/git-repo.js';
 import { runCli } from '../helpers/cli.js';
+import { configYaml, gitSource, stackEntry } from '../helpers/config-builder.js';
 
 let repo: TestRepo | undefined;
 let dir: string | undefined;
@@ -18,8 +19,7 @@ async function setup() {
   repo = await makeTestRepo();
   dir = await mkdtemp(join(tmpdir(), 'driftgate-baseline-'));
   const file = join(dir, 'driftgate.yml');
-  const lines = ['version: 1', 'dataDir: data', 'source:', `  git: { url: "${repo.url}" }`, 'stacks:', '  - name: prod/app', '    dir: app'];
-  await writeFile(file, lines.join('\n'));
+  await writeFile(file, configYaml({ version: 1, dataDir: 'data', stacks: [stackEntry('prod/app', 'app')] }, gitSource(repo.url)));
   const env = { PATH: process.env.PATH, HOME: dir, USER: 'grace' };
   const audit = () => {
     const store = openSqliteStore({ path: join(dir!, 'data', 'driftgate.db') });

@@ -8,6 +8,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editResourceInput } from '../../src/cli/commands/demo-drift.js';
 import { runCli } from '../helpers/cli.js';
+import { approvers, configYaml, type ConfigPatch } from '../helpers/config-builder.js';
 import { SENSITIVE_DATABASE, writeStacks } from '../helpers/stack-files.js';
 import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-env.js';
 
@@ -23,32 +24,28 @@ resource "terraform_data" "subnet" {
 `;
 
 // terraform_data's attribute is `input`; `output` mirrors it and is unknown after any change.
-const POLICIES = String.raw`
-approvers:
-  groups:
-    senior:
-      users: [U0SENIOR]
-policies:
-  rules:
-    - name: cidr-owned-by-network-team
-      when: '"input.cidr" in resource.changed_attributes'
-      message: '{{ resource.address }}: the CIDR belongs to the network team'
-      effect: deny
-    - name: cost-tool-tags
-      when: 'size(resource.changed_attributes) > 0 && resource.changed_attributes.all(a, a == "input.tags.CostCenter" || a == "output")'
-      effect: ignore
-    - name: new-credentials-need-senior
-      when: 'resource.name == "creds" && "create" in resource.actions'
-      message: '{{ resource.address }} is new: {{ resource.after }}'
-      effect: require_approval
-      count: 1
-      from: [senior]
-    - name: echo-plan
-      scope: plan
-      when: 'stack.name == "dev/db"'
-      message: '{{ terraform.resource_changes.map(r, r.after) }}'
-      effect: warn
-`;
+const POLICIES: ConfigPatch = {
+  ...approvers({ senior: ['U0SENIOR'] }),
+  policies: {
+    rules: [
+      { name: 'cidr-owned-by-network-team', when: '"input.cidr" in resource.changed_attributes', message: '{{ resource.address }}: the CIDR belongs to the network team', effect: 'deny' },
+      {
+        name: 'cost-tool-tags',
+        when: 'size(resource.changed_attributes) > 0 && resource.changed_attributes.all(a, a == "input.tags.CostCenter" || a == "output")',
+        effect: 'ignore',
+      },
+      {
+        name: 'new-credentials-need-senior',
+        when: 'resource.name == "creds" && "create" in resource.actions',
+        message: '{{ resource.address }} is new: {{ resource.after }}',
+        effect: 'require_approval',
+        count: 1,
+        from: ['senior'],
+      },
+      { name: 'echo-plan', scope: 'plan', when: 'stack.name == "dev/db"', message: '{{ terraform.resource_changes.map(r, r.after) }}', effect: 'warn' },
+    ],
+  },
+};
 
 let tf: TestTerraformEnv;
 let env: Record<string, string | undefined>;
@@ -57,8 +54,8 @@ let repo: string;
 beforeAll(async () => {
   tf = await makeTerraformEnv('driftgate-cli-policies-');
   repo = join(tf.dir, 'repo');
-  const stackLines = await writeStacks(repo, { 'dev/network': NETWORK, 'dev/db': SENSITIVE_DATABASE }, { 'dev/db': 'vars:\n  password: ${DB_PASSWORD}' });
-  await writeFile(join(repo, 'driftgate.yml'), [`dataDir: ${join(tf.dir, 'data')}`, 'log:', '  level: silent', POLICIES, 'stacks:', ...stackLines].join('\n'));
+  const stacks = await writeStacks(repo, { 'dev/network': NETWORK, 'dev/db': SENSITIVE_DATABASE }, { 'dev/db': { vars: { password: '${DB_PASSWORD}' } } });
+  await writeFile(join(repo, 'driftgate.yml'), configYaml({ dataDir: join(tf.dir, 'data'), log: { level: 'silent' }, stacks }, POLICIES));
   env = { PATH: process.env.PATH, HOME: process.env.HOME, ...tf.env, DB_PASSWORD: SECRET, TF_VAR_password: SECRET };
 
   // dev/network is applied, then its VPC CIDR and its subnet's cost tag change out of band; dev/db is new.

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editResourceInput } from '../../src/cli/commands/demo-drift.js';
 import { runCli } from '../helpers/cli.js';
+import { configYaml } from '../helpers/config-builder.js';
 import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-env.js';
 
 const STACK = `
@@ -24,10 +25,7 @@ beforeAll(async () => {
   }
   await mkdir(join(repo, 'environments/prod/broken'), { recursive: true });
   await writeFile(join(repo, 'environments/prod/broken/main.tf'), 'resource "terraform_data" "x" {\n  input = var.missing\n}\n');
-  await writeFile(
-    join(repo, 'driftgate.yml'),
-    `dataDir: ${join(tf.dir, 'data')}\nlog:\n  level: silent\ndiscover:\n  - glob: environments/*/*\n`,
-  );
+  await writeFile(join(repo, 'driftgate.yml'), configYaml({ dataDir: join(tf.dir, 'data'), log: { level: 'silent' }, discover: [{ glob: 'environments/*/*' }] }));
   env = { PATH: process.env.PATH, HOME: process.env.HOME, ...tf.env };
 });
 afterAll(() => tf.cleanup());

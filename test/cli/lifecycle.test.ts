@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/adapters/store/open-sqlite-store.js';
 import type { RunStore } from '../../src/ports/store.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../helpers/cli.js';
+import { configYaml, stackEntry } from '../helpers/config-builder.js';
 import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-env.js';
 
 /**
@@ -47,10 +48,7 @@ beforeAll(async () => {
   await execa('terraform', ['init', '-input=false'], { cwd: stackDir, env, extendEnv: false });
   await execa('terraform', ['apply', '-auto-approve', '-input=false'], { cwd: stackDir, env, extendEnv: false });
   config = join(tf.dir, 'driftgate.yml');
-  await writeFile(
-    config,
-    `dataDir: ${join(tf.dir, 'data')}\nterraform:\n  timeouts:\n    lock: 5m\n    killGrace: 5s\nstacks:\n  - name: app\n    dir: ${stackDir}\n`,
-  );
+  await writeFile(config, configYaml({ dataDir: join(tf.dir, 'data'), terraform: { timeouts: { lock: '5m', killGrace: '5s' } }, stacks: [stackEntry('app', stackDir)] }));
   // Holds the state lock until its stdin closes.
   holder = execa('terraform', ['console'], { cwd: stackDir, env, extendEnv: false, stdin: 'pipe', reject: false });
 });

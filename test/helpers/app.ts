@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { createAppContext, type AppContext } from '../../src/app/context.js';
 import { parseConfig } from '../../src/config/load.js';
+import { configYaml, type ConfigPatch, type StackSettings } from './config-builder.js';
 import { lineSink, writeStacks } from './stack-files.js';
 import { makeTerraformEnv, type TestTerraformEnv } from './terraform-env.js';
 
@@ -19,21 +20,22 @@ export interface TestApp {
 }
 
 /**
- * A data dir, stack dirs written from HCL, and the real composition root built from a config text.
+ * A data dir, stack dirs written from HCL, and the real composition root built from a config (`config`
+ * merged over the helper's own, its stacks after those of `stacks`).
  * `stacks` maps stack names to main.tf contents (undefined: the dir is not created).
  */
 export async function makeTestApp(options: {
   stacks: Record<string, string | undefined>;
-  extraConfig?: string;
-  stackSettings?: Record<string, string>;
+  config?: ConfigPatch;
+  stackSettings?: Record<string, StackSettings>;
   env?: Record<string, string>;
 }): Promise<TestApp> {
   const tf = await makeTerraformEnv('driftgate-app-');
   const root = join(tf.dir, 'repo');
-  const lines = ['version: 1', `dataDir: ${join(tf.dir, 'data')}`, 'log:', '  level: debug', options.extraConfig ?? '', 'stacks:'];
-  lines.push(...(await writeStacks(root, options.stacks, options.stackSettings)));
+  const stacks = await writeStacks(root, options.stacks, options.stackSettings);
+  const text = configYaml({ version: 1, dataDir: join(tf.dir, 'data'), log: { level: 'debug' }, stacks }, options.config);
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...tf.env, ...options.env };
-  const config = await parseConfig(lines.join('\n'), { baseDir: root, env });
+  const config = await parseConfig(text, { baseDir: root, env });
   const { lines: logs, stream: logDestination } = lineSink();
   const now = { value: new Date() };
   const context = await createAppContext(config, { env, logDestination, now: () => new Date(now.value) });

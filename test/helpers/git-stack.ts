@@ -4,6 +4,7 @@ import { createGitSources } from '../../src/adapters/git/git-sources.js';
 import { createAppContext, type AppContext } from '../../src/app/context.js';
 import { parseConfig } from '../../src/config/load.js';
 import { makeTestRepo, type TestRepo } from '../adapters/git/git-repo.js';
+import { configYaml, gitSource, stackEntry } from './config-builder.js';
 import { lineSink } from './stack-files.js';
 import { makeTerraformEnv, type TestTerraformEnv } from './terraform-env.js';
 
@@ -26,14 +27,17 @@ export interface GitStackEnv {
   cleanup(): Promise<void>;
 }
 
+/** driftgate.yml with the one stack `prod/db`, whose dir `db` is in the repository at `url`. */
+export const gitStackYaml = (dataDir: string, url: string, git: Parameters<typeof gitSource>[1] = {}) =>
+  configYaml({ version: 1, dataDir, stacks: [stackEntry('prod/db', 'db')] }, gitSource(url, git));
+
 /** A repo whose stack `prod/db` lives in `db/`, and an app context reading it from the repo's `main`. */
 export async function makeGitStackEnv(): Promise<GitStackEnv> {
   const repo = await makeTestRepo();
   const tf = await makeTerraformEnv('driftgate-gitstack-');
   const env = { PATH: process.env.PATH, HOME: tf.dir, ...tf.env };
   const dataDir = join(tf.dir, 'data');
-  const text = ['version: 1', `dataDir: ${dataDir}`, 'source:', '  git:', `    url: ${repo.url}`, 'stacks:', '  - name: prod/db', '    dir: db'].join('\n');
-  const context = await createAppContext(await parseConfig(text, { baseDir: tf.dir, env }), { env, logDestination: lineSink().stream });
+  const context = await createAppContext(await parseConfig(gitStackYaml(dataDir, repo.url), { baseDir: tf.dir, env }), { env, logDestination: lineSink().stream });
   return {
     repo,
     tf,

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { startServe, type RunningServe, type ServeOptions } from '../../src/app/serve.js';
 import { parseConfig } from '../../src/config/load.js';
+import { configYaml, slack, type ConfigPatch, type StackSettings } from './config-builder.js';
 import { startSlackEmulator, type EmulatedUsergroup, type SlackEmulator } from './slack-emulator.js';
 import { postSigned, slashCommand } from './slack-signing.js';
 import { lineSink, writeStacks } from './stack-files.js';
@@ -44,19 +45,17 @@ export interface SlackServe {
 export interface SlackServeOptions {
   /** Stack name -> main.tf. */
   stacks: Record<string, string>;
-  /** `stacks:` entries written as they are, after those of `stacks`: stacks from a Git source, whose dir is in the repository. */
-  stackEntries?: string;
-  /** Extra YAML per stack (e.g. `environment: prod`). */
-  stackSettings?: Record<string, string>;
-  /** Top-level YAML appended to the config: approvers, defaults… */
-  extraConfig?: string;
-  slackConfig?: string;
-  /** Extra lines of the `defaults:` section, indented by two spaces. */
-  defaults?: string;
+  /** Settings per stack (e.g. `{ environment: 'prod' }`). */
+  stackSettings?: Record<string, StackSettings>;
+  /**
+   * Merged over the helper's config (quiet defaults, the emulator's channel, `digestWindow: 0s`): approvers,
+   * defaults, slack… Its `stacks` come after those of `stacks`: stacks from a Git source, whose dir is in the repository.
+   */
+  config?: ConfigPatch;
   usergroups?: EmulatedUsergroup[];
   env?: Record<string, string>;
   /** Default debug, so tests can check what reaches the logs. */
-  logLevel?: string;
+  logLevel?: NonNullable<ConfigPatch['log']>['level'];
   /** Socket Mode (SLACK_APP_TOKEN set) instead of the HTTP receiver; Slack's side is emulator.socket. */
   socketMode?: boolean;
   /** GitHub client tuning for remediation PRs (shorter retries). */
@@ -71,22 +70,12 @@ export async function startSlackServe(options: SlackServeOptions): Promise<Slack
   const appToken = 'xapp-emulator-app-token';
   const emulator = await startSlackEmulator({ usergroups: options.usergroups ?? [], ...(options.socketMode ? { appToken } : {}) });
   const root = join(tf.dir, 'repo');
-  const lines = [
-    'version: 1',
-    `dataDir: ${join(tf.dir, 'data')}`,
-    'log:',
-    `  level: ${options.logLevel ?? 'debug'}`,
-    'defaults:',
-    '  jitter: 0s',
-    '  schedule: "0 0 1 1 *"',
-    ...(options.defaults ? [options.defaults] : []),
-    'slack:',
-    `  defaultChannel: ${CHANNEL}`,
-    ...(options.slackConfig ?? '  digestWindow: 0s').split('\n'),
-    options.extraConfig ?? '',
-    'stacks:',
-  ];
-  lines.push(...(await writeStacks(root, options.stacks, options.stackSettings)), ...(options.stackEntries ? [options.stackEntries] : []));
+  const stacks = await writeStacks(root, options.stacks, options.stackSettings);
+  const text = configYaml(
+    { version: 1, dataDir: join(tf.dir, 'data'), log: { level: options.logLevel ?? 'debug' }, defaults: { jitter: '0s', schedule: '0 0 1 1 *' }, stacks },
+    slack(CHANNEL, { digestWindow: '0s' }),
+    options.config,
+  );
   const env = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -97,7 +86,7 @@ export async function startSlackServe(options: SlackServeOptions): Promise<Slack
     SLACK_API_URL: emulator.apiUrl,
     ...(options.socketMode ? { SLACK_APP_TOKEN: appToken } : {}),
   };
-  const config = await parseConfig(lines.join('\n'), { baseDir: root, env });
+  const config = await parseConfig(text, { baseDir: root, env });
   const { lines: logs, stream: logDestination } = lineSink();
   const now = { value: new Date() };
   let port = 0;

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { stackEntry, type StackInput, type StackSettings } from './config-builder.js';
 
 /** A stack whose variable is sensitive: plan JSON holds its value in clear, driftgate must mask it. */
 export const SENSITIVE_DATABASE = `
@@ -14,20 +15,20 @@ resource "terraform_data" "creds" {
 `;
 
 /**
- * Writes each stack's main.tf below `root` (undefined: the dir is not created) and returns the config
- * lines of its `stacks:` entries, with `settings` (YAML per stack) indented under each.
+ * Writes each stack's main.tf below `root` (undefined: the dir is not created) and returns its `stacks:`
+ * entries, each with its `settings`.
  */
-export async function writeStacks(root: string, stacks: Record<string, string | undefined>, settings: Record<string, string> = {}): Promise<string[]> {
-  const lines: string[] = [];
+export async function writeStacks(root: string, stacks: Record<string, string | undefined>, settings: Record<string, StackSettings> = {}): Promise<StackInput[]> {
+  const entries: StackInput[] = [];
   for (const [name, hcl] of Object.entries(stacks)) {
     const dir = join(root, name);
     if (hcl !== undefined) {
       await mkdir(dir, { recursive: true });
       await writeFile(join(dir, 'main.tf'), hcl);
     }
-    lines.push(`  - name: ${name}`, `    dir: ${dir}`, ...(settings[name] ?? '').split('\n').filter(Boolean).map((l) => `    ${l}`));
+    entries.push(stackEntry(name, dir, settings[name]));
   }
-  return lines;
+  return entries;
 }
 
 /** A stream that keeps every line written to it, for asserting what reached the logs. */

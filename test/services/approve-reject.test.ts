@@ -13,6 +13,7 @@ import { createLogger } from '../../src/logging/logger.js';
 import { createSlackApi } from '../../src/slack/api.js';
 import { createUsergroupResolver, type SlackCall } from '../../src/slack/usergroups.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
+import { approvers } from '../helpers/config-builder.js';
 import { startSlackEmulator, type SlackEmulator } from '../helpers/slack-emulator.js';
 
 const NETWORK = `
@@ -28,22 +29,14 @@ const AUTHOR = 'U0AUTHOR';
 const OUTSIDER = 'U0OUTSIDER';
 const ONCALL = 'U0ONCALL';
 
-const APPROVERS = `
-approvers:
-  groups:
-    sre-leads:
-      users: [${LEAD1}, ${LEAD2}, ${LEAD3}, ${AUTHOR}]
-    oncall:
-      usergroups: ['@oncall']
-  rules:
-    - stacks: prod/*
-      count: 2
-      from: [sre-leads]
-    - environments: [staging]
-      from: [oncall]
-  authors:
-    octocat: ${AUTHOR}
-`;
+const APPROVERS = approvers(
+  { 'sre-leads': [LEAD1, LEAD2, LEAD3, AUTHOR], oncall: { usergroups: ['@oncall'] } },
+  [
+    { stacks: 'prod/*', count: 2, from: ['sre-leads'] },
+    { environments: ['staging'], from: ['oncall'] },
+  ],
+  { authors: { octocat: AUTHOR } },
+);
 
 let app: TestApp | undefined;
 let emulator: SlackEmulator | undefined;
@@ -63,8 +56,8 @@ async function setup(options: { stacks: Record<string, string>; call?: SlackCall
   const checksRequested: string[] = [];
   app = await makeTestApp({
     stacks: options.stacks,
-    extraConfig: `defaults:\n  maxPlanAge: 1h\n  snooze: 24h\n${APPROVERS}`,
-    stackSettings: Object.fromEntries(Object.keys(options.stacks).map((n) => [n, `environment: ${n.split('/')[0]}`])),
+    config: { defaults: { maxPlanAge: '1h', snooze: '24h' }, ...APPROVERS },
+    stackSettings: Object.fromEntries(Object.keys(options.stacks).map((n) => [n, { environment: n.split('/')[0] }])),
   });
   const { context } = app;
   const store = context.store as RunStore & SlackStore;

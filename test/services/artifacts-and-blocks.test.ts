@@ -4,6 +4,7 @@ import { applyRun } from '../../src/services/apply-run.js';
 import { checkStack } from '../../src/services/check-stack.js';
 import { pruneArtifacts } from '../../src/services/retention.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
+import { configYaml, stackEntry, type ConfigPatch } from '../helpers/config-builder.js';
 import { runCli } from '../helpers/cli.js';
 import { startLocalS3, type LocalS3 } from '../helpers/s3rver.js';
 
@@ -19,15 +20,14 @@ afterEach(async () => {
 });
 
 
-const s3Config = (endpoint: string) =>
-  ['artifacts:', '  type: s3', '  bucket: plans', '  region: us-east-1', `  endpoint: ${endpoint}`, '  forcePathStyle: true'].join('\n');
+const s3Config = (endpoint: string): ConfigPatch => ({ artifacts: { type: 's3', bucket: 'plans', region: 'us-east-1', endpoint, forcePathStyle: true } });
 // Static credentials keep the SDK from looking for instance metadata on the network.
 const s3Env = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
 
 describe('artifact store and blocked stacks', () => {
   it('plans and applies with saved plans kept in an S3-compatible store', async () => {
     s3 = await startLocalS3(['plans']);
-    app = await makeTestApp({ stacks: { queue: STACK }, extraConfig: s3Config(s3.endpoint), env: s3Env });
+    app = await makeTestApp({ stacks: { queue: STACK }, config: s3Config(s3.endpoint), env: s3Env });
     const { deps, store } = app.context;
     const stack = app.context.stack('queue')!;
     const planned = await checkStack(deps, stack, { trigger: 'manual' });
@@ -39,7 +39,7 @@ describe('artifact store and blocked stacks', () => {
   });
 
   it('errors the run with the reason when the artifact store is unreachable, and stays usable', async () => {
-    app = await makeTestApp({ stacks: { queue: STACK }, extraConfig: s3Config(`http://127.0.0.1:${await closedPort()}`), env: s3Env });
+    app = await makeTestApp({ stacks: { queue: STACK }, config: s3Config(`http://127.0.0.1:${await closedPort()}`), env: s3Env });
     const { deps, store } = app.context;
     const outcome = await checkStack(deps, app.context.stack('queue')!, { trigger: 'manual' });
     expect(outcome).toMatchObject({ status: 'errored', error: expect.stringContaining('s3://plans/') });
@@ -63,7 +63,7 @@ describe('artifact store and blocked stacks', () => {
     const config = app.context.config;
     const yml = `${app.tf.dir}/cli.yml`;
     const { writeFile } = await import('node:fs/promises');
-    await writeFile(yml, `dataDir: ${config.dataDir}\nstacks:\n  - name: queue\n    dir: ${app.context.stack('queue')!.dir}\n`);
+    await writeFile(yml, configYaml({ dataDir: config.dataDir, stacks: [stackEntry('queue', app.context.stack('queue')!.dir)] }));
     const unlocked = await runCli(['unlock', 'queue', '--config', yml], { cwd: app.tf.dir, env: app.env });
     expect(unlocked).toMatchObject({ code: 0, stdout: expect.stringContaining('was blocked: apply of run r_1 was interrupted') });
     expect(store.listAudit({ stack: 'queue' }).map((a) => a.action)).toContain('unlock');

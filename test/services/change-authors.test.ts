@@ -6,6 +6,7 @@ import { parseConfig } from '../../src/config/load.js';
 import type { Run } from '../../src/domain/run/model.js';
 import { changeAuthors, githubLoginOf } from '../../src/services/change-authors.js';
 import { makeTestRepo, type TestRepo } from '../adapters/git/git-repo.js';
+import { gitStackYaml } from '../helpers/git-stack.js';
 import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-env.js';
 
 let repo: TestRepo | undefined;
@@ -33,7 +34,7 @@ describe('who authored a pending change', () => {
     tf = await makeTerraformEnv('driftgate-authors-');
     const env = { PATH: process.env.PATH, HOME: tf.dir, ...tf.env };
     const dataDir = join(tf.dir, 'data');
-    const config = await parseConfig(['version: 1', `dataDir: ${dataDir}`, 'source:', '  git:', `    url: ${repo.url}`, 'stacks:', '  - name: prod/db', '    dir: db'].join('\n'), { baseDir: tf.dir, env });
+    const config = await parseConfig(gitStackYaml(dataDir, repo.url), { baseDir: tf.dir, env });
     const stack = config.stacks[0]!;
     const a = await repo.commit({ 'db/main.tf': '' }, 'Add db');
     const b = await repo.commit({ 'db/main.tf': '# resized\n' }, 'Resize db (#34)');

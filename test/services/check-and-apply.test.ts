@@ -79,7 +79,7 @@ describe('check and apply with real terraform', () => {
   });
 
   it('refuses a plan older than maxPlanAge and a tampered saved plan', async () => {
-    app = await makeTestApp({ stacks: { network: NETWORK }, extraConfig: 'defaults:\n  maxPlanAge: 1h' });
+    app = await makeTestApp({ stacks: { network: NETWORK }, config: { defaults: { maxPlanAge: '1h' } } });
     const { deps, store } = app.context;
     const stack = app.context.stack('network')!;
     const planned = await checkStack(deps, stack, { trigger: 'manual' });
@@ -124,7 +124,7 @@ describe('check and apply with real terraform', () => {
   it('keeps a sensitive variable out of every artifact but the raw plan, the database and the logs', async () => {
     app = await makeTestApp({
       stacks: { db: SENSITIVE_DATABASE },
-      stackSettings: { db: 'vars:\n  password: ${DB_PASSWORD}' },
+      stackSettings: { db: { vars: { password: '${DB_PASSWORD}' } } },
       env: { DB_PASSWORD: SECRET },
     });
     const { deps, store } = app.context;

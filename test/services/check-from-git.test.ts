@@ -13,7 +13,7 @@ import { resolveStackAtHead } from '../../src/services/resolve-stack-at-head.js'
 import { makeTestRepo, type TestRepo } from '../adapters/git/git-repo.js';
 import { lineSink } from '../helpers/stack-files.js';
 import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-env.js';
-import { stackHcl } from '../helpers/git-stack.js';
+import { gitStackYaml, stackHcl } from '../helpers/git-stack.js';
 
 let repo: TestRepo | undefined;
 let tf: TestTerraformEnv | undefined;
@@ -30,8 +30,7 @@ async function setup() {
   tf = await makeTerraformEnv('driftgate-gitsrc-');
   const env = { PATH: process.env.PATH, HOME: tf.dir, ...tf.env };
   const dataDir = join(tf.dir, 'data');
-  const text = ['version: 1', `dataDir: ${dataDir}`, 'source:', '  git:', `    url: ${repo.url}`, '    subpath: infra', 'stacks:', '  - name: prod/db', '    dir: db'].join('\n');
-  const config = await parseConfig(text, { baseDir: tf.dir, env });
+  const config = await parseConfig(gitStackYaml(dataDir, repo.url, { subpath: 'infra' }), { baseDir: tf.dir, env });
   const { stream } = lineSink();
   context = await createAppContext(config, { env, logDestination: stream });
   const git = createGitSources({ dataDir, env });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { editResourceInput } from '../../src/cli/commands/demo-drift.js';
 import { checkStack } from '../../src/services/check-stack.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
+import type { ConfigPatch } from '../helpers/config-builder.js';
 
 const STACK = `
 resource "terraform_data" "vpc" {
@@ -12,13 +13,7 @@ resource "terraform_data" "asg" {
 }
 `;
 
-const POLICIES = `
-policies:
-  rules:
-    - name: autoscaler-owns-asg
-      when: 'resource.name == "asg"'
-      effect: ignore
-`;
+const POLICIES: ConfigPatch = { policies: { rules: [{ name: 'autoscaler-owns-asg', when: 'resource.name == "asg"', effect: 'ignore' }] } };
 
 let app: TestApp | undefined;
 afterEach(async () => {
@@ -28,7 +23,7 @@ afterEach(async () => {
 
 describe('ignored changes and the drift fingerprint', () => {
   it('keeps the same drift the same while a value another system owns keeps moving', async () => {
-    app = await makeTestApp({ stacks: { dev: STACK }, extraConfig: POLICIES });
+    app = await makeTestApp({ stacks: { dev: STACK }, config: POLICIES });
     const stack = app.context.stack('dev')!;
     await app.applyWithTerraform('dev');
     const tf = { binary: 'terraform', env: app.env };

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { configYaml, slack, type ConfigPatch } from '../helpers/config-builder.js';
 import { closedPort } from '../helpers/ports.js';
 import { startServe, type RunningServe } from '../../src/app/serve.js';
 import { parseConfig } from '../../src/config/load.js';
@@ -19,9 +20,9 @@ afterEach(async () => {
   dir = undefined;
 });
 
-async function serve(env: Record<string, string>, slack = 'slack:\n  defaultChannel: C0ALERTS\n'): Promise<{ base: string }> {
+async function serve(env: Record<string, string>, slackSection: ConfigPatch = slack('C0ALERTS')): Promise<{ base: string }> {
   dir = await mkdtemp(join(tmpdir(), 'driftgate-serve-slack-'));
-  const config = await parseConfig(`dataDir: ${join(dir, 'data')}\nlog:\n  level: silent\n${slack}`, { baseDir: dir, env: {} });
+  const config = await parseConfig(configYaml({ dataDir: join(dir, 'data'), log: { level: 'silent' } }, slackSection), { baseDir: dir, env: {} });
   running = await startServe(config, { env: { PATH: process.env.PATH, ...env }, port: 0, host: '127.0.0.1' });
   return { base: `http://127.0.0.1:${running.health.port}` };
 }
@@ -50,7 +51,7 @@ describe('serve with Slack configured', () => {
   });
 
   it('refuses to start without a slack section, saying where alerts would go', async () => {
-    await expect(serve({ SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: SECRET }, '')).rejects.toThrow(/slack: is required when SLACK_BOT_TOKEN is set/);
+    await expect(serve({ SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: SECRET }, {})).rejects.toThrow(/slack: is required when SLACK_BOT_TOKEN is set/);
   });
 
   it('refuses to start HTTP mode without a signing secret, naming the variable', async () => {
@@ -62,19 +63,19 @@ const refusedToStart = () => new Error('expected serve to refuse to start');
 
 describe('serve with GitHub credentials', () => {
   it('refuses to start on bad GitHub variables, naming them and never their values', async () => {
-    const err = await serve({ GITHUB_TOKEN: 'ghp_thisisthetoken', GITHUB_APP_ID: '12' }, '').then(refusedToStart, (e: unknown) => e as Error);
+    const err = await serve({ GITHUB_TOKEN: 'ghp_thisisthetoken', GITHUB_APP_ID: '12' }, {}).then(refusedToStart, (e: unknown) => e as Error);
     expect(err.message).toContain('env.GITHUB_TOKEN');
     expect(err.message).toContain('authenticate with a token or a GitHub App, not both');
     expect(err.message).not.toContain('ghp_thisisthetoken');
   });
 
   it('refuses to start with part of a GitHub App, naming what is missing', async () => {
-    const partial = await serve({ GITHUB_APP_ID: '12' }, '').then(refusedToStart, (e: unknown) => e as Error);
+    const partial = await serve({ GITHUB_APP_ID: '12' }, {}).then(refusedToStart, (e: unknown) => e as Error);
     expect(partial.message).toMatch(/env\.GITHUB_APP_PRIVATE_KEY: is not set/);
   });
 
   it('starts with them but without Slack (remediation PRs are asked for from Slack), calling no GitHub at start', async () => {
-    const { base } = await serve({ GITHUB_TOKEN: 'ghp_thisisthetoken', GITHUB_API_URL: `http://127.0.0.1:${await closedPort()}` }, '');
+    const { base } = await serve({ GITHUB_TOKEN: 'ghp_thisisthetoken', GITHUB_API_URL: `http://127.0.0.1:${await closedPort()}` }, {});
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
   });
 });

@@ -20,6 +20,7 @@ import { createEventBus, type EventBus } from '../../../src/services/event-bus.j
 import type { SlackApi } from '../../../src/slack/api.js';
 import { createOutboxWorker, type OutboxWorkerOptions } from '../../../src/slack/outbox/worker.js';
 import { planText, resourceChange } from '../../domain/plan/plan-builder.js';
+import { configYaml, stackEntry, type ConfigPatch } from '../../helpers/config-builder.js';
 import { startPagerdutyReceiver, type PagerdutyReceiver } from '../../helpers/pagerduty-receiver.js';
 import { captureLogger } from '../../slack/outbox-fixture.js';
 import { manualClock } from '../store/temp-store.js';
@@ -30,18 +31,14 @@ export const BACKOFF = { baseMs: 1000, maxMs: 60_000 };
 /** A before/after value of the drifted resource, which must reach no page, log or outbox row. */
 export const PLAN_VALUE = 'cidr-from-the-plan-10.9.8.0';
 
-export const CONFIG = `
-stacks:
-  - { name: prod/networking, dir: net, environment: prod }
-  - { name: dev/sandbox, dir: sandbox, environment: dev }
-pagerduty:
-  routing:
-    - { environments: [prod], routingKeyEnv: PD_KEY_PROD }
-  severity: { prod: critical }
-`;
+export const CONFIG: ConfigPatch = {
+  stacks: [stackEntry('prod/networking', 'net', { environment: 'prod' }), stackEntry('dev/sandbox', 'sandbox', { environment: 'dev' })],
+  pagerduty: { routing: [{ environments: ['prod'], routingKeyEnv: 'PD_KEY_PROD' }], severity: { prod: 'critical' } },
+};
 
 export interface OpenOptions {
-  config?: string;
+  /** Instead of CONFIG. */
+  config?: ConfigPatch;
   env?: Record<string, string>;
   api?: SlackApi;
   /** Pages link into Slack as serve wires them, with this workspace and the config's `slack` section. */
@@ -74,7 +71,7 @@ export function usePagingFixture() {
   });
 
   async function open(options: OpenOptions = {}) {
-    const config: DriftgateConfig = await parseConfig(options.config ?? CONFIG, { baseDir: dir, env: {} });
+    const config: DriftgateConfig = await parseConfig(configYaml(options.config ?? CONFIG), { baseDir: dir, env: {} });
     const env = { PD_KEY_PROD: KEY_PROD, PAGERDUTY_EVENTS_URL: receiver!.eventsUrl, ...options.env };
     const settings = pagerdutySettingsFor(config, env)!;
     const store = openSqliteStore({ path: join(dir, 'driftgate.db'), now });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSlackApi } from '../../../src/slack/api.js';
 import { pageItem } from '../../../src/domain/oncall/page-item.js';
+import { mergeConfig, slack, stackEntry, type ConfigPatch } from '../../helpers/config-builder.js';
 import { startSlackEmulator } from '../../helpers/slack-emulator.js';
 import { BACKOFF, CONFIG, KEY_PROD, KEY_ROTATED, PLAN_VALUE, usePagingFixture } from './paging-fixture.js';
 
@@ -43,7 +44,7 @@ describe('paging on-call through the outbox', () => {
     expect(fx.handlerErrors).toEqual([]);
   });
 
-  const WITH_SLACK = `${CONFIG}slack:\n  defaultChannel: C0ALERTS\n  channels: [{ match: 'prod/*', channel: C0PROD }]\n`;
+  const WITH_SLACK = mergeConfig(CONFIG, slack('C0ALERTS', { channels: [{ match: 'prod/*', channel: 'C0PROD' }] }));
   const WORKSPACE = 'https://acme.slack.com/';
   const PERMALINK = 'https://acme.slack.com/archives/C0PROD/p1700000001000001';
   it.each([
@@ -152,13 +153,10 @@ describe('paging on-call through the outbox', () => {
     expect(await first.worker.drain()).toBe(1);
     first.close();
 
-    const unrouted = `
-stacks:
-  - { name: prod/networking, dir: net, environment: prod }
-pagerduty:
-  routing:
-    - { environments: [dev], routingKeyEnv: PD_KEY_DEV }
-`;
+    const unrouted: ConfigPatch = {
+      stacks: [stackEntry('prod/networking', 'net', { environment: 'prod' })],
+      pagerduty: { routing: [{ environments: ['dev'], routingKeyEnv: 'PD_KEY_DEV' }] },
+    };
     const second = await fx.open({ config: unrouted, env: { PD_KEY_DEV: KEY_ROTATED } });
     await second.resolve('prod/networking');
     expect(await second.worker.drain()).toBe(1);

@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ConfigPatch } from '../../helpers/config-builder.js';
 import { startPagerdutyReceiver, type PagerdutyReceiver } from '../../helpers/pagerduty-receiver.js';
 import { CHANNEL } from '../../helpers/slack-serve.js';
 import { useSlackServe } from '../../helpers/use-slack-serve.js';
 import { NETWORK, alerts, makeDrift } from '../../slack/flows/fixtures.js';
 
 const KEY = 'c0ffee00c0ffee00c0ffee00c0ffee00';
-const PAGERDUTY = 'pagerduty:\n  routing:\n    - { environments: [prod], routingKeyEnv: PD_KEY_PROD }\n  severity: { prod: critical }\n';
+const PAGERDUTY: ConfigPatch = { pagerduty: { routing: [{ environments: ['prod'], routingKeyEnv: 'PD_KEY_PROD' }], severity: { prod: 'critical' } } };
 const startServe = useSlackServe();
 const detailsOf = (page: Record<string, unknown> | undefined) => (page?.payload as { custom_details?: Record<string, unknown> } | undefined)?.custom_details;
 
@@ -19,8 +20,8 @@ describe('driftgate serve pages on-call', () => {
   it('a prod drift pages once and resolves when the drift is gone; a dev drift pages nobody', async () => {
     const h = await startServe({
       stacks: { 'prod/network': NETWORK, 'dev/network': NETWORK },
-      stackSettings: { 'prod/network': 'environment: prod', 'dev/network': 'environment: dev' },
-      extraConfig: PAGERDUTY,
+      stackSettings: { 'prod/network': { environment: 'prod' }, 'dev/network': { environment: 'dev' } },
+      config: PAGERDUTY,
       env: { PD_KEY_PROD: KEY, PAGERDUTY_EVENTS_URL: receiver.eventsUrl },
     });
     await makeDrift(h, 'prod/network');
@@ -45,7 +46,7 @@ describe('driftgate serve pages on-call', () => {
   });
 
   it('a page retried after its alert was posted links to the alert', async () => {
-    const h = await startServe({ stacks: { 'prod/network': NETWORK }, stackSettings: { 'prod/network': 'environment: prod' }, extraConfig: PAGERDUTY, env: { PD_KEY_PROD: KEY, PAGERDUTY_EVENTS_URL: receiver.eventsUrl } });
+    const h = await startServe({ stacks: { 'prod/network': NETWORK }, stackSettings: { 'prod/network': { environment: 'prod' } }, config: PAGERDUTY, env: { PD_KEY_PROD: KEY, PAGERDUTY_EVENTS_URL: receiver.eventsUrl } });
     await makeDrift(h, 'prod/network');
     receiver.failNext(1, { status: 503 });
     const outcome = await h.running.scheduler.request('prod/network');

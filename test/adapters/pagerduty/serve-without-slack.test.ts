@@ -3,6 +3,7 @@ import { execa } from 'execa';
 import { expect, it } from 'vitest';
 import { startServe } from '../../../src/app/serve.js';
 import { parseConfig } from '../../../src/config/load.js';
+import { configYaml } from '../../helpers/config-builder.js';
 import { startPagerdutyReceiver } from '../../helpers/pagerduty-receiver.js';
 import { lineSink, writeStacks } from '../../helpers/stack-files.js';
 import { makeTerraformEnv } from '../../helpers/terraform-env.js';
@@ -13,10 +14,10 @@ it('serve without Slack still pages', async () => {
   const receiver = await startPagerdutyReceiver();
   const tf = await makeTerraformEnv('driftgate-pd-');
   const root = join(tf.dir, 'repo');
-  const stackLines = await writeStacks(root, { 'prod/network': NETWORK }, { 'prod/network': 'environment: prod' });
+  const stacks = await writeStacks(root, { 'prod/network': NETWORK }, { 'prod/network': { environment: 'prod' } });
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...tf.env, PD_KEY_PROD: 'c0ffee00c0ffee00c0ffee00c0ffee00', PAGERDUTY_EVENTS_URL: receiver.eventsUrl };
   const config = await parseConfig(
-    [`dataDir: ${join(tf.dir, 'data')}`, 'defaults:', '  jitter: 0s', '  schedule: "0 0 1 1 *"', 'pagerduty:', '  routing: [{ routingKeyEnv: PD_KEY_PROD }]', 'stacks:', ...stackLines].join('\n'),
+    configYaml({ dataDir: join(tf.dir, 'data'), defaults: { jitter: '0s', schedule: '0 0 1 1 *' }, pagerduty: { routing: [{ routingKeyEnv: 'PD_KEY_PROD' }] }, stacks }),
     { baseDir: root, env },
   );
   const { stream } = lineSink();

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
 import type { Run } from '../../../src/domain/run/model.js';
 import { makeTestRepo, type TestRepo } from '../../adapters/git/git-repo.js';
+import { gitSource, stackEntry } from '../../helpers/config-builder.js';
 import { stackHcl } from '../../helpers/git-stack.js';
 import { deliverWebhook, mergedPullRequest } from '../../helpers/github-webhook.js';
 import { CHANNEL, type SlackServe } from '../../helpers/slack-serve.js';
@@ -44,8 +45,7 @@ describe('the GitHub webhook of driftgate serve, with real git, terraform and th
     const a = await repo.commit({ '.gitignore': '.terraform/\n', 'db/main.tf': stackHcl(statePath, 'small') }, 'Add db (#3)');
     const h = await startServe({
       stacks: {},
-      stackEntries: `  - name: ${STACK}\n    dir: db`,
-      extraConfig: ['source:', '  git:', `    url: ${repo.url}`, '    repository: acme/infra'].join('\n'),
+      config: { stacks: [stackEntry(STACK, 'db')], ...gitSource(repo.url, { repository: 'acme/infra' }) },
       env: { GITHUB_WEBHOOK_SECRET: SECRET },
     });
     const work = join(repo.dir, 'work', 'db');

@@ -29,8 +29,8 @@ describe('/drift check, status, show, silence and unsilence against real terrafo
   beforeAll(async () => {
     h = await startSlackServe({
       stacks: { [DRIFTED]: WITH_SECRET, [UNCHECKED]: NETWORK },
-      stackSettings: { [DRIFTED]: 'environment: staging', [UNCHECKED]: 'environment: dev' },
-      extraConfig: APPROVERS,
+      stackSettings: { [DRIFTED]: { environment: 'staging' }, [UNCHECKED]: { environment: 'dev' } },
+      config: APPROVERS,
     });
     await makeDrift(h, DRIFTED);
   });

@@ -14,8 +14,8 @@ const startServe = useSlackServe();
 async function serve(): Promise<SlackServe> {
   const h = await startServe({
     stacks: { [STACK]: NETWORK, [OTHER]: NETWORK },
-    stackSettings: { [STACK]: 'environment: staging', [OTHER]: 'environment: dev' },
-    extraConfig: APPROVERS,
+    stackSettings: { [STACK]: { environment: 'staging' }, [OTHER]: { environment: 'dev' } },
+    config: APPROVERS,
   });
   return h;
 }

@@ -10,9 +10,8 @@ describe('drift -> Slack alert -> approvals -> apply, through the real Bolt rece
   it('refuses an outsider, counts two leads, applies once, and updates the message to applied and verified', async () => {
     const h = await startServe({
       stacks: { 'prod/network': NETWORK },
-      stackSettings: { 'prod/network': 'environment: prod' },
-      extraConfig: APPROVERS,
-      slackConfig: '  digestWindow: 0s\n  onCall:\n    usergroup: S0ONCALL\n    environments: [prod]',
+      stackSettings: { 'prod/network': { environment: 'prod' } },
+      config: { ...APPROVERS, slack: { digestWindow: '0s', onCall: { usergroup: 'S0ONCALL', environments: ['prod'] } } },
     });
     await makeDrift(h, 'prod/network');
     const outcome = await h.running.scheduler.request('prod/network');

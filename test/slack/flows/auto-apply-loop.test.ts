@@ -6,7 +6,7 @@ const startServe = useSlackServe();
 
 describe('auto-apply does not loop', () => {
   it('asks a person when the same changes it applied automatically come back', async () => {
-    const h = await startServe({ stacks: { 'dev/network': NETWORK }, stackSettings: { 'dev/network': 'environment: dev\nmode: auto-apply' }, extraConfig: APPROVERS });
+    const h = await startServe({ stacks: { 'dev/network': NETWORK }, stackSettings: { 'dev/network': { environment: 'dev', mode: 'auto-apply' } }, config: APPROVERS });
     await makeDrift(h, 'dev/network', 'reverted-by-a-cron-job');
     const first = await h.running.scheduler.request('dev/network');
     if (first.status !== 'drifted') throw new Error(`expected drift, got ${first.status}`);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ConfigPatch } from '../../helpers/config-builder.js';
 import { useSlackServe } from '../../helpers/use-slack-serve.js';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
 import { CHANNEL, SIGNING_SECRET, type SlackServe } from '../../helpers/slack-serve.js';
@@ -7,8 +8,8 @@ import { APPROVERS, LEAD1, LEAD2, LEAD3, NETWORK, actionIds, alerts, driftAgain,
 
 const startServe = useSlackServe();
 
-async function driftedStack(stack: string, extraConfig = APPROVERS, defaults = ''): Promise<{ h: SlackServe; runId: string }> {
-  const h = await startServe({ stacks: { [stack]: NETWORK }, stackSettings: { [stack]: `environment: ${stack.split('/')[0]}` }, extraConfig, defaults });
+async function driftedStack(stack: string, config: ConfigPatch = APPROVERS): Promise<{ h: SlackServe; runId: string }> {
+  const h = await startServe({ stacks: { [stack]: NETWORK }, stackSettings: { [stack]: { environment: stack.split('/')[0] } }, config });
   await makeDrift(h, stack);
   const outcome = await h.running.scheduler.request(stack);
   if (outcome.status !== 'drifted') throw new Error(`expected drift, got ${outcome.status}`);
@@ -61,7 +62,7 @@ describe('decisions from Slack', () => {
   });
 
   it('refuses a plan older than maxPlanAge, marks it expired and posts a fresh plan', async () => {
-    const { h, runId } = await driftedStack('staging/network', APPROVERS, '  maxPlanAge: 1h');
+    const { h, runId } = await driftedStack('staging/network', { ...APPROVERS, defaults: { maxPlanAge: '1h' } });
     const [first] = alerts(h, CHANNEL);
     h.now.value = new Date(h.now.value.getTime() + 2 * 3600_000);
     await h.click(ACTION_IDS.approve, runId, LEAD1, { id: 'late' });

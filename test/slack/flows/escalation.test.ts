@@ -9,9 +9,8 @@ describe('escalation of drift nobody resolved', () => {
   it('raises it once after escalateAfter, in the alert thread and the channel, mentioning on-call; never while silenced', async () => {
     const h = await startServe({
       stacks: { 'prod/network': NETWORK, 'prod/quiet': NETWORK },
-      stackSettings: { 'prod/network': 'environment: prod', 'prod/quiet': 'environment: prod' },
-      extraConfig: APPROVERS,
-      slackConfig: '  digestWindow: 0s\n  onCall:\n    usergroup: S0ONCALL\n    environments: [prod]\n    escalateAfter: 1h',
+      stackSettings: { 'prod/network': { environment: 'prod' }, 'prod/quiet': { environment: 'prod' } },
+      config: { ...APPROVERS, slack: { digestWindow: '0s', onCall: { usergroup: 'S0ONCALL', environments: ['prod'], escalateAfter: '1h' } } },
     });
     await makeDrift(h, 'prod/network');
     await makeDrift(h, 'prod/quiet');

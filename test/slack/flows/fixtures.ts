@@ -1,4 +1,5 @@
 import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
+import { approvers } from '../../helpers/config-builder.js';
 import type { SlackServe } from '../../helpers/slack-serve.js';
 import type { EmulatedMessage } from '../../helpers/slack-emulator.js';
 
@@ -13,19 +14,10 @@ export const LEAD2 = 'U0LEAD2';
 export const LEAD3 = 'U0LEAD3';
 export const OUTSIDER = 'U0OUTSIDER';
 
-export const APPROVERS = `
-approvers:
-  groups:
-    sre-leads:
-      users: [${LEAD1}, ${LEAD2}, ${LEAD3}]
-  rules:
-    - environments: [prod]
-      count: 2
-      from: [sre-leads]
-    - stacks: "*"
-      count: 1
-      from: [sre-leads]
-`;
+export const APPROVERS = approvers({ 'sre-leads': [LEAD1, LEAD2, LEAD3] }, [
+  { environments: ['prod'], count: 2, from: ['sre-leads'] },
+  { stacks: '*', count: 1, from: ['sre-leads'] },
+]);
 
 /** Applies the stack, then changes its VPC's tags out of band: real drift for the next plan. */
 export async function makeDrift(h: SlackServe, stack: string, team = 'console-cowboy'): Promise<void> {

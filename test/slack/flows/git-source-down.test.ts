@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { gitSource, stackEntry } from '../../helpers/config-builder.js';
 import { CHANNEL } from '../../helpers/slack-serve.js';
 import { useSlackServe } from '../../helpers/use-slack-serve.js';
 import { alerts, textOf } from './fixtures.js';
@@ -19,8 +20,7 @@ it('posts the fetch failure with the URL once, not on every check', async () => 
   const url = `file://${join(gone, 'no-such-repo.git')}`;
   const h = await startServe({
     stacks: {},
-    stackEntries: ['  - name: prod/db', '    dir: db'].join('\n'),
-    extraConfig: ['source:', '  git:', `    url: ${url}`].join('\n'),
+    config: { stacks: [stackEntry('prod/db', 'db')], ...gitSource(url) },
   });
   expect(await h.running.scheduler.request('prod/db')).toMatchObject({ status: 'errored', run: { state: 'errored' } });
   expect(await h.running.scheduler.request('prod/db')).toMatchObject({ status: 'errored', run: { state: 'errored' } });

@@ -8,7 +8,7 @@ const STACK = 'staging/network';
 
 describe('App Home', () => {
   it('lists a pending approval with its buttons, and answers clicks made there on the Home tab itself', async () => {
-    const h = await startServe({ stacks: { [STACK]: NETWORK }, stackSettings: { [STACK]: 'environment: staging' }, extraConfig: APPROVERS });
+    const h = await startServe({ stacks: { [STACK]: NETWORK }, stackSettings: { [STACK]: { environment: 'staging' } }, config: APPROVERS });
     await makeDrift(h, STACK);
     const outcome = await h.running.scheduler.request(STACK);
     if (outcome.status !== 'drifted') throw new Error(`expected drift, got ${outcome.status}`);

@@ -9,7 +9,7 @@ const startServe = useSlackServe();
 
 describe('malformed Slack payloads', () => {
   it('acks, logs what was wrong and where, changes nothing, and keeps serving', async () => {
-    const h = await startServe({ stacks: { 'dev/network': NETWORK }, extraConfig: APPROVERS });
+    const h = await startServe({ stacks: { 'dev/network': NETWORK }, config: APPROVERS });
     const events = `${h.base}/slack/events`;
     const send = (payload: unknown) => postSigned(events, SIGNING_SECRET, { payload: JSON.stringify(payload) });
     const statuses = [

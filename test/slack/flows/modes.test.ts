@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
+import type { ConfigPatch } from '../../helpers/config-builder.js';
 import type { EmulatedMessage } from '../../helpers/slack-emulator.js';
 import { CHANNEL, type SlackServe } from '../../helpers/slack-serve.js';
 import { useSlackServe } from '../../helpers/use-slack-serve.js';
@@ -17,22 +18,29 @@ resource "terraform_data" "legacy" {
 `;
 
 // terraform_data's attribute is `input`; `output` mirrors it and is unknown after any change of it.
-const MINOR_POLICIES = String.raw`
-policies:
-  rules:
-    - name: tag-only-changes-are-minor
-      when: >-
-        resource.actions == ["update"]
-        && resource.changed_attributes.exists(a, a.startsWith("input.tags"))
-        && resource.changed_attributes.all(a, a.matches(r"^input\.tags($|[.\[])") || a == "output")
-      effect: minor
-    - name: destroy-needs-approval
-      when: '"delete" in resource.actions'
-      message: '{{ resource.address }} would be destroyed: an SRE lead must approve'
-      effect: require_approval
-      count: 1
-      from: [sre-leads]
-`;
+const MINOR_POLICIES: ConfigPatch = {
+  policies: {
+    rules: [
+      {
+        name: 'tag-only-changes-are-minor',
+        when: [
+          'resource.actions == ["update"]',
+          '&& resource.changed_attributes.exists(a, a.startsWith("input.tags"))',
+          String.raw`&& resource.changed_attributes.all(a, a.matches(r"^input\.tags($|[.\[])") || a == "output")`,
+        ].join(' '),
+        effect: 'minor',
+      },
+      {
+        name: 'destroy-needs-approval',
+        when: '"delete" in resource.actions',
+        message: '{{ resource.address }} would be destroyed: an SRE lead must approve',
+        effect: 'require_approval',
+        count: 1,
+        from: ['sre-leads'],
+      },
+    ],
+  },
+};
 
 /** A check of the stack, once its jobs (an automatic apply, the messages) are done. */
 async function checkNow(h: SlackServe, stack: string): Promise<string> {
@@ -53,7 +61,7 @@ const editVpc = (h: SlackServe, edit: (input: Record<string, unknown>) => void) 
 
 describe('remediation modes', () => {
   it('auto-apply applies drift without a person, posts it and audits it with the mode as the actor', async () => {
-    const h = await startServe({ stacks: { 'dev/network': NETWORK }, stackSettings: { 'dev/network': 'environment: dev\nmode: auto-apply' }, extraConfig: APPROVERS });
+    const h = await startServe({ stacks: { 'dev/network': NETWORK }, stackSettings: { 'dev/network': { environment: 'dev', mode: 'auto-apply' } }, config: APPROVERS });
     await makeDrift(h, 'dev/network');
     const outcome = await h.running.scheduler.request('dev/network');
     if (outcome.status !== 'drifted') throw new Error(`expected drift, got ${outcome.status}`);
@@ -72,7 +80,7 @@ describe('remediation modes', () => {
   });
 
   it('alert mode never applies by itself', async () => {
-    const h = await startServe({ stacks: { 'dev/network': NETWORK }, stackSettings: { 'dev/network': 'environment: dev' }, extraConfig: APPROVERS });
+    const h = await startServe({ stacks: { 'dev/network': NETWORK }, stackSettings: { 'dev/network': { environment: 'dev' } }, config: APPROVERS });
     await makeDrift(h, 'dev/network');
     const outcome = await h.running.scheduler.request('dev/network');
     if (outcome.status !== 'drifted') throw new Error(`expected drift, got ${outcome.status}`);
@@ -84,8 +92,8 @@ describe('remediation modes', () => {
   it('auto-minor applies a tag-only drift by itself, and asks people for a CIDR change and for a destroy', async () => {
     const h = await startServe({
       stacks: { 'dev/network': WITH_LEGACY },
-      stackSettings: { 'dev/network': 'environment: dev\nmode: auto-minor' },
-      extraConfig: `${APPROVERS}${MINOR_POLICIES}`,
+      stackSettings: { 'dev/network': { environment: 'dev', mode: 'auto-minor' } },
+      config: { ...APPROVERS, ...MINOR_POLICIES },
     });
     const store = h.running.context.store;
     const decision = (runId: string) => store.listAudit({ runId }).find((a) => a.action.startsWith('auto_apply_'));

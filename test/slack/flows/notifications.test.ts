@@ -16,7 +16,7 @@ const runIdOf = (outcome: { status: string; run?: { id: string } }) => outcome.r
 
 describe('what the notifier posts as runs come and go', () => {
   it('takes over the message on a re-plan, marks it superseded by new drift, and resolved when the drift is gone', async () => {
-    const h = await startServe({ stacks: { 'dev/network': NETWORK }, stackSettings: { 'dev/network': 'environment: dev' }, extraConfig: APPROVERS });
+    const h = await startServe({ stacks: { 'dev/network': NETWORK }, stackSettings: { 'dev/network': { environment: 'dev' } }, config: APPROVERS });
     await makeDrift(h, 'dev/network');
     const first = await h.running.scheduler.request('dev/network');
     await h.settle();
@@ -50,7 +50,7 @@ describe('what the notifier posts as runs come and go', () => {
   });
 
   it('posts a failing plan once per distinct error, with the end of stderr', async () => {
-    const h = await startServe({ stacks: { 'dev/broken': 'resource "terraform_data" "x" {\n  input = \n}\n' }, extraConfig: APPROVERS });
+    const h = await startServe({ stacks: { 'dev/broken': 'resource "terraform_data" "x" {\n  input = \n}\n' }, config: APPROVERS });
     expect((await h.running.scheduler.request('dev/broken')).status).toBe('errored');
     expect((await h.running.scheduler.request('dev/broken')).status).toBe('errored');
     await h.settle();
@@ -68,8 +68,7 @@ describe('what the notifier posts as runs come and go', () => {
     const names = ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => `dev/${n}`);
     const h = await startServe({
       stacks: Object.fromEntries(names.map((n) => [n, NETWORK])),
-      extraConfig: APPROVERS,
-      slackConfig: '  digestThreshold: 5\n  digestWindow: 10m',
+      config: { ...APPROVERS, slack: { digestThreshold: 5, digestWindow: '10m' } },
     });
     const serve = h;
     await Promise.all(names.map((n) => makeDrift(serve, n)));

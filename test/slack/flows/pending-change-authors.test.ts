@@ -8,6 +8,7 @@ import { afterEach, expect, it } from 'vitest';
 import { createGitHubClient } from '../../../src/adapters/github/client.js';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
 import { makeTestRepo, type TestRepo } from '../../adapters/git/git-repo.js';
+import { approvers, gitSource, stackEntry } from '../../helpers/config-builder.js';
 import { stackHcl } from '../../helpers/git-stack.js';
 import { startGitHubEmulator, type GitHubEmulator } from '../../helpers/github-emulator/index.js';
 import { CHANNEL } from '../../helpers/slack-serve.js';
@@ -31,17 +32,11 @@ it('links the rebased commit to its PR, refuses the PR author, and asks GitHub o
   github = await startGitHubEmulator({ repoDir: join(repo.dir, 'origin.git'), owner: 'acme', repo: 'infra', user: 'grace' });
   const h = await startServe({
     stacks: {},
-    stackEntries: `  - name: ${STACK}\n    dir: db`,
-    extraConfig: [
-      'source:',
-      '  git:',
-      `    url: ${repo.url}`,
-      '    repository: acme/infra',
-      'approvers:',
-      `  groups: { dba: { users: [${LEAD1}, ${LEAD2}] } }`,
-      '  rules: [{ stacks: "*", count: 1, from: [dba] }]',
-      `  authors: { grace: ${LEAD1} }`,
-    ].join('\n'),
+    config: {
+      stacks: [stackEntry(STACK, 'db')],
+      ...gitSource(repo.url, { repository: 'acme/infra' }),
+      ...approvers({ dba: [LEAD1, LEAD2] }, [{ stacks: '*', count: 1, from: ['dba'] }], { authors: { grace: LEAD1 } }),
+    },
     env: { GITHUB_TOKEN: github.token, GITHUB_API_URL: github.apiUrl },
     github: { retries: 0, retryBaseMs: 1, rateLimitSecondMs: 1, writeSpacingMs: 0 },
   });

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
+import { approvers, type ConfigPatch } from '../../helpers/config-builder.js';
 import type { EmulatedMessage } from '../../helpers/slack-emulator.js';
 import type { SlackServe } from '../../helpers/slack-serve.js';
 import { useSlackServe } from '../../helpers/use-slack-serve.js';
@@ -22,44 +23,41 @@ resource "terraform_data" "db" {
 }
 `;
 
-const APPROVERS = `
-approvers:
-  groups:
-    sre-leads:
-      users: [${LEAD1}, ${LEAD2}]
-    senior:
-      users: [${SENIOR}]
-  rules:
-    - stacks: "*"
-      count: 1
-      from: [sre-leads]
-`;
+const APPROVERS = approvers({ 'sre-leads': [LEAD1, LEAD2], senior: [SENIOR] }, [{ stacks: '*', count: 1, from: ['sre-leads'] }]);
 
 // terraform_data's attribute is `input`; `output` mirrors it and is unknown after any change of it.
-const POLICIES = `
-policies:
-  rules:
-    - name: cidr-owned-by-network-team
-      when: '"input.cidr" in resource.changed_attributes'
-      message: '{{ resource.address }}: the CIDR belongs to the network team, change it in IPAM'
-      effect: deny
-    - name: db-size-needs-senior
-      when: 'resource.name == "db" && "input.size" in resource.changed_attributes'
-      message: '{{ resource.address }}: a database size change needs a senior approver'
-      effect: require_approval
-      count: 1
-      from: [senior]
-    - name: cost-tool-tags
-      when: 'size(resource.changed_attributes) > 0 && resource.changed_attributes.all(a, a == "input.tags.CostCenter" || a == "output")'
-      effect: ignore
-`;
+const POLICIES: ConfigPatch = {
+  policies: {
+    rules: [
+      {
+        name: 'cidr-owned-by-network-team',
+        when: '"input.cidr" in resource.changed_attributes',
+        message: '{{ resource.address }}: the CIDR belongs to the network team, change it in IPAM',
+        effect: 'deny',
+      },
+      {
+        name: 'db-size-needs-senior',
+        when: 'resource.name == "db" && "input.size" in resource.changed_attributes',
+        message: '{{ resource.address }}: a database size change needs a senior approver',
+        effect: 'require_approval',
+        count: 1,
+        from: ['senior'],
+      },
+      {
+        name: 'cost-tool-tags',
+        when: 'size(resource.changed_attributes) > 0 && resource.changed_attributes.all(a, a == "input.tags.CostCenter" || a == "output")',
+        effect: 'ignore',
+      },
+    ],
+  },
+};
 
 const startServe = useSlackServe();
 
 /** A staging stack applied, changed out of band by `edits`, and checked: its drifted run and message. */
 async function driftedRun(hcl: string, edits: Record<string, (input: Record<string, unknown>) => void>): Promise<{ h: SlackServe; runId: string; message: () => EmulatedMessage | undefined }> {
   const stack = 'staging/network';
-  const h = await startServe({ stacks: { [stack]: hcl }, stackSettings: { [stack]: 'environment: staging' }, extraConfig: `${APPROVERS}${POLICIES}` });
+  const h = await startServe({ stacks: { [stack]: hcl }, stackSettings: { [stack]: { environment: 'staging' } }, config: { ...APPROVERS, ...POLICIES } });
   await h.applyWithTerraform(stack);
   for (const [name, edit] of Object.entries(edits)) {
     await editResourceInput({ binary: 'terraform', env: h.env }, h.stackDir(stack), { type: 'terraform_data', name }, edit);

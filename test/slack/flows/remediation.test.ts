@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
 import type { Run } from '../../../src/domain/run/model.js';
 import { makeTestRepo, type TestRepo } from '../../adapters/git/git-repo.js';
+import { approvers, gitSource, stackEntry } from '../../helpers/config-builder.js';
 import { startGitHubEmulator, type GitHubEmulator } from '../../helpers/github-emulator/index.js';
 import { CHANNEL, type SlackServe } from '../../helpers/slack-serve.js';
 import { useSlackServe } from '../../helpers/use-slack-serve.js';
@@ -18,6 +19,7 @@ import { actionIds, alerts, LEAD1, LEAD2, OUTSIDER, textOf } from './fixtures.js
 const STACK = 'prod/db';
 const PASSWORD = 'initial-db-password-7f3a';
 const ROTATED = 'rotated-by-hand-password-91c2';
+const DB_ENTRY = stackEntry(STACK, 'db', { vars: { password: PASSWORD } });
 
 const stackHcl = (statePath: string) => `terraform {
   backend "local" { path = ${JSON.stringify(statePath)} }
@@ -70,20 +72,12 @@ async function world(): Promise<World> {
   github = await startGitHubEmulator({ repoDir: origin, owner: 'acme', repo: 'infra' });
   const h = await startServe({
     stacks: {},
-    stackEntries: [`  - name: ${STACK}`, '    dir: db', '    vars:', `      password: ${PASSWORD}`].join('\n'),
-    extraConfig: [
-      'source:',
-      '  git:',
-      `    url: ${repo.url}`,
-      '    repository: acme/infra',
-      'github:',
-      '  labels: [driftgate, drift]',
-      'approvers:',
-      '  groups:',
-      `    dba: { users: [${LEAD1}, ${LEAD2}] }`,
-      '  rules:',
-      '    - { stacks: "*", count: 1, from: [dba] }',
-    ].join('\n'),
+    config: {
+      stacks: [DB_ENTRY],
+      ...gitSource(repo.url, { repository: 'acme/infra' }),
+      github: { labels: ['driftgate', 'drift'] },
+      ...approvers({ dba: [LEAD1, LEAD2] }, [{ stacks: '*', count: 1, from: ['dba'] }]),
+    },
     env: { GITHUB_TOKEN: github.token, GITHUB_API_URL: github.apiUrl },
     github: { retries: 1, retryBaseMs: 1, rateLimitSecondMs: 1, writeSpacingMs: 0 },
   });
@@ -269,8 +263,7 @@ describe('remediation PRs without GitHub credentials', () => {
     await local.commit({ '.gitignore': '.terraform/\n', 'db/main.tf': stackHcl(statePath) }, 'Add db');
     const h = await serveWithoutGitHub({
       stacks: {},
-      stackEntries: [`  - name: ${STACK}`, '    dir: db', '    vars:', `      password: ${PASSWORD}`].join('\n'),
-      extraConfig: ['source:', '  git:', `    url: ${local.url}`, '    repository: acme/infra'].join('\n'),
+      config: { stacks: [DB_ENTRY], ...gitSource(local.url, { repository: 'acme/infra' }) },
     });
     const work = join(local.dir, 'work', 'db');
     const env = { env: { ...h.env, TF_VAR_password: PASSWORD }, extendEnv: false, cwd: work };

@@ -11,7 +11,7 @@ const startServe = useSlackServe();
 const STACK = 'staging/network';
 
 async function serve(): Promise<SlackServe> {
-  const h = await startServe({ stacks: { [STACK]: NETWORK }, stackSettings: { [STACK]: 'environment: staging' }, extraConfig: APPROVERS });
+  const h = await startServe({ stacks: { [STACK]: NETWORK }, stackSettings: { [STACK]: { environment: 'staging' } }, config: APPROVERS });
   return h;
 }
 

@@ -12,6 +12,7 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Run } from '../../../src/domain/run/model.js';
 import { makeTestRepo, type TestRepo } from '../../adapters/git/git-repo.js';
+import { approvers, gitSource, stackEntry } from '../../helpers/config-builder.js';
 import { startGitHubEmulator, type GitHubEmulator } from '../../helpers/github-emulator/index.js';
 import { deliverWebhook, mergedPullRequest } from '../../helpers/github-webhook.js';
 import { changeOutOfBand, s3ObjectStackHcl, s3StackSettings, s3TestClient, tagAsCreated, type S3ObjectSpec } from '../../helpers/s3-object-stack.js';
@@ -57,26 +58,12 @@ describe.skipIf(!HAS_AWS_MIRROR)('remediating real S3 drift from Slack to a merg
     const settings = s3StackSettings(s3);
     const h = await startServe({
       stacks: {},
-      stackEntries: [
-        `  - name: ${STACK}`,
-        '    dir: site',
-        '    vars:',
-        `      s3_endpoint: ${settings.vars.s3_endpoint}`,
-        '    env:',
-        ...Object.entries(settings.env).map(([k, v]) => `      ${k}: "${v}"`),
-      ].join('\n'),
-      extraConfig: [
-        'source:',
-        '  git:',
-        `    url: ${repo.url}`,
-        '    repository: acme/infra',
-        'github:',
-        '  labels: [drift]',
-        '  draft: true',
-        'approvers:',
-        `  groups: { web: { users: [${LEAD1}] } }`,
-        '  rules: [{ stacks: "*", count: 1, from: [web] }]',
-      ].join('\n'),
+      config: {
+        stacks: [stackEntry(STACK, 'site', settings)],
+        ...gitSource(repo.url, { repository: 'acme/infra' }),
+        github: { labels: ['drift'], draft: true },
+        ...approvers({ web: [LEAD1] }, [{ stacks: '*', count: 1, from: ['web'] }]),
+      },
       env: { GITHUB_TOKEN: github.token, GITHUB_API_URL: github.apiUrl, GITHUB_WEBHOOK_SECRET: SECRET },
       github: { retries: 1, retryBaseMs: 1, rateLimitSecondMs: 1, writeSpacingMs: 0 },
     });

@@ -15,8 +15,8 @@ describe('sensitive values and Slack', () => {
   it('keeps a secret out of every call to Slack, every file, every answer and the logs, through alert, plan file and apply', async () => {
     const h = await startServe({
       stacks: { 'staging/db': SENSITIVE_DATABASE },
-      stackSettings: { 'staging/db': 'environment: staging\nvars:\n  password: ${DB_PASSWORD}' },
-      extraConfig: APPROVERS,
+      stackSettings: { 'staging/db': { environment: 'staging', vars: { password: '${DB_PASSWORD}' } } },
+      config: APPROVERS,
       env: { DB_PASSWORD: SECRET, TF_VAR_password: SECRET },
     });
     await h.applyWithTerraform('staging/db');

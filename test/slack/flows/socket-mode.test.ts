@@ -9,7 +9,7 @@ const startServe = useSlackServe();
 
 describe('Socket Mode', () => {
   it('connects out through apps.connections.open, acks every envelope and answers through the same handlers', async () => {
-    const h = await startServe({ stacks: { 'dev/network': NETWORK }, extraConfig: APPROVERS, socketMode: true });
+    const h = await startServe({ stacks: { 'dev/network': NETWORK }, config: APPROVERS, socketMode: true });
     const socket = h.emulator.socket!;
     await socket.connected();
     expect((await fetch(`${h.base}/readyz`)).status).toBe(200);
