@@ -3,7 +3,7 @@
  * applied without a person, through the same path as an approved one (the scheduler, the saved plan's
  * sha256, a verification plan), posted to Slack and audited with the mode as the actor.
  */
-import type { StackConfig } from '../config/schema.js';
+import type { Stack } from '../domain/stack.js';
 import { automaticApply } from '../domain/policy/automatic.js';
 import type { Run } from '../domain/run/model.js';
 import { applyRunFromSource } from '../services/apply-run-from-source.js';
@@ -15,7 +15,7 @@ import type { Scheduler } from '../services/scheduler.js';
 export interface AutoApplyDeps {
   services: ServiceDeps & Partial<SourceDeps>;
   scheduler: Pick<Scheduler<CheckOutcome>, 'exclusive'>;
-  stack(name: string): StackConfig | undefined;
+  stack(name: string): Stack | undefined;
   /** The Slack app's applier, which keeps the run's message current; plain applyRun without Slack. */
   apply?: (run: Run, actor: string) => Promise<unknown>;
 }

@@ -1,4 +1,4 @@
-import type { StackConfig } from '../config/schema.js';
+import type { Stack } from '../domain/stack.js';
 import { formatDuration } from '../config/duration.js';
 import { evaluateApprovals } from '../domain/approvals/evaluate.js';
 import type { ApprovalProgress } from '../domain/approvals/model.js';
@@ -23,7 +23,7 @@ export type ApproveOutcome =
  * requirement moves the run to `approved` by compare-and-set, so of several concurrent completing clicks
  * exactly one wins.
  */
-export async function approveRun(deps: ApprovalServiceDeps, stack: StackConfig, runId: string, userId: string): Promise<ApproveOutcome> {
+export async function approveRun(deps: ApprovalServiceDeps, stack: Stack, runId: string, userId: string): Promise<ApproveOutcome> {
   const context = { stack: stack.name, runId, userId };
   const refuse = (refusal: DecisionRefusal & { needsNewPlan?: boolean }, run?: Run) =>
     auditRefusal(deps, 'approve_refused', { ...context, run }, refusal);

@@ -1,5 +1,6 @@
 import { stackMatcher } from '../stack-glob.js';
-import type { ApproversConfig, StackConfig } from '../../config/schema.js';
+import type { ApproversConfig } from '../../config/schema.js';
+import type { Stack } from '../stack.js';
 import type { PolicyApproval } from '../policy/model.js';
 import type { ApprovalRequirement } from './model.js';
 
@@ -9,7 +10,7 @@ import type { ApprovalRequirement } from './model.js';
  * from Slack, because who may apply is granted explicitly, never by default.
  */
 export function requirementFor(
-  stack: Pick<StackConfig, 'name' | 'environment'>,
+  stack: Pick<Stack, 'name' | 'environment'>,
   approvers: ApproversConfig | undefined,
 ): { requirement: ApprovalRequirement; rule: number } | undefined {
   if (!approvers) return undefined;

@@ -7,7 +7,8 @@
  * delivery (see src/oncall/page-deliverer.ts), so a queued page never holds it.
  */
 import { createHash } from 'node:crypto';
-import type { PagerdutySeverity, StackConfig } from '../../config/schema.js';
+import type { PagerdutySeverity } from '../../config/schema.js';
+import type { Stack } from '../stack.js';
 import type { ActionCounts, ChangeAction, PlanAnalysis } from '../plan/model.js';
 import { formatCounts } from '../plan/render-text.js';
 import type { Run } from '../run/model.js';
@@ -50,7 +51,7 @@ export type PageEventBody =
   | { event_action: 'resolve'; dedup_key: string };
 
 export interface TriggerInput {
-  stack: Pick<StackConfig, 'name' | 'environment'>;
+  stack: Pick<Stack, 'name' | 'environment'>;
   severity: PagerdutySeverity;
   run: Pick<Run, 'id' | 'updatedAt'>;
   analysis: Pick<PlanAnalysis, 'counts' | 'fingerprint'> & { changes: readonly { address: string; action: ChangeAction }[] };
@@ -114,7 +115,7 @@ export function withSlackLink(event: PageEventBody, link: PageSlackLink | undefi
   };
 }
 
-export function buildResolveEvent(stack: Pick<StackConfig, 'name'>): PageEventBody {
+export function buildResolveEvent(stack: Pick<Stack, 'name'>): PageEventBody {
   return { event_action: 'resolve', dedup_key: pageDedupKey(stack.name) };
 }
 

@@ -1,4 +1,5 @@
-import type { PagerdutyConfig, PagerdutySeverity, StackConfig } from '../../config/schema.js';
+import type { PagerdutyConfig, PagerdutySeverity } from '../../config/schema.js';
+import type { Stack } from '../stack.js';
 import { stackMatcher } from '../stack-glob.js';
 
 /** Where and how loudly a stack pages: the variable holding its routing key, never the key. */
@@ -13,7 +14,7 @@ export const DEFAULT_SEVERITY: PagerdutySeverity = 'error';
  * The first `pagerduty.routing` rule whose `stacks` glob and `environments` both match the stack (an
  * absent criterion matches every stack). Undefined when none does: that stack never pages.
  */
-export function pageRouteFor(pagerduty: PagerdutyConfig | undefined, stack: Pick<StackConfig, 'name' | 'environment'>): PageRoute | undefined {
+export function pageRouteFor(pagerduty: PagerdutyConfig | undefined, stack: Pick<Stack, 'name' | 'environment'>): PageRoute | undefined {
   if (!pagerduty) return undefined;
   const { environment } = stack;
   const rule = pagerduty.routing.find(

@@ -5,7 +5,7 @@
  * An apply that cannot start (too old, stack blocked or locked) ends the run with the reason and a next
  * step, never leaving it approved with nothing happening.
  */
-import type { StackConfig } from '../../config/schema.js';
+import type { Stack } from '../../domain/stack.js';
 import type { Run } from '../../domain/run/model.js';
 import type { ApplyOutcome } from '../../services/apply-run.js';
 import { applyRunFromSource } from '../../services/apply-run-from-source.js';
@@ -29,7 +29,7 @@ export interface RunApplierDeps {
   services: ServiceDeps & Partial<SourceDeps>;
   scheduler: Pick<Scheduler<CheckOutcome>, 'exclusive' | 'request'>;
   messages: RunMessages;
-  stack(name: string): StackConfig | undefined;
+  stack(name: string): Stack | undefined;
 }
 
 function verificationOf(outcome: CheckOutcome): Verification {

@@ -1,5 +1,6 @@
 import type { SqliteStore } from '../../adapters/store/open-sqlite-store.js';
-import type { DriftgateConfig, StackConfig } from '../../config/schema.js';
+import type { DriftgateConfig } from '../../config/schema.js';
+import type { Stack } from '../../domain/stack.js';
 import type { Logger } from '../../logging/logger.js';
 import type { ApprovalServiceDeps } from '../../services/approval-deps.js';
 import type { RemediationDeps } from '../../services/open-remediation-pr.js';
@@ -26,7 +27,7 @@ export interface SlackAppDeps {
   api: SlackApi;
   logger: Logger;
   now: () => Date;
-  stack(name: string): StackConfig | undefined;
+  stack(name: string): Stack | undefined;
   /** Set when GitHub is configured: remediation PRs. */
   remediation?: RemediationDeps;
   /** The workspace's address for links to messages, once `auth.test` has answered. */
