@@ -2,6 +2,8 @@ import { z } from 'zod';
 import cron from 'node-cron';
 import { POLICY_EFFECTS, type PolicyRule } from '../domain/policy/model.js';
 import { MODES, type Mode as StackMode, type Stack } from '../domain/stack.js';
+import type { ApproverRules } from '../domain/approvals/model.js';
+import { PAGE_SEVERITIES, type PageSeverity, type PagingRules } from '../domain/oncall/model.js';
 import { parseDuration } from './duration.js';
 
 /**
@@ -224,11 +226,11 @@ export const ApproversConfig = z
         }
       }),
     );
-  });
+  }) satisfies z.ZodType<ApproverRules>;
 export type ApproversConfig = z.infer<typeof ApproversConfig>;
 
-export const PagerdutySeverity = z.enum(['critical', 'error', 'warning', 'info']);
-export type PagerdutySeverity = z.infer<typeof PagerdutySeverity>;
+export const PagerdutySeverity = z.enum(PAGE_SEVERITIES);
+export type PagerdutySeverity = PageSeverity;
 
 /** A variable name, never the key: a routing key is a secret and comes from the environment only. */
 const routingKeyEnv = z
@@ -250,7 +252,7 @@ export const PagerdutyConfig = z.strictObject({
     .min(1),
   /** Environment -> PagerDuty severity; an environment not listed (or a stack without one) pages as `error`. */
   severity: z.record(z.string(), PagerdutySeverity).default({}),
-});
+}) satisfies z.ZodType<PagingRules>;
 export type PagerdutyConfig = z.infer<typeof PagerdutyConfig>;
 
 /** Remediation PRs; the credentials come from the environment (GITHUB_TOKEN or a GitHub App). */

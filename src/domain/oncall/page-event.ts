@@ -7,11 +7,11 @@
  * delivery (see src/oncall/page-deliverer.ts), so a queued page never holds it.
  */
 import { createHash } from 'node:crypto';
-import type { PagerdutySeverity } from '../../config/schema.js';
 import type { Stack } from '../stack.js';
 import type { ActionCounts, ChangeAction, PlanAnalysis } from '../plan/model.js';
 import { formatCounts } from '../plan/render-text.js';
 import type { Run } from '../run/model.js';
+import type { PageSeverity } from './model.js';
 
 /** PagerDuty's limits on the fields driftgate fills. */
 export const PAGE_LIMITS = { summary: 1024, dedupKey: 255 } as const;
@@ -37,7 +37,7 @@ export interface PageDetails {
 export interface PagePayload {
   summary: string;
   source: string;
-  severity: PagerdutySeverity;
+  severity: PageSeverity;
   timestamp: string;
   component: string;
   group?: string;
@@ -52,7 +52,7 @@ export type PageEventBody =
 
 export interface TriggerInput {
   stack: Pick<Stack, 'name' | 'environment'>;
-  severity: PagerdutySeverity;
+  severity: PageSeverity;
   run: Pick<Run, 'id' | 'updatedAt'>;
   analysis: Pick<PlanAnalysis, 'counts' | 'fingerprint'> & { changes: readonly { address: string; action: ChangeAction }[] };
   /** When the open drift was first seen (it may predate this run). */
