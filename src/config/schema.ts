@@ -4,7 +4,7 @@ import { POLICY_EFFECTS, type PolicyRule } from '../domain/policy/model.js';
 import { MODES, type Mode as StackMode, type Stack } from '../domain/stack.js';
 import type { ApproverRules } from '../domain/approvals/model.js';
 import { PAGE_SEVERITIES, type PageSeverity, type PagingRules } from '../domain/oncall/model.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../domain/duration.js';
 
 /**
  * The config file schema (driftgate.yml). Every object is strict, so a typo fails loudly. Later features

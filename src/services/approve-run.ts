@@ -1,5 +1,5 @@
 import type { Stack } from '../domain/stack.js';
-import { formatDuration } from '../config/duration.js';
+import { formatDuration } from '../domain/duration.js';
 import { evaluateApprovals } from '../domain/approvals/evaluate.js';
 import type { ApprovalProgress } from '../domain/approvals/model.js';
 import { allRequirements, authorSlackId } from '../domain/approvals/requirement.js';
