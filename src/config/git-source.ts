@@ -1,6 +1,6 @@
 import { isAbsolute, posix } from 'node:path';
 import type { ConfigIssue } from '../domain/errors.js';
-import { githubRepositoryName } from '../adapters/git/repository-web-url.js';
+import { githubRepositoryName } from '../domain/git/repository-web-url.js';
 import type { ConfigFile, DriftgateConfig, GitSourceConfig } from './schema.js';
 import type { StackGitSource } from '../domain/stack.js';
 

@@ -1,4 +1,4 @@
-import type { GitSources } from '../adapters/git/git-sources.js';
+import type { GitSources } from '../ports/git.js';
 import type { Stack } from '../domain/stack.js';
 import type { Run } from '../domain/run/model.js';
 import type { RunStore } from '../ports/store.js';

@@ -1,9 +1,8 @@
-import { commitUrl, pullRequestUrl, repositoryWebUrl } from '../adapters/git/repository-web-url.js';
+import { commitUrl, pullRequestUrl, repositoryWebUrl } from '../domain/git/repository-web-url.js';
 import type { Stack } from '../domain/stack.js';
 import type { DomainEvent } from '../domain/events.js';
 import type { GitHubClient } from '../ports/github.js';
-import { DriftgateError, errorMessage } from '../domain/errors.js';
-import { GitError } from '../adapters/git/git-error.js';
+import { DriftgateError, GitError, errorMessage } from '../domain/errors.js';
 import { storeArtifact } from './artifacts.js';
 import { commitPullRequests } from './commit-pull-requests.js';
 import { checkStack, recordFailedCheck, type CheckOptions, type CheckOutcome } from './check-stack.js';

@@ -1,5 +1,5 @@
 import { isAbsolute, join, resolve } from 'node:path';
-import type { GitSources } from '../adapters/git/git-sources.js';
+import type { GitSources } from '../ports/git.js';
 import type { Stack } from '../domain/stack.js';
 
 export interface SourceDeps {

@@ -1,4 +1,4 @@
-import type { CommitInfo } from '../adapters/git/commit-info.js';
+import type { CommitInfo } from '../ports/git.js';
 import type { Stack } from '../domain/stack.js';
 import { resolveStackAtCommit, type ResolvedStack, type SourceDeps } from './resolve-stack-at-commit.js';
 
