@@ -10,13 +10,10 @@ export type DriftgateErrorCode =
   | 'PLAN_JSON_INVALID'
   | 'PROVIDER_SCHEMA_INVALID'
   | 'STACK_NOT_FOUND'
-  | 'STACK_LOCKED'
-  | 'STACK_BLOCKED'
   | 'INVALID_TRANSITION'
   | 'ARTIFACT_STORE_FAILED'
   | 'ARTIFACT_INTEGRITY'
   | 'STALE_PLAN'
-  | 'NOT_AUTHORIZED'
   | 'EXTERNAL_SERVICE'
   | 'REMEDIATION_UNAVAILABLE'
   | 'SHUTTING_DOWN';
@@ -104,25 +101,6 @@ export class StackNotFoundError extends DriftgateError {
   }
 }
 
-export class StackLockedError extends DriftgateError {
-  constructor(
-    readonly stackName: string,
-    readonly heldByRun: string,
-    readonly expiresAt: Date,
-  ) {
-    super('STACK_LOCKED', `stack ${stackName} is locked by run ${heldByRun} until ${expiresAt.toISOString()}`);
-  }
-}
-
-export class StackBlockedError extends DriftgateError {
-  constructor(
-    readonly stackName: string,
-    readonly reason: string,
-  ) {
-    super('STACK_BLOCKED', `stack ${stackName} is blocked: ${reason}; run \`driftgate unlock ${stackName}\` once its state is checked`);
-  }
-}
-
 export class InvalidTransitionError extends DriftgateError {
   constructor(
     readonly runId: string,
@@ -157,12 +135,6 @@ export class StalePlanError extends DriftgateError {
     readonly stderrTail = '',
   ) {
     super('STALE_PLAN', message);
-  }
-}
-
-export class NotAuthorizedError extends DriftgateError {
-  constructor(message: string) {
-    super('NOT_AUTHORIZED', message);
   }
 }
 
