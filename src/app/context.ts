@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { createArtifactStore } from '../adapters/artifacts/create-artifact-store.js';
 import { openSqliteStore, type SqliteStore } from '../adapters/store/open-sqlite-store.js';
 import { createTerraformRunner } from '../adapters/terraform/runner.js';
-import type { DriftgateConfig, StackConfig } from '../config/schema.js';
+import type { DriftgateConfig } from '../config/schema.js';
+import type { Stack } from '../domain/stack.js';
 import { ConfigError } from '../domain/errors.js';
 import { buildPolicyInput, compilePolicies, evaluatePolicies } from '../domain/policy/index.js';
 import { createLogger, type Logger } from '../logging/logger.js';
@@ -18,7 +19,7 @@ export interface AppContext {
   /** Runs and Slack-side state in one SQLite file. */
   store: SqliteStore;
   logger: Logger;
-  stack(name: string): StackConfig | undefined;
+  stack(name: string): Stack | undefined;
   close(): void;
 }
 

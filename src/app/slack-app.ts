@@ -4,7 +4,7 @@
  */
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import type { GitSources } from '../adapters/git/git-sources.js';
+import type { GitSources } from '../ports/git.js';
 import { errorMessage } from '../domain/errors.js';
 import type { Run } from '../domain/run/model.js';
 import { countOutboxFailure, type Metrics } from '../metrics/registry.js';

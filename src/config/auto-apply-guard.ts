@@ -1,11 +1,11 @@
 import type { ConfigIssue } from '../domain/errors.js';
 import { shortestIntervalMinutes } from './schedule-interval.js';
-import type { StackConfig } from './schema.js';
+import type { Stack } from '../domain/stack.js';
 
 const PROD = new Set(['prod', 'production']);
 const MIN_INTERVAL_MINUTES = 30;
 
-function isProd(stack: StackConfig): boolean {
+function isProd(stack: Stack): boolean {
   return stack.labels.some((l) => PROD.has(l.toLowerCase())) || PROD.has((stack.environment ?? '').toLowerCase());
 }
 
@@ -14,7 +14,7 @@ function isProd(stack: StackConfig): boolean {
  * the stack sets `allowFrequentAutoApply: true`: reconciling production that aggressively reverts a
  * person's emergency change before anyone has looked at it.
  */
-export function autoApplyIssues(stacks: readonly StackConfig[], where: (stack: StackConfig) => string): ConfigIssue[] {
+export function autoApplyIssues(stacks: readonly Stack[], where: (stack: Stack) => string): ConfigIssue[] {
   return stacks.flatMap((stack) => {
     if (stack.mode !== 'auto-apply' || !isProd(stack) || stack.allowFrequentAutoApply) return [];
     const minutes = shortestIntervalMinutes(stack.schedule);

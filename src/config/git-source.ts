@@ -1,7 +1,8 @@
 import { isAbsolute, posix } from 'node:path';
 import type { ConfigIssue } from '../domain/errors.js';
-import { githubRepositoryName } from '../adapters/git/repository-web-url.js';
-import type { ConfigFile, DriftgateConfig, GitSourceConfig, StackGitSource } from './schema.js';
+import { githubRepositoryName } from '../domain/git/repository-web-url.js';
+import type { ConfigFile, DriftgateConfig, GitSourceConfig } from './schema.js';
+import type { StackGitSource } from '../domain/stack.js';
 
 /** The stack's own `source`, else the top-level one; undefined for a local stack. */
 function gitSourceOf(file: ConfigFile, index: number): GitSourceConfig | undefined {
@@ -29,7 +30,7 @@ export function gitSourceIssues(file: ConfigFile): ConfigIssue[] {
 }
 
 /**
- * Marks the explicit stacks that come from Git (see StackConfig.git). resolveConfig made their `dir`
+ * Marks the explicit stacks that come from Git (see Stack.git). resolveConfig made their `dir`
  * absolute against the config file's dir, which means nothing for them; it is kept only so that code
  * unaware of Git sources still gets a string, and is replaced at checkout.
  */

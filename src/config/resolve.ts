@@ -2,7 +2,8 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { ConfigIssue } from '../domain/errors.js';
 import type { PolicyRule } from '../domain/policy/model.js';
 import type { DiscoveredStack } from './discover.js';
-import type { ConfigFile, DiscoverEntry, DriftgateConfig, StackConfig, StackEntry } from './schema.js';
+import type { ConfigFile, DiscoverEntry, DriftgateConfig, StackEntry } from './schema.js';
+import type { Stack } from '../domain/stack.js';
 
 export interface ResolveContext {
   /** Absolute path of the config file, if any. */
@@ -60,7 +61,7 @@ function toStack(
   settings: StackSettings,
   defaults: DriftgateConfig['defaults'],
   discoveredEnvironment?: string,
-): StackConfig {
+): Stack {
   const environment = settings.environment ?? discoveredEnvironment;
   return {
     name,

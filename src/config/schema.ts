@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import cron from 'node-cron';
 import { POLICY_EFFECTS, type PolicyRule } from '../domain/policy/model.js';
-import { parseDuration } from './duration.js';
+import { MODES, type Mode as StackMode, type Stack } from '../domain/stack.js';
+import type { ApproverRules } from '../domain/approvals/model.js';
+import { PAGE_SEVERITIES, type PageSeverity, type PagingRules } from '../domain/oncall/model.js';
+import { parseDuration } from '../domain/duration.js';
 
 /**
  * The config file schema (driftgate.yml). Every object is strict, so a typo fails loudly. Later features
@@ -23,8 +26,8 @@ export const CronExpression = z.string().superRefine((v, ctx) => {
   if (!cron.validate(v)) ctx.addIssue({ code: 'custom', message: `invalid cron expression ${JSON.stringify(v)}` });
 });
 
-export const Mode = z.enum(['alert', 'auto-minor', 'auto-apply']);
-export type Mode = z.infer<typeof Mode>;
+export const Mode = z.enum(MODES);
+export type Mode = StackMode;
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 /** terraform variables: scalars as strings, complex values as HCL/JSON objects. */
@@ -223,11 +226,11 @@ export const ApproversConfig = z
         }
       }),
     );
-  });
+  }) satisfies z.ZodType<ApproverRules>;
 export type ApproversConfig = z.infer<typeof ApproversConfig>;
 
-export const PagerdutySeverity = z.enum(['critical', 'error', 'warning', 'info']);
-export type PagerdutySeverity = z.infer<typeof PagerdutySeverity>;
+export const PagerdutySeverity = z.enum(PAGE_SEVERITIES);
+export type PagerdutySeverity = PageSeverity;
 
 /** A variable name, never the key: a routing key is a secret and comes from the environment only. */
 const routingKeyEnv = z
@@ -249,7 +252,7 @@ export const PagerdutyConfig = z.strictObject({
     .min(1),
   /** Environment -> PagerDuty severity; an environment not listed (or a stack without one) pages as `error`. */
   severity: z.record(z.string(), PagerdutySeverity).default({}),
-});
+}) satisfies z.ZodType<PagingRules>;
 export type PagerdutyConfig = z.infer<typeof PagerdutyConfig>;
 
 /** Remediation PRs; the credentials come from the environment (GITHUB_TOKEN or a GitHub App). */
@@ -306,42 +309,6 @@ export const ConfigFile = z.strictObject({
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
-/** A stack after discovery and defaults: everything the runner needs, dirs absolute. */
-export interface StackConfig {
-  name: string;
-  /** Absolute path of the stack's root module. */
-  dir: string;
-  schedule: string;
-  vars: Record<string, unknown>;
-  varFiles: string[];
-  env: Record<string, string>;
-  workspace?: string;
-  backendConfig: Record<string, string | number | boolean>;
-  environment?: string;
-  labels: string[];
-  mode: Mode;
-  /** See StackSettings.allowFrequentAutoApply. */
-  allowFrequentAutoApply?: boolean;
-  /**
-   * Set when the stack comes from a Git repository: `dir` (and relative `varFiles`) mean nothing until
-   * services/resolve-stack-at-head.ts checks out a commit and points them into that worktree.
-   */
-  git?: StackGitSource;
-}
-
-/** A stack's Git source: the repository, and where the stack's root module is inside it. */
-export interface StackGitSource {
-  url: string;
-  branch: string;
-  tokenEnv?: string;
-  /** `owner/name` on GitHub: configured, or read from a GitHub URL; undefined for other hosts. */
-  repository?: string;
-  /** Path of the root module relative to the repository root (subpath joined), POSIX separators. */
-  path: string;
-  /** varFiles as written in the config: relative ones are relative to the checked-out stack dir. */
-  varFiles: string[];
-}
-
 /** The loaded config: file values with defaults applied, paths absolute, stacks resolved. */
 export interface DriftgateConfig {
   /** Absolute path of the config file, or undefined when built in code. */
@@ -352,7 +319,7 @@ export interface DriftgateConfig {
   terraform: TerraformConfig & { pluginCacheDir: string };
   artifacts: ArtifactsConfig & { dir?: string };
   defaults: DefaultsConfig & { concurrency: number };
-  stacks: StackConfig[];
+  stacks: Stack[];
   slack?: SlackConfig;
   approvers?: ApproversConfig;
   pagerduty?: PagerdutyConfig;
@@ -360,6 +327,6 @@ export interface DriftgateConfig {
   /** Policy files' rules (in file order), then inline rules; the loader compiled them all once. */
   policies: PolicyRule[];
   log: ConfigFile['log'];
-  /** The top-level source; each stack's effective one is StackConfig.git. */
+  /** The top-level source; each stack's effective one is Stack.git. */
   source?: SourceConfig;
 }

@@ -1,4 +1,4 @@
-import type { StackConfig } from '../config/schema.js';
+import type { Stack } from '../domain/stack.js';
 
 export interface TerraformVersion {
   /** `terraform` or `tofu`, detected from `version -json`, not from the file name. */
@@ -47,21 +47,21 @@ export interface RunOptions {
 export interface TerraformRunner {
   version(): Promise<TerraformVersion>;
   /** `init` when needed, then `plan -detailed-exitcode -out=<planFile>`. */
-  plan(stack: StackConfig, planFile: string, options?: RunOptions): Promise<PlanResult>;
+  plan(stack: Stack, planFile: string, options?: RunOptions): Promise<PlanResult>;
   /** `show -json <planFile>`: the raw JSON text (holds secrets in clear; never log it). */
-  showJson(stack: StackConfig, planFile: string, options?: RunOptions): Promise<string>;
+  showJson(stack: Stack, planFile: string, options?: RunOptions): Promise<string>;
   /**
    * `init` when needed, then `providers schema -json`: the raw JSON text, uncut (the AWS provider's alone
    * is ~14 MB). Holds no state or vars.
    */
-  providersSchema(stack: StackConfig, options?: RunOptions): Promise<string>;
+  providersSchema(stack: Stack, options?: RunOptions): Promise<string>;
   /**
    * `fmt -check -diff` of the given files (relative to the stack dir): those not in canonical format and
    * the diff fmt would apply. Throws only when fmt cannot read them (a syntax error). Needs no init.
    */
-  fmtCheck(stack: StackConfig, files: string[], options?: RunOptions): Promise<FmtReport>;
+  fmtCheck(stack: Stack, files: string[], options?: RunOptions): Promise<FmtReport>;
   /** `init` when needed, then `validate`; throws a TerraformError with terraform's diagnostics when invalid. */
-  validate(stack: StackConfig, options?: RunOptions): Promise<void>;
+  validate(stack: Stack, options?: RunOptions): Promise<void>;
   /** `apply` of a saved plan file. */
-  apply(stack: StackConfig, planFile: string, options?: RunOptions): Promise<CommandOutput>;
+  apply(stack: Stack, planFile: string, options?: RunOptions): Promise<CommandOutput>;
 }

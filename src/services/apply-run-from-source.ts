@@ -1,4 +1,4 @@
-import type { StackConfig } from '../config/schema.js';
+import type { Stack } from '../domain/stack.js';
 import { DriftgateError, errorMessage } from '../domain/errors.js';
 import { applyRun, type ApplyOutcome } from './apply-run.js';
 import type { ServiceDeps } from './deps.js';
@@ -10,7 +10,7 @@ import { resolveStackAtCommit, type SourceDeps } from './resolve-stack-at-commit
  */
 export async function applyRunFromSource(
   deps: ServiceDeps & Partial<SourceDeps>,
-  stack: StackConfig,
+  stack: Stack,
   runId: string,
   actor: string,
 ): Promise<ApplyOutcome> {

@@ -1,6 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { StackConfig } from '../config/schema.js';
+import type { Stack } from '../domain/stack.js';
 import { DriftgateError, StalePlanError, TerraformError, errorMessage } from '../domain/errors.js';
 import { analyzePlan } from '../domain/plan/analyze.js';
 import { parsePlanJson } from '../domain/plan/schema.js';
@@ -26,7 +26,7 @@ export type ApplyOutcome =
  * many concurrent callers one applies and the others are refused; the plan file's sha256 must match the
  * one recorded at plan time. A verification plan follows, success or not, so the result is never a guess.
  */
-export async function applyRun(deps: ServiceDeps, stack: StackConfig, runId: string, actor: string): Promise<ApplyOutcome> {
+export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, actor: string): Promise<ApplyOutcome> {
   const { store } = deps;
   const run = store.getRun(runId);
   if (!run || run.stack !== stack.name) return { status: 'refused', code: 'not_found', reason: `no run ${runId} for stack ${stack.name}` };
@@ -84,7 +84,7 @@ export async function applyRun(deps: ServiceDeps, stack: StackConfig, runId: str
 
 type ApplyAttempt = { ok: true; output: string } | { ok: false; error: string; output: string; stale?: boolean };
 
-async function applySavedPlan(deps: ServiceDeps, stack: StackConfig, run: Run, runDir: string): Promise<ApplyAttempt> {
+async function applySavedPlan(deps: ServiceDeps, stack: Stack, run: Run, runDir: string): Promise<ApplyAttempt> {
   try {
     // The bytes must hash to what the run recorded when it was reviewed, whatever the store's own record says.
     const plan = run.planSha256 ? await loadArtifact(deps, run.id, 'plan', run.planSha256) : undefined;

@@ -1,4 +1,4 @@
-import type { StackConfig } from '../config/schema.js';
+import type { Stack } from '../domain/stack.js';
 import { describeGroups, notInGroup } from '../domain/approvals/evaluate.js';
 import type { ApprovalRefusal, ApprovalRequirement } from '../domain/approvals/model.js';
 import { requirementFor } from '../domain/approvals/requirement.js';
@@ -36,7 +36,7 @@ export interface DecisionRights {
 }
 
 /** The run, when it belongs to the stack and still waits for a decision. */
-export function decidableRun(deps: ApprovalServiceDeps, stack: StackConfig, runId: string): Run | DecisionRefusal {
+export function decidableRun(deps: ApprovalServiceDeps, stack: Stack, runId: string): Run | DecisionRefusal {
   const run = deps.store.getRun(runId);
   if (!run || run.stack !== stack.name) {
     return { status: 'refused', reason: 'not_found', message: `There is no run ${runId} for stack ${stack.name}.` };
@@ -69,7 +69,7 @@ function notAwaitingMessage(run: Run): string {
  */
 export async function decisionRights(
   deps: ApprovalServiceDeps,
-  stack: StackConfig,
+  stack: Stack,
   userId: string,
   verb: 'approve' | 'reject',
   /** Groups policies added requirements for: their members may decide too. */

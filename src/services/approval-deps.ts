@@ -1,9 +1,9 @@
-import type { ApproversConfig } from '../config/schema.js';
+import type { ApproverRules } from '../domain/approvals/model.js';
 import type { PolicyEvaluation } from '../domain/policy/model.js';
 import type { Run } from '../domain/run/model.js';
 import type { SlackStore } from '../ports/slack-store.js';
 import type { RunStore } from '../ports/store.js';
-import type { UsergroupResolver } from '../slack/usergroups.js';
+import type { UsergroupResolver } from '../ports/usergroups.js';
 import type { ServiceDeps } from './deps.js';
 
 /** What approve and reject need on top of the run services. */
@@ -12,7 +12,7 @@ export interface ApprovalDeps {
   store: RunStore & SlackStore;
   usergroups: UsergroupResolver;
   /** undefined: no approvers configured, so nobody can apply from Slack. */
-  approvers: ApproversConfig | undefined;
+  approvers: ApproverRules | undefined;
   /** How long a rejected drift (its fingerprint) stays quiet: `defaults.snooze`. */
   snoozeMs: number;
   /**

@@ -1,5 +1,5 @@
-import type { StackConfig } from '../config/schema.js';
-import { formatDuration } from '../config/duration.js';
+import type { Stack } from '../domain/stack.js';
+import { formatDuration } from '../domain/duration.js';
 import { evaluateApprovals } from '../domain/approvals/evaluate.js';
 import type { ApprovalProgress } from '../domain/approvals/model.js';
 import { allRequirements, authorSlackId } from '../domain/approvals/requirement.js';
@@ -25,7 +25,7 @@ export type ApproveOutcome =
  * requirement moves the run to `approved` by compare-and-set, so of several concurrent completing clicks
  * exactly one wins.
  */
-export async function approveRun(deps: ApprovalServiceDeps, stack: StackConfig, runId: string, userId: string): Promise<ApproveOutcome> {
+export async function approveRun(deps: ApprovalServiceDeps, stack: Stack, runId: string, userId: string): Promise<ApproveOutcome> {
   const context = { stack: stack.name, runId, userId };
   const refuse = (refusal: DecisionRefusal, run?: Run) =>
     auditRefusal(deps, 'approve_refused', { ...context, run }, refusal);

@@ -1,5 +1,5 @@
-import type { GitSources } from '../adapters/git/git-sources.js';
-import type { StackConfig } from '../config/schema.js';
+import type { GitSources } from '../ports/git.js';
+import type { Stack } from '../domain/stack.js';
 import type { Run } from '../domain/run/model.js';
 import type { RunStore } from '../ports/store.js';
 import { type CommitPullRequestsDeps, commitPullRequests } from './commit-pull-requests.js';
@@ -17,7 +17,7 @@ export function githubLoginOf(email: string): string | undefined {
  * A Git failure is thrown (ExternalServiceError): not knowing the author is a no, decided by the caller.
  */
 export async function changeAuthors(
-  deps: { git?: GitSources; store: Pick<RunStore, 'getStack'>; stack(name: string): StackConfig | undefined } & CommitPullRequestsDeps,
+  deps: { git?: GitSources; store: Pick<RunStore, 'getStack'>; stack(name: string): Stack | undefined } & CommitPullRequestsDeps,
   run: Run,
 ): Promise<string[]> {
   const stack = deps.stack(run.stack);

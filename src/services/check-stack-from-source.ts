@@ -1,9 +1,8 @@
-import { commitUrl, pullRequestUrl, repositoryWebUrl } from '../adapters/git/repository-web-url.js';
-import type { StackConfig } from '../config/schema.js';
+import { commitUrl, pullRequestUrl, repositoryWebUrl } from '../domain/git/repository-web-url.js';
+import type { Stack } from '../domain/stack.js';
 import type { DomainEvent } from '../domain/events.js';
 import type { GitHubClient } from '../ports/github.js';
-import { DriftgateError, errorMessage } from '../domain/errors.js';
-import { GitError } from '../adapters/git/git-error.js';
+import { DriftgateError, GitError, errorMessage } from '../domain/errors.js';
 import { storeArtifact } from './artifacts.js';
 import { commitPullRequests } from './commit-pull-requests.js';
 import { checkStack, recordFailedCheck, type CheckOptions, type CheckOutcome } from './check-stack.js';
@@ -23,7 +22,7 @@ export interface StoredCommits {
  * checkStack at the head of the stack's branch when it comes from Git (the run records that commit), or
  * in its local dir. A failure to fetch or check out is an errored outcome, like a failed plan.
  */
-export async function checkStackFromSource(deps: ServiceDeps & Partial<SourceDeps> & { github?: GitHubClient }, stack: StackConfig, options: CheckOptions): Promise<CheckOutcome> {
+export async function checkStackFromSource(deps: ServiceDeps & Partial<SourceDeps> & { github?: GitHubClient }, stack: Stack, options: CheckOptions): Promise<CheckOutcome> {
   if (!stack.git || !deps.git) return checkStack(deps, stack, options);
   let resolved;
   try {
@@ -48,7 +47,7 @@ export async function checkStackFromSource(deps: ServiceDeps & Partial<SourceDep
  * The bus checkStack publishes on, storing a pending change's commits just before its event goes out:
  * the notifier renders the message on that event and finds them there. A git failure only costs the list.
  */
-function storingCommitsFirst(deps: ServiceDeps & SourceDeps & { github?: GitHubClient }, stack: StackConfig): EventBus {
+function storingCommitsFirst(deps: ServiceDeps & SourceDeps & { github?: GitHubClient }, stack: Stack): EventBus {
   const publish = async (event: DomainEvent) => {
     const pending = (event.type === 'plan_pending_approval' || event.type === 'plan_refreshed') && event.run.kind === 'pending_change';
     if (pending && event.run.commitSha && stack.git) {
@@ -64,7 +63,7 @@ function storingCommitsFirst(deps: ServiceDeps & SourceDeps & { github?: GitHubC
 
 async function storeCommits(
   deps: Pick<ServiceDeps, 'artifacts' | 'store' | 'logger'> & SourceDeps & { github?: GitHubClient },
-  stack: StackConfig,
+  stack: Stack,
   runId: string,
   from: string | undefined,
   to: string,

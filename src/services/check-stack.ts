@@ -1,6 +1,6 @@
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { StackConfig } from '../config/schema.js';
+import type { Stack } from '../domain/stack.js';
 import { DriftgateError, TerraformError, errorMessage } from '../domain/errors.js';
 import { analyzePlan, noChangesAnalysis } from '../domain/plan/analyze.js';
 import { fingerprintChanges } from '../domain/plan/fingerprint.js';
@@ -30,7 +30,7 @@ export interface CheckOptions {
  * One check of one stack: lock, plan, analyse, keep the artifacts, record the run, publish what it found.
  * Never throws for a stack's own failure: that run is errored with the reason and the caller goes on.
  */
-export async function checkStack(deps: ServiceDeps, stack: StackConfig, options: CheckOptions): Promise<CheckOutcome> {
+export async function checkStack(deps: ServiceDeps, stack: Stack, options: CheckOptions): Promise<CheckOutcome> {
   const { store, logger } = deps;
   const record = store.upsertStack(stack.name);
   if (record.blockedReason) return { stack: stack.name, status: 'blocked', reason: record.blockedReason };
@@ -99,7 +99,7 @@ function fingerprintWithout(analysis: PlanAnalysis, ignored: ReadonlySet<string>
 /** Records what the plan found, supersedes older undecided runs, and publishes the event. */
 async function recordOutcome(
   deps: ServiceDeps,
-  stack: StackConfig,
+  stack: Stack,
   run: Run,
   analysis: PlanAnalysis,
   planSha256: string | undefined,
@@ -157,7 +157,7 @@ async function recordOutcome(
  * A check that failed before terraform could run (the stack's Git source could not be fetched or checked
  * out): an errored run and `plan_failed`, so it is seen, and deduplicated, like a failed plan.
  */
-export async function recordFailedCheck(deps: ServiceDeps, stack: StackConfig, options: Pick<CheckOptions, 'trigger'>, error: string, stderrTail: string): Promise<CheckOutcome> {
+export async function recordFailedCheck(deps: ServiceDeps, stack: Stack, options: Pick<CheckOptions, 'trigger'>, error: string, stderrTail: string): Promise<CheckOutcome> {
   const record = deps.store.upsertStack(stack.name);
   if (record.blockedReason) return { stack: stack.name, status: 'blocked', reason: record.blockedReason };
   return fail(deps, deps.store.createRun({ stack: stack.name, trigger: options.trigger }), error, stderrTail);

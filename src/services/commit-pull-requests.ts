@@ -3,7 +3,7 @@
  * a direct push leaves no `(#N)` in the title, and the PR's author is an author of the change even when
  * the commits carry someone else's name. Best effort: a GitHub failure costs the links, not the check.
  */
-import type { StackConfig } from '../config/schema.js';
+import type { Stack } from '../domain/stack.js';
 import { errorMessage } from '../domain/errors.js';
 import type { GitHubClient, PullRequestRef } from '../ports/github.js';
 import { repositoryOf } from './open-remediation-pr.js';
@@ -17,7 +17,7 @@ export interface CommitPullRequestsDeps {
 }
 
 /** The merged PR into the stack's branch for each commit that has one; empty without GitHub. */
-export async function commitPullRequests(deps: CommitPullRequestsDeps, stack: StackConfig, shas: readonly string[]): Promise<Map<string, PullRequestRef>> {
+export async function commitPullRequests(deps: CommitPullRequestsDeps, stack: Stack, shas: readonly string[]): Promise<Map<string, PullRequestRef>> {
   const found = new Map<string, PullRequestRef>();
   const repo = repositoryOf(stack);
   if (!deps.github || !repo || !stack.git) return found;

@@ -1,4 +1,4 @@
-import type { StackConfig } from '../config/schema.js';
+import type { Stack } from '../domain/stack.js';
 import type { Redactor } from '../domain/plan/model.js';
 import type { PlanJson } from '../domain/plan/schema.js';
 import type { PolicyEvaluation } from '../domain/policy/model.js';
@@ -30,7 +30,7 @@ export interface ServiceDeps {
   timeouts: { plan: number; apply: number; killGrace: number };
   maxPlanAgeMs: number;
   /** The config's policies over a plan (values masked by `redactor`); absent when there are none. */
-  evaluatePolicies?: (plan: PlanJson, redactor: Redactor, stack: StackConfig, kind: RunKind) => PolicyEvaluation;
+  evaluatePolicies?: (plan: PlanJson, redactor: Redactor, stack: Stack, kind: RunKind) => PolicyEvaluation;
 }
 
-export type StackLookup = (name: string) => StackConfig | undefined;
+export type StackLookup = (name: string) => Stack | undefined;

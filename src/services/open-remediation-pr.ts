@@ -6,7 +6,7 @@
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import type { StackConfig } from '../config/schema.js';
+import type { Stack } from '../domain/stack.js';
 import { RemediationUnavailableError, TerraformError } from '../domain/errors.js';
 import { analyzePlan } from '../domain/plan/analyze.js';
 import { parsePlanJson } from '../domain/plan/schema.js';
@@ -22,11 +22,11 @@ import { resolveStackAtCommit, type SourceDeps } from './resolve-stack-at-commit
 /** terraform's view of the rewritten code, from the composition root (adapters/terraform). */
 export interface RemediationCodeChecks {
   /** Which attributes the provider schema lets the code set; undefined when the schema cannot be read. */
-  settable(stack: StackConfig, signal?: AbortSignal): Promise<RemediationOptions['settable'] | undefined>;
+  settable(stack: Stack, signal?: AbortSignal): Promise<RemediationOptions['settable'] | undefined>;
   /** Which of the files are not in terraform's canonical format. */
-  unformatted(stack: StackConfig, files: string[], signal?: AbortSignal): Promise<string[]>;
+  unformatted(stack: Stack, files: string[], signal?: AbortSignal): Promise<string[]>;
   /** Throws a TerraformError, with terraform's output, when the files are not fmt-clean or the stack does not validate. */
-  verify(stack: StackConfig, files: string[], signal?: AbortSignal): Promise<void>;
+  verify(stack: Stack, files: string[], signal?: AbortSignal): Promise<void>;
 }
 
 export interface RemediationDeps extends Pick<ServiceDeps, 'store' | 'artifacts' | 'logger' | 'now'>, SourceDeps {
@@ -54,13 +54,13 @@ export type RemediationOutcome =
   /** Nothing could be written into the code: everything is for a person. */
   | { status: 'nothing_to_codify'; skipped: RemediationSkip[] };
 
-export function repositoryOf(stack: StackConfig): GitHubRepository | undefined {
+export function repositoryOf(stack: Stack): GitHubRepository | undefined {
   const [owner, name] = stack.git?.repository?.split('/') ?? [];
   return owner && name ? { owner, name } : undefined;
 }
 
 /** Why this run's drift cannot go to a PR, or undefined when it can. */
-export function remediationRefusal(stack: StackConfig, run: Run): string | undefined {
+export function remediationRefusal(stack: Stack, run: Run): string | undefined {
   if (run.kind !== 'drift') return `run ${run.id} is not drift: only drift of the real infrastructure is codified`;
   if (run.state !== 'drifted') return `run ${run.id} is ${run.state.replaceAll('_', ' ')}: only a drift awaiting a decision is codified (a newer check may have replaced it)`;
   if (!stack.git) return `stack ${stack.name} is a local directory: remediation PRs need the stack in a Git repository (source.git)`;
@@ -78,7 +78,7 @@ async function readStackFiles(dir: string, repoDir: string): Promise<StackFile[]
   return Promise.all(names.map(async (name) => ({ path: posix.join(repoDir, name), text: await readFile(join(dir, name), 'utf8') })));
 }
 
-function recordOf(stack: StackConfig, run: Run, repo: GitHubRepository, branch: string, pr: { number: number; url: string }, request: RemediationRequest, now: Date, plan?: RemediationPlan): RemediationRecord {
+function recordOf(stack: Stack, run: Run, repo: GitHubRepository, branch: string, pr: { number: number; url: string }, request: RemediationRequest, now: Date, plan?: RemediationPlan): RemediationRecord {
   return {
     stack: stack.name,
     fingerprint: run.fingerprint!,
@@ -99,7 +99,7 @@ function recordOf(stack: StackConfig, run: Run, repo: GitHubRepository, branch: 
  * recording it), or recorded and merged since the last check. A recorded PR closed unmerged was turned
  * down as a way to accept the drift, so asking again opens a new one.
  */
-async function existingPullRequest(deps: RemediationDeps, stack: StackConfig, run: Run, repo: GitHubRepository, branch: string, request: RemediationRequest): Promise<RemediationOutcome | undefined> {
+async function existingPullRequest(deps: RemediationDeps, stack: Stack, run: Run, repo: GitHubRepository, branch: string, request: RemediationRequest): Promise<RemediationOutcome | undefined> {
   const recorded = deps.store.getRemediation(stack.name, run.fingerprint!);
   const open = await deps.github.findOpenPullRequest(repo, branch, stack.git!.branch);
   if (open && recorded?.prNumber === open.number) return { status: 'existing', record: recorded };
@@ -114,7 +114,7 @@ async function existingPullRequest(deps: RemediationDeps, stack: StackConfig, ru
 }
 
 /** The rewritten code must pass terraform's own checks: nothing reaches GitHub otherwise. */
-async function verifyRewrittenCode(deps: RemediationDeps, stack: StackConfig, commitSha: string, files: string[], signal?: AbortSignal): Promise<void> {
+async function verifyRewrittenCode(deps: RemediationDeps, stack: Stack, commitSha: string, files: string[], signal?: AbortSignal): Promise<void> {
   try {
     await deps.checks.verify(stack, files, signal);
   } catch (err) {
@@ -126,7 +126,7 @@ async function verifyRewrittenCode(deps: RemediationDeps, stack: StackConfig, co
   }
 }
 
-export async function openRemediationPr(deps: RemediationDeps, stack: StackConfig, run: Run, request: RemediationRequest): Promise<RemediationOutcome> {
+export async function openRemediationPr(deps: RemediationDeps, stack: Stack, run: Run, request: RemediationRequest): Promise<RemediationOutcome> {
   const refusal = remediationRefusal(stack, run);
   if (refusal) throw new RemediationUnavailableError(refusal);
   const repo = repositoryOf(stack)!;

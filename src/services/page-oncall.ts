@@ -4,7 +4,7 @@
  * rule routes never pages. Each page enqueued is written to the audit log with the variable it was routed
  * by, so a resolve reaches the service its trigger went to even after the routing changed.
  */
-import type { PagerdutyConfig } from '../config/schema.js';
+import type { PagingRules } from '../domain/oncall/model.js';
 import { buildResolveEvent, buildTriggerEvent, type PageEventBody } from '../domain/oncall/page-event.js';
 import { pageRouteFor } from '../domain/oncall/route.js';
 import { everythingIgnored } from '../domain/policy/ignored.js';
@@ -15,7 +15,7 @@ import type { ServiceLogger, StackLookup } from './deps.js';
 import { pageItem } from '../domain/oncall/page-item.js';
 
 export interface PagerDeps {
-  config: { pagerduty?: PagerdutyConfig };
+  config: { pagerduty?: PagingRules };
   bus: EventBus;
   store: Pick<SlackStore, 'enqueue' | 'getSilence'> & Pick<RunStore, 'getStack' | 'appendAudit' | 'listAudit'>;
   stack: StackLookup;

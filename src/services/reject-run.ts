@@ -1,4 +1,4 @@
-import type { StackConfig } from '../config/schema.js';
+import type { Stack } from '../domain/stack.js';
 import type { Run } from '../domain/run/model.js';
 import type { ApprovalServiceDeps } from './approval-deps.js';
 import { DECIDABLE, auditRefusal, decidableRun, decisionRights, type DecisionRefusal } from './approval-checks.js';
@@ -18,7 +18,7 @@ const MAX_REASON = 500;
  */
 export async function rejectRun(
   deps: ApprovalServiceDeps,
-  stack: StackConfig,
+  stack: Stack,
   runId: string,
   userId: string,
   reason?: string,

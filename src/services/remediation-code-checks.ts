@@ -2,7 +2,7 @@
  * terraform's view of rewritten code, for remediation PRs: which attributes the providers let the code
  * set (from `providers schema -json`), and whether the rewritten files are fmt-clean and validate.
  */
-import type { StackConfig } from '../config/schema.js';
+import type { Stack } from '../domain/stack.js';
 import { errorMessage, TerraformError } from '../domain/errors.js';
 import { parseProviderSchema, settableFrom } from '../domain/remediation/provider-schema.js';
 import type { TerraformRunner } from '../ports/terraform.js';
@@ -14,7 +14,7 @@ export interface RemediationChecksLogger {
 
 export function terraformCodeChecks(terraform: Pick<TerraformRunner, 'providersSchema' | 'fmtCheck' | 'validate'>, logger: RemediationChecksLogger): RemediationCodeChecks {
   return {
-    async settable(stack: StackConfig, signal?: AbortSignal) {
+    async settable(stack: Stack, signal?: AbortSignal) {
       try {
         return settableFrom(parseProviderSchema(await terraform.providersSchema(stack, signal ? { signal } : {})));
       } catch (err) {
@@ -24,10 +24,10 @@ export function terraformCodeChecks(terraform: Pick<TerraformRunner, 'providersS
         return undefined;
       }
     },
-    async unformatted(stack: StackConfig, files: string[], signal?: AbortSignal) {
+    async unformatted(stack: Stack, files: string[], signal?: AbortSignal) {
       return (await terraform.fmtCheck(stack, files, signal ? { signal } : {})).unformatted;
     },
-    async verify(stack: StackConfig, files: string[], signal?: AbortSignal) {
+    async verify(stack: Stack, files: string[], signal?: AbortSignal) {
       const options = signal ? { signal } : {};
       const fmt = files.length > 0 ? await terraform.fmtCheck(stack, files, options) : undefined;
       if (fmt && fmt.unformatted.length > 0) throw new TerraformError('fmt -check', 3, fmt.diff);

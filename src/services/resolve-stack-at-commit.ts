@@ -1,6 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path';
-import type { GitSources } from '../adapters/git/git-sources.js';
-import type { StackConfig } from '../config/schema.js';
+import type { GitSources } from '../ports/git.js';
+import type { Stack } from '../domain/stack.js';
 
 export interface SourceDeps {
   git: GitSources;
@@ -8,14 +8,14 @@ export interface SourceDeps {
 
 /** A stack pointed into a checkout of one commit; `release()` removes the checkout. */
 export interface ResolvedStack {
-  stack: StackConfig;
+  stack: Stack;
   /** Set for a Git-sourced stack: the commit its `dir` holds. */
   commitSha?: string;
   release(): Promise<void>;
 }
 
 /** A local stack as it is; a Git-sourced one in a fresh worktree of `sha`, `dir` and varFiles inside it. */
-export async function resolveStackAtCommit(deps: SourceDeps, stack: StackConfig, sha: string, options: { signal?: AbortSignal } = {}): Promise<ResolvedStack> {
+export async function resolveStackAtCommit(deps: SourceDeps, stack: Stack, sha: string, options: { signal?: AbortSignal } = {}): Promise<ResolvedStack> {
   if (!stack.git) return { stack, release: async () => undefined };
   const worktree = await deps.git.checkout(stack.git).checkout(sha, options);
   const dir = join(worktree.dir, stack.git.path);

@@ -1,5 +1,5 @@
-import type { CommitInfo } from '../adapters/git/commit-info.js';
-import type { StackConfig } from '../config/schema.js';
+import type { CommitInfo } from '../ports/git.js';
+import type { Stack } from '../domain/stack.js';
 import { resolveStackAtCommit, type ResolvedStack, type SourceDeps } from './resolve-stack-at-commit.js';
 
 /**
@@ -9,7 +9,7 @@ import { resolveStackAtCommit, type ResolvedStack, type SourceDeps } from './res
  */
 export async function resolveStackAtHead(
   deps: SourceDeps,
-  stack: StackConfig,
+  stack: Stack,
   options: { signal?: AbortSignal } = {},
 ): Promise<ResolvedStack & { commit?: CommitInfo }> {
   if (!stack.git) return resolveStackAtCommit(deps, stack, '', options);

@@ -1,5 +1,5 @@
 import nodeCron from 'node-cron';
-import type { StackConfig } from '../config/schema.js';
+import type { Stack } from '../domain/stack.js';
 import { DriftgateError } from '../domain/errors.js';
 import type { RunTrigger } from '../domain/run/state.js';
 import type { ServiceLogger } from './deps.js';
@@ -9,11 +9,11 @@ export interface CronLike {
 }
 
 export interface SchedulerOptions<T> {
-  stacks: StackConfig[];
+  stacks: Stack[];
   concurrency: number;
   jitterMs: number;
   /** Runs one check; the signal aborts it at shutdown (terraform gets SIGINT). */
-  check: (stack: StackConfig, trigger: RunTrigger, signal: AbortSignal) => Promise<T>;
+  check: (stack: Stack, trigger: RunTrigger, signal: AbortSignal) => Promise<T>;
   logger: ServiceLogger;
   cron?: CronLike;
   random?: () => number;
@@ -35,7 +35,7 @@ export interface Scheduler<T> {
 }
 
 interface Job {
-  stack: StackConfig;
+  stack: Stack;
   /** undefined for exclusive work, which is never merged with another job. */
   trigger?: RunTrigger;
   run: (job: Job, signal: AbortSignal) => Promise<unknown>;
@@ -65,7 +65,7 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler<T> {
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
 
-  function enqueue(stack: StackConfig, trigger: RunTrigger, front: boolean): Promise<T> {
+  function enqueue(stack: Stack, trigger: RunTrigger, front: boolean): Promise<T> {
     const queued = queue.find((j) => j.stack.name === stack.name && j.trigger !== undefined);
     if (queued) {
       if (front && queued.trigger === 'schedule') {
@@ -79,7 +79,7 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler<T> {
     return add(stack, trigger, (job, signal) => options.check(job.stack, job.trigger!, signal), front) as Promise<T>;
   }
 
-  function add(stack: StackConfig, trigger: RunTrigger | undefined, run: Job['run'], front: boolean): Promise<unknown> {
+  function add(stack: Stack, trigger: RunTrigger | undefined, run: Job['run'], front: boolean): Promise<unknown> {
     let settle!: Job['settle'];
     const promise = new Promise<unknown>((resolve, reject) => (settle = { resolve, reject }));
     const job: Job = { stack, trigger, run, settle, promise };
@@ -112,7 +112,7 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler<T> {
     }
   }
 
-  function onTick(stack: StackConfig): void {
+  function onTick(stack: Stack): void {
     if (stopped) return;
     if (running.has(stack.name) || queue.some((j) => j.stack.name === stack.name && j.trigger !== undefined)) {
       logger.info({ stack: stack.name }, 'scheduled check skipped: the previous one is still queued or running');

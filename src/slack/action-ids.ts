@@ -15,8 +15,6 @@ export const ACTION_IDS = {
   refreshHome: 'driftgate.home_refresh',
 } as const;
 
-export type ActionId = (typeof ACTION_IDS)[keyof typeof ACTION_IDS];
-
 /** The reject modal: private_metadata holds the run id; the reason input is optional. */
 export const REJECT_MODAL = {
   callbackId: 'driftgate.reject_modal',

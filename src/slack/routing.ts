@@ -1,8 +1,9 @@
 import { stackMatcher } from '../domain/stack-glob.js';
-import type { SlackConfig, StackConfig } from '../config/schema.js';
+import type { SlackConfig } from '../config/schema.js';
+import type { Stack } from '../domain/stack.js';
 
 /** The channel a stack's messages go to: the first `slack.channels` rule whose glob matches, else the default. */
-export function channelFor(slack: SlackConfig, stack: Pick<StackConfig, 'name'>): string {
+export function channelFor(slack: SlackConfig, stack: Pick<Stack, 'name'>): string {
   const rule = slack.channels.find((r) => stackMatcher(r.match)(stack.name));
   return rule?.channel ?? slack.defaultChannel;
 }
@@ -11,7 +12,7 @@ export function channelFor(slack: SlackConfig, stack: Pick<StackConfig, 'name'>)
  * The on-call mention for a stack's environment, when configured. Slack pings a user group only through
  * its id (`<!subteam^S…>`); a handle is shown as text, so configure the id where the page must ring.
  */
-export function onCallMention(slack: SlackConfig, stack: Pick<StackConfig, 'environment'>): string | undefined {
+export function onCallMention(slack: SlackConfig, stack: Pick<Stack, 'environment'>): string | undefined {
   const onCall = slack.onCall;
   if (!onCall || !stack.environment || !onCall.environments.includes(stack.environment)) return undefined;
   const group = onCall.usergroup.replace(/^@/, '');

@@ -1,12 +1,12 @@
 /** What `/drift status` and the App Home show: every configured stack with its state, read from the store. */
 import type { Store } from '../ports/store.js';
-import type { StackConfig } from '../config/schema.js';
+import type { Stack } from '../domain/stack.js';
 import { AWAITING_DECISION } from '../domain/run/state.js';
 import type { PendingApprovalItem } from './blocks/render-home.js';
 import type { StackStatusRow } from './blocks/status-blocks.js';
 import type { RunMessages } from './notifier/run-messages.js';
 
-export function stackRows(store: Store, stacks: readonly StackConfig[], now: Date): StackStatusRow[] {
+export function stackRows(store: Store, stacks: readonly Stack[], now: Date): StackStatusRow[] {
   const records = new Map(store.listStacks().map((r) => [r.name, r]));
   const waiting = store.listRuns({ states: [...AWAITING_DECISION] });
   return stacks.map((stack) => {
@@ -28,7 +28,7 @@ export function stackRows(store: Store, stacks: readonly StackConfig[], now: Dat
 }
 
 /** Runs waiting for a person, newest first, with their approval progress. */
-export function pendingApprovals(store: Store, stack: (name: string) => StackConfig | undefined, messages: RunMessages): PendingApprovalItem[] {
+export function pendingApprovals(store: Store, stack: (name: string) => Stack | undefined, messages: RunMessages): PendingApprovalItem[] {
   return store.listRuns({ states: ['drifted', 'pending_approval'], limit: 100 }).flatMap((run) => {
     const config = stack(run.stack);
     if (!config) return [];

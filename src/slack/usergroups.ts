@@ -1,20 +1,11 @@
 import { z } from 'zod';
-import type { ApproversConfig } from '../config/schema.js';
+import type { ApproverGroup } from '../domain/approvals/model.js';
 import { DriftgateError, ExternalServiceError, errorMessage } from '../domain/errors.js';
+import type { UsergroupResolver } from '../ports/usergroups.js';
 import type { SlackApi } from './api.js';
 
 /** A Slack Web API call: method and arguments in, Slack's JSON body (`ok: true`) out. */
 export type SlackCall = SlackApi['call'];
-
-export interface UsergroupResolver {
-  /**
-   * The approver groups (names in `approvers.groups`) the user belongs to: listed in the group's `users`,
-   * or a member of one of its Slack user groups. `among` limits the check to some groups, to spare Slack
-   * calls for groups that do not matter. Throws ExternalServiceError when Slack cannot say: the caller
-   * refuses rather than guesses.
-   */
-  groupsOf(userId: string, approvers: ApproversConfig, among?: string[]): Promise<string[]>;
-}
 
 export interface UsergroupResolverOptions {
   call: SlackCall;
@@ -94,7 +85,7 @@ export function createUsergroupResolver(options: UsergroupResolverOptions): User
     return id;
   }
 
-  async function inGroup(userId: string, group: ApproversConfig['groups'][string]): Promise<boolean> {
+  async function inGroup(userId: string, group: ApproverGroup): Promise<boolean> {
     if (group.users.includes(userId)) return true;
     for (const ref of group.usergroups) {
       const id = await usergroupId(ref);

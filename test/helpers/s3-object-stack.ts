@@ -5,7 +5,7 @@
  * - `s3ObjectStackHcl(options)`: the stack's main.tf text (fmt-clean). It names no port: the endpoint
  *   comes from `var.s3_endpoint` and the credentials from the environment, so the same text can be
  *   committed once to a test repository (git-repo.ts) and planned against any server.
- * - `s3StackSettings(s3)`: the `vars` and `env` a StackConfig (or a config's stack entry) needs for it.
+ * - `s3StackSettings(s3)`: the `vars` and `env` a Stack (or a config's stack entry) needs for it.
  * - `s3TestClient(s3)`: an S3 client that s3rver understands.
  * - `changeOutOfBand(client, bucket, key, change)`: content type, user metadata and/or tags changed the
  *   way a person in the console would, everything else kept.

@@ -1,7 +1,7 @@
-import type { StackConfig } from '../../src/config/schema.js';
+import type { Stack } from '../../src/domain/stack.js';
 
 /** A resolved stack as loadConfig would produce it, for tests that build stacks in code. */
-export function stackConfig(name: string, dir: string, overrides: Partial<StackConfig> = {}): StackConfig {
+export function stackConfig(name: string, dir: string, overrides: Partial<Stack> = {}): Stack {
   return {
     name,
     dir,

@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitHubClient } from '../../src/adapters/github/client.js';
 import { editResourceInput } from '../../src/cli/commands/demo-drift.js';
-import type { StackConfig } from '../../src/config/schema.js';
+import type { Stack } from '../../src/domain/stack.js';
 import type { Run } from '../../src/domain/run/model.js';
 import { checkStackFromSource } from '../../src/services/check-stack-from-source.js';
 import { openRemediationPr, type RemediationDeps } from '../../src/services/open-remediation-pr.js';
@@ -52,7 +52,7 @@ describe('openRemediationPr', () => {
     const git = gitSourcesOf(fixture);
     const deps = { ...context.deps, git };
     const configured = context.stack('prod/db')!;
-    const stack: StackConfig = { ...configured, git: { ...configured.git!, repository: 'acme/infra' } };
+    const stack: Stack = { ...configured, git: { ...configured.git!, repository: 'acme/infra' } };
 
     const work = join(repo.dir, 'work', 'db');
     await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: work, env, extendEnv: false });

@@ -1,13 +1,4 @@
-export interface CommitInfo {
-  sha: string;
-  author: string;
-  authorEmail: string;
-  /** The commit's subject line. */
-  title: string;
-  committedAt: Date;
-  /** The pull request the commit came from, when its title says so. */
-  prNumber?: number;
-}
+import type { CommitInfo } from '../../ports/git.js';
 
 /** The `--format` of `git log` that parseCommitInfo reads: fields split by NUL. */
 export const COMMIT_FORMAT = '%H%x00%an%x00%ae%x00%cI%x00%s';

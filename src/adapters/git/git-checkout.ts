@@ -3,9 +3,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createMutex } from '../terraform/mutex.js';
-import { COMMIT_FORMAT, parseCommitInfo, parseCommitLog, type CommitInfo } from './commit-info.js';
+import { GitError, type GitFailure } from '../../domain/errors.js';
+import type { CommitInfo, GitCheckout } from '../../ports/git.js';
+import { COMMIT_FORMAT, parseCommitInfo, parseCommitLog } from './commit-info.js';
 import { gitCredentials } from './git-credentials.js';
-import { GitError, type GitFailure } from './git-error.js';
 import { execGit, stderrTail, type GitExec, type GitExecResult } from './exec-git.js';
 
 /** Commits kept by each fetch: enough to check out a run's commit after the branch moved on a little. */
@@ -31,27 +32,6 @@ export interface GitCheckoutOptions {
   logger?: GitLogger;
   /** The process runner; tests wrap it to see every argv. */
   exec?: GitExec;
-}
-
-export interface Worktree {
-  /** The repository root checked out at the commit. */
-  dir: string;
-  sha: string;
-  /** Removes the worktree; safe to call twice. */
-  release(): Promise<void>;
-}
-
-export interface GitCheckout {
-  /** Fetches the branch (shallow) and returns its head commit. */
-  fetchHead(options?: { signal?: AbortSignal }): Promise<CommitInfo>;
-  /** A worktree of exactly `sha`, fetched first if the clone lacks it. */
-  checkout(sha: string, options?: { signal?: AbortSignal }): Promise<Worktree>;
-  commit(sha: string): Promise<CommitInfo>;
-  /**
-   * The commits in `to` and not in `from`, newest first, at most 20: what a pending change brings. Just
-   * `to` when `from` is unknown or older than the shallow history (its range cannot be told).
-   */
-  commitsBetween(from: string | undefined, to: string): Promise<CommitInfo[]>;
 }
 
 /**

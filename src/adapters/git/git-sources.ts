@@ -1,19 +1,9 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { ConfigError } from '../../domain/errors.js';
+import type { GitCheckout, GitSourceRef, GitSources } from '../../ports/git.js';
 import type { GitExec } from './exec-git.js';
-import { createGitCheckout, type GitCheckout, type GitLogger } from './git-checkout.js';
-
-export interface GitSourceRef {
-  url: string;
-  branch: string;
-  tokenEnv?: string;
-}
-
-/** One GitCheckout per repository and branch, each with its clone under `<dataDir>/git/`. */
-export interface GitSources {
-  checkout(source: GitSourceRef): GitCheckout;
-}
+import { createGitCheckout, type GitLogger } from './git-checkout.js';
 
 export interface GitSourcesOptions {
   dataDir: string;
@@ -30,6 +20,7 @@ function cloneDirName(source: GitSourceRef): string {
   return `${readable}-${hash}`;
 }
 
+/** One GitCheckout per repository and branch, each with its clone under `<dataDir>/git/`. */
 export function createGitSources(options: GitSourcesOptions): GitSources {
   const byKey = new Map<string, GitCheckout>();
   return {

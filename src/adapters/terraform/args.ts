@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { StackConfig } from '../../config/schema.js';
+import type { Stack } from '../../domain/stack.js';
 
 /**
  * argv for each terraform command. Pure, so tests can show that no var or backend value reaches argv:
@@ -27,11 +27,11 @@ export function workspaceSelectArgs(workspace: string): string[] {
   return ['workspace', 'select', '-or-create=true', workspace];
 }
 
-export function varFileArgs(stack: StackConfig): string[] {
+export function varFileArgs(stack: Stack): string[] {
   return stack.varFiles.map((f) => `-var-file=${resolve(stack.dir, f)}`);
 }
 
-export function planArgs(stack: StackConfig, planFile: string, lockMs: number): string[] {
+export function planArgs(stack: Stack, planFile: string, lockMs: number): string[] {
   return ['plan', '-detailed-exitcode', '-input=false', '-no-color', lockTimeoutArg(lockMs), `-out=${planFile}`, ...varFileArgs(stack)];
 }
 

@@ -1,9 +1,9 @@
 import { ConfigError } from '../../domain/errors.js';
-import type { StackConfig } from '../../config/schema.js';
+import type { Stack } from '../../domain/stack.js';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
-function checkNames(stack: StackConfig, field: 'vars' | 'backendConfig', names: string[]): void {
+function checkNames(stack: Stack, field: 'vars' | 'backendConfig', names: string[]): void {
   const bad = names.filter((n) => !IDENTIFIER.test(n));
   if (bad.length) {
     throw new ConfigError(bad.map((n) => ({ path: `stacks.${stack.name}.${field}.${n}`, message: 'not a valid terraform identifier' })));
@@ -19,7 +19,7 @@ export function varEnvValue(value: unknown): string | undefined {
 }
 
 /** TF_VAR_<name> for each stack var; secrets travel in the environment, never in argv. */
-export function varsToEnv(stack: StackConfig): Record<string, string> {
+export function varsToEnv(stack: Stack): Record<string, string> {
   checkNames(stack, 'vars', Object.keys(stack.vars));
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(stack.vars)) {
@@ -31,7 +31,7 @@ export function varsToEnv(stack: StackConfig): Record<string, string> {
 
 export interface ChildEnvOptions {
   base: Record<string, string | undefined>;
-  stack: StackConfig;
+  stack: Stack;
   pluginCacheDir: string;
   /** Set TF_WORKSPACE; false for init and `workspace select`, which refuse to run under it. */
   withWorkspace: boolean;
@@ -54,7 +54,7 @@ function hclString(value: string): string {
 }
 
 /** The contents of a `-backend-config=<file>` file (HCL attributes). */
-export function backendConfigFile(stack: StackConfig): string {
+export function backendConfigFile(stack: Stack): string {
   const entries = Object.entries(stack.backendConfig);
   checkNames(stack, 'backendConfig', entries.map(([k]) => k));
   return entries.map(([k, v]) => `${k} = ${typeof v === 'string' ? hclString(v) : String(v)}\n`).join('');

@@ -1,4 +1,4 @@
-import type { StackConfig } from '../../config/schema.js';
+import type { Stack } from '../../domain/stack.js';
 import { TerraformBinaryMissingError, TerraformError } from '../../domain/errors.js';
 import type { CommandOutput, TerraformVersion } from '../../ports/terraform.js';
 import { runProcess, type ProcessResult } from './process.js';
@@ -25,7 +25,7 @@ export interface ExecContext {
 export interface ExecRequest {
   /** Names the command in errors and logs: `plan`, `init`, `workspace select`... */
   command: string;
-  stack: StackConfig;
+  stack: Stack;
   args: string[];
   env: Record<string, string>;
   timeoutMs: number;

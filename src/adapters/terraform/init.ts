@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { StackConfig } from '../../config/schema.js';
+import type { Stack } from '../../domain/stack.js';
 import { initArgs, workspaceSelectArgs } from './args.js';
 import { backendConfigFile } from './env.js';
 import { commandError, execTerraform, type ExecContext } from './exec.js';
@@ -13,11 +13,11 @@ export interface InitContext extends ExecContext {
   pluginCacheDir: string;
   lockTimeoutMs: number;
   timeoutMs: number;
-  childEnv(stack: StackConfig, withWorkspace: boolean): Record<string, string>;
+  childEnv(stack: Stack, withWorkspace: boolean): Record<string, string>;
 }
 
 /** Backend settings go through a 0600 file in a private temp dir that lives only as long as `init`. */
-async function withBackendFile<T>(stack: StackConfig, use: (file: string | undefined) => Promise<T>): Promise<T> {
+async function withBackendFile<T>(stack: Stack, use: (file: string | undefined) => Promise<T>): Promise<T> {
   if (Object.keys(stack.backendConfig).length === 0) return use(undefined);
   const content = backendConfigFile(stack);
   const dir = await mkdtemp(join(tmpdir(), 'driftgate-backend-'));
@@ -30,7 +30,7 @@ async function withBackendFile<T>(stack: StackConfig, use: (file: string | undef
   }
 }
 
-async function runInit(ctx: InitContext, stack: StackConfig, signal: AbortSignal | undefined): Promise<void> {
+async function runInit(ctx: InitContext, stack: Stack, signal: AbortSignal | undefined): Promise<void> {
   // terraform refuses init and `workspace select` while TF_WORKSPACE is set, so both run without it.
   const env = ctx.childEnv(stack, false);
   const common = { stack, env, timeoutMs: ctx.timeoutMs, signal };
@@ -49,7 +49,7 @@ async function runInit(ctx: InitContext, stack: StackConfig, signal: AbortSignal
  * runner because terraform's shared plugin cache is not safe for concurrent writers; the fingerprint check
  * itself runs outside the lock so plans of initialised stacks never wait. Returns whether init ran.
  */
-export async function ensureInit(ctx: InitContext, stack: StackConfig, signal?: AbortSignal): Promise<boolean> {
+export async function ensureInit(ctx: InitContext, stack: Stack, signal?: AbortSignal): Promise<boolean> {
   const bin = await ctx.version();
   const inputs: InitInputs = {
     dir: stack.dir,

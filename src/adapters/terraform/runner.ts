@@ -1,7 +1,7 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import type { StackConfig } from '../../config/schema.js';
+import type { Stack } from '../../domain/stack.js';
 import { ConfigError, StalePlanError } from '../../domain/errors.js';
 import type { CommandOutput, FmtReport, PlanResult, RunOptions, TerraformRunner, TerraformVersion } from '../../ports/terraform.js';
 import { applyArgs, fmtCheckArgs, planArgs, providersSchemaArgs, showJsonArgs, validateArgs } from './args.js';
@@ -30,7 +30,7 @@ export interface TerraformRunnerOptions {
 /** Enough of a fmt diff to see what is wrong, short enough for a Slack reply. */
 const FMT_REPORT_LINES = 40;
 
-async function assertStackDir(stack: StackConfig): Promise<void> {
+async function assertStackDir(stack: Stack): Promise<void> {
   const isDir = await stat(stack.dir).then((s) => s.isDirectory(), () => false);
   if (!isDir) throw new ConfigError([{ path: `stacks.${stack.name}.dir`, message: `directory ${stack.dir} does not exist` }]);
 }
@@ -61,14 +61,14 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
   };
 
   /** Stack dir checked and `.terraform` current; returns the common request fields. */
-  const prepare = async (stack: StackConfig, signal: AbortSignal | undefined) => {
+  const prepare = async (stack: Stack, signal: AbortSignal | undefined) => {
     await assertStackDir(stack);
     const initRan = await ensureInit(ctx, stack, signal);
     return { initRan, request: { stack, env: ctx.childEnv(stack, true), signal } };
   };
 
   /** A command whose stdout is JSON data: kept whole whatever the output limit, and not redacted. */
-  const jsonOutput = async (stack: StackConfig, command: string, args: string[], runOptions: RunOptions): Promise<string> => {
+  const jsonOutput = async (stack: Stack, command: string, args: string[], runOptions: RunOptions): Promise<string> => {
     const { request } = await prepare(stack, runOptions.signal);
     const result = await execTerraform(ctx, { ...request, command, args, timeoutMs: options.timeouts.plan, fullStdout: true });
     if (result.exitCode !== 0) throw commandError(ctx, command, result);
@@ -78,7 +78,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
   return {
     version,
 
-    async plan(stack: StackConfig, planFile: string, runOptions: RunOptions = {}): Promise<PlanResult> {
+    async plan(stack: Stack, planFile: string, runOptions: RunOptions = {}): Promise<PlanResult> {
       const { initRan, request } = await prepare(stack, runOptions.signal);
       const planPath = resolve(stack.dir, planFile);
       await mkdir(dirname(planPath), { recursive: true });
@@ -89,15 +89,15 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
       return { ...commandOutput(ctx, result), hasChanges: result.exitCode === 2, planFile: planPath, initRan };
     },
 
-    showJson(stack: StackConfig, planFile: string, runOptions: RunOptions = {}): Promise<string> {
+    showJson(stack: Stack, planFile: string, runOptions: RunOptions = {}): Promise<string> {
       return jsonOutput(stack, 'show', showJsonArgs(resolve(stack.dir, planFile)), runOptions);
     },
 
-    providersSchema(stack: StackConfig, runOptions: RunOptions = {}): Promise<string> {
+    providersSchema(stack: Stack, runOptions: RunOptions = {}): Promise<string> {
       return jsonOutput(stack, 'providers schema', providersSchemaArgs(), runOptions);
     },
 
-    async fmtCheck(stack: StackConfig, files: string[], runOptions: RunOptions = {}): Promise<FmtReport> {
+    async fmtCheck(stack: Stack, files: string[], runOptions: RunOptions = {}): Promise<FmtReport> {
       await assertStackDir(stack);
       const request = { stack, env: ctx.childEnv(stack, false), signal: runOptions.signal };
       const result = await execTerraform(ctx, { ...request, command: 'fmt -check', args: fmtCheckArgs(files), timeoutMs: options.timeouts.plan });
@@ -108,13 +108,13 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
       return { unformatted, diff: ctx.redact(lastLines(result.stdout, FMT_REPORT_LINES)) };
     },
 
-    async validate(stack: StackConfig, runOptions: RunOptions = {}): Promise<void> {
+    async validate(stack: Stack, runOptions: RunOptions = {}): Promise<void> {
       const { request } = await prepare(stack, runOptions.signal);
       const result = await execTerraform(ctx, { ...request, command: 'validate', args: validateArgs(), timeoutMs: options.timeouts.plan });
       if (result.exitCode !== 0) throw commandError(ctx, 'validate', result);
     },
 
-    async apply(stack: StackConfig, planFile: string, runOptions: RunOptions = {}): Promise<CommandOutput> {
+    async apply(stack: Stack, planFile: string, runOptions: RunOptions = {}): Promise<CommandOutput> {
       const { request } = await prepare(stack, runOptions.signal);
       const args = applyArgs(resolve(stack.dir, planFile), options.timeouts.lock);
       const result = await execTerraform(ctx, { ...request, command: 'apply', args, timeoutMs: options.timeouts.apply });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createGitSources } from '../../adapters/git/git-sources.js';
 import { openSqliteStore } from '../../adapters/store/open-sqlite-store.js';
 import { loadConfig } from '../../config/load.js';
-import type { StackConfig } from '../../config/schema.js';
+import type { Stack } from '../../domain/stack.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { selectStacks } from '../select-stacks.js';
@@ -12,7 +12,7 @@ import { selectStacks } from '../select-stacks.js';
 export const BASELINE_USAGE = 'driftgate baseline STACK [--commit SHA] [--config FILE]';
 
 /** The commit to record: `--commit` (expanded and checked against the repository) or the branch head. */
-async function baselineCommit(stack: StackConfig, commit: string | undefined, dataDir: string, env: CliIo['env']) {
+async function baselineCommit(stack: Stack, commit: string | undefined, dataDir: string, env: CliIo['env']) {
   if (!stack.git) {
     if (!commit) throw new UsageError(`stack ${stack.name} is not from Git: name the commit with --commit SHA`);
     if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) throw new UsageError('--commit must be a full commit sha for a stack that is not from Git');

@@ -1,7 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { StackConfig } from '../../config/schema.js';
+import type { Stack } from '../../domain/stack.js';
 import type { PlanAnalysis } from '../../domain/plan/model.js';
 import type { Run } from '../../domain/run/model.js';
 import { blockKitBuilderUrl, renderRunMessage } from '../../slack/blocks/index.js';
@@ -18,7 +18,7 @@ export interface SlackPreview {
  * demo: in `keepDir` when the demo dir is kept, else in a new temp dir of its own.
  */
 export async function writeSlackPreview(
-  stack: StackConfig,
+  stack: Stack,
   found: { run: Run; analysis: PlanAnalysis },
   keepDir: string | undefined,
 ): Promise<SlackPreview> {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createAppContext, type AppContext } from '../../app/context.js';
 import { loadConfig } from '../../config/load.js';
-import type { StackConfig } from '../../config/schema.js';
+import type { Stack } from '../../domain/stack.js';
 import type { CliIo } from '../io.js';
 import { checkExitCode, renderCheckReport } from '../render/check-report.js';
 import { packageRoot } from '../package-root.js';
@@ -84,7 +84,7 @@ export async function demoCommand(args: string[], io: CliIo): Promise<number> {
 }
 
 /** Plans and applies every stack, two at a time (the machine may have only two cores). */
-async function applyAll(context: AppContext, stacks: StackConfig[]): Promise<void> {
+async function applyAll(context: AppContext, stacks: Stack[]): Promise<void> {
   const queue = [...stacks];
   const worker = async () => {
     for (let stack = queue.shift(); stack; stack = queue.shift()) {

@@ -35,3 +35,25 @@ export type ApprovalRefusal =
 export type ApprovalDecision =
   | { ok: true; progress: ApprovalProgress; complete: boolean }
   | ({ ok: false } & ApprovalRefusal);
+
+/** A named group of people who may approve: Slack user ids and user groups (handles or ids). */
+export interface ApproverGroup {
+  users: string[];
+  usergroups: string[];
+}
+
+/** Who may approve a stack's apply; an absent criterion matches every stack. */
+export interface ApproverRule {
+  stacks?: string;
+  environments?: string[];
+  count: number;
+  /** Names of approver groups. */
+  from: string[];
+}
+
+/** The approvers section once validated: groups, rules (first match wins), GitHub login -> Slack user id. */
+export interface ApproverRules {
+  groups: Record<string, ApproverGroup>;
+  rules: ApproverRule[];
+  authors: Record<string, string>;
+}

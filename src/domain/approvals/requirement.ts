@@ -1,7 +1,7 @@
 import { stackMatcher } from '../stack-glob.js';
-import type { ApproversConfig, StackConfig } from '../../config/schema.js';
+import type { Stack } from '../stack.js';
 import type { PolicyApproval } from '../policy/model.js';
-import type { ApprovalRequirement } from './model.js';
+import type { ApprovalRequirement, ApproverRules } from './model.js';
 
 /**
  * The approval rule for a stack: the first rule whose `stacks` glob and `environments` both match (an
@@ -9,8 +9,8 @@ import type { ApprovalRequirement } from './model.js';
  * from Slack, because who may apply is granted explicitly, never by default.
  */
 export function requirementFor(
-  stack: Pick<StackConfig, 'name' | 'environment'>,
-  approvers: ApproversConfig | undefined,
+  stack: Pick<Stack, 'name' | 'environment'>,
+  approvers: ApproverRules | undefined,
 ): { requirement: ApprovalRequirement; rule: number } | undefined {
   if (!approvers) return undefined;
   const rule = approvers.rules.findIndex(
@@ -24,7 +24,7 @@ export function requirementFor(
 }
 
 /** The Slack user a GitHub login maps to in `approvers.authors`, to keep a change's author from approving it. */
-export function authorSlackId(approvers: ApproversConfig | undefined, githubLogin: string | undefined): string | undefined {
+export function authorSlackId(approvers: ApproverRules | undefined, githubLogin: string | undefined): string | undefined {
   if (!approvers || !githubLogin) return undefined;
   // GitHub logins are case-insensitive.
   const key = Object.keys(approvers.authors).find((login) => login.toLowerCase() === githubLogin.toLowerCase());

@@ -7,10 +7,11 @@
  * delivery (see src/adapters/pagerduty/page-deliverer.ts), so a queued page never holds it.
  */
 import { createHash } from 'node:crypto';
-import type { PagerdutySeverity, StackConfig } from '../../config/schema.js';
+import type { Stack } from '../stack.js';
 import type { ActionCounts, ChangeAction, PlanAnalysis } from '../plan/model.js';
 import { formatCounts } from '../plan/render-text.js';
 import type { Run } from '../run/model.js';
+import type { PageSeverity } from './model.js';
 
 /** PagerDuty's limits on the fields driftgate fills. */
 export const PAGE_LIMITS = { summary: 1024, dedupKey: 255 } as const;
@@ -36,7 +37,7 @@ export interface PageDetails {
 export interface PagePayload {
   summary: string;
   source: string;
-  severity: PagerdutySeverity;
+  severity: PageSeverity;
   timestamp: string;
   component: string;
   group?: string;
@@ -50,8 +51,8 @@ export type PageEventBody =
   | { event_action: 'resolve'; dedup_key: string };
 
 export interface TriggerInput {
-  stack: Pick<StackConfig, 'name' | 'environment'>;
-  severity: PagerdutySeverity;
+  stack: Pick<Stack, 'name' | 'environment'>;
+  severity: PageSeverity;
   run: Pick<Run, 'id' | 'updatedAt'>;
   analysis: Pick<PlanAnalysis, 'counts' | 'fingerprint'> & { changes: readonly { address: string; action: ChangeAction }[] };
   /** When the open drift was first seen (it may predate this run). */
@@ -114,7 +115,7 @@ export function withSlackLink(event: PageEventBody, link: PageSlackLink | undefi
   };
 }
 
-export function buildResolveEvent(stack: Pick<StackConfig, 'name'>): PageEventBody {
+export function buildResolveEvent(stack: Pick<Stack, 'name'>): PageEventBody {
   return { event_action: 'resolve', dedup_key: pageDedupKey(stack.name) };
 }
 

@@ -1,19 +1,20 @@
-import type { PagerdutyConfig, PagerdutySeverity, StackConfig } from '../../config/schema.js';
+import type { Stack } from '../stack.js';
 import { stackMatcher } from '../stack-glob.js';
+import type { PageSeverity, PagingRules } from './model.js';
 
 /** Where and how loudly a stack pages: the variable holding its routing key, never the key. */
 export interface PageRoute {
   routingKeyEnv: string;
-  severity: PagerdutySeverity;
+  severity: PageSeverity;
 }
 
-export const DEFAULT_SEVERITY: PagerdutySeverity = 'error';
+export const DEFAULT_SEVERITY: PageSeverity = 'error';
 
 /**
  * The first `pagerduty.routing` rule whose `stacks` glob and `environments` both match the stack (an
  * absent criterion matches every stack). Undefined when none does: that stack never pages.
  */
-export function pageRouteFor(pagerduty: PagerdutyConfig | undefined, stack: Pick<StackConfig, 'name' | 'environment'>): PageRoute | undefined {
+export function pageRouteFor(pagerduty: PagingRules | undefined, stack: Pick<Stack, 'name' | 'environment'>): PageRoute | undefined {
   if (!pagerduty) return undefined;
   const { environment } = stack;
   const rule = pagerduty.routing.find(

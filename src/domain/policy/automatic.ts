@@ -1,4 +1,4 @@
-import type { Mode } from '../../config/schema.js';
+import type { Mode } from '../stack.js';
 import type { PolicyEvaluation } from './model.js';
 
 export type AutomaticDecision = { apply: true; reason: string } | { apply: false; reason: string };

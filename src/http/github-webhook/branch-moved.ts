@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StackConfig } from '../../config/schema.js';
+import type { Stack } from '../../domain/stack.js';
 
 /** A branch of a GitHub repository that has new commits: what a push or a merged pull request tells. */
 export interface BranchMoved {
@@ -50,7 +50,7 @@ function issuePaths(error: z.ZodError): string {
 }
 
 /** The stacks checked out from that branch of that repository (GitHub names are case-insensitive). */
-export function stacksOnBranch(stacks: readonly StackConfig[], moved: BranchMoved): StackConfig[] {
+export function stacksOnBranch(stacks: readonly Stack[], moved: BranchMoved): Stack[] {
   const repository = moved.repository.toLowerCase();
   return stacks.filter((s) => s.git?.repository?.toLowerCase() === repository && s.git.branch === moved.branch);
 }

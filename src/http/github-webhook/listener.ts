@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { Webhooks } from '@octokit/webhooks';
-import type { StackConfig } from '../../config/schema.js';
+import type { Stack } from '../../domain/stack.js';
 import { errorMessage } from '../../domain/errors.js';
 import { readBody } from '../read-body.js';
 import { replyJson as reply } from '../reply.js';
@@ -16,7 +16,7 @@ const JSON_CONTENT_TYPE = /^\s*application\/json\s*(;|$)/i;
 export interface GithubWebhookOptions {
   /** GITHUB_WEBHOOK_SECRET: the webhook's secret, which signs every delivery (X-Hub-Signature-256). */
   secret: string;
-  stacks: readonly StackConfig[];
+  stacks: readonly Stack[];
   /** Queues a check of the stack (the scheduler's `request`); settles when it is done. */
   requestCheck(stackName: string): Promise<{ status: string }>;
   logger: ServiceLogger;

@@ -10,8 +10,6 @@ export type Verification = 'clean' | 'still_drifting' | 'failed';
 
 export type RunPhase =
   | { kind: 'awaiting' }
-  /** Some approvals are in, more are needed. */
-  | { kind: 'approved'; by: string; have: number; need: number }
   | { kind: 'applying'; by?: string }
   | { kind: 'applied'; durationMs: number; verification: Verification }
   | { kind: 'apply_failed' }
@@ -23,7 +21,7 @@ export type RunPhase =
 
 /** Phases in which people still decide: the only ones with buttons. */
 export function isAwaiting(phase: RunPhase): boolean {
-  return phase.kind === 'awaiting' || phase.kind === 'approved';
+  return phase.kind === 'awaiting';
 }
 
 export interface ApprovalInfo {
@@ -64,12 +62,6 @@ export function phaseStatusLine(phase: RunPhase, approval?: ApprovalInfo): strin
       const p = approval?.progress;
       const got = p && p.have > 0 ? `${approvedBy(p.approvers, p.have, p.need)} · ` : '';
       return `:hourglass_flowing_sand: ${got}${needs(approval)}`;
-    }
-    case 'approved': {
-      const listed = approval?.progress.approvers ?? [];
-      const approvers = listed.length ? listed : [phase.by];
-      const progress = { have: phase.have, need: phase.need, approvers };
-      return `:ballot_box_with_check: ${approvedBy(approvers, phase.have, phase.need)} · ${needs({ progress, groups: approval?.groups ?? [] })}`;
     }
     case 'applying':
       return `:gear: Applying…${phase.by ? ` (started by ${userRef(phase.by)})` : ''}`;

@@ -1,4 +1,5 @@
-import type { DriftgateConfig, StackConfig } from '../../config/schema.js';
+import type { DriftgateConfig } from '../../config/schema.js';
+import type { Stack } from '../../domain/stack.js';
 import type { Run } from '../../domain/run/model.js';
 import type { ApprovalServiceDeps } from '../../services/approval-deps.js';
 import type { CheckOutcome } from '../../services/check-stack.js';
@@ -24,7 +25,7 @@ export interface SlackDeps extends ApprovalServiceDeps {
   jobs: Jobs;
   /** For calls that cannot wait in the outbox: views.open must use its trigger_id within 3 s. */
   api: SlackApi;
-  stack(name: string): StackConfig | undefined;
+  stack(name: string): Stack | undefined;
   /** Set when GitHub is configured: remediation PRs. */
   remediation?: RemediationDeps;
   /** The workspace's address for links to messages, once `auth.test` has answered. */

@@ -4,7 +4,8 @@
  * silenced stack or a rejected (snoozed) drift.
  */
 import type { Store } from '../../ports/store.js';
-import type { DriftgateConfig, StackConfig } from '../../config/schema.js';
+import type { DriftgateConfig } from '../../config/schema.js';
+import type { Stack } from '../../domain/stack.js';
 import { formatCounts } from '../../domain/plan/render-text.js';
 import { escapeMrkdwn, safeMention } from '../blocks/escape.js';
 import { formatDuration, section, slackDate } from '../blocks/message.js';
@@ -15,7 +16,7 @@ export interface EscalateDeps {
   config: Pick<DriftgateConfig, 'slack'>;
   store: Store;
   messages: RunMessages;
-  stack(name: string): StackConfig | undefined;
+  stack(name: string): Stack | undefined;
   now: () => Date;
 }
 

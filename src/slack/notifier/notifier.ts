@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Store } from '../../ports/store.js';
-import type { DriftgateConfig, StackConfig } from '../../config/schema.js';
+import type { DriftgateConfig } from '../../config/schema.js';
+import type { Stack } from '../../domain/stack.js';
 import type { PlanAnalysis } from '../../domain/plan/model.js';
 import { everythingIgnored } from '../../domain/policy/ignored.js';
 import type { PolicyEvaluation } from '../../domain/policy/model.js';
@@ -26,7 +27,7 @@ export interface NotifierDeps {
   store: Store;
   bus: EventBus;
   messages: RunMessages;
-  stack(name: string): StackConfig | undefined;
+  stack(name: string): Stack | undefined;
   now: () => Date;
   logger: ServiceLogger;
 }

@@ -3,7 +3,8 @@
  * Everything goes through the outbox, so Slack being down delays these calls but loses none of them,
  * and all of a stack's calls go out in order (one outbox key per stack).
  */
-import type { DriftgateConfig, StackConfig } from '../../config/schema.js';
+import type { DriftgateConfig } from '../../config/schema.js';
+import type { Stack } from '../../domain/stack.js';
 import { progressOf } from '../../domain/approvals/evaluate.js';
 import { allRequirements, requirementFor } from '../../domain/approvals/requirement.js';
 import type { PlanAnalysis } from '../../domain/plan/model.js';
@@ -24,7 +25,7 @@ export interface RunMessagesDeps {
   config: Pick<DriftgateConfig, 'slack' | 'approvers'>;
   store: Store;
   services: Pick<ServiceDeps, 'artifacts' | 'store'>;
-  stack(name: string): StackConfig | undefined;
+  stack(name: string): Stack | undefined;
   /** Whether a GitHub integration can open remediation PRs (its button is shown only then). */
   canRemediate: boolean;
 }

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pullRequestNumber } from '../../../src/adapters/git/commit-info.js';
 import { execGit, type GitExecRequest } from '../../../src/adapters/git/exec-git.js';
 import { createGitCheckout } from '../../../src/adapters/git/git-checkout.js';
-import { GitError } from '../../../src/adapters/git/git-error.js';
+import { GitError } from '../../../src/domain/errors.js';
 import { createGitSources } from '../../../src/adapters/git/git-sources.js';
 import { makeTestRepo, type TestRepo } from './git-repo.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StackConfig } from '../../../src/config/schema.js';
+import type { Stack } from '../../../src/domain/stack.js';
 import { branchMoved, stacksOnBranch } from '../../../src/http/github-webhook/branch-moved.js';
 
 const repository = { full_name: 'acme/infra' };
@@ -22,8 +22,8 @@ describe('what a GitHub delivery means for driftgate', () => {
   });
 
   it('matches stacks by repository (case-insensitively) and branch', () => {
-    const stack = (name: string, git?: Partial<NonNullable<StackConfig['git']>>) =>
-      ({ name, ...(git ? { git: { url: 'u', branch: 'main', path: '.', varFiles: [], ...git } } : {}) }) as StackConfig;
+    const stack = (name: string, git?: Partial<NonNullable<Stack['git']>>) =>
+      ({ name, ...(git ? { git: { url: 'u', branch: 'main', path: '.', varFiles: [], ...git } } : {}) }) as Stack;
     const stacks = [stack('a', { repository: 'Acme/Infra' }), stack('b', { repository: 'acme/infra', branch: 'dev' }), stack('c', { repository: 'acme/other' }), stack('d', {}), stack('local')];
     expect(stacksOnBranch(stacks, { repository: 'ACME/infra', branch: 'main' }).map((s) => s.name)).toEqual(['a']);
   });

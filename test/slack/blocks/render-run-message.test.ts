@@ -26,7 +26,6 @@ function input(overrides: Partial<RunMessageInput> = {}): RunMessageInput {
 
 const PHASES: [RunPhase, string, boolean][] = [
   [{ kind: 'awaiting' }, 'Waiting for', true],
-  [{ kind: 'approved', by: 'U1', have: 1, need: 2 }, 'Approved by <@U1> (1/2)', true],
   [{ kind: 'applying', by: 'U2' }, 'Applying…', false],
   [{ kind: 'applied', durationMs: 34_000, verification: 'clean' }, 'Applied in 34 s, verified: no drift', false],
   [{ kind: 'applied', durationMs: 125_000, verification: 'still_drifting' }, 'Applied in 2 min 5 s, verification: still drifting', false],

@@ -1,4 +1,4 @@
-import { parseDuration } from '../../../config/duration.js';
+import { parseDuration } from '../../../domain/duration.js';
 import { matchStacks } from '../../../domain/match-stacks.js';
 import { suggest } from '../../../domain/suggest.js';
 

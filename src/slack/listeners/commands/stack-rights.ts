@@ -1,4 +1,4 @@
-import type { StackConfig } from '../../../config/schema.js';
+import type { Stack } from '../../../domain/stack.js';
 import { decisionRights } from '../../../services/approval-checks.js';
 import { renderNotAllowed } from '../../blocks/render-command-replies.js';
 import type { ApprovalServiceDeps } from '../../../services/approval-deps.js';
@@ -12,7 +12,7 @@ const GERUND = { unlock: 'Unlocking', silence: 'Silencing', remediate: 'Opening 
 
 export async function mayActOn(
   deps: ApprovalServiceDeps,
-  stack: StackConfig,
+  stack: Stack,
   userId: string,
   action: keyof typeof GERUND,
   tell: Tell,

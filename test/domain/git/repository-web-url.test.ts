@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commitUrl, pullRequestUrl, repositoryWebUrl } from '../../../src/adapters/git/repository-web-url.js';
+import { commitUrl, pullRequestUrl, repositoryWebUrl } from '../../../src/domain/git/repository-web-url.js';
 
 const CASES: [string, string | undefined][] = [
   ['https://github.com/acme/infra.git', 'https://github.com/acme/infra'],

@@ -1,0 +1,39 @@
+/** How driftgate acts on a stack's drift: alert only, apply minor changes itself, or apply everything itself. */
+export const MODES = ['alert', 'auto-minor', 'auto-apply'] as const;
+export type Mode = (typeof MODES)[number];
+
+/** A stack after discovery and defaults: everything the runner needs, dirs absolute. */
+export interface Stack {
+  name: string;
+  /** Absolute path of the stack's root module. */
+  dir: string;
+  schedule: string;
+  vars: Record<string, unknown>;
+  varFiles: string[];
+  env: Record<string, string>;
+  workspace?: string;
+  backendConfig: Record<string, string | number | boolean>;
+  environment?: string;
+  labels: string[];
+  mode: Mode;
+  /** See StackSettings.allowFrequentAutoApply in config/schema.ts. */
+  allowFrequentAutoApply?: boolean;
+  /**
+   * Set when the stack comes from a Git repository: `dir` (and relative `varFiles`) mean nothing until
+   * services/resolve-stack-at-head.ts checks out a commit and points them into that worktree.
+   */
+  git?: StackGitSource;
+}
+
+/** A stack's Git source: the repository, and where the stack's root module is inside it. */
+export interface StackGitSource {
+  url: string;
+  branch: string;
+  tokenEnv?: string;
+  /** `owner/name` on GitHub: configured, or read from a GitHub URL; undefined for other hosts. */
+  repository?: string;
+  /** Path of the root module relative to the repository root (subpath joined), POSIX separators. */
+  path: string;
+  /** varFiles as written in the config: relative ones are relative to the checked-out stack dir. */
+  varFiles: string[];
+}
