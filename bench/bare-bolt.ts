@@ -7,9 +7,24 @@ import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
 import { ACTION_IDS } from '../src/slack/action-ids.js';
 
-const { token, apiUrl, secret } = JSON.parse(process.argv[2] ?? '{}') as { token: string; apiUrl: string; secret: string };
-const receiver = new HTTPReceiver({ signingSecret: secret, endpoints: '/slack/events', processBeforeResponse: false, logLevel: LogLevel.ERROR });
-const app = new App({ token, receiver, deferInitialization: true, clientOptions: { slackApiUrl: apiUrl }, logLevel: LogLevel.ERROR });
+const { token, apiUrl, secret } = JSON.parse(process.argv[2] ?? '{}') as {
+  token: string;
+  apiUrl: string;
+  secret: string;
+};
+const receiver = new HTTPReceiver({
+  signingSecret: secret,
+  endpoints: '/slack/events',
+  processBeforeResponse: false,
+  logLevel: LogLevel.ERROR,
+});
+const app = new App({
+  token,
+  receiver,
+  deferInitialization: true,
+  clientOptions: { slackApiUrl: apiUrl },
+  logLevel: LogLevel.ERROR,
+});
 app.action(ACTION_IDS.approve, async ({ ack }) => ack());
 await app.init();
 const server = createServer(receiver.requestListener);

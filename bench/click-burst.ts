@@ -29,14 +29,18 @@ function httpRequest(form: Record<string, string>): Buffer {
     connection: 'keep-alive',
     ...slackSignature(request.secret, body),
   };
-  const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n');
   return Buffer.from(`POST ${target.pathname} HTTP/1.1\r\n${head}\r\n\r\n${body}`);
 }
 
 /** Resolves at the first byte of the next response on the socket, then drains that response. */
 function nextResponse(socket: Socket): Promise<{ at: number; status: number }> {
   return new Promise((resolve) => {
-    socket.once('data', (chunk: Buffer) => resolve({ at: performance.now(), status: Number(chunk.toString('latin1', 9, 12)) }));
+    socket.once('data', (chunk: Buffer) =>
+      resolve({ at: performance.now(), status: Number(chunk.toString('latin1', 9, 12)) }),
+    );
   });
 }
 
@@ -50,12 +54,14 @@ const sockets = await Promise.all(
   ),
 );
 // Warm-up: one request per connection, so the burst runs on open, used connections.
-await Promise.all(sockets.map(async (socket) => {
-  const answered = nextResponse(socket);
-  socket.write(httpRequest({ payload: '{}' }));
-  await answered;
-  await new Promise((r) => setTimeout(r, 20));
-}));
+await Promise.all(
+  sockets.map(async (socket) => {
+    const answered = nextResponse(socket);
+    socket.write(httpRequest({ payload: '{}' }));
+    await answered;
+    await new Promise((r) => setTimeout(r, 20));
+  }),
+);
 
 const clicks = request.users.map((user, i) =>
   httpRequest({

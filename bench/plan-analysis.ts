@@ -58,7 +58,8 @@ function childScript(): string {
   const self = fileURLToPath(import.meta.url);
   if (self.endsWith('.js')) return self;
   const compiled = resolve(self, '../../dist/bench/plan-analysis.js');
-  if (!existsSync(compiled)) throw new Error(`benchPlanAnalysis needs the compiled ${compiled}: run \`npm run build\` first`);
+  if (!existsSync(compiled))
+    throw new Error(`benchPlanAnalysis needs the compiled ${compiled}: run \`npm run build\` first`);
   return compiled;
 }
 
@@ -95,7 +96,10 @@ function verdict(pass: boolean): string {
   return pass ? 'PASS' : 'FAIL';
 }
 
-export async function benchPlanAnalysis(opts: { workDir: string; env: Record<string, string> }): Promise<PlanAnalysisBench> {
+export async function benchPlanAnalysis(opts: {
+  workDir: string;
+  env: Record<string, string>;
+}): Promise<PlanAnalysisBench> {
   const dir = join(opts.workDir, 'plan-analysis-stack');
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, 'main.tf'), STACK);
@@ -125,7 +129,8 @@ export async function benchPlanAnalysis(opts: { workDir: string; env: Record<str
     changes: children[0]!.changes,
     secrets: children[0]!.secrets,
   };
-  if (child.changes !== RESOURCE_COUNT) throw new Error(`analysis found ${child.changes} changes, expected ${RESOURCE_COUNT}`);
+  if (child.changes !== RESOURCE_COUNT)
+    throw new Error(`analysis found ${child.changes} changes, expected ${RESOURCE_COUNT}`);
   const budgetMs = showMs * ANALYSIS_SHARE_TARGET;
   const timePass = child.analysisMs <= budgetMs;
   const rssPass = child.peakRssMb < PEAK_RSS_TARGET_MB;

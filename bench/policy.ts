@@ -41,7 +41,8 @@ export async function benchPolicies(): Promise<PolicyBench> {
   const yaml = parseYaml(await readFile(join(packageRoot(), 'examples', 'policies.yml'), 'utf8'));
   const rules = PolicyFile.parse(yaml.value).rules;
   const compiled = compilePolicies(rules);
-  if (!compiled.ok) throw new Error(`examples/policies.yml does not compile: ${compiled.issues.map((i) => i.message).join('; ')}`);
+  if (!compiled.ok)
+    throw new Error(`examples/policies.yml does not compile: ${compiled.issues.map((i) => i.message).join('; ')}`);
   const text = JSON.stringify(largePlan(RESOURCE_COUNT));
   const plan = parsePlanJson(text);
   const { redactor } = analyzePlan(plan);

@@ -43,17 +43,29 @@ async function measure(dir: string, env: Record<string, string>, count: number):
   await mkdir(dir, { recursive: true });
   const original = stackHcl(count);
   await writeFile(join(dir, 'main.tf'), original);
-  const tf = (args: string[], input?: string) => execa('terraform', args, { cwd: dir, env, extendEnv: false, ...(input ? { input } : {}), reject: false });
+  const tf = (args: string[], input?: string) =>
+    execa('terraform', args, { cwd: dir, env, extendEnv: false, ...(input ? { input } : {}), reject: false });
   await tf(['init', '-input=false', '-no-color']);
   await tf(['apply', '-auto-approve', '-input=false', '-no-color', '-parallelism=20']);
   // Every resource resized by hand: one state edit for all of them.
-  const state = JSON.parse((await tf(['state', 'pull'])).stdout) as { serial: number; resources: { instances: { attributes: Record<string, { value: Record<string, string> }> }[] }[] };
-  for (const r of state.resources) for (const key of ['input', 'output']) r.instances[0]!.attributes[key]!.value.size = 'huge';
+  const state = JSON.parse((await tf(['state', 'pull'])).stdout) as {
+    serial: number;
+    resources: { instances: { attributes: Record<string, { value: Record<string, string> }> }[] }[];
+  };
+  for (const r of state.resources)
+    for (const key of ['input', 'output']) r.instances[0]!.attributes[key]!.value.size = 'huge';
   state.serial += 1;
   await tf(['state', 'push', '-'], JSON.stringify(state));
 
   const planStarted = performance.now();
-  const plan = await tf(['plan', '-input=false', '-no-color', '-detailed-exitcode', '-out=drift.tfplan', '-parallelism=20']);
+  const plan = await tf([
+    'plan',
+    '-input=false',
+    '-no-color',
+    '-detailed-exitcode',
+    '-out=drift.tfplan',
+    '-parallelism=20',
+  ]);
   const planMs = performance.now() - planStarted;
   if (plan.exitCode !== 2) throw new Error(`plan of ${count} resources: exit ${plan.exitCode}\n${plan.stderr}`);
   const json = parsePlanJson((await tf(['show', '-json', 'drift.tfplan'])).stdout);
@@ -73,14 +85,19 @@ async function measure(dir: string, env: Record<string, string>, count: number):
   const fmt = await tf(['fmt', '-check', '-no-color', 'main.tf']);
   const validate = await tf(['validate', '-no-color']);
   const checkMs = performance.now() - checkStarted;
-  if (fmt.exitCode !== 0 || validate.exitCode !== 0) throw new Error(`rewritten file fails fmt/validate:\n${fmt.stdout}${validate.stderr}`);
-  if (!(await readFile(join(dir, 'main.tf'), 'utf8')).includes('size = "huge" # by hand sometimes')) throw new Error('rewrite lost a comment');
+  if (fmt.exitCode !== 0 || validate.exitCode !== 0)
+    throw new Error(`rewritten file fails fmt/validate:\n${fmt.stdout}${validate.stderr}`);
+  if (!(await readFile(join(dir, 'main.tf'), 'utf8')).includes('size = "huge" # by hand sometimes'))
+    throw new Error('rewrite lost a comment');
   return { resources: count, planMs, codifyMs: median(times), edits: result!.edits.length, checkMs };
 }
 
 const ms = (v: number) => `${Math.round(v).toLocaleString('en-US')} ms`;
 
-export async function benchRemediation(ctx: { workDir: string; env: Record<string, string> }): Promise<{ markdown: string }> {
+export async function benchRemediation(ctx: {
+  workDir: string;
+  env: Record<string, string>;
+}): Promise<{ markdown: string }> {
   const rows: Row[] = [];
   for (const count of SIZES) rows.push(await measure(join(ctx.workDir, `remediation-${count}`), ctx.env, count));
   const largest = rows.at(-1)!;
@@ -94,7 +111,10 @@ export async function benchRemediation(ctx: { workDir: string; env: Record<strin
     '',
     '| resources | `terraform plan` (wall) | codify | codify ÷ plan | edits | fmt -check + validate |',
     '| ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...rows.map((r) => `| ${r.resources} | ${ms(r.planMs)} | ${ms(r.codifyMs)} | ${(r.codifyMs / r.planMs).toFixed(3)} | ${r.edits} | ${ms(r.checkMs)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.resources} | ${ms(r.planMs)} | ${ms(r.codifyMs)} | ${(r.codifyMs / r.planMs).toFixed(3)} | ${r.edits} | ${ms(r.checkMs)} |`,
+    ),
     '',
     `Target: codify ≤ ${CODIFY_SHARE_TARGET * 100}% of the plan at ${largest.resources} resources. Result: **${(share * 100).toFixed(1)}%** — ${share <= CODIFY_SHARE_TARGET ? 'PASS' : 'FAIL'}. ${sizeGrowth}× the resources took ${growth.toFixed(1)}× the codify time.`,
   ];

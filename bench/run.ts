@@ -13,7 +13,10 @@ import { benchSweep } from './sweep.js';
  * `npm run bench [-- sweep|analysis|slack|policy|remediation]`: runs the benchmarks and rewrites their sections of
  * bench/results.md, keeping the sections of benchmarks not run this time.
  */
-const BENCHES: Record<string, (ctx: { workDir: string; env: Record<string, string>; bin: string }) => Promise<{ markdown: string }>> = {
+const BENCHES: Record<
+  string,
+  (ctx: { workDir: string; env: Record<string, string>; bin: string }) => Promise<{ markdown: string }>
+> = {
   sweep: benchSweep,
   analysis: benchPlanAnalysis,
   slack: benchSlackClicks,
@@ -22,7 +25,10 @@ const BENCHES: Record<string, (ctx: { workDir: string; env: Record<string, strin
 };
 
 async function machine(): Promise<string> {
-  const tf = await execa('terraform', ['version'], { reject: false, env: { ...process.env, TF_CLI_CONFIG_FILE: '/dev/null' } });
+  const tf = await execa('terraform', ['version'], {
+    reject: false,
+    env: { ...process.env, TF_CLI_CONFIG_FILE: '/dev/null' },
+  });
   return [
     `- date: ${new Date().toISOString()}`,
     `- CPU: ${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
@@ -37,7 +43,9 @@ function replaceSection(doc: string, name: string, body: string): string {
   const section = `${start}\n${body}\n${end}`;
   const from = doc.indexOf(start);
   const to = doc.indexOf(end);
-  return from >= 0 && to > from ? doc.slice(0, from) + section + doc.slice(to + end.length) : `${doc.trimEnd()}\n\n${section}\n`;
+  return from >= 0 && to > from
+    ? doc.slice(0, from) + section + doc.slice(to + end.length)
+    : `${doc.trimEnd()}\n\n${section}\n`;
 }
 
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(BENCHES);
@@ -60,7 +68,9 @@ const env = {
 const bin = join(import.meta.dirname, '../src/bin/driftgate.js');
 const resultsFile = join(packageRoot(), 'bench', 'results.md');
 try {
-  let doc = await readFile(resultsFile, 'utf8').catch(() => '# driftgate benchmark results\n\nWritten by `npm run bench`; each section keeps the machine it ran on.\n');
+  let doc = await readFile(resultsFile, 'utf8').catch(
+    () => '# driftgate benchmark results\n\nWritten by `npm run bench`; each section keeps the machine it ran on.\n',
+  );
   for (const name of chosen) {
     console.error(`running benchmark ${name}…`);
     const result = await BENCHES[name]!({ workDir: join(workDir, name), env, bin });

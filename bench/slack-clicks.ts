@@ -27,7 +27,11 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 120_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -39,7 +43,10 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
 
 /** Every click at once from a separate process; each one's ack latency in ms, sorted. */
 async function burst(url: string, runId: string): Promise<number[]> {
-  const { stdout } = await execa('node', [join(import.meta.dirname, 'click-burst.js'), JSON.stringify({ url, secret: SECRET, runId, users: USERS })]);
+  const { stdout } = await execa('node', [
+    join(import.meta.dirname, 'click-burst.js'),
+    JSON.stringify({ url, secret: SECRET, runId, users: USERS }),
+  ]);
   return JSON.parse(stdout) as number[];
 }
 
@@ -64,17 +71,32 @@ async function startServe(bin: string, file: string, env: Record<string, string>
     reject: false,
   });
   const base = `http://127.0.0.1:${port}`;
-  await until('driftgate serve to be ready', async () => ((await fetch(`${base}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined));
+  await until('driftgate serve to be ready', async () =>
+    (await fetch(`${base}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined,
+  );
   return { serve, base };
 }
 
 async function startBareBolt(emulator: SlackEmulator): Promise<{ child: ResultPromise; url: string }> {
-  const child = execa('node', [join(import.meta.dirname, 'bare-bolt.js'), JSON.stringify({ token: emulator.token, apiUrl: emulator.apiUrl, secret: SECRET })], { reject: false });
-  const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+  const child = execa(
+    'node',
+    [
+      join(import.meta.dirname, 'bare-bolt.js'),
+      JSON.stringify({ token: emulator.token, apiUrl: emulator.apiUrl, secret: SECRET }),
+    ],
+    { reject: false },
+  );
+  const port = await new Promise<string>((resolve) =>
+    child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())),
+  );
   return { child, url: `http://127.0.0.1:${port}/slack/events` };
 }
 
-export async function benchSlackClicks(options: { workDir: string; env: Record<string, string>; bin: string }): Promise<{ markdown: string }> {
+export async function benchSlackClicks(options: {
+  workDir: string;
+  env: Record<string, string>;
+  bin: string;
+}): Promise<{ markdown: string }> {
   const { workDir, env, bin } = options;
   const dir = join(workDir, 'stack');
   await mkdir(dir, { recursive: true });
@@ -82,7 +104,11 @@ export async function benchSlackClicks(options: { workDir: string; env: Record<s
   const file = join(workDir, 'driftgate.yml');
   await writeFile(file, config(dir, join(workDir, 'data')));
   await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: dir, env, extendEnv: false });
-  await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd: dir, env, extendEnv: false });
+  await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], {
+    cwd: dir,
+    env,
+    extendEnv: false,
+  });
 
   const emulator = await startSlackEmulator();
   const { serve, base } = await startServe(bin, file, env, emulator);
@@ -94,14 +120,23 @@ export async function benchSlackClicks(options: { workDir: string; env: Record<s
         (input.tags as Record<string, string>).Team = `console-${round}`;
       });
       const before = emulator.messages(CHANNEL).filter((m) => !m.threadTs).length;
-      await postSigned(`${base}/slack/events`, SECRET, slashCommand(`check ${STACK}`, USERS[0]!, { channel_id: CHANNEL, response_url: emulator.responseUrl(`check-${round}`) }));
+      await postSigned(
+        `${base}/slack/events`,
+        SECRET,
+        slashCommand(`check ${STACK}`, USERS[0]!, {
+          channel_id: CHANNEL,
+          response_url: emulator.responseUrl(`check-${round}`),
+        }),
+      );
       const alert = await until('the drift alert', () => emulator.messages(CHANNEL).filter((m) => !m.threadTs)[before]);
       const runId = /"value":"(r_[^"]+)"/.exec(text(alert))?.[1];
       if (!runId) throw new Error(`round ${round}: the alert has no run id`);
       // Interleaved: the same machine load for both.
       const bolt = await burst(bare.url, 'r_none');
       const ours = await burst(`${base}/slack/events`, runId);
-      await until('the applied message', () => (text(emulator.message(alert.channel, alert.ts)).includes('Applied in') ? true : undefined));
+      await until('the applied message', () =>
+        text(emulator.message(alert.channel, alert.ts)).includes('Applied in') ? true : undefined,
+      );
       rows.push({ round, runId, ours, bolt });
     }
   } finally {
@@ -111,7 +146,9 @@ export async function benchSlackClicks(options: { workDir: string; env: Record<s
     await emulator.close();
   }
   const store = openSqliteStore({ path: join(workDir, 'data', 'driftgate.db') });
-  const applies = rows.map((r) => store.listAudit({ runId: r.runId }).filter((a) => a.action === 'apply_started').length);
+  const applies = rows.map(
+    (r) => store.listAudit({ runId: r.runId }).filter((a) => a.action === 'apply_started').length,
+  );
   store.close();
 
   const fmt = (n: number) => n.toFixed(1);

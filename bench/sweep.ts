@@ -17,7 +17,8 @@ const DRIFTED = 10;
 function stackHcl(i: number): string {
   const blocks = Array.from(
     { length: RESOURCES },
-    (_, r) => `resource "terraform_data" "r${r}" {\n  input = { name = "stack${i}-r${r}", size = ${r}, tags = { team = "t${i % 7}" } }\n}\n`,
+    (_, r) =>
+      `resource "terraform_data" "r${r}" {\n  input = { name = "stack${i}-r${r}", size = ${r}, tags = { team = "t${i % 7}" } }\n}\n`,
   );
   return blocks.join('\n');
 }
@@ -33,7 +34,11 @@ async function timed(fn: () => Promise<unknown>): Promise<{ wall: number; cpu: n
  * (a) 100 stacks of 20 terraform_data resources, 10 drifted: `driftgate check --all` against the loop
  * teams run today (for each dir: terraform init, then terraform plan -detailed-exitcode), in one run.
  */
-export async function benchSweep(options: { workDir: string; env: Record<string, string>; bin: string }): Promise<SweepResult> {
+export async function benchSweep(options: {
+  workDir: string;
+  env: Record<string, string>;
+  bin: string;
+}): Promise<SweepResult> {
   const { workDir, env } = options;
   const root = join(workDir, 'sweep');
   const dirs: string[] = [];
@@ -59,7 +64,8 @@ export async function benchSweep(options: { workDir: string; env: Record<string,
 
   const loopScript = `for d in "$@"; do (cd "$d" && terraform init -input=false -no-color >/dev/null && terraform plan -detailed-exitcode -input=false -no-color >/dev/null; c=$?; [ $c -eq 1 ] && echo "plan failed in $d" >&2; true); done`;
   const loop = () => execa('bash', ['-c', loopScript, 'loop', ...dirs], { env, extendEnv: false });
-  const driftgate = () => execa('node', [options.bin, 'check', '--all', '--config', config], { env, extendEnv: false, reject: false });
+  const driftgate = () =>
+    execa('node', [options.bin, 'check', '--all', '--config', config], { env, extendEnv: false, reject: false });
 
   // driftgate's first sweep inits every stack; later sweeps skip the inits that nothing changed.
   const cold = await timed(async () => assertSweep(await driftgate()));
@@ -88,6 +94,8 @@ export async function benchSweep(options: { workDir: string; env: Record<string,
 function assertSweep(result: { exitCode?: number; stdout: string; stderr: string }): void {
   const drifted = (result.stdout.match(/DRIFTED/g) ?? []).length;
   if (result.exitCode !== 2 || drifted !== DRIFTED) {
-    throw new Error(`driftgate sweep gave exit ${result.exitCode} with ${drifted} drifted stacks:\n${result.stderr.slice(-2000)}`);
+    throw new Error(
+      `driftgate sweep gave exit ${result.exitCode} with ${drifted} drifted stacks:\n${result.stderr.slice(-2000)}`,
+    );
   }
 }

@@ -43,19 +43,32 @@ function goMaxProcs(concurrency: number): number {
 function policyEvaluator(config: DriftgateConfig): ServiceDeps['evaluatePolicies'] {
   if (config.policies.length === 0) return undefined;
   const compiled = compilePolicies(config.policies);
-  if (!compiled.ok) throw new ConfigError(compiled.issues.map((i) => ({ path: `policies (rule "${i.rule}").${i.field}`, message: i.message })));
+  if (!compiled.ok)
+    throw new ConfigError(
+      compiled.issues.map((i) => ({ path: `policies (rule "${i.rule}").${i.field}`, message: i.message })),
+    );
   const { policy } = compiled;
   return (plan, redactor, stack, kind) => evaluatePolicies(policy, buildPolicyInput(plan, redactor, stack, kind));
 }
 
 /** driftgate's own credentials: never in terraform's environment (a provider or module would see them). */
-const OWN_SECRETS = ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'GITHUB_TOKEN', 'GITHUB_APP_PRIVATE_KEY', 'GITHUB_WEBHOOK_SECRET'];
+const OWN_SECRETS = [
+  'SLACK_BOT_TOKEN',
+  'SLACK_SIGNING_SECRET',
+  'SLACK_APP_TOKEN',
+  'GITHUB_TOKEN',
+  'GITHUB_APP_PRIVATE_KEY',
+  'GITHUB_WEBHOOK_SECRET',
+];
 
 /**
  * The environment terraform runs in: the process's, less driftgate's own secrets (Slack and GitHub
  * credentials, PagerDuty routing keys, Git tokens). A stack that needs one sets it in its `env`.
  */
-export function terraformBaseEnv(config: DriftgateConfig, env: Record<string, string | undefined>): Record<string, string | undefined> {
+export function terraformBaseEnv(
+  config: DriftgateConfig,
+  env: Record<string, string | undefined>,
+): Record<string, string | undefined> {
   const own = new Set([
     ...OWN_SECRETS,
     ...(config.pagerduty?.routing.map((r) => r.routingKeyEnv) ?? []),
@@ -88,7 +101,9 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
     redact: (text) => secrets.redact(text),
     logger,
   });
-  const bus = createEventBus((err, event) => logger.error({ err, event: event.type, stack: event.stack }, 'event handler failed'));
+  const bus = createEventBus((err, event) =>
+    logger.error({ err, event: event.type, stack: event.stack }, 'event handler failed'),
+  );
   const byName = new Map(config.stacks.map((s) => [s.name, s]));
   const evaluatePolicies = policyEvaluator(config);
   const deps: ServiceDeps = {

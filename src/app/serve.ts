@@ -15,7 +15,7 @@ import { githubSettingsFor } from '../adapters/github/env.js';
 import type { RemediationDeps } from '../services/open-remediation-pr.js';
 import { terraformCodeChecks } from '../services/remediation-code-checks.js';
 import { createGithubWebhookListener, GITHUB_WEBHOOK_PATH } from '../http/github-webhook/listener.js';
-import { countOutboxFailure, createMetrics, type Metrics } from '../metrics/registry.js';
+import { countOutboxFailure, createMetrics } from '../metrics/registry.js';
 import { slackSettingsFor } from '../slack/env.js';
 import { createSlackApp, type SlackApp } from './slack-app.js';
 import { createSlackRuntime, type SlackRuntime } from '../slack/slack-runtime.js';
@@ -70,15 +70,22 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   }
   for (const stack of config.stacks) store.upsertStack(stack.name);
   deps.bus.onAny((event) => logger.info({ event: event.type, stack: event.stack, runId: event.run.id }, 'event'));
-  const pager = pagerdutySettings ? createPager({ config, bus: deps.bus, store, stack: context.stack, now: deps.now, logger }) : undefined;
+  const pager = pagerdutySettings
+    ? createPager({ config, bus: deps.bus, store, stack: context.stack, now: deps.now, logger })
+    : undefined;
   // The Slack app is created below; pages only ask for links once its worker delivers them.
-  const links = slackSettings && config.slack ? slackLinks({ slack: config.slack, store, workspaceUrl: (): string | undefined => slackApp?.workspaceUrl() }) : undefined;
+  const links =
+    slackSettings && config.slack
+      ? slackLinks({ slack: config.slack, store, workspaceUrl: (): string | undefined => slackApp?.workspaceUrl() })
+      : undefined;
   const deliverers = pagerdutySettings ? pagerdutyDeliverers(pagerdutySettings, links) : undefined;
 
   const metrics = createMetrics();
   const git = createGitSources({ dataDir: config.dataDir, env: options.env, logger });
   // GitHub, with credentials: remediation PRs, and the PRs (and their authors) of pending commits.
-  const github = githubSettings ? createGitHubClient(githubSettings, { ...options.github, logger: logger.child({ component: 'github' }) }) : undefined;
+  const github = githubSettings
+    ? createGitHubClient(githubSettings, { ...options.github, logger: logger.child({ component: 'github' }) })
+    : undefined;
   const sources = { git, ...(github ? { github } : {}) };
   // Background work (Slack handlers after their ack, automatic applies): shutdown and tests wait for it.
   const jobs = createJobs({ logger, busy: () => slackApp?.busy() ?? false });
@@ -90,7 +97,10 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
     check: async (stack, trigger, signal) => {
       const started = performance.now();
       const outcome = await checkStackFromSource({ ...deps, ...sources }, stack, { trigger, signal });
-      metrics.planDuration.observe({ stack: stack.name, outcome: outcome.status }, (performance.now() - started) / 1000);
+      metrics.planDuration.observe(
+        { stack: stack.name, outcome: outcome.status },
+        (performance.now() - started) / 1000,
+      );
       metrics.runsByOutcome.inc({ outcome: outcome.status });
       metrics.driftedStacks.set(store.listStacks().filter((s) => s.openDrift).length);
       jobs.run('auto-apply', async () => autoApplyAfterCheck(applies, outcome));
@@ -99,7 +109,13 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   });
   const requestCheck = (name: string): void => void scheduler.request(name, 'manual').catch(() => undefined);
   // The one apply use case, for a click, an automatic mode and a restart alike.
-  const applies: ApplyDeps = { ...deps, git, requestCheck, exclusive: (name, work) => scheduler.exclusive(name, work), stack: context.stack };
+  const applies: ApplyDeps = {
+    ...deps,
+    git,
+    requestCheck,
+    exclusive: (name, work) => scheduler.exclusive(name, work),
+    stack: context.stack,
+  };
   const apply = (run: Run, actor: string) => applyApprovedRun(applies, run, actor);
   scheduler.start();
 
@@ -144,7 +160,13 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   // Without Slack, pages still need a worker; with it, the Slack app's worker delivers them too.
   const pageWorker =
     deliverers && !slackApp
-      ? createOutboxWorker({ store, deliverers, now: deps.now, logger, onFailed: (item, _error, outcome) => countOutboxFailure(metrics, item.method, outcome.dead) })
+      ? createOutboxWorker({
+          store,
+          deliverers,
+          now: deps.now,
+          logger,
+          onFailed: (item, _error, outcome) => countOutboxFailure(metrics, item.method, outcome.dead),
+        })
       : undefined;
   pageWorker?.start(options.outboxPollMs ?? 250);
   const slack = slackSettings
@@ -159,20 +181,30 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   void slack?.connect();
   // Approvals complete before an earlier stop whose apply had not started: applied now.
   for (const { run, actor } of approvedRunsLeftOver(store)) {
-    logger.warn({ runId: run.id, stack: run.stack }, 'approved run was not applied before the last stop; applying it now');
+    logger.warn(
+      { runId: run.id, stack: run.stack },
+      'approved run was not applied before the last stop; applying it now',
+    );
     jobs.run('apply-after-restart', () => apply(run, actor));
   }
 
   let stopping = false;
   const webhook = githubWebhookSecret
-    ? createGithubWebhookListener({ secret: githubWebhookSecret, stacks: config.stacks, requestCheck: (name) => scheduler.request(name, 'webhook'), logger })
+    ? createGithubWebhookListener({
+        secret: githubWebhookSecret,
+        stacks: config.stacks,
+        requestCheck: (name) => scheduler.request(name, 'webhook'),
+        logger,
+      })
     : undefined;
   const health = await startHttpServer({
     port: options.port,
     host: options.host,
     metrics: metrics.registry,
     mounts: [
-      ...(slack?.listener ? [{ path: '/slack/events', listener: slack.listener, available: () => slack.isReady() }] : []),
+      ...(slack?.listener
+        ? [{ path: '/slack/events', listener: slack.listener, available: () => slack.isReady() }]
+        : []),
       ...(webhook ? [{ path: GITHUB_WEBHOOK_PATH, listener: webhook, available: () => !stopping }] : []),
     ],
     checks: {

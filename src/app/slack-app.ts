@@ -79,20 +79,39 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   // slackSettingsFor checked this before anything started.
   if (!config.slack) throw new Error('createSlackApp needs config.slack');
   const now = context.deps.now;
-  const api = createSlackApi({ token: settings.botToken, ...(settings.apiUrl ? { apiUrl: settings.apiUrl } : {}), logger });
+  const api = createSlackApi({
+    token: settings.botToken,
+    ...(settings.apiUrl ? { apiUrl: settings.apiUrl } : {}),
+    logger,
+  });
   // A run's authors do not change, and asking GitHub takes a call per commit: once per run (recent runs).
   const authors = new Map<string, Promise<string[]>>();
   const authorsOf = (run: Run): Promise<string[]> => {
     const known = authors.get(run.id);
     if (known) return known;
-    const asked = changeAuthors({ ...(options.git ? { git: options.git } : {}), ...(options.github ? { github: options.github } : {}), store, stack: context.stack, logger }, run);
+    const asked = changeAuthors(
+      {
+        ...(options.git ? { git: options.git } : {}),
+        ...(options.github ? { github: options.github } : {}),
+        store,
+        stack: context.stack,
+        logger,
+      },
+      run,
+    );
     // A failure is not remembered: the next click asks again.
     asked.catch(() => authors.delete(run.id));
     authors.set(run.id, asked);
     if (authors.size > 100) authors.delete(authors.keys().next().value!);
     return asked;
   };
-  const messages = createRunMessages({ config, store, services: context.deps, stack: context.stack, canRemediate: Boolean(options.remediation) });
+  const messages = createRunMessages({
+    config,
+    store,
+    services: context.deps,
+    stack: context.stack,
+    canRemediate: Boolean(options.remediation),
+  });
   // When the last Slack request came in: background work yields to a burst of them (see services/jobs.ts).
   let lastRequestAt = Number.NEGATIVE_INFINITY;
   const { jobs } = options;
@@ -130,13 +149,23 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       .then((answer) => {
         workspaceUrl = AuthTestAnswer.parse(answer).url;
       })
-      .catch((err: unknown) => logger.debug({ err: errorMessage(err) }, 'workspace address not known yet; asked again when a link needs it'))
+      .catch((err: unknown) =>
+        logger.debug({ err: errorMessage(err) }, 'workspace address not known yet; asked again when a link needs it'),
+      )
       .finally(() => (lookup = undefined));
   }
 
   const escalateDeps = { config, store, messages, stack: context.stack, now };
   let escalation: NodeJS.Timeout | undefined;
-  const notifier = createNotifier({ config, store, bus: context.deps.bus, messages, stack: context.stack, now, logger });
+  const notifier = createNotifier({
+    config,
+    store,
+    bus: context.deps.bus,
+    messages,
+    stack: context.stack,
+    now,
+    logger,
+  });
   const worker = createOutboxWorker({
     store,
     api,

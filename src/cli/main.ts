@@ -51,14 +51,19 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
     return await command(args, io);
   } catch (err) {
-    if (err instanceof UsageError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))) {
+    if (
+      err instanceof UsageError ||
+      (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))
+    ) {
       io.stderr.write(`driftgate ${name}: ${err.message}\n\n${USAGE}`);
     } else if (err instanceof ConfigError) {
       io.stderr.write(`driftgate ${name}: ${err.message}\n`);
     } else if (err instanceof DriftgateError) {
       io.stderr.write(`driftgate ${name}: ${err.message}\n`);
     } else {
-      io.stderr.write(`driftgate ${name}: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      io.stderr.write(
+        `driftgate ${name}: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      );
     }
     return 1;
   }

@@ -34,7 +34,10 @@ export async function discoverStacks(rules: readonly DiscoverEntry[], baseDir: s
   for (const [index, rule] of rules.entries()) {
     const found = await discoverRule(rule, index, baseDir, result.issues);
     if (!found.length) {
-      result.warnings.push({ path: `discover[${index}].glob`, message: `${JSON.stringify(rule.glob)} matched no directory holding *.tf files` });
+      result.warnings.push({
+        path: `discover[${index}].glob`,
+        message: `${JSON.stringify(rule.glob)} matched no directory holding *.tf files`,
+      });
     }
     for (const stack of found) {
       const earlier = byName.get(stack.name);
@@ -52,7 +55,12 @@ export async function discoverStacks(rules: readonly DiscoverEntry[], baseDir: s
   return result;
 }
 
-async function discoverRule(rule: DiscoverEntry, index: number, baseDir: string, issues: ConfigIssue[]): Promise<DiscoveredStack[]> {
+async function discoverRule(
+  rule: DiscoverEntry,
+  index: number,
+  baseDir: string,
+  issues: ConfigIssue[],
+): Promise<DiscoveredStack[]> {
   const options = { cwd: baseDir, onlyDirectories: true, expandDirectories: false, dot: false } as const;
   const matches = (await glob([rule.glob], options)).map(trimSlash);
   const excluded = rule.exclude?.length ? (await glob(rule.exclude, options)).map(trimSlash) : [];

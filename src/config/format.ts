@@ -19,7 +19,9 @@ export function formatValidation(result: ConfigValidation): string {
   ];
   const where = result.file ?? 'config';
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-  const head = result.config ? `ok, ${count(result.config.stacks.length, 'stack')}` : count(result.issues.length, 'error');
+  const head = result.config
+    ? `ok, ${count(result.config.stacks.length, 'stack')}`
+    : count(result.issues.length, 'error');
   const tail = result.warnings.length ? `, ${count(result.warnings.length, 'warning')}` : '';
   lines.push(`${where}: ${head}${tail}`);
   return lines.join('\n');

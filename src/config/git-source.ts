@@ -20,7 +20,10 @@ export function gitSourceIssues(file: ConfigFile): ConfigIssue[] {
     const git = gitSourceOf(file, i);
     if (!git) return;
     if (entry.source?.git.subpath && outside(entry.source.git.subpath)) {
-      issues.push({ path: `stacks[${i}].source.git.subpath`, message: 'must be a relative path inside the repository' });
+      issues.push({
+        path: `stacks[${i}].source.git.subpath`,
+        message: 'must be a relative path inside the repository',
+      });
     }
     if (outside(posix.join(git.subpath ?? '.', entry.dir.replaceAll('\\', '/')))) {
       issues.push({ path: `stacks[${i}].dir`, message: `must be a relative path inside the repository ${git.url}` });

@@ -37,7 +37,12 @@ export function interpolate(document: unknown, env: Record<string, string | unde
       const out: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(node)) {
         // defineProperty: a `__proto__` key stays an own key (and fails validation) instead of a prototype.
-        Object.defineProperty(out, key, { value: walk(item, [...path, key]), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, key, {
+          value: walk(item, [...path, key]),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     }
@@ -82,7 +87,9 @@ function interpolateString(
     const name = sep < 0 ? inner : inner.slice(0, sep);
     i = end + 1;
     if (!VAR_NAME.test(name)) {
-      fail(`invalid variable reference "\${${inner}}": names use letters, digits and "_" (write "$\${" for a literal "\${")`);
+      fail(
+        `invalid variable reference "\${${inner}}": names use letters, digits and "_" (write "$\${" for a literal "\${")`,
+      );
       continue;
     }
     const value = env[name];
@@ -107,7 +114,11 @@ function interpolateString(
  * interpolated path the quoted resolved scalar becomes the scalar as written; elsewhere any value of 4+
  * characters is replaced by its variable reference (shorter ones would mangle ordinary words).
  */
-export function maskSubstitutions(issues: ConfigIssue[], substitutions: Substitution[], resolved: unknown): ConfigIssue[] {
+export function maskSubstitutions(
+  issues: ConfigIssue[],
+  substitutions: Substitution[],
+  resolved: unknown,
+): ConfigIssue[] {
   if (!substitutions.length) return issues;
   return issues.map((issue) => {
     let message = issue.message;

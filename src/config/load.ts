@@ -62,7 +62,8 @@ function unwrap(result: ConfigValidation): DriftgateConfig {
 export function resolveConfigPath(options: LoadConfigOptions): { path: string; chosenBy: string } {
   if (options.file) return { path: resolve(options.cwd, options.file), chosenBy: 'given with --config' };
   const fromEnv = options.env.DRIFTGATE_CONFIG;
-  if (fromEnv) return { path: resolve(options.cwd, fromEnv), chosenBy: 'from the DRIFTGATE_CONFIG environment variable' };
+  if (fromEnv)
+    return { path: resolve(options.cwd, fromEnv), chosenBy: 'from the DRIFTGATE_CONFIG environment variable' };
   return {
     path: resolve(options.cwd, 'driftgate.yml'),
     chosenBy: 'the default in the current directory; pass --config or set DRIFTGATE_CONFIG to use another file',
@@ -74,10 +75,15 @@ export async function validateConfigFile(options: LoadConfigOptions): Promise<Co
   const fail = (message: string): ConfigValidation => ({ file: path, issues: [{ path: '', message }], warnings: [] });
   const info = await stat(path).catch((err: NodeJS.ErrnoException) => err);
   if (info instanceof Error) {
-    return fail(info.code === 'ENOENT' ? `config file ${path} does not exist (${chosenBy})` : `cannot read config file ${path} (${chosenBy}): ${info.code ?? info.message}`);
+    return fail(
+      info.code === 'ENOENT'
+        ? `config file ${path} does not exist (${chosenBy})`
+        : `cannot read config file ${path} (${chosenBy}): ${info.code ?? info.message}`,
+    );
   }
   if (!info.isFile()) return fail(`config file ${path} (${chosenBy}) is not a regular file`);
-  if (info.size > MAX_CONFIG_BYTES) return fail(`config file ${path} is ${info.size} bytes; the limit is ${MAX_CONFIG_BYTES}`);
+  if (info.size > MAX_CONFIG_BYTES)
+    return fail(`config file ${path} is ${info.size} bytes; the limit is ${MAX_CONFIG_BYTES}`);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -101,7 +107,9 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
 
   const parsed = ConfigFile.safeParse(interpolated.value);
   if (!parsed.success) {
-    issues.push(...schemaIssues(parsed.error.issues, interpolated.value, ConfigFile).filter((i) => !failed.has(i.path)));
+    issues.push(
+      ...schemaIssues(parsed.error.issues, interpolated.value, ConfigFile).filter((i) => !failed.has(i.path)),
+    );
   }
   issues.push(...duplicateStackNames(interpolated.value));
   if (!parsed.success || issues.length) return { file, issues: mask(issues), warnings: mask(warnings) };
@@ -113,13 +121,16 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
   const policies = await loadPolicies(parsed.data.policies, baseDir, parsed.data.approvers);
   issues.push(...policies.issues);
   issues.push(...gitSourceIssues(parsed.data));
-  const config = withGitSources(parsed.data, resolveConfig(parsed.data, {
-    ...(file ? { file } : {}),
-    baseDir,
-    discovered: discovery.stacks,
-    cpus: availableParallelism(),
-    policies: policies.rules,
-  }));
+  const config = withGitSources(
+    parsed.data,
+    resolveConfig(parsed.data, {
+      ...(file ? { file } : {}),
+      baseDir,
+      discovered: discovery.stacks,
+      cpus: availableParallelism(),
+      policies: policies.rules,
+    }),
+  );
   warnings.push(...slackWarnings(config));
   issues.push(
     ...autoApplyIssues(config.stacks, (stack) => {

@@ -35,5 +35,8 @@ function toIssue(err: YAMLError, label: string): ConfigIssue {
     err.code === 'MULTIPLE_DOCS'
       ? 'the file holds several YAML documents ("---"); driftgate reads exactly one'
       : err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-  return { path: '', message: where ? `${label} at line ${where.line}, column ${where.col}: ${what}` : `${label}: ${what}` };
+  return {
+    path: '',
+    message: where ? `${label} at line ${where.line}, column ${where.col}: ${what}` : `${label}: ${what}`,
+  };
 }

@@ -30,7 +30,11 @@ interface Origin {
 
 const at = (prefix: string, path: string) => `${prefix}${path}`.trimEnd();
 
-async function readPolicyFile(file: string, prefix: string, baseDir: string): Promise<{ rules: PolicyRule[]; issues: ConfigIssue[] }> {
+async function readPolicyFile(
+  file: string,
+  prefix: string,
+  baseDir: string,
+): Promise<{ rules: PolicyRule[]; issues: ConfigIssue[] }> {
   const fail = (message: string) => ({ rules: [], issues: [{ path: at(prefix, ''), message }] });
   let text: string;
   try {
@@ -39,9 +43,11 @@ async function readPolicyFile(file: string, prefix: string, baseDir: string): Pr
     const code = (err as NodeJS.ErrnoException).code;
     return fail(code === 'ENOENT' ? 'policy file does not exist' : `cannot read policy file: ${code ?? String(err)}`);
   }
-  if (Buffer.byteLength(text) > MAX_POLICY_FILE_BYTES) return fail(`policy file is larger than ${MAX_POLICY_FILE_BYTES} bytes`);
+  if (Buffer.byteLength(text) > MAX_POLICY_FILE_BYTES)
+    return fail(`policy file is larger than ${MAX_POLICY_FILE_BYTES} bytes`);
   const yaml = parseYaml(text);
-  if (yaml.issues.length) return { rules: [], issues: yaml.issues.map((i) => ({ path: at(prefix, i.path), message: i.message })) };
+  if (yaml.issues.length)
+    return { rules: [], issues: yaml.issues.map((i) => ({ path: at(prefix, i.path), message: i.message })) };
   const parsed = PolicyFile.safeParse(yaml.value);
   if (!parsed.success) {
     const issues = schemaIssues(parsed.error.issues, yaml.value, PolicyFile);
@@ -51,19 +57,30 @@ async function readPolicyFile(file: string, prefix: string, baseDir: string): Pr
 }
 
 /** A require_approval group no approver group defines could never be satisfied. */
-function unknownGroups(rules: readonly PolicyRule[], origins: readonly Origin[], approvers: ApproversConfig | undefined): ConfigIssue[] {
+function unknownGroups(
+  rules: readonly PolicyRule[],
+  origins: readonly Origin[],
+  approvers: ApproversConfig | undefined,
+): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
-  rules.forEach((rule, i) =>
+  rules.forEach((rule, i) => {
     rule.from?.forEach((group, j) => {
       if (approvers && group in approvers.groups) return;
       const where = approvers ? '' : ' (there is no approvers section)';
-      issues.push({ path: `${origins[i]!.prefix}rules[${origins[i]!.index}].from[${j}]`, message: `rule "${rule.name}": unknown approver group "${group}"${where}` });
-    }),
-  );
+      issues.push({
+        path: `${origins[i]!.prefix}rules[${origins[i]!.index}].from[${j}]`,
+        message: `rule "${rule.name}": unknown approver group "${group}"${where}`,
+      });
+    });
+  });
   return issues;
 }
 
-export async function loadPolicies(section: PoliciesConfig | undefined, baseDir: string, approvers: ApproversConfig | undefined): Promise<LoadedPolicies> {
+export async function loadPolicies(
+  section: PoliciesConfig | undefined,
+  baseDir: string,
+  approvers: ApproversConfig | undefined,
+): Promise<LoadedPolicies> {
   if (!section) return { rules: [], issues: [] };
   const rules: PolicyRule[] = [];
   const origins: Origin[] = [];
@@ -83,11 +100,16 @@ export async function loadPolicies(section: PoliciesConfig | undefined, baseDir:
   const compiled = compilePolicies(rules);
   if (!compiled.ok) {
     const first = new Map<string, string>();
-    rules.forEach((rule, i) => first.has(rule.name) || first.set(rule.name, `${origins[i]!.prefix}rules[${origins[i]!.index}]`));
+    rules.forEach((rule, i) => {
+      if (!first.has(rule.name)) first.set(rule.name, `${origins[i]!.prefix}rules[${origins[i]!.index}]`);
+    });
     for (const issue of compiled.issues) {
       const origin = origins[issue.index]!;
       const also = issue.field === 'name' ? ` (also ${first.get(issue.rule)})` : '';
-      issues.push({ path: `${origin.prefix}rules[${origin.index}].${issue.field}`, message: `rule "${issue.rule}": ${issue.message}${also}` });
+      issues.push({
+        path: `${origin.prefix}rules[${origin.index}].${issue.field}`,
+        message: `rule "${issue.rule}": ${issue.message}${also}`,
+      });
     }
   }
   issues.push(...unknownGroups(rules, origins, approvers));

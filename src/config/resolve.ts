@@ -31,13 +31,23 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
   const named = new Set(explicit.map((s) => s.name));
   const discovered = ctx.discovered
     .filter((found) => !named.has(found.name))
-    .map((found) => toStack(found.name, found.dir, ruleSettings(file.discover[found.rule]), defaults, found.environment));
+    .map((found) =>
+      toStack(found.name, found.dir, ruleSettings(file.discover[found.rule]), defaults, found.environment),
+    );
   return {
     ...(ctx.file ? { file: ctx.file } : {}),
     baseDir: ctx.baseDir,
     dataDir,
-    terraform: { ...file.terraform, pluginCacheDir: file.terraform.pluginCacheDir ? abs(file.terraform.pluginCacheDir) : join(dataDir, 'plugin-cache') },
-    artifacts: file.artifacts.type === 'local' ? { ...file.artifacts, dir: file.artifacts.dir ? abs(file.artifacts.dir) : join(dataDir, 'artifacts') } : file.artifacts,
+    terraform: {
+      ...file.terraform,
+      pluginCacheDir: file.terraform.pluginCacheDir
+        ? abs(file.terraform.pluginCacheDir)
+        : join(dataDir, 'plugin-cache'),
+    },
+    artifacts:
+      file.artifacts.type === 'local'
+        ? { ...file.artifacts, dir: file.artifacts.dir ? abs(file.artifacts.dir) : join(dataDir, 'artifacts') }
+        : file.artifacts,
     defaults,
     stacks: [...explicit, ...discovered],
     ...(file.slack ? { slack: file.slack } : {}),
@@ -91,7 +101,11 @@ export function duplicateStackNames(document: unknown): ConfigIssue[] {
     if (typeof name !== 'string') return;
     const earlier = first.get(name);
     if (earlier === undefined) first.set(name, index);
-    else issues.push({ path: `stacks[${index}].name`, message: `duplicate stack name ${JSON.stringify(name)} (also stacks[${earlier}].name)` });
+    else
+      issues.push({
+        path: `stacks[${index}].name`,
+        message: `duplicate stack name ${JSON.stringify(name)} (also stacks[${earlier}].name)`,
+      });
   });
   return issues;
 }

@@ -7,7 +7,7 @@ import cron from 'node-cron';
  */
 export function shortestIntervalMinutes(expression: string): number {
   const fields = cron.parse(expression);
-  if (fields.second.length > 1) return (60 / fields.second.length) / 60;
+  if (fields.second.length > 1) return 60 / fields.second.length / 60;
   const times = fields.hour.flatMap((h) => fields.minute.map((m) => h * 60 + m)).sort((a, b) => a - b);
   if (times.length <= 1) return 24 * 60;
   let shortest = times[0]! + 24 * 60 - times[times.length - 1]!;

@@ -44,7 +44,9 @@ function describe(issue: ZodIssue, value: unknown): string {
         if (value === undefined) return 'required';
         return `must be one of ${issue.options.map((o) => JSON.stringify(o)).join(', ')}`;
       }
-      const expected = [...new Set(issue.errors.flat().flatMap((e) => (e.code === 'invalid_type' ? [e.expected] : [])))];
+      const expected = [
+        ...new Set(issue.errors.flat().flatMap((e) => (e.code === 'invalid_type' ? [e.expected] : []))),
+      ];
       if (value === undefined) return 'required';
       return expected.length ? `expected ${expected.join(' or ')}, got ${kindOf(value)}` : issue.message;
     }

@@ -16,7 +16,10 @@ const duration = () =>
   z.union([z.string(), z.number()]).transform((v, ctx) => {
     const ms = parseDuration(v);
     if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: `invalid duration ${JSON.stringify(v)} (use e.g. "90s", "15m", "2h", "1d", or seconds)` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `invalid duration ${JSON.stringify(v)} (use e.g. "90s", "15m", "2h", "1d", or seconds)`,
+      });
       return z.NEVER;
     }
     return ms;
@@ -53,22 +56,30 @@ const StackSettings = {
 
 const stackName = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._\/-]*$/, 'stack names use letters, digits, ".", "_", "-" and "/"');
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/, 'stack names use letters, digits, ".", "_", "-" and "/"');
 
 /** A variable's name, never its value: a Git token is a secret and comes from the environment only. */
 const tokenEnv = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable, e.g. GIT_TOKEN')
   // A token pasted here by mistake: refuse it without echoing it.
-  .refine((v) => !/^(ghp_|gho_|ghs_|github_pat_|glpat-)/.test(v) && !/^[A-Za-z0-9_]{40,}$/.test(v), 'looks like a token itself: name the environment variable that holds it');
+  .refine(
+    (v) => !/^(ghp_|gho_|ghs_|github_pat_|glpat-)/.test(v) && !/^[A-Za-z0-9_]{40,}$/.test(v),
+    'looks like a token itself: name the environment variable that holds it',
+  );
 
 /** Credentials in a URL would reach argv, the clone's config and logs: they come from `tokenEnv` only. */
 const gitUrl = z
   .string()
   .min(1)
-  .refine((v) => !/^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^/@]*@/i.test(v), 'no credentials in the URL: put the token in an environment variable and name it in tokenEnv');
+  .refine(
+    (v) => !/^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^/@]*@/i.test(v),
+    'no credentials in the URL: put the token in an environment variable and name it in tokenEnv',
+  );
 
-const githubRepository = z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'owner/name of a GitHub repository, e.g. acme/infrastructure');
+const githubRepository = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'owner/name of a GitHub repository, e.g. acme/infrastructure');
 
 export const GitSourceConfig = z.strictObject({
   url: gitUrl,
@@ -146,7 +157,11 @@ export const TerraformConfig = z.strictObject({
   /** Shared provider cache; default `<dataDir>/plugin-cache`. */
   pluginCacheDir: z.string().optional(),
   /** Keep at most this many bytes of each command's output (the tail). */
-  outputLimitBytes: z.number().int().positive().default(1024 * 1024),
+  outputLimitBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
 });
 export type TerraformConfig = z.infer<typeof TerraformConfig>;
 
@@ -219,13 +234,13 @@ export const ApproversConfig = z
     authors: z.record(z.string(), slackUserId).default({}),
   })
   .superRefine((value, ctx) => {
-    value.rules.forEach((rule, i) =>
+    value.rules.forEach((rule, i) => {
       rule.from.forEach((group, j) => {
         if (!(group in value.groups)) {
           ctx.addIssue({ code: 'custom', path: ['rules', i, 'from', j], message: `unknown approver group "${group}"` });
         }
-      }),
-    );
+      });
+    });
   }) satisfies z.ZodType<ApproverRules>;
 export type ApproversConfig = z.infer<typeof ApproversConfig>;
 
@@ -237,7 +252,10 @@ const routingKeyEnv = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable, e.g. PAGERDUTY_ROUTING_KEY_PROD')
   // A 32-character key pasted here by mistake would be a valid-looking name; refuse it without echoing it.
-  .refine((v) => !/^[A-Za-z0-9]{32}$/.test(v), 'looks like a routing key itself: name the environment variable that holds it');
+  .refine(
+    (v) => !/^[A-Za-z0-9]{32}$/.test(v),
+    'looks like a routing key itself: name the environment variable that holds it',
+  );
 
 export const PagerdutyConfig = z.strictObject({
   /** First match wins: a stack no rule matches never pages. An absent criterion matches every stack. */

@@ -16,12 +16,19 @@ export function slackWarnings(config: Pick<DriftgateConfig, 'slack' | 'approvers
   if (approvers) {
     const uncovered = stacks.filter((s) => !requirementFor(s, approvers)).map((s) => s.name);
     if (uncovered.length) {
-      const shown = uncovered.slice(0, 10).join(', ') + (uncovered.length > 10 ? ` and ${uncovered.length - 10} more` : '');
-      warnings.push({ path: 'approvers.rules', message: `no rule covers ${shown}: their plans cannot be applied from Slack` });
+      const shown =
+        uncovered.slice(0, 10).join(', ') + (uncovered.length > 10 ? ` and ${uncovered.length - 10} more` : '');
+      warnings.push({
+        path: 'approvers.rules',
+        message: `no rule covers ${shown}: their plans cannot be applied from Slack`,
+      });
     }
     for (const [name, group] of Object.entries(approvers.groups)) {
       if (group.users.length === 0 && group.usergroups.length === 0) {
-        warnings.push({ path: `approvers.groups.${name}`, message: 'has no users and no usergroups: it grants nobody' });
+        warnings.push({
+          path: `approvers.groups.${name}`,
+          message: 'has no users and no usergroups: it grants nobody',
+        });
       }
     }
   }

@@ -19,8 +19,10 @@ export async function holdsTerraformFiles(dir: string): Promise<boolean> {
  */
 export async function stackDirWarning(path: string, stack: string, dir: string): Promise<ConfigIssue | undefined> {
   const info = await stat(dir).catch(() => undefined);
-  if (!info) return { path, message: `directory ${dir} of stack "${stack}" does not exist; its runs will error until it does` };
+  if (!info)
+    return { path, message: `directory ${dir} of stack "${stack}" does not exist; its runs will error until it does` };
   if (!info.isDirectory()) return { path, message: `${dir} of stack "${stack}" is not a directory` };
-  if (!(await holdsTerraformFiles(dir))) return { path, message: `directory ${dir} of stack "${stack}" holds no *.tf files` };
+  if (!(await holdsTerraformFiles(dir)))
+    return { path, message: `directory ${dir} of stack "${stack}" holds no *.tf files` };
   return undefined;
 }

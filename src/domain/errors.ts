@@ -187,7 +187,8 @@ export class GitError extends ExternalServiceError {
   readonly sha: string | undefined;
 
   constructor(details: GitErrorDetails) {
-    const retriable = details.reason === 'repo_unreachable' || details.reason === 'timeout' || details.reason === 'failed';
+    const retriable =
+      details.reason === 'repo_unreachable' || details.reason === 'timeout' || details.reason === 'failed';
     super('git', describeGitFailure(details), retriable);
     this.reason = details.reason;
     this.command = details.command;

@@ -10,7 +10,14 @@ export type DomainEvent =
    * The same changes (same fingerprint) planned again: the new run replaces `previousRunId`, an undecided
    * run whose message should now point at the new plan. No new alert: this is not new drift.
    */
-  | { type: 'plan_refreshed'; stack: string; run: Run; analysis: PlanAnalysis; previousRunId?: string; policy?: PolicyEvaluation }
+  | {
+      type: 'plan_refreshed';
+      stack: string;
+      run: Run;
+      analysis: PlanAnalysis;
+      previousRunId?: string;
+      policy?: PolicyEvaluation;
+    }
   /** `previousRunId`: the run that held the open drift (its message says the drift is resolved now). */
   | { type: 'drift_resolved'; stack: string; run: Run; previousFingerprint: string; previousRunId: string }
   | { type: 'plan_failed'; stack: string; run: Run; error: string; stderrTail: string }
@@ -18,9 +25,26 @@ export type DomainEvent =
   /** An apply was asked for (the last approval, or an automatic mode): it waits for the stack, then runs. */
   | { type: 'apply_queued'; stack: string; run: Run; actor: string }
   /** terraform applied the saved plan; `verification` is what the plan made right after it found. */
-  | { type: 'applied'; stack: string; run: Run; actor: string; durationMs: number; output: string; verification: Verification }
+  | {
+      type: 'applied';
+      stack: string;
+      run: Run;
+      actor: string;
+      durationMs: number;
+      output: string;
+      verification: Verification;
+    }
   /** terraform failed part way or at the start: the stack may be partly applied. */
-  | { type: 'apply_failed'; stack: string; run: Run; actor: string; durationMs: number; error: string; output: string; verification: Verification }
+  | {
+      type: 'apply_failed';
+      stack: string;
+      run: Run;
+      actor: string;
+      durationMs: number;
+      error: string;
+      output: string;
+      verification: Verification;
+    }
   /** The apply never started (the stack is blocked or locked, the run's commit cannot be checked out). */
   | { type: 'apply_not_started'; stack: string; run: Run; actor: string; reason: string; blocked: boolean }
   /**

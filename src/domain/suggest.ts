@@ -5,7 +5,7 @@
  * often than they misspell them: `prod/net` should find `prod/networking` although 8 edits apart.
  */
 
-const enum Tier {
+enum Tier {
   Exact = 0,
   /** Each typed `/`-segment starts the candidate's segment at the same place, or the tail matches. */
   Segments = 1,

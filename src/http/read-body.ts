@@ -4,7 +4,10 @@ import type { IncomingMessage } from 'node:http';
  * The request body as UTF-8 text, or `too_large` as soon as it passes `limitBytes` (by its Content-Length
  * or by what arrived): the rest is never buffered.
  */
-export function readBody(req: IncomingMessage, limitBytes: number): Promise<{ ok: true; text: string } | { ok: false; reason: 'too_large' }> {
+export function readBody(
+  req: IncomingMessage,
+  limitBytes: number,
+): Promise<{ ok: true; text: string } | { ok: false; reason: 'too_large' }> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) return Promise.resolve({ ok: false, reason: 'too_large' });
   return new Promise((resolve, reject) => {

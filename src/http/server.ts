@@ -38,7 +38,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       return mount.listener(req, res);
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return reply(res, 405, { error: 'method not allowed' });
-    if (path === '/healthz') return options.checks.live() ? reply(res, 200, { ok: true }) : reply(res, 503, { ok: false });
+    if (path === '/healthz')
+      return options.checks.live() ? reply(res, 200, { ok: true }) : reply(res, 503, { ok: false });
     if (path === '/readyz') {
       const ready = options.checks.ready();
       return reply(res, ready.ok ? 200 : 503, ready);

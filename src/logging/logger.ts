@@ -49,7 +49,12 @@ function redactStrings(value: unknown, redact: (text: string) => string): unknow
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      Object.defineProperty(out, k, { value: redactStrings(v, redact), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, k, {
+        value: redactStrings(v, redact),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }

@@ -29,7 +29,11 @@ export function createMetrics(): Metrics {
       labelNames: ['outcome'],
       registers: [registry],
     }),
-    driftedStacks: new Gauge({ name: 'driftgate_drifted_stacks', help: 'Stacks with an open drift', registers: [registry] }),
+    driftedStacks: new Gauge({
+      name: 'driftgate_drifted_stacks',
+      help: 'Stacks with an open drift',
+      registers: [registry],
+    }),
     slackApiErrors: new Counter({
       name: 'driftgate_slack_api_errors_total',
       help: 'Slack Web API calls that failed, by method and whether they are retried',
@@ -42,7 +46,11 @@ export function createMetrics(): Metrics {
       labelNames: ['retriable'],
       registers: [registry],
     }),
-    outboxPending: new Gauge({ name: 'driftgate_outbox_pending', help: 'Outgoing Slack calls not yet delivered', registers: [registry] }),
+    outboxPending: new Gauge({
+      name: 'driftgate_outbox_pending',
+      help: 'Outgoing Slack calls not yet delivered',
+      registers: [registry],
+    }),
   };
 }
 
@@ -50,7 +58,11 @@ export function createMetrics(): Metrics {
  * A failed outbox delivery, counted where it failed: the outbox carries Slack calls and PagerDuty pages
  * (`pagerduty.*` methods), and a page that fails is PagerDuty's error, not Slack's.
  */
-export function countOutboxFailure(metrics: Pick<Metrics, 'slackApiErrors' | 'pagerdutyErrors'>, method: string, dead: boolean): void {
+export function countOutboxFailure(
+  metrics: Pick<Metrics, 'slackApiErrors' | 'pagerdutyErrors'>,
+  method: string,
+  dead: boolean,
+): void {
   const retriable = String(!dead);
   if (method.startsWith('pagerduty.')) metrics.pagerdutyErrors.inc({ retriable });
   else metrics.slackApiErrors.inc({ method, retriable });

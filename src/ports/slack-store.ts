@@ -42,7 +42,12 @@ export interface SlackStore {
   /** The run has a message, or an outbox item that will post (or take over) one is still on its way. */
   hasMessage(runId: string): boolean;
 
-  enqueue(item: { key: string; method: string; payload: Record<string, unknown>; recordMessageFor?: string }): OutboxItem;
+  enqueue(item: {
+    key: string;
+    method: string;
+    payload: Record<string, unknown>;
+    recordMessageFor?: string;
+  }): OutboxItem;
   /** The oldest due item of each key whose earlier items are all delivered: per-key order holds. */
   due(now: Date, limit: number): OutboxItem[];
   markDelivered(id: number): void;

@@ -62,7 +62,11 @@ export interface RunStore {
   listAudit(query?: { runId?: string; stack?: string; limit?: number }): AuditEntry[];
 
   /** Takes the stack lock for a run, or returns the current holder. An expired lock is taken over. */
-  acquireLock(stack: string, runId: string, ttlMs: number): { acquired: true; lock: StackLock } | { acquired: false; holder: StackLock };
+  acquireLock(
+    stack: string,
+    runId: string,
+    ttlMs: number,
+  ): { acquired: true; lock: StackLock } | { acquired: false; holder: StackLock };
   /** Extends a held lock (heartbeat); false when the run no longer holds it. */
   renewLock(stack: string, runId: string, ttlMs: number): boolean;
   releaseLock(stack: string, runId: string): void;

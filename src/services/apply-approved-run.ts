@@ -42,14 +42,29 @@ export async function applyApprovedRun(deps: ApplyDeps, run: Run, actor: string)
   });
 }
 
-async function settle(deps: ApplyDeps, run: Run, actor: string, outcome: ApplyOutcome, durationMs: number): Promise<void> {
+async function settle(
+  deps: ApplyDeps,
+  run: Run,
+  actor: string,
+  outcome: ApplyOutcome,
+  durationMs: number,
+): Promise<void> {
   const stack = run.stack;
   if (outcome.status === 'applied' || outcome.status === 'apply_failed') {
     const verification = verificationOf(outcome.verification);
     await deps.bus.publish(
       outcome.status === 'applied'
         ? { type: 'applied', stack, run: outcome.run, actor, durationMs, output: outcome.output, verification }
-        : { type: 'apply_failed', stack, run: outcome.run, actor, durationMs, error: outcome.error, output: outcome.output, verification },
+        : {
+            type: 'apply_failed',
+            stack,
+            run: outcome.run,
+            actor,
+            durationMs,
+            error: outcome.error,
+            output: outcome.output,
+            verification,
+          },
     );
     return;
   }
@@ -60,15 +75,36 @@ async function settle(deps: ApplyDeps, run: Run, actor: string, outcome: ApplyOu
     await announceExpiredPlan(deps, run, { stale: outcome.code === 'stale' });
     return;
   }
-  const ended = deps.store.transition(run.id, 'approved', 'errored', { error: `apply did not start: ${outcome.reason}` }) ?? deps.store.getRun(run.id) ?? run;
-  deps.store.appendAudit({ at: deps.now(), actor, action: 'apply_not_started', runId: run.id, stack, detail: { reason: outcome.reason } });
-  await deps.bus.publish({ type: 'apply_not_started', stack, run: ended, actor, reason: outcome.reason, blocked: outcome.code === 'blocked' });
+  const ended =
+    deps.store.transition(run.id, 'approved', 'errored', { error: `apply did not start: ${outcome.reason}` }) ??
+    deps.store.getRun(run.id) ??
+    run;
+  deps.store.appendAudit({
+    at: deps.now(),
+    actor,
+    action: 'apply_not_started',
+    runId: run.id,
+    stack,
+    detail: { reason: outcome.reason },
+  });
+  await deps.bus.publish({
+    type: 'apply_not_started',
+    stack,
+    run: ended,
+    actor,
+    reason: outcome.reason,
+    blocked: outcome.code === 'blocked',
+  });
 }
 
 /**
  * Runs left `approved` by an earlier stop (the approvals were in, the apply had not started): applied
  * now, as the last approver, so that an approval is never lost to a restart.
  */
-export function approvedRunsLeftOver(store: Pick<RunStore, 'listRuns'> & Pick<SlackStore, 'listApprovals'>): { run: Run; actor: string }[] {
-  return store.listRuns({ states: ['approved'] }).map((run) => ({ run, actor: store.listApprovals(run.id).at(-1)?.userId ?? 'system' }));
+export function approvedRunsLeftOver(
+  store: Pick<RunStore, 'listRuns'> & Pick<SlackStore, 'listApprovals'>,
+): { run: Run; actor: string }[] {
+  return store
+    .listRuns({ states: ['approved'] })
+    .map((run) => ({ run, actor: store.listApprovals(run.id).at(-1)?.userId ?? 'system' }));
 }

@@ -16,8 +16,13 @@ export async function applyRunFromSource(
 ): Promise<ApplyOutcome> {
   if (!stack.git || !deps.git) return applyRun(deps, stack, runId, actor);
   const sha = deps.store.getRun(runId)?.commitSha;
-  if (!sha) return { status: 'refused', code: 'not_applyable', reason: `run ${runId} has no commit, so it cannot be applied to ${stack.name}, which comes from Git` };
-  let resolved;
+  if (!sha)
+    return {
+      status: 'refused',
+      code: 'not_applyable',
+      reason: `run ${runId} has no commit, so it cannot be applied to ${stack.name}, which comes from Git`,
+    };
+  let resolved: Awaited<ReturnType<typeof resolveStackAtCommit>>;
   try {
     resolved = await resolveStackAtCommit({ git: deps.git }, stack, sha);
   } catch (err) {
@@ -27,6 +32,8 @@ export async function applyRunFromSource(
   try {
     return await applyRun(deps, resolved.stack, runId, actor);
   } finally {
-    await resolved.release().catch((err: unknown) => deps.logger.warn({ stack: stack.name, err }, 'worktree release failed'));
+    await resolved
+      .release()
+      .catch((err: unknown) => deps.logger.warn({ stack: stack.name, err }, 'worktree release failed'));
   }
 }

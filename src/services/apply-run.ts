@@ -19,7 +19,11 @@ export type ApplyOutcome =
    * the state moved since; either way the run is now expired. `not_started`: the run's code could not be
    * checked out. `not_found`, `not_applyable`: the run is not there or not waiting (nothing changed).
    */
-  | { status: 'refused'; reason: string; code: 'not_found' | 'not_applyable' | 'expired' | 'blocked' | 'locked' | 'stale' | 'not_started' };
+  | {
+      status: 'refused';
+      reason: string;
+      code: 'not_found' | 'not_applyable' | 'expired' | 'blocked' | 'locked' | 'stale' | 'not_started';
+    };
 
 /**
  * Applies exactly the saved plan that was reviewed. The run moves to `applying` by compare-and-set, so of
@@ -29,23 +33,36 @@ export type ApplyOutcome =
 export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, actor: string): Promise<ApplyOutcome> {
   const { store } = deps;
   const run = store.getRun(runId);
-  if (!run || run.stack !== stack.name) return { status: 'refused', code: 'not_found', reason: `no run ${runId} for stack ${stack.name}` };
+  if (!run || run.stack !== stack.name)
+    return { status: 'refused', code: 'not_found', reason: `no run ${runId} for stack ${stack.name}` };
   const blocked = store.getStack(stack.name)?.blockedReason;
   if (blocked) return { status: 'refused', code: 'blocked', reason: `stack ${stack.name} is blocked: ${blocked}` };
   if (planExpired(run, deps.now(), deps.maxPlanAgeMs)) {
     store.transition(run.id, AWAITING_DECISION, 'expired', { error: 'plan older than maxPlanAge' });
-    return { status: 'refused', code: 'expired', reason: `the plan of run ${run.id} is older than maxPlanAge; a new plan is needed` };
+    return {
+      status: 'refused',
+      code: 'expired',
+      reason: `the plan of run ${run.id} is older than maxPlanAge; a new plan is needed`,
+    };
   }
 
   const lock = store.acquireLock(stack.name, run.id, deps.timeouts.apply + deps.timeouts.killGrace + 60_000);
-  if (!lock.acquired) return { status: 'refused', code: 'locked', reason: `stack ${stack.name} is locked by run ${lock.holder.runId}` };
+  if (!lock.acquired)
+    return { status: 'refused', code: 'locked', reason: `stack ${stack.name} is locked by run ${lock.holder.runId}` };
   const applying = store.transition(run.id, AWAITING_DECISION, 'applying');
   if (!applying) {
     store.releaseLock(stack.name, run.id);
     const state = store.getRun(run.id)?.state ?? 'unknown';
     return { status: 'refused', code: 'not_applyable', reason: `run ${run.id} is ${state}; it cannot be applied` };
   }
-  store.appendAudit({ at: deps.now(), actor, action: 'apply_started', runId: run.id, stack: stack.name, planSha256: run.planSha256 });
+  store.appendAudit({
+    at: deps.now(),
+    actor,
+    action: 'apply_started',
+    runId: run.id,
+    stack: stack.name,
+    planSha256: run.planSha256,
+  });
 
   const runDir = join(deps.workDir, `${run.id}-apply`);
   let result: ApplyAttempt;
@@ -58,7 +75,14 @@ export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, a
 
   if (!result.ok && result.stale) {
     store.transition(run.id, 'applying', 'expired', { error: result.error });
-    store.appendAudit({ at: deps.now(), actor, action: 'apply_refused_stale', runId: run.id, stack: stack.name, planSha256: run.planSha256 });
+    store.appendAudit({
+      at: deps.now(),
+      actor,
+      action: 'apply_refused_stale',
+      runId: run.id,
+      stack: stack.name,
+      planSha256: run.planSha256,
+    });
     return { status: 'refused', code: 'stale', reason: result.error };
   }
   const finished = result.ok
@@ -103,7 +127,12 @@ async function applySavedPlan(deps: ServiceDeps, stack: Stack, run: Run, runDir:
   } catch (err) {
     if (err instanceof StalePlanError) {
       await storeArtifact(deps, run.id, 'apply_log', deps.secrets.redact(err.stderrTail)).catch(() => undefined);
-      return { ok: false, stale: true, error: deps.secrets.redact(err.message), output: deps.secrets.redact(err.stderrTail) };
+      return {
+        ok: false,
+        stale: true,
+        error: deps.secrets.redact(err.message),
+        output: deps.secrets.redact(err.stderrTail),
+      };
     }
     const output = err instanceof TerraformError ? err.stderrTail : '';
     const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;

@@ -41,7 +41,8 @@ export function decidableRun(deps: ApprovalServiceDeps, stack: Stack, runId: str
   if (!run || run.stack !== stack.name) {
     return { status: 'refused', reason: 'not_found', message: `There is no run ${runId} for stack ${stack.name}.` };
   }
-  if (!DECIDABLE.includes(run.state)) return { status: 'refused', reason: 'not_awaiting', message: notAwaitingMessage(run), run };
+  if (!DECIDABLE.includes(run.state))
+    return { status: 'refused', reason: 'not_awaiting', message: notAwaitingMessage(run), run };
   return run;
 }
 
@@ -85,7 +86,9 @@ export async function decisionRights(
   }
   let userGroups: string[];
   try {
-    userGroups = await deps.usergroups.groupsOf(userId, deps.approvers, [...new Set([...match.requirement.groups, ...extraGroups])]);
+    userGroups = await deps.usergroups.groupsOf(userId, deps.approvers, [
+      ...new Set([...match.requirement.groups, ...extraGroups]),
+    ]);
   } catch (err) {
     if (!(err instanceof DriftgateError && err.code === 'EXTERNAL_SERVICE')) throw err;
     deps.logger.warn({ err: errorMessage(err), stack: stack.name }, 'could not resolve approver groups');
@@ -95,7 +98,11 @@ export async function decisionRights(
       message: `driftgate could not check with Slack whether you are in ${describeGroups(match.requirement.groups)}, so nothing was done. Please try again in a minute.`,
     };
   }
-  const outsider = notInGroup({ ...match.requirement, groups: [...new Set([...match.requirement.groups, ...extraGroups])] }, userGroups, verb);
+  const outsider = notInGroup(
+    { ...match.requirement, groups: [...new Set([...match.requirement.groups, ...extraGroups])] },
+    userGroups,
+    verb,
+  );
   if (outsider) return { status: 'refused', ...outsider };
   return { requirement: match.requirement, rule: match.rule, userGroups };
 }

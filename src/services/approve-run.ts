@@ -25,7 +25,12 @@ export type ApproveOutcome =
  * requirement moves the run to `approved` by compare-and-set, so of several concurrent completing clicks
  * exactly one wins.
  */
-export async function approveRun(deps: ApprovalServiceDeps, stack: Stack, runId: string, userId: string): Promise<ApproveOutcome> {
+export async function approveRun(
+  deps: ApprovalServiceDeps,
+  stack: Stack,
+  runId: string,
+  userId: string,
+): Promise<ApproveOutcome> {
   const context = { stack: stack.name, runId, userId };
   const refuse = (refusal: DecisionRefusal, run?: Run) =>
     auditRefusal(deps, 'approve_refused', { ...context, run }, refusal);
@@ -48,9 +53,20 @@ export async function approveRun(deps: ApprovalServiceDeps, stack: Stack, runId:
   const policy = await deps.policyOf?.(run);
   if (policy?.denied) {
     const why = policy.findings.filter((f) => f.effect === 'deny').map((f) => `${f.rule}: ${f.message}`);
-    return refuse({ status: 'refused', reason: 'denied', message: `A policy denies this plan, so it cannot be applied from Slack. ${why.join('; ')}`, run });
+    return refuse({
+      status: 'refused',
+      reason: 'denied',
+      message: `A policy denies this plan, so it cannot be applied from Slack. ${why.join('; ')}`,
+      run,
+    });
   }
-  const rights = await decisionRights(deps, stack, userId, 'approve', (policy?.approvals ?? []).flatMap((a) => a.from));
+  const rights = await decisionRights(
+    deps,
+    stack,
+    userId,
+    'approve',
+    (policy?.approvals ?? []).flatMap((a) => a.from),
+  );
   if ('status' in rights) return refuse(rights, run);
   let login: string | string[] | undefined;
   try {
@@ -61,12 +77,15 @@ export async function approveRun(deps: ApprovalServiceDeps, stack: Stack, runId:
     return refuse({
       status: 'refused',
       reason: 'author_unknown',
-      message: 'driftgate could not find out who authored this change, so nothing was approved. Please try again in a minute.',
+      message:
+        'driftgate could not find out who authored this change, so nothing was approved. Please try again in a minute.',
       run,
     });
   }
   // Every identity of every author of the change (commit emails, GitHub logins) that maps to a Slack user.
-  const authors = (Array.isArray(login) ? login : login ? [login] : []).map((id) => authorSlackId(deps.approvers, id)).filter((id): id is string => Boolean(id));
+  const authors = (Array.isArray(login) ? login : login ? [login] : [])
+    .map((id) => authorSlackId(deps.approvers, id))
+    .filter((id): id is string => Boolean(id));
 
   // From here on everything is synchronous, so no other click interleaves in this process; across
   // processes the store's compare-and-set decides.
@@ -84,7 +103,12 @@ export async function approveRun(deps: ApprovalServiceDeps, stack: Stack, runId:
     return refuse({ status: 'refused', ...refusal, run: current });
   }
   if (!deps.store.addApproval({ runId, userId, at: deps.now(), groups: rights.userGroups })) {
-    return refuse({ status: 'refused', reason: 'already_approved', message: 'You have already approved this plan.', run: current });
+    return refuse({
+      status: 'refused',
+      reason: 'already_approved',
+      message: 'You have already approved this plan.',
+      run: current,
+    });
   }
   deps.store.appendAudit({
     at: deps.now(),
@@ -93,7 +117,12 @@ export async function approveRun(deps: ApprovalServiceDeps, stack: Stack, runId:
     runId,
     stack: stack.name,
     planSha256: current.planSha256,
-    detail: { have: decision.progress.have, need: decision.progress.need, rule: rights.rule, groups: rights.userGroups },
+    detail: {
+      have: decision.progress.have,
+      need: decision.progress.need,
+      rule: rights.rule,
+      groups: rights.userGroups,
+    },
   });
   if (!decision.complete) return { status: 'recorded', run: current, progress: decision.progress };
 
@@ -102,7 +131,12 @@ export async function approveRun(deps: ApprovalServiceDeps, stack: Stack, runId:
     // Another process moved the run between our read and our write: its outcome stands.
     const moved = decidableRun(deps, stack, runId);
     if ('status' in moved) return { ...moved };
-    return { status: 'refused', reason: 'not_awaiting', message: 'This plan changed while you approved it; please try again.', run: moved };
+    return {
+      status: 'refused',
+      reason: 'not_awaiting',
+      message: 'This plan changed while you approved it; please try again.',
+      run: moved,
+    };
   }
   return { status: 'complete', run: approved, progress: decision.progress };
 }

@@ -14,7 +14,9 @@ import type { CheckOutcome } from './check-stack.js';
  * would loop on a change that does not stick (a provider's perpetual diff, something reverting it).
  */
 function cameBack(deps: ApplyDeps, stack: string, run: Run): string | undefined {
-  const earlier = deps.store.listRuns({ stack, limit: 50 }).filter((r) => r.id !== run.id && r.fingerprint === run.fingerprint);
+  const earlier = deps.store
+    .listRuns({ stack, limit: 50 })
+    .filter((r) => r.id !== run.id && r.fingerprint === run.fingerprint);
   return earlier.find((r) => deps.store.listAudit({ runId: r.id }).some((a) => a.action === 'auto_apply_started'))?.id;
 }
 
@@ -28,7 +30,10 @@ export function autoApplyAfterCheck(deps: ApplyDeps, outcome: CheckOutcome): Pro
   if (!stack || stack.mode === 'alert') return undefined;
   const returned = cameBack(deps, stack.name, outcome.run);
   const decision = returned
-    ? { apply: false as const, reason: `the same changes were applied automatically in run ${returned} and came back: a person should look` }
+    ? {
+        apply: false as const,
+        reason: `the same changes were applied automatically in run ${returned} and came back: a person should look`,
+      }
     : automaticApply(stack.mode, outcome.analysis, outcome.policy);
   const actor = `driftgate:${stack.mode}`;
   deps.store.appendAudit({
@@ -42,5 +47,7 @@ export function autoApplyAfterCheck(deps: ApplyDeps, outcome: CheckOutcome): Pro
   });
   if (!decision.apply) return undefined;
   const run = outcome.run;
-  return applyApprovedRun(deps, run, actor).catch((err: unknown) => deps.logger.error({ err, runId: run.id, stack: stack.name }, 'automatic apply failed'));
+  return applyApprovedRun(deps, run, actor).catch((err: unknown) =>
+    deps.logger.error({ err, runId: run.id, stack: stack.name }, 'automatic apply failed'),
+  );
 }

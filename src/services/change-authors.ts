@@ -17,7 +17,11 @@ export function githubLoginOf(email: string): string | undefined {
  * A Git failure is thrown (ExternalServiceError): not knowing the author is a no, decided by the caller.
  */
 export async function changeAuthors(
-  deps: { git?: GitSources; store: Pick<RunStore, 'getStack'>; stack(name: string): Stack | undefined } & CommitPullRequestsDeps,
+  deps: {
+    git?: GitSources;
+    store: Pick<RunStore, 'getStack'>;
+    stack(name: string): Stack | undefined;
+  } & CommitPullRequestsDeps,
   run: Run,
 ): Promise<string[]> {
   const stack = deps.stack(run.stack);
@@ -25,7 +29,13 @@ export async function changeAuthors(
   const lastApplied = deps.store.getStack(run.stack)?.lastAppliedCommit;
   const commits = await deps.git.checkout(stack.git).commitsBetween(lastApplied, run.commitSha);
   // Who opened the PR a commit came through wrote the change too, whoever the commit names.
-  const prs = await commitPullRequests(deps, stack, commits.map((c) => c.sha));
-  const ids = commits.flatMap((c) => [c.authorEmail, githubLoginOf(c.authorEmail), prs.get(c.sha)?.author]).filter((id): id is string => Boolean(id));
+  const prs = await commitPullRequests(
+    deps,
+    stack,
+    commits.map((c) => c.sha),
+  );
+  const ids = commits
+    .flatMap((c) => [c.authorEmail, githubLoginOf(c.authorEmail), prs.get(c.sha)?.author])
+    .filter((id): id is string => Boolean(id));
   return [...new Set(ids)];
 }

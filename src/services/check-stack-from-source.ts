@@ -22,9 +22,13 @@ export interface StoredCommits {
  * checkStack at the head of the stack's branch when it comes from Git (the run records that commit), or
  * in its local dir. A failure to fetch or check out is an errored outcome, like a failed plan.
  */
-export async function checkStackFromSource(deps: ServiceDeps & Partial<SourceDeps> & { github?: GitHubClient }, stack: Stack, options: CheckOptions): Promise<CheckOutcome> {
+export async function checkStackFromSource(
+  deps: ServiceDeps & Partial<SourceDeps> & { github?: GitHubClient },
+  stack: Stack,
+  options: CheckOptions,
+): Promise<CheckOutcome> {
   if (!stack.git || !deps.git) return checkStack(deps, stack, options);
-  let resolved;
+  let resolved: Awaited<ReturnType<typeof resolveStackAtHead>>;
   try {
     resolved = await resolveStackAtHead({ git: deps.git }, stack, options.signal ? { signal: options.signal } : {});
   } catch (err) {
@@ -37,9 +41,14 @@ export async function checkStackFromSource(deps: ServiceDeps & Partial<SourceDep
   }
   try {
     const bus = storingCommitsFirst({ ...deps, git: deps.git }, stack);
-    return await checkStack({ ...deps, bus }, resolved.stack, { ...options, ...(resolved.commitSha ? { commitSha: resolved.commitSha } : {}) });
+    return await checkStack({ ...deps, bus }, resolved.stack, {
+      ...options,
+      ...(resolved.commitSha ? { commitSha: resolved.commitSha } : {}),
+    });
   } finally {
-    await resolved.release().catch((err: unknown) => deps.logger.warn({ stack: stack.name, err }, 'worktree release failed'));
+    await resolved
+      .release()
+      .catch((err: unknown) => deps.logger.warn({ stack: stack.name, err }, 'worktree release failed'));
   }
 }
 
@@ -49,11 +58,16 @@ export async function checkStackFromSource(deps: ServiceDeps & Partial<SourceDep
  */
 function storingCommitsFirst(deps: ServiceDeps & SourceDeps & { github?: GitHubClient }, stack: Stack): EventBus {
   const publish = async (event: DomainEvent) => {
-    const pending = (event.type === 'plan_pending_approval' || event.type === 'plan_refreshed') && event.run.kind === 'pending_change';
+    const pending =
+      (event.type === 'plan_pending_approval' || event.type === 'plan_refreshed') &&
+      event.run.kind === 'pending_change';
     if (pending && event.run.commitSha && stack.git) {
       const from = deps.store.getStack(stack.name)?.lastAppliedCommit;
       await storeCommits(deps, stack, event.run.id, from, event.run.commitSha).catch((err: unknown) =>
-        deps.logger.warn({ stack: stack.name, runId: event.run.id, err: errorMessage(err) }, 'listing the pending commits failed'),
+        deps.logger.warn(
+          { stack: stack.name, runId: event.run.id, err: errorMessage(err) },
+          'listing the pending commits failed',
+        ),
       );
     }
     await deps.bus.publish(event);
@@ -72,7 +86,11 @@ async function storeCommits(
   const webUrl = repositoryWebUrl(source.url);
   const listed = await deps.git.checkout(source).commitsBetween(from, to);
   // GitHub knows the PR of a commit whose title does not say it (a rebase merge, a direct push).
-  const prs = await commitPullRequests(deps, stack, listed.filter((c) => c.prNumber === undefined).map((c) => c.sha));
+  const prs = await commitPullRequests(
+    deps,
+    stack,
+    listed.filter((c) => c.prNumber === undefined).map((c) => c.sha),
+  );
   const commits = listed.map((c) => {
     const pr = prs.get(c.sha);
     const prNumber = c.prNumber ?? pr?.number;

@@ -15,7 +15,14 @@ import type { ServiceDeps } from './deps.js';
 
 export type CheckOutcome =
   | { stack: string; status: 'no_changes'; run: Run; analysis: PlanAnalysis; resolved: boolean }
-  | { stack: string; status: 'drifted' | 'pending_approval'; run: Run; analysis: PlanAnalysis; isNew: boolean; policy?: PolicyEvaluation }
+  | {
+      stack: string;
+      status: 'drifted' | 'pending_approval';
+      run: Run;
+      analysis: PlanAnalysis;
+      isNew: boolean;
+      policy?: PolicyEvaluation;
+    }
   | { stack: string; status: 'errored'; run?: Run; error: string; stderrTail: string }
   | { stack: string; status: 'interrupted'; run: Run }
   | { stack: string; status: 'blocked'; reason: string };
@@ -57,10 +64,15 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
     const planJson = parsePlanJson(json);
     const { analysis, redactor } = analyzePlan(planJson);
     deps.secrets.add(redactor);
-    const kind = classifyRun({ analysis, commitSha: run.commitSha, lastAppliedCommit: store.getStack(stack.name)?.lastAppliedCommit });
+    const kind = classifyRun({
+      analysis,
+      commitSha: run.commitSha,
+      lastAppliedCommit: store.getStack(stack.name)?.lastAppliedCommit,
+    });
     const policy = kind && deps.evaluatePolicies ? deps.evaluatePolicies(planJson, redactor, stack, kind) : undefined;
     // Drift another system owns must not make the same real drift look new each time its value moves.
-    if (policy && policy.ignored.length) analysis.fingerprint = fingerprintWithout(analysis, new Set(policy.ignored.map((i) => i.address)));
+    if (policy?.ignored.length)
+      analysis.fingerprint = fingerprintWithout(analysis, new Set(policy.ignored.map((i) => i.address)));
 
     const planArtifact = await storeArtifact(deps, run.id, 'plan', await readFile(planFile));
     await storeArtifact(deps, run.id, 'plan_json', json);
@@ -69,7 +81,14 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
     if (policy) {
       await storeArtifact(deps, run.id, 'policy', JSON.stringify(policy));
       if (policy.fired.length) {
-        store.appendAudit({ at: deps.now(), actor: 'system', action: 'policies_fired', runId: run.id, stack: stack.name, detail: { rules: policy.fired, denied: policy.denied } });
+        store.appendAudit({
+          at: deps.now(),
+          actor: 'system',
+          action: 'policies_fired',
+          runId: run.id,
+          stack: stack.name,
+          detail: { rules: policy.fired, denied: policy.denied },
+        });
       }
     }
     logger.info({ stack: stack.name, runId: run.id, initRan: plan.initRan, ms: plan.durationMs }, 'plan finished');
@@ -77,7 +96,9 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
     return await recordOutcome(deps, stack, run, analysis, planArtifact.sha256, policy);
   } catch (err) {
     if (options.signal?.aborted) {
-      const interrupted = store.transition(run.id, 'planning', 'interrupted', { error: 'driftgate stopped while the plan ran' });
+      const interrupted = store.transition(run.id, 'planning', 'interrupted', {
+        error: 'driftgate stopped while the plan ran',
+      });
       return { stack: stack.name, status: 'interrupted', run: interrupted ?? run };
     }
     const stderrTail = err instanceof TerraformError ? err.stderrTail : '';
@@ -93,7 +114,11 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
 /** The fingerprint of the changes no `ignore` rule covers. */
 function fingerprintWithout(analysis: PlanAnalysis, ignored: ReadonlySet<string>): string {
   const keep = (list: PlanAnalysis['changes']) => list.filter((c) => !ignored.has(c.address));
-  return fingerprintChanges({ changes: keep(analysis.changes), drift: keep(analysis.drift), outputs: analysis.outputs });
+  return fingerprintChanges({
+    changes: keep(analysis.changes),
+    drift: keep(analysis.drift),
+    outputs: analysis.outputs,
+  });
 }
 
 /** Records what the plan found, supersedes older undecided runs, and publishes the event. */
@@ -109,7 +134,9 @@ async function recordOutcome(
   const before = store.getStack(stack.name);
   const kind = classifyRun({ analysis, commitSha: run.commitSha, lastAppliedCommit: before?.lastAppliedCommit });
   const patch = { fingerprint: analysis.fingerprint, counts: analysis.counts, planSha256 };
-  const undecided = store.listRuns({ stack: stack.name, states: [...AWAITING_DECISION] }).filter((r) => r.id !== run.id);
+  const undecided = store
+    .listRuns({ stack: stack.name, states: [...AWAITING_DECISION] })
+    .filter((r) => r.id !== run.id);
   for (const old of undecided) store.transition(old.id, AWAITING_DECISION, 'superseded', { supersededBy: run.id });
 
   if (!kind) {
@@ -130,9 +157,14 @@ async function recordOutcome(
     const closed = store.closeDrift(stack.name);
     store.setStackStatus(stack.name, 'in_sync', run.id);
     if (closed) {
-      await bus.publish({ type: 'drift_resolved', stack: stack.name, run: done, previousFingerprint: closed.fingerprint, previousRunId: closed.runId });
-    }
-    else await bus.publish({ type: 'no_changes', stack: stack.name, run: done });
+      await bus.publish({
+        type: 'drift_resolved',
+        stack: stack.name,
+        run: done,
+        previousFingerprint: closed.fingerprint,
+        previousRunId: closed.runId,
+      });
+    } else await bus.publish({ type: 'no_changes', stack: stack.name, run: done });
     return { stack: stack.name, status: 'no_changes', run: done, analysis, resolved: Boolean(closed) };
   }
 
@@ -146,9 +178,22 @@ async function recordOutcome(
       ? store.openDrift(stack.name, { fingerprint: analysis.fingerprint, runId: run.id, counts: analysis.counts })
       : !previous;
   if (!isNew) {
-    await bus.publish({ type: 'plan_refreshed', stack: stack.name, run: done, analysis, ...(previous ? { previousRunId: previous.id } : {}), ...withPolicy });
+    await bus.publish({
+      type: 'plan_refreshed',
+      stack: stack.name,
+      run: done,
+      analysis,
+      ...(previous ? { previousRunId: previous.id } : {}),
+      ...withPolicy,
+    });
   } else {
-    await bus.publish({ type: kind === 'drift' ? 'drift_detected' : 'plan_pending_approval', stack: stack.name, run: done, analysis, ...withPolicy });
+    await bus.publish({
+      type: kind === 'drift' ? 'drift_detected' : 'plan_pending_approval',
+      stack: stack.name,
+      run: done,
+      analysis,
+      ...withPolicy,
+    });
   }
   return { stack: stack.name, status: to, run: done, analysis, isNew, ...(policy ? { policy } : {}) };
 }
@@ -157,7 +202,13 @@ async function recordOutcome(
  * A check that failed before terraform could run (the stack's Git source could not be fetched or checked
  * out): an errored run and `plan_failed`, so it is seen, and deduplicated, like a failed plan.
  */
-export async function recordFailedCheck(deps: ServiceDeps, stack: Stack, options: Pick<CheckOptions, 'trigger'>, error: string, stderrTail: string): Promise<CheckOutcome> {
+export async function recordFailedCheck(
+  deps: ServiceDeps,
+  stack: Stack,
+  options: Pick<CheckOptions, 'trigger'>,
+  error: string,
+  stderrTail: string,
+): Promise<CheckOutcome> {
   const record = deps.store.upsertStack(stack.name);
   if (record.blockedReason) return { stack: stack.name, status: 'blocked', reason: record.blockedReason };
   return fail(deps, deps.store.createRun({ stack: stack.name, trigger: options.trigger }), error, stderrTail);
@@ -170,4 +221,3 @@ async function fail(deps: ServiceDeps, run: Run, error: string, stderrTail: stri
   await deps.bus.publish({ type: 'plan_failed', stack: run.stack, run: errored, error, stderrTail });
   return { stack: run.stack, status: 'errored', run: errored, error, stderrTail };
 }
-

@@ -17,7 +17,11 @@ export interface CommitPullRequestsDeps {
 }
 
 /** The merged PR into the stack's branch for each commit that has one; empty without GitHub. */
-export async function commitPullRequests(deps: CommitPullRequestsDeps, stack: Stack, shas: readonly string[]): Promise<Map<string, PullRequestRef>> {
+export async function commitPullRequests(
+  deps: CommitPullRequestsDeps,
+  stack: Stack,
+  shas: readonly string[],
+): Promise<Map<string, PullRequestRef>> {
   const found = new Map<string, PullRequestRef>();
   const repo = repositoryOf(stack);
   if (!deps.github || !repo || !stack.git) return found;
@@ -27,7 +31,10 @@ export async function commitPullRequests(deps: CommitPullRequestsDeps, stack: St
       const merged = prs.find((pr) => pr.merged && pr.base === stack.git!.branch) ?? prs.find((pr) => pr.merged);
       if (merged) found.set(sha, merged);
     } catch (err) {
-      deps.logger.warn({ stack: stack.name, sha, error: errorMessage(err) }, 'looking up the pull request of a commit failed');
+      deps.logger.warn(
+        { stack: stack.name, sha, error: errorMessage(err) },
+        'looking up the pull request of a commit failed',
+      );
       break; // GitHub is down or refuses: the next commits would fail the same way
     }
   }

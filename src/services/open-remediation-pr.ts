@@ -10,7 +10,13 @@ import type { Stack } from '../domain/stack.js';
 import { RemediationUnavailableError, TerraformError } from '../domain/errors.js';
 import { analyzePlan } from '../domain/plan/analyze.js';
 import { parsePlanJson } from '../domain/plan/schema.js';
-import { planRemediation, type RemediationOptions, type RemediationPlan, type RemediationSkip, type StackFile } from '../domain/remediation/plan-remediation.js';
+import {
+  planRemediation,
+  type RemediationOptions,
+  type RemediationPlan,
+  type RemediationSkip,
+  type StackFile,
+} from '../domain/remediation/plan-remediation.js';
 import { remediationBranch, remediationPullRequestText } from '../domain/remediation/pull-request.js';
 import type { RemediationRecord } from '../domain/remediation/record.js';
 import type { Run } from '../domain/run/model.js';
@@ -62,9 +68,12 @@ export function repositoryOf(stack: Stack): GitHubRepository | undefined {
 /** Why this run's drift cannot go to a PR, or undefined when it can. */
 export function remediationRefusal(stack: Stack, run: Run): string | undefined {
   if (run.kind !== 'drift') return `run ${run.id} is not drift: only drift of the real infrastructure is codified`;
-  if (run.state !== 'drifted') return `run ${run.id} is ${run.state.replaceAll('_', ' ')}: only a drift awaiting a decision is codified (a newer check may have replaced it)`;
-  if (!stack.git) return `stack ${stack.name} is a local directory: remediation PRs need the stack in a Git repository (source.git)`;
-  if (!repositoryOf(stack)) return `the GitHub repository of ${stack.git.url} is not known: set source.git.repository to owner/name`;
+  if (run.state !== 'drifted')
+    return `run ${run.id} is ${run.state.replaceAll('_', ' ')}: only a drift awaiting a decision is codified (a newer check may have replaced it)`;
+  if (!stack.git)
+    return `stack ${stack.name} is a local directory: remediation PRs need the stack in a Git repository (source.git)`;
+  if (!repositoryOf(stack))
+    return `the GitHub repository of ${stack.git.url} is not known: set source.git.repository to owner/name`;
   if (!run.commitSha) return `run ${run.id} has no commit: the plan did not run in a checkout`;
   return undefined;
 }
@@ -74,11 +83,25 @@ export function remediationRefusal(stack: Stack, run: Run): string | undefined {
  * a reviewer looking at the repository, where `main.tf` alone could be any stack's.
  */
 async function readStackFiles(dir: string, repoDir: string): Promise<StackFile[]> {
-  const names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.tf')).map((e) => e.name).sort();
-  return Promise.all(names.map(async (name) => ({ path: posix.join(repoDir, name), text: await readFile(join(dir, name), 'utf8') })));
+  const names = (await readdir(dir, { withFileTypes: true }))
+    .filter((e) => e.isFile() && e.name.endsWith('.tf'))
+    .map((e) => e.name)
+    .sort();
+  return Promise.all(
+    names.map(async (name) => ({ path: posix.join(repoDir, name), text: await readFile(join(dir, name), 'utf8') })),
+  );
 }
 
-function recordOf(stack: Stack, run: Run, repo: GitHubRepository, branch: string, pr: { number: number; url: string }, request: RemediationRequest, now: Date, plan?: RemediationPlan): RemediationRecord {
+function recordOf(
+  stack: Stack,
+  run: Run,
+  repo: GitHubRepository,
+  branch: string,
+  pr: { number: number; url: string },
+  request: RemediationRequest,
+  now: Date,
+  plan?: RemediationPlan,
+): RemediationRecord {
   return {
     stack: stack.name,
     fingerprint: run.fingerprint!,
@@ -99,7 +122,14 @@ function recordOf(stack: Stack, run: Run, repo: GitHubRepository, branch: string
  * recording it), or recorded and merged since the last check. A recorded PR closed unmerged was turned
  * down as a way to accept the drift, so asking again opens a new one.
  */
-async function existingPullRequest(deps: RemediationDeps, stack: Stack, run: Run, repo: GitHubRepository, branch: string, request: RemediationRequest): Promise<RemediationOutcome | undefined> {
+async function existingPullRequest(
+  deps: RemediationDeps,
+  stack: Stack,
+  run: Run,
+  repo: GitHubRepository,
+  branch: string,
+  request: RemediationRequest,
+): Promise<RemediationOutcome | undefined> {
   const recorded = deps.store.getRemediation(stack.name, run.fingerprint!);
   const open = await deps.github.findOpenPullRequest(repo, branch, stack.git!.branch);
   if (open && recorded?.prNumber === open.number) return { status: 'existing', record: recorded };
@@ -114,7 +144,13 @@ async function existingPullRequest(deps: RemediationDeps, stack: Stack, run: Run
 }
 
 /** The rewritten code must pass terraform's own checks: nothing reaches GitHub otherwise. */
-async function verifyRewrittenCode(deps: RemediationDeps, stack: Stack, commitSha: string, files: string[], signal?: AbortSignal): Promise<void> {
+async function verifyRewrittenCode(
+  deps: RemediationDeps,
+  stack: Stack,
+  commitSha: string,
+  files: string[],
+  signal?: AbortSignal,
+): Promise<void> {
   try {
     await deps.checks.verify(stack, files, signal);
   } catch (err) {
@@ -126,7 +162,12 @@ async function verifyRewrittenCode(deps: RemediationDeps, stack: Stack, commitSh
   }
 }
 
-export async function openRemediationPr(deps: RemediationDeps, stack: Stack, run: Run, request: RemediationRequest): Promise<RemediationOutcome> {
+export async function openRemediationPr(
+  deps: RemediationDeps,
+  stack: Stack,
+  run: Run,
+  request: RemediationRequest,
+): Promise<RemediationOutcome> {
   const refusal = remediationRefusal(stack, run);
   if (refusal) throw new RemediationUnavailableError(refusal);
   const repo = repositoryOf(stack)!;
@@ -137,11 +178,19 @@ export async function openRemediationPr(deps: RemediationDeps, stack: Stack, run
   if (existing) return existing;
 
   const planJson = await loadArtifact(deps, run.id, 'plan_json');
-  if (!planJson) throw new RemediationUnavailableError(`run ${run.id} has no stored plan JSON any more (artifact retention?): run /drift check ${stack.name} for a new plan`);
+  if (!planJson)
+    throw new RemediationUnavailableError(
+      `run ${run.id} has no stored plan JSON any more (artifact retention?): run /drift check ${stack.name} for a new plan`,
+    );
   const plan = parsePlanJson(planJson.toString('utf8'));
   const { analysis, redactor } = analyzePlan(plan);
 
-  const resolved = await resolveStackAtCommit(deps, stack, run.commitSha!, request.signal ? { signal: request.signal } : {});
+  const resolved = await resolveStackAtCommit(
+    deps,
+    stack,
+    run.commitSha!,
+    request.signal ? { signal: request.signal } : {},
+  );
   try {
     const files = await readStackFiles(resolved.stack.dir, git.path);
     // terraform runs in the stack dir, where a file is known by its name.
@@ -155,7 +204,13 @@ export async function openRemediationPr(deps: RemediationDeps, stack: Stack, run
     const paths = remediation.files.map((f) => local(f.path));
     const unformatted = new Set(await deps.checks.unformatted(resolved.stack, paths, request.signal));
     for (const file of remediation.files) await writeFile(join(resolved.stack.dir, local(file.path)), file.text);
-    await verifyRewrittenCode(deps, resolved.stack, run.commitSha!, paths.filter((p) => !unformatted.has(p)), request.signal);
+    await verifyRewrittenCode(
+      deps,
+      resolved.stack,
+      run.commitSha!,
+      paths.filter((p) => !unformatted.has(p)),
+      request.signal,
+    );
 
     const text = remediationPullRequestText({
       stack: stack.name,
@@ -169,8 +224,20 @@ export async function openRemediationPr(deps: RemediationDeps, stack: Stack, run
       ...(request.threadUrl ? { threadUrl: request.threadUrl } : {}),
     });
     const changes = remediation.files.map((f) => ({ path: f.path, content: f.text }));
-    await deps.github.commitToBranch(repo, { branch, parentSha: run.commitSha!, files: changes, message: text.commitMessage });
-    const pr = await deps.github.openPullRequest(repo, { head: branch, base: git.branch, title: text.title, body: text.body, labels: deps.settings.labels, draft: deps.settings.draft });
+    await deps.github.commitToBranch(repo, {
+      branch,
+      parentSha: run.commitSha!,
+      files: changes,
+      message: text.commitMessage,
+    });
+    const pr = await deps.github.openPullRequest(repo, {
+      head: branch,
+      base: git.branch,
+      title: text.title,
+      body: text.body,
+      labels: deps.settings.labels,
+      draft: deps.settings.draft,
+    });
     const record = recordOf(stack, run, repo, branch, pr, request, deps.now(), remediation);
     deps.store.saveRemediation(record);
     deps.store.appendAudit({
@@ -181,9 +248,21 @@ export async function openRemediationPr(deps: RemediationDeps, stack: Stack, run
       stack: stack.name,
       detail: { pr: pr.number, url: pr.url, branch, codified: record.codified, leftForPerson: record.leftForPerson },
     });
-    deps.logger.info({ stack: stack.name, runId: run.id, pr: pr.number, branch, codified: record.codified, left: record.leftForPerson }, 'remediation PR opened');
+    deps.logger.info(
+      {
+        stack: stack.name,
+        runId: run.id,
+        pr: pr.number,
+        branch,
+        codified: record.codified,
+        left: record.leftForPerson,
+      },
+      'remediation PR opened',
+    );
     return { status: 'opened', record, plan: remediation };
   } finally {
-    await resolved.release().catch((err: unknown) => deps.logger.warn({ stack: stack.name, err }, 'worktree release failed'));
+    await resolved
+      .release()
+      .catch((err: unknown) => deps.logger.warn({ stack: stack.name, err }, 'worktree release failed'));
   }
 }

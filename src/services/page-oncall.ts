@@ -38,13 +38,22 @@ export function createPager(deps: PagerDeps): Pager {
     const run = event.event_action === 'trigger' ? { run: { id: runId, stack } } : {};
     store.enqueue(pageItem(stack, { routingKeyEnv, event, ...run }));
     const action = event.event_action === 'trigger' ? PAGE_TRIGGERED : PAGE_RESOLVED;
-    store.appendAudit({ at: deps.now(), actor: 'system', action, runId, stack, detail: { dedupKey: event.dedup_key, routingKeyEnv } });
+    store.appendAudit({
+      at: deps.now(),
+      actor: 'system',
+      action,
+      runId,
+      stack,
+      detail: { dedupKey: event.dedup_key, routingKeyEnv },
+    });
     logger.info({ stack, runId, dedupKey: event.dedup_key, action: event.event_action }, 'page enqueued');
   }
 
   /** The variable the stack's open incident was triggered with, if the audit still shows one. */
   function triggeredWith(stack: string): string | undefined {
-    const last = store.listAudit({ stack, limit: 200 }).findLast((a) => a.action === PAGE_TRIGGERED || a.action === PAGE_RESOLVED);
+    const last = store
+      .listAudit({ stack, limit: 200 })
+      .findLast((a) => a.action === PAGE_TRIGGERED || a.action === PAGE_RESOLVED);
     const env = last?.action === PAGE_TRIGGERED ? last.detail?.routingKeyEnv : undefined;
     return typeof env === 'string' ? env : undefined;
   }
@@ -55,13 +64,30 @@ export function createPager(deps: PagerDeps): Pager {
       const route = stack && pageRouteFor(deps.config.pagerduty, stack);
       if (!stack || !route) return;
       // Silenced (a migration, an incident being handled) or owned by another system: nobody is woken.
-      const quiet = everythingIgnored(analysis, policy) ? 'ignored by policy' : store.getSilence(name, deps.now()) ? 'silenced' : undefined;
+      const quiet = everythingIgnored(analysis, policy)
+        ? 'ignored by policy'
+        : store.getSilence(name, deps.now())
+          ? 'silenced'
+          : undefined;
       if (quiet) {
-        store.appendAudit({ at: deps.now(), actor: 'system', action: 'page_held', runId: run.id, stack: name, detail: { reason: quiet } });
+        store.appendAudit({
+          at: deps.now(),
+          actor: 'system',
+          action: 'page_held',
+          runId: run.id,
+          stack: name,
+          detail: { reason: quiet },
+        });
         return;
       }
       const firstSeenAt = store.getStack(name)?.openDrift?.firstSeenAt;
-      const event = buildTriggerEvent({ stack, severity: route.severity, run, analysis, ...(firstSeenAt ? { firstSeenAt } : {}) });
+      const event = buildTriggerEvent({
+        stack,
+        severity: route.severity,
+        run,
+        analysis,
+        ...(firstSeenAt ? { firstSeenAt } : {}),
+      });
       enqueue(name, run.id, route.routingKeyEnv, event);
     }),
     deps.bus.on('drift_resolved', ({ stack: name, run }) => {
@@ -74,6 +100,8 @@ export function createPager(deps: PagerDeps): Pager {
   ];
 
   return {
-    stop: () => unsubscribe.forEach((off) => off()),
+    stop: () => {
+      for (const off of unsubscribe) off();
+    },
   };
 }

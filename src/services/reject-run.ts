@@ -24,7 +24,8 @@ export async function rejectRun(
   reason?: string,
 ): Promise<RejectOutcome> {
   const context = { stack: stack.name, runId, userId };
-  const refuse = (refusal: DecisionRefusal, run?: Run) => auditRefusal(deps, 'reject_refused', { ...context, run }, refusal);
+  const refuse = (refusal: DecisionRefusal, run?: Run) =>
+    auditRefusal(deps, 'reject_refused', { ...context, run }, refusal);
 
   const run = decidableRun(deps, stack, runId);
   if ('status' in run) return refuse(run);
@@ -35,7 +36,11 @@ export async function rejectRun(
   const rejected = deps.store.transition(runId, DECIDABLE, 'rejected');
   if (!rejected) {
     const moved = decidableRun(deps, stack, runId);
-    return refuse('status' in moved ? moved : { status: 'refused', reason: 'not_awaiting', message: 'This plan changed meanwhile; please try again.' });
+    return refuse(
+      'status' in moved
+        ? moved
+        : { status: 'refused', reason: 'not_awaiting', message: 'This plan changed meanwhile; please try again.' },
+    );
   }
   let snoozedUntil: Date | undefined;
   if (rejected.fingerprint) {

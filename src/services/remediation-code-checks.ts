@@ -12,7 +12,10 @@ export interface RemediationChecksLogger {
   warn(obj: object, msg: string): void;
 }
 
-export function terraformCodeChecks(terraform: Pick<TerraformRunner, 'providersSchema' | 'fmtCheck' | 'validate'>, logger: RemediationChecksLogger): RemediationCodeChecks {
+export function terraformCodeChecks(
+  terraform: Pick<TerraformRunner, 'providersSchema' | 'fmtCheck' | 'validate'>,
+  logger: RemediationChecksLogger,
+): RemediationCodeChecks {
   return {
     async settable(stack: Stack, signal?: AbortSignal) {
       try {
@@ -20,7 +23,10 @@ export function terraformCodeChecks(terraform: Pick<TerraformRunner, 'providersS
       } catch (err) {
         if (signal?.aborted) throw err;
         // Without the schema nothing is added to the code, only literals already there are rewritten.
-        logger.warn({ stack: stack.name, error: errorMessage(err) }, 'provider schema unavailable: remediation adds no attributes the code does not already set');
+        logger.warn(
+          { stack: stack.name, error: errorMessage(err) },
+          'provider schema unavailable: remediation adds no attributes the code does not already set',
+        );
         return undefined;
       }
     },

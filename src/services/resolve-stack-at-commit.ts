@@ -15,7 +15,12 @@ export interface ResolvedStack {
 }
 
 /** A local stack as it is; a Git-sourced one in a fresh worktree of `sha`, `dir` and varFiles inside it. */
-export async function resolveStackAtCommit(deps: SourceDeps, stack: Stack, sha: string, options: { signal?: AbortSignal } = {}): Promise<ResolvedStack> {
+export async function resolveStackAtCommit(
+  deps: SourceDeps,
+  stack: Stack,
+  sha: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<ResolvedStack> {
   if (!stack.git) return { stack, release: async () => undefined };
   const worktree = await deps.git.checkout(stack.git).checkout(sha, options);
   const dir = join(worktree.dir, stack.git.path);

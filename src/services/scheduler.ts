@@ -118,10 +118,13 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler<T> {
       logger.info({ stack: stack.name }, 'scheduled check skipped: the previous one is still queued or running');
       return;
     }
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      if (!stopped) enqueue(stack, 'schedule', false).catch(() => undefined);
-    }, Math.floor(random() * options.jitterMs));
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        if (!stopped) enqueue(stack, 'schedule', false).catch(() => undefined);
+      },
+      Math.floor(random() * options.jitterMs),
+    );
     timers.add(timer);
   }
 

@@ -2,7 +2,13 @@ import { WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIReq
 import { ExternalServiceError, errorMessage } from '../domain/errors.js';
 
 /** Slack error codes that say "try again later" rather than "this will never work". */
-const RETRIABLE_CODES = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout']);
+const RETRIABLE_CODES = new Set([
+  'ratelimited',
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+]);
 
 /** A failed Slack Web API call, with what the outbox needs to decide between retrying and giving up. */
 export class SlackApiError extends ExternalServiceError {

@@ -79,8 +79,11 @@ export function createSlackApi(options: SlackApiOptions): SlackApi {
     call,
     async uploadFile(args) {
       const bytes = Buffer.byteLength(args.content, 'utf8');
-      const answer = UploadUrl.safeParse(await call('files.getUploadURLExternal', { filename: args.filename, length: bytes }));
-      if (!answer.success) throw new SlackApiError('files.getUploadURLExternal', 'answer without upload_url or file_id', false);
+      const answer = UploadUrl.safeParse(
+        await call('files.getUploadURLExternal', { filename: args.filename, length: bytes }),
+      );
+      if (!answer.success)
+        throw new SlackApiError('files.getUploadURLExternal', 'answer without upload_url or file_id', false);
       await postBytes(answer.data.upload_url, args.content);
       await call('files.completeUploadExternal', {
         files: [{ id: answer.data.file_id, ...(args.title ? { title: args.title } : {}) }],

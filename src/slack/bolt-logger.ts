@@ -4,7 +4,8 @@ import type { Logger } from '../logging/logger.js';
 /** Bolt's logger interface on top of ours, so Bolt's lines are masked and structured like the rest. */
 export function boltLogger(logger: Logger): BoltLogger {
   const child = logger.child({ component: 'bolt' });
-  const text = (msg: unknown[]) => msg.map((m) => (m instanceof Error ? m.message : typeof m === 'string' ? m : JSON.stringify(m))).join(' ');
+  const text = (msg: unknown[]) =>
+    msg.map((m) => (m instanceof Error ? m.message : typeof m === 'string' ? m : JSON.stringify(m))).join(' ');
   let level = LogLevel.INFO;
   return {
     // Bolt logs every request at debug, whole payloads included: format only when the line is written.

@@ -67,16 +67,22 @@ export function blockProblems(blocks: unknown[], surface: 'message' | 'view' = '
         const fields = (block.fields as Json[] | undefined) ?? [];
         if (!text(block.text) && fields.length === 0) problems.push(`${where}: section without text or fields`);
         max('section text', text(block.text).length, LIMITS.sectionText);
-        if (fields.length > LIMITS.sectionFields) problems.push(`${where}: ${fields.length} fields (limit ${LIMITS.sectionFields})`);
-        fields.forEach((f, j) => max(`fields[${j}]`, text(f).length, LIMITS.fieldText));
+        if (fields.length > LIMITS.sectionFields)
+          problems.push(`${where}: ${fields.length} fields (limit ${LIMITS.sectionFields})`);
+        fields.forEach((f, j) => {
+          max(`fields[${j}]`, text(f).length, LIMITS.fieldText);
+        });
         if (block.accessory) checkElement(block.accessory as Json, `${where}.accessory`, problems);
         break;
       }
       case 'actions': {
         const elements = (block.elements as Json[] | undefined) ?? [];
         if (elements.length === 0) problems.push(`${where}: actions without elements`);
-        if (elements.length > LIMITS.actionsElements) problems.push(`${where}: ${elements.length} elements (limit ${LIMITS.actionsElements})`);
-        elements.forEach((el, j) => checkElement(el, `${where}.elements[${j}]`, problems));
+        if (elements.length > LIMITS.actionsElements)
+          problems.push(`${where}: ${elements.length} elements (limit ${LIMITS.actionsElements})`);
+        elements.forEach((el, j) => {
+          checkElement(el, `${where}.elements[${j}]`, problems);
+        });
         break;
       }
       case 'context': {
@@ -98,7 +104,8 @@ export function messageProblems(message: { text?: unknown; blocks?: unknown }): 
   const problems: string[] = [];
   const fallback = typeof message.text === 'string' ? message.text : '';
   if (!fallback.trim()) problems.push('no plain `text` fallback');
-  if (fallback.length > LIMITS.messageText) problems.push(`text is ${fallback.length} characters (limit ${LIMITS.messageText})`);
+  if (fallback.length > LIMITS.messageText)
+    problems.push(`text is ${fallback.length} characters (limit ${LIMITS.messageText})`);
   if (message.blocks !== undefined) {
     if (!Array.isArray(message.blocks)) problems.push('blocks is not an array');
     else problems.push(...blockProblems(message.blocks, 'message'));

@@ -29,7 +29,10 @@ export const ButtonClick = z
     triggerId: p.trigger_id,
     responseUrl: p.response_url,
     /** Where the button was: a message (channel, ts) or a view such as the App Home. */
-    message: p.container?.channel_id && p.container.message_ts ? { channel: p.container.channel_id, ts: p.container.message_ts } : undefined,
+    message:
+      p.container?.channel_id && p.container.message_ts
+        ? { channel: p.container.channel_id, ts: p.container.message_ts }
+        : undefined,
     inView: p.container?.type === 'view',
   }));
 export type ButtonClick = z.infer<typeof ButtonClick>;
@@ -39,7 +42,9 @@ export const RejectSubmission = z
     user: z.object({ id: z.string().min(1) }),
     view: z.object({
       private_metadata: z.string().min(1),
-      state: z.object({ values: z.record(z.string(), z.record(z.string(), z.object({ value: z.string().nullish() }).loose())) }),
+      state: z.object({
+        values: z.record(z.string(), z.record(z.string(), z.object({ value: z.string().nullish() }).loose())),
+      }),
     }),
   })
   .transform((p) => ({ userId: p.user.id, runId: p.view.private_metadata, values: p.view.state.values }));

@@ -28,11 +28,21 @@ export function stackRows(store: Store, stacks: readonly Stack[], now: Date): St
 }
 
 /** Runs waiting for a person, newest first, with their approval progress. */
-export function pendingApprovals(store: Store, stack: (name: string) => Stack | undefined, messages: RunMessages): PendingApprovalItem[] {
+export function pendingApprovals(
+  store: Store,
+  stack: (name: string) => Stack | undefined,
+  messages: RunMessages,
+): PendingApprovalItem[] {
   return store.listRuns({ states: ['drifted', 'pending_approval'], limit: 100 }).flatMap((run) => {
     const config = stack(run.stack);
     if (!config) return [];
     const progress = messages.approvalInfo(run)?.progress;
-    return [{ stack: { name: config.name, environment: config.environment, mode: config.mode }, run, ...(progress ? { progress } : {}) }];
+    return [
+      {
+        stack: { name: config.name, environment: config.environment, mode: config.mode },
+        run,
+        ...(progress ? { progress } : {}),
+      },
+    ];
   });
 }

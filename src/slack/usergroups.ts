@@ -49,7 +49,11 @@ export function createUsergroupResolver(options: UsergroupResolverOptions): User
   }
 
   /** Caches the promise, so concurrent clicks share one call; a failure is not cached. */
-  function cached<T>(get: () => Cached<T> | undefined, set: (c: Cached<T> | undefined) => void, load: () => Promise<T>): Promise<T> {
+  function cached<T>(
+    get: () => Cached<T> | undefined,
+    set: (c: Cached<T> | undefined) => void,
+    load: () => Promise<T>,
+  ): Promise<T> {
     const hit = get();
     if (hit && hit.expiresAt > now().getTime()) return hit.value;
     const entry: Cached<T> = { expiresAt: now().getTime() + ttlMs, value: load() };
@@ -97,7 +101,9 @@ export function createUsergroupResolver(options: UsergroupResolverOptions): User
   return {
     async groupsOf(userId, approvers, among) {
       const names = Object.keys(approvers.groups).filter((name) => !among || among.includes(name));
-      const found = await Promise.all(names.map(async (name) => ((await inGroup(userId, approvers.groups[name]!)) ? name : undefined)));
+      const found = await Promise.all(
+        names.map(async (name) => ((await inGroup(userId, approvers.groups[name]!)) ? name : undefined)),
+      );
       return found.filter((name): name is string => name !== undefined);
     },
   };

@@ -6,7 +6,12 @@ import { stackConfig } from '../helpers/stack-config.js';
 describe('terraformBaseEnv', () => {
   it("keeps driftgate's own credentials out of terraform's environment, and everything else in", () => {
     const config = {
-      stacks: [{ ...stackConfig('net', '/tmp/net'), git: { url: 'https://github.com/o/r', branch: 'main', tokenEnv: 'INFRA_GIT_TOKEN', path: '.', varFiles: [] } }],
+      stacks: [
+        {
+          ...stackConfig('net', '/tmp/net'),
+          git: { url: 'https://github.com/o/r', branch: 'main', tokenEnv: 'INFRA_GIT_TOKEN', path: '.', varFiles: [] },
+        },
+      ],
       pagerduty: { routing: [{ routingKeyEnv: 'PD_KEY_PROD' }], severity: {} },
     } as unknown as DriftgateConfig;
     const env = {

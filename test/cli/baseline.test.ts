@@ -19,7 +19,10 @@ async function setup() {
   repo = await makeTestRepo();
   dir = await mkdtemp(join(tmpdir(), 'driftgate-baseline-'));
   const file = join(dir, 'driftgate.yml');
-  await writeFile(file, configYaml({ version: 1, dataDir: 'data', stacks: [stackEntry('prod/app', 'app')] }, gitSource(repo.url)));
+  await writeFile(
+    file,
+    configYaml({ version: 1, dataDir: 'data', stacks: [stackEntry('prod/app', 'app')] }, gitSource(repo.url)),
+  );
   const env = { PATH: process.env.PATH, HOME: dir, USER: 'grace' };
   const audit = () => {
     const store = openSqliteStore({ path: join(dir!, 'data', 'driftgate.db') });
@@ -43,7 +46,10 @@ describe('driftgate baseline', () => {
     expect(head.stdout).toContain(`prod/app: baseline set to ${b} (Merge pull request #12 from x/y)`);
     expect(audit().stack?.lastAppliedCommit).toBe(b);
 
-    const given = await runCli(['baseline', 'prod/app', '--commit', a.slice(0, 10), '--config', file], { cwd: dir!, env });
+    const given = await runCli(['baseline', 'prod/app', '--commit', a.slice(0, 10), '--config', file], {
+      cwd: dir!,
+      env,
+    });
     expect(given.code).toBe(0);
     expect(given.stdout).toContain(`baseline set to ${a} (one), was ${b}`);
     const after = audit();
@@ -59,12 +65,17 @@ describe('driftgate baseline', () => {
   it('fails clearly for an unknown commit and for a bad argument', async () => {
     const { file, env } = await setup();
     await repo!.commit({ 'app/main.tf': '' }, 'one');
-    const unknown = await runCli(['baseline', 'prod/app', '--commit', 'deadbeef00', '--config', file], { cwd: dir!, env });
+    const unknown = await runCli(['baseline', 'prod/app', '--commit', 'deadbeef00', '--config', file], {
+      cwd: dir!,
+      env,
+    });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('commit deadbeef00 is not on branch main');
     const bad = await runCli(['baseline', 'prod/app', '--commit', 'HEAD~1', '--config', file], { cwd: dir!, env });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--commit takes a commit sha');
-    expect((await runCli(['baseline', '--config', file], { cwd: dir!, env })).stderr).toContain('name exactly one stack');
+    expect((await runCli(['baseline', '--config', file], { cwd: dir!, env })).stderr).toContain(
+      'name exactly one stack',
+    );
   });
 });

@@ -28,7 +28,12 @@ const POLICIES: ConfigPatch = {
   ...approvers({ senior: ['U0SENIOR'] }),
   policies: {
     rules: [
-      { name: 'cidr-owned-by-network-team', when: '"input.cidr" in resource.changed_attributes', message: '{{ resource.address }}: the CIDR belongs to the network team', effect: 'deny' },
+      {
+        name: 'cidr-owned-by-network-team',
+        when: '"input.cidr" in resource.changed_attributes',
+        message: '{{ resource.address }}: the CIDR belongs to the network team',
+        effect: 'deny',
+      },
       {
         name: 'cost-tool-tags',
         when: 'size(resource.changed_attributes) > 0 && resource.changed_attributes.all(a, a == "input.tags.CostCenter" || a == "output")',
@@ -42,7 +47,13 @@ const POLICIES: ConfigPatch = {
         count: 1,
         from: ['senior'],
       },
-      { name: 'echo-plan', scope: 'plan', when: 'stack.name == "dev/db"', message: '{{ terraform.resource_changes.map(r, r.after) }}', effect: 'warn' },
+      {
+        name: 'echo-plan',
+        scope: 'plan',
+        when: 'stack.name == "dev/db"',
+        message: '{{ terraform.resource_changes.map(r, r.after) }}',
+        effect: 'warn',
+      },
     ],
   },
 };
@@ -54,14 +65,25 @@ let repo: string;
 beforeAll(async () => {
   tf = await makeTerraformEnv('driftgate-cli-policies-');
   repo = join(tf.dir, 'repo');
-  const stacks = await writeStacks(repo, { 'dev/network': NETWORK, 'dev/db': SENSITIVE_DATABASE }, { 'dev/db': { vars: { password: '${DB_PASSWORD}' } } });
-  await writeFile(join(repo, 'driftgate.yml'), configYaml({ dataDir: join(tf.dir, 'data'), log: { level: 'silent' }, stacks }, POLICIES));
+  const stacks = await writeStacks(
+    repo,
+    { 'dev/network': NETWORK, 'dev/db': SENSITIVE_DATABASE },
+    { 'dev/db': { vars: { password: '${DB_PASSWORD}' } } },
+  );
+  await writeFile(
+    join(repo, 'driftgate.yml'),
+    configYaml({ dataDir: join(tf.dir, 'data'), log: { level: 'silent' }, stacks }, POLICIES),
+  );
   env = { PATH: process.env.PATH, HOME: process.env.HOME, ...tf.env, DB_PASSWORD: SECRET, TF_VAR_password: SECRET };
 
   // dev/network is applied, then its VPC CIDR and its subnet's cost tag change out of band; dev/db is new.
   const dir = join(repo, 'dev/network');
   await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: dir, env, extendEnv: false });
-  await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd: dir, env, extendEnv: false });
+  await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], {
+    cwd: dir,
+    env,
+    extendEnv: false,
+  });
   const cli = { binary: 'terraform', env };
   await editResourceInput(cli, dir, { type: 'terraform_data', name: 'vpc' }, (input) => {
     input.cidr = '10.9.0.0/16';
@@ -79,7 +101,14 @@ describe('driftgate check with policies', () => {
     const stacks = Object.fromEntries(JSON.parse(json.stdout).stacks.map((s: { stack: string }) => [s.stack, s]));
     expect(stacks['dev/network'].policy).toEqual({
       denied: true,
-      findings: [{ rule: 'cidr-owned-by-network-team', effect: 'deny', message: 'terraform_data.vpc: the CIDR belongs to the network team', address: 'terraform_data.vpc' }],
+      findings: [
+        {
+          rule: 'cidr-owned-by-network-team',
+          effect: 'deny',
+          message: 'terraform_data.vpc: the CIDR belongs to the network team',
+          address: 'terraform_data.vpc',
+        },
+      ],
       approvals: [],
       allMinor: false,
       ignored: [{ address: 'terraform_data.subnet', rule: 'cost-tool-tags' }],
@@ -93,22 +122,30 @@ describe('driftgate check with policies', () => {
       ignored: [],
       fired: ['new-credentials-need-senior', 'echo-plan'],
     });
-    expect(db.findings.map((f: { rule: string; effect: string; address?: string }) => [f.rule, f.effect, f.address])).toEqual([
+    expect(
+      db.findings.map((f: { rule: string; effect: string; address?: string }) => [f.rule, f.effect, f.address]),
+    ).toEqual([
       ['new-credentials-need-senior', 'require_approval', 'terraform_data.creds'],
       ['echo-plan', 'warn', undefined],
     ]);
     // The echoes did show the resource's values, with the password masked.
-    expect(db.findings[0].message).toMatch(/^terraform_data\.creds is new: .*"password":"\(sensitive value\)".*"user":"app"/);
+    expect(db.findings[0].message).toMatch(
+      /^terraform_data\.creds is new: .*"password":"\(sensitive value\)".*"user":"app"/,
+    );
     expect(db.findings[1].message).toContain('(sensitive value)');
 
     const human = await runCli(['check', '--all'], { cwd: repo, env });
     expect(human.code).toBe(2);
     expect(human.stdout).toMatch(/dev\/network\s+DRIFTED\s+\S+\s+~2 \(seen before\), denied by policy/);
     const network = section(human.stdout, 'dev/network');
-    expect(network).toContain('  DENIED    cidr-owned-by-network-team: terraform_data.vpc: the CIDR belongs to the network team\n');
+    expect(network).toContain(
+      '  DENIED    cidr-owned-by-network-team: terraform_data.vpc: the CIDR belongs to the network team\n',
+    );
     expect(network).toContain('  IGNORED   1 change ignored by cost-tool-tags: terraform_data.subnet\n');
     const dbReport = section(human.stdout, 'dev/db');
-    expect(dbReport).toMatch(/\n {2}APPROVAL {2}new-credentials-need-senior: terraform_data\.creds is new: .*\(sensitive value\).* \(1 from senior\)\n/);
+    expect(dbReport).toMatch(
+      /\n {2}APPROVAL {2}new-credentials-need-senior: terraform_data\.creds is new: .*\(sensitive value\).* \(1 from senior\)\n/,
+    );
     expect(dbReport).toMatch(/\n {2}WARNING {3}echo-plan: /);
     // Policy lines come before the diff.
     expect(dbReport.indexOf('APPROVAL')).toBeLessThan(dbReport.indexOf('terraform_data.creds will be created'));
@@ -129,6 +166,7 @@ function section(report: string, stack: string): string {
 
 async function anyFileContains(dir: string, text: string): Promise<boolean> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  for (const e of entries) if (e.isFile() && (await readFile(join(e.parentPath, e.name), 'utf8')).includes(text)) return true;
+  for (const e of entries)
+    if (e.isFile() && (await readFile(join(e.parentPath, e.name), 'utf8')).includes(text)) return true;
   return false;
 }

@@ -24,8 +24,14 @@ beforeAll(async () => {
     await writeFile(join(repo, 'environments', name, 'main.tf'), STACK);
   }
   await mkdir(join(repo, 'environments/prod/broken'), { recursive: true });
-  await writeFile(join(repo, 'environments/prod/broken/main.tf'), 'resource "terraform_data" "x" {\n  input = var.missing\n}\n');
-  await writeFile(join(repo, 'driftgate.yml'), configYaml({ dataDir: join(tf.dir, 'data'), log: { level: 'silent' }, discover: [{ glob: 'environments/*/*' }] }));
+  await writeFile(
+    join(repo, 'environments/prod/broken/main.tf'),
+    'resource "terraform_data" "x" {\n  input = var.missing\n}\n',
+  );
+  await writeFile(
+    join(repo, 'driftgate.yml'),
+    configYaml({ dataDir: join(tf.dir, 'data'), log: { level: 'silent' }, discover: [{ glob: 'environments/*/*' }] }),
+  );
   env = { PATH: process.env.PATH, HOME: process.env.HOME, ...tf.env };
 });
 afterAll(() => tf.cleanup());
@@ -70,7 +76,11 @@ describe('driftgate check', () => {
     const first = await runCli(['check', 'dev/storage', '--json'], { cwd: repo, env });
     expect(first.code).toBe(2);
     const report = JSON.parse(first.stdout);
-    expect(report).toMatchObject({ version: 1, exitCode: 2, stacks: [{ stack: 'dev/storage', status: 'drifted', counts: { create: 1 }, policy: null }] });
+    expect(report).toMatchObject({
+      version: 1,
+      exitCode: 2,
+      stacks: [{ stack: 'dev/storage', status: 'drifted', counts: { create: 1 }, policy: null }],
+    });
 
     const dir = join(repo, 'environments/dev/storage');
     const { execa } = await import('execa');
@@ -89,7 +99,9 @@ describe('driftgate check', () => {
 
     const broken = await runCli(['check', '--all', '--json'], { cwd: repo, env });
     expect(broken.code).toBe(1);
-    const statuses = Object.fromEntries(JSON.parse(broken.stdout).stacks.map((s: { stack: string; status: string }) => [s.stack, s.status]));
+    const statuses = Object.fromEntries(
+      JSON.parse(broken.stdout).stacks.map((s: { stack: string; status: string }) => [s.stack, s.status]),
+    );
     expect(statuses).toEqual({ 'dev/storage': 'drifted', 'prod/broken': 'errored', 'prod/storage': 'drifted' });
   });
 

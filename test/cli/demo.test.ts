@@ -8,9 +8,18 @@ import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../helpers/cli.js';
 describe.skipIf(!HAS_BUILD)(`driftgate demo (${HAS_BUILD ? 'built' : NO_BUILD_REASON})`, () => {
   it('applies the examples, drifts three stacks by hand and reports exactly those, masking the password, and previews the Slack alert', async () => {
     // The machine's TF_CLI_CONFIG_FILE may point at a missing file: the demo must not depend on it.
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, TF_CLI_CONFIG_FILE: '/nonexistent/terraformrc', NO_COLOR: '1' };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TF_CLI_CONFIG_FILE: '/nonexistent/terraformrc',
+      NO_COLOR: '1',
+    };
     const secret = 'demo-secret-from-the-environment';
-    const result = await execa('node', [BIN, 'demo'], { env: { ...env, DEMO_DB_PASSWORD: secret }, extendEnv: false, reject: false });
+    const result = await execa('node', [BIN, 'demo'], {
+      env: { ...env, DEMO_DB_PASSWORD: secret },
+      extendEnv: false,
+      reject: false,
+    });
     expect(result.exitCode, result.stderr).toBe(0);
     const rows = result.stdout.split('\n').filter((l) => /^(dev|staging|prod)\//.test(l));
     const status = Object.fromEntries(rows.map((l) => l.split(/\s+/).slice(0, 2)));

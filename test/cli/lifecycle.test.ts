@@ -48,7 +48,14 @@ beforeAll(async () => {
   await execa('terraform', ['init', '-input=false'], { cwd: stackDir, env, extendEnv: false });
   await execa('terraform', ['apply', '-auto-approve', '-input=false'], { cwd: stackDir, env, extendEnv: false });
   config = join(tf.dir, 'driftgate.yml');
-  await writeFile(config, configYaml({ dataDir: join(tf.dir, 'data'), terraform: { timeouts: { lock: '5m', killGrace: '5s' } }, stacks: [stackEntry('app', stackDir)] }));
+  await writeFile(
+    config,
+    configYaml({
+      dataDir: join(tf.dir, 'data'),
+      terraform: { timeouts: { lock: '5m', killGrace: '5s' } },
+      stacks: [stackEntry('app', stackDir)],
+    }),
+  );
   // Holds the state lock until its stdin closes.
   holder = execa('terraform', ['console'], { cwd: stackDir, env, extendEnv: false, stdin: 'pipe', reject: false });
 });
@@ -82,7 +89,11 @@ describe.skipIf(!HAS_BUILD)(`driftgate process lifecycle (${HAS_BUILD ? 'built' 
     await check;
     expect(withStore((s) => s.getRun(run.id))?.state).toBe('planning');
 
-    const serve = execa('node', [BIN, 'serve', '--config', config, '--port', '0'], { env, extendEnv: false, reject: false });
+    const serve = execa('node', [BIN, 'serve', '--config', config, '--port', '0'], {
+      env,
+      extendEnv: false,
+      reject: false,
+    });
     await waitFor('recovery', () => (withStore((s) => s.getRun(run.id))?.state === 'interrupted' ? true : undefined));
     serve.kill('SIGTERM');
     const result = await serve;

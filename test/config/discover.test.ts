@@ -29,14 +29,31 @@ describe('stack discovery', () => {
     const result = await validate('discover:\n  - glob: "environments/*/*"\n');
     expect(result.issues).toEqual([]);
     expect(result.warnings).toEqual([]);
-    expect(names(result)).toEqual(['dev/database', 'dev/networking', 'prod/database', 'prod/legacy', 'prod/networking']);
+    expect(names(result)).toEqual([
+      'dev/database',
+      'dev/networking',
+      'prod/database',
+      'prod/legacy',
+      'prod/networking',
+    ]);
     const net = result.config!.stacks.find((s) => s.name === 'prod/networking')!;
-    expect(net).toMatchObject({ dir: join(tree.dir, 'environments/prod/networking'), environment: 'prod', schedule: '0 * * * *', mode: 'alert' });
+    expect(net).toMatchObject({
+      dir: join(tree.dir, 'environments/prod/networking'),
+      environment: 'prod',
+      schedule: '0 * * * *',
+      mode: 'alert',
+    });
   });
 
   it('does not descend into .terraform or hidden dirs with a recursive glob', async () => {
     const result = await validate('discover:\n  - glob: "environments/**"\n');
-    expect(names(result)).toEqual(['dev/database', 'dev/networking', 'prod/database', 'prod/legacy', 'prod/networking']);
+    expect(names(result)).toEqual([
+      'dev/database',
+      'dev/networking',
+      'prod/database',
+      'prod/legacy',
+      'prod/networking',
+    ]);
   });
 
   it('applies exclude (and everything under it), namePrefix and the rule settings', async () => {
@@ -117,7 +134,8 @@ describe('stack discovery', () => {
     expect(result.issues).toEqual([
       {
         path: 'discover[0]',
-        message: 'directory environments/prod/bad name gives the stack name "bad name", which is not valid (letters, digits, ".", "_", "-" and "/"); rename it or exclude it',
+        message:
+          'directory environments/prod/bad name gives the stack name "bad name", which is not valid (letters, digits, ".", "_", "-" and "/"); rename it or exclude it',
       },
     ]);
   });

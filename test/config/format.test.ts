@@ -7,7 +7,12 @@ describe('formatting config issues for the CLI', () => {
     expect(formatIssue({ path: 'stacks[2].schedule', message: 'invalid cron expression "*/5 * *"' })).toBe(
       'stacks[2].schedule: invalid cron expression "*/5 * *"',
     );
-    expect(formatIssues([{ path: '', message: 'unknown key "x"' }, { path: 'a.b', message: 'required' }])).toBe('unknown key "x"\na.b: required');
+    expect(
+      formatIssues([
+        { path: '', message: 'unknown key "x"' },
+        { path: 'a.b', message: 'required' },
+      ]),
+    ).toBe('unknown key "x"\na.b: required');
   });
 
   it('reports errors and warnings with a summary', () => {
@@ -26,7 +31,12 @@ describe('formatting config issues for the CLI', () => {
   });
 
   it('summarises a valid config by its stack count', async () => {
-    const config = await parseConfig('stacks: [{ name: a, dir: a }, { name: b, dir: b }]', { baseDir: '/srv', env: {} });
-    expect(formatValidation({ file: '/srv/driftgate.yml', config, issues: [], warnings: [] })).toBe('/srv/driftgate.yml: ok, 2 stacks');
+    const config = await parseConfig('stacks: [{ name: a, dir: a }, { name: b, dir: b }]', {
+      baseDir: '/srv',
+      env: {},
+    });
+    expect(formatValidation({ file: '/srv/driftgate.yml', config, issues: [], warnings: [] })).toBe(
+      '/srv/driftgate.yml: ok, 2 stacks',
+    );
   });
 });

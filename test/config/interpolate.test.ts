@@ -45,24 +45,38 @@ describe('interpolation in config files', () => {
   it('names the variable and the path of a missing variable, and nothing else there', async () => {
     const text = 'stacks:\n  - { name: a, dir: a }\n  - name: b\n    dir: b\n    env:\n      TOKEN: "${TOKEN}"\n';
     const result = await validateConfigText(text, { baseDir, env: {} });
-    expect(result.issues).toEqual([{ path: 'stacks[1].env.TOKEN', message: 'environment variable "TOKEN" is not set' }]);
+    expect(result.issues).toEqual([
+      { path: 'stacks[1].env.TOKEN', message: 'environment variable "TOKEN" is not set' },
+    ]);
   });
 
   it('quotes keys that are not plain identifiers in the path', async () => {
-    const result = await validateConfigText('stacks:\n  - { name: a, dir: a, vars: { "a.b": "${NOPE}" } }\n', { baseDir, env: {} });
-    expect(result.issues).toEqual([{ path: 'stacks[0].vars["a.b"]', message: 'environment variable "NOPE" is not set' }]);
+    const result = await validateConfigText('stacks:\n  - { name: a, dir: a, vars: { "a.b": "${NOPE}" } }\n', {
+      baseDir,
+      env: {},
+    });
+    expect(result.issues).toEqual([
+      { path: 'stacks[0].vars["a.b"]', message: 'environment variable "NOPE" is not set' },
+    ]);
   });
 
   it('does not repeat a schema issue at a path that failed to interpolate', async () => {
     const result = await validateConfigText('defaults: { schedule: "${SCHEDULE}" }\n', { baseDir, env: {} });
-    expect(result.issues).toEqual([{ path: 'defaults.schedule', message: 'environment variable "SCHEDULE" is not set' }]);
+    expect(result.issues).toEqual([
+      { path: 'defaults.schedule', message: 'environment variable "SCHEDULE" is not set' },
+    ]);
   });
 
   it('substitutes values and defaults in the loaded config', async () => {
-    const text = 'dataDir: "${DATA:-/var/lib/driftgate}"\nstacks:\n  - { name: "${ENV}/app", dir: "stacks/${ENV}", vars: { literal: "$${not.interpolated}" } }\n';
+    const text =
+      'dataDir: "${DATA:-/var/lib/driftgate}"\nstacks:\n  - { name: "${ENV}/app", dir: "stacks/${ENV}", vars: { literal: "$${not.interpolated}" } }\n';
     const config = await parseConfig(text, { baseDir: '/srv', env: { ENV: 'prod' } });
     expect(config.dataDir).toBe('/var/lib/driftgate');
-    expect(config.stacks[0]).toMatchObject({ name: 'prod/app', dir: '/srv/stacks/prod', vars: { literal: '${not.interpolated}' } });
+    expect(config.stacks[0]).toMatchObject({
+      name: 'prod/app',
+      dir: '/srv/stacks/prod',
+      vars: { literal: '${not.interpolated}' },
+    });
   });
 
   it('never puts the value of a set variable into any error message', async () => {
@@ -82,7 +96,11 @@ describe('interpolation in config files', () => {
     ].join('\n');
     const error = await parseConfig(text, { baseDir, env, file: '/etc/driftgate.yml' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
-    const everything = JSON.stringify({ message: (error as ConfigError).message, issues: (error as ConfigError).issues, stack: (error as Error).stack });
+    const everything = JSON.stringify({
+      message: (error as ConfigError).message,
+      issues: (error as ConfigError).issues,
+      stack: (error as Error).stack,
+    });
     expect((error as ConfigError).issues.length).toBeGreaterThanOrEqual(7);
     expect(everything).not.toContain(secret);
     expect(everything).not.toContain('hunter2');

@@ -29,7 +29,12 @@ describe('malformed config files', () => {
 
   it('rejects an alias bomb instead of expanding it', async () => {
     const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 12; i++) bomb.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(', ')}]`);
+    for (let i = 1; i < 12; i++)
+      bomb.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(', ')}]`,
+      );
     const issues = await issuesOf(bomb.join('\n'));
     expect(issues).toHaveLength(1);
     expect(issues[0]!.message).toMatch(/alias/i);
@@ -88,7 +93,9 @@ describe('malformed config files', () => {
   });
 
   it('names an unknown artifact store type', async () => {
-    expect(await issuesOf('artifacts: { type: gcs }')).toEqual([{ path: 'artifacts.type', message: 'must be one of "local", "s3"' }]);
+    expect(await issuesOf('artifacts: { type: gcs }')).toEqual([
+      { path: 'artifacts.type', message: 'must be one of "local", "s3"' },
+    ]);
   });
 
   it('rejects a document that is not a mapping', async () => {
@@ -110,7 +117,10 @@ describe('malformed config files', () => {
   });
 
   it('never executes unknown tags; it warns and validates the plain value', async () => {
-    const result = await validateConfigText('dataDir: !!js/function "function () { return 1 }"\n', { baseDir, env: {} });
+    const result = await validateConfigText('dataDir: !!js/function "function () { return 1 }"\n', {
+      baseDir,
+      env: {},
+    });
     expect(result.config?.dataDir).toMatch(/function/);
     expect(result.warnings[0]!.message).toMatch(/^YAML warning at line 1, column 10: Unresolved tag/);
   });

@@ -158,12 +158,18 @@ describe('validateConfigFile warnings', () => {
   it('warns about a missing stack dir and a dir without *.tf, but still loads', async () => {
     await tree.file('ok/main.tf', '');
     await tree.mkdir('empty');
-    await tree.file('driftgate.yml', 'stacks:\n  - { name: ok, dir: ok }\n  - { name: gone, dir: gone }\n  - { name: empty, dir: empty }\n');
+    await tree.file(
+      'driftgate.yml',
+      'stacks:\n  - { name: ok, dir: ok }\n  - { name: gone, dir: gone }\n  - { name: empty, dir: empty }\n',
+    );
     const result = await validateConfigFile({ cwd: tree.dir, env: {} });
     expect(result.issues).toEqual([]);
     expect(result.config?.stacks.map((s) => s.name)).toEqual(['ok', 'gone', 'empty']);
     expect(result.warnings).toEqual([
-      { path: 'stacks[1].dir', message: expect.stringContaining(`${join(tree.dir, 'gone')} of stack "gone" does not exist`) },
+      {
+        path: 'stacks[1].dir',
+        message: expect.stringContaining(`${join(tree.dir, 'gone')} of stack "gone" does not exist`),
+      },
       { path: 'stacks[2].dir', message: expect.stringContaining('holds no *.tf files') },
     ]);
   });

@@ -6,7 +6,12 @@ import { runCli } from '../helpers/cli.js';
 import { makeTempTree, type TempTree } from './temp-dir.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../examples/policies.yml');
-const APPROVERS = ['approvers:', '  groups:', '    sre-leads: { users: [U0000001] }', '    senior: { users: [U0000002] }'].join('\n');
+const APPROVERS = [
+  'approvers:',
+  '  groups:',
+  '    sre-leads: { users: [U0000001] }',
+  '    senior: { users: [U0000002] }',
+].join('\n');
 
 let tree: TempTree;
 beforeEach(async () => {
@@ -35,18 +40,31 @@ describe('policies in the config', () => {
     expect(result.config?.policies).toEqual([]);
   });
 
-  it("reads policy files relative to the config file, in order, then inline rules; scope defaults to resource", async () => {
+  it('reads policy files relative to the config file, in order, then inline rules; scope defaults to resource', async () => {
     const result = await validate(
-      ['policies:', '  files: [policies/a.yml, b.yml]', '  rules:', '    - { name: inline, when: "true", effect: warn }'].join('\n'),
+      [
+        'policies:',
+        '  files: [policies/a.yml, b.yml]',
+        '  rules:',
+        '    - { name: inline, when: "true", effect: warn }',
+      ].join('\n'),
       {
         'policies/a.yml': rulesFile('{ name: from-a, when: "true", effect: minor }'),
-        'b.yml': rulesFile('{ name: from-b, scope: plan, when: "size(terraform.resource_changes) > 1", effect: deny, message: "{{ stack.name }}" }'),
+        'b.yml': rulesFile(
+          '{ name: from-b, scope: plan, when: "size(terraform.resource_changes) > 1", effect: deny, message: "{{ stack.name }}" }',
+        ),
       },
     );
     expect(result.issues).toEqual([]);
     expect(result.config?.policies).toEqual([
       { name: 'from-a', scope: 'resource', when: 'true', effect: 'minor' },
-      { name: 'from-b', scope: 'plan', when: 'size(terraform.resource_changes) > 1', effect: 'deny', message: '{{ stack.name }}' },
+      {
+        name: 'from-b',
+        scope: 'plan',
+        when: 'size(terraform.resource_changes) > 1',
+        effect: 'deny',
+        message: '{{ stack.name }}',
+      },
       { name: 'inline', scope: 'resource', when: 'true', effect: 'warn' },
     ]);
   });
@@ -61,19 +79,46 @@ describe('policies in the config', () => {
   it.each<{ name: string; config: string; files?: Record<string, string>; expected: ConfigIssue[] }>([
     {
       name: 'a bad inline expression: path, rule name and position',
-      config: ['policies:', '  rules:', '    - { name: ok, when: "true", effect: warn }', '    - { name: broken, when: "resource.type ==", effect: warn }'].join('\n'),
-      expected: [{ path: 'policies.rules[1].when', message: 'rule "broken": Unexpected token: EOF at line 1, column 17\n    resource.type ==\n                    ^' }],
+      config: [
+        'policies:',
+        '  rules:',
+        '    - { name: ok, when: "true", effect: warn }',
+        '    - { name: broken, when: "resource.type ==", effect: warn }',
+      ].join('\n'),
+      expected: [
+        {
+          path: 'policies.rules[1].when',
+          message:
+            'rule "broken": Unexpected token: EOF at line 1, column 17\n    resource.type ==\n                    ^',
+        },
+      ],
     },
     {
       name: 'a bad expression in a file names the file',
       config: 'policies:\n  files: [policies.yml]\n',
-      files: { 'policies.yml': rulesFile('{ name: ok, when: "true", effect: warn }', '{ name: typo, when: "resouce.type == \\"x\\"", effect: warn }') },
-      expected: [{ path: 'policies.files[0] (policies.yml) rules[1].when', message: expect.stringMatching(/^rule "typo": Unknown variable: resouce at line 1, column 1/) }],
+      files: {
+        'policies.yml': rulesFile(
+          '{ name: ok, when: "true", effect: warn }',
+          '{ name: typo, when: "resouce.type == \\"x\\"", effect: warn }',
+        ),
+      },
+      expected: [
+        {
+          path: 'policies.files[0] (policies.yml) rules[1].when',
+          message: expect.stringMatching(/^rule "typo": Unknown variable: resouce at line 1, column 1/),
+        },
+      ],
     },
     {
       name: 'a bad message template',
-      config: 'policies:\n  rules:\n    - { name: m, when: "true", effect: warn, message: "on {{ resource.address ) }}" }\n',
-      expected: [{ path: 'policies.rules[0].message', message: expect.stringMatching(/^rule "m": Unexpected character: '\)' at line 1, column 24/) }],
+      config:
+        'policies:\n  rules:\n    - { name: m, when: "true", effect: warn, message: "on {{ resource.address ) }}" }\n',
+      expected: [
+        {
+          path: 'policies.rules[0].message',
+          message: expect.stringMatching(/^rule "m": Unexpected character: '\)' at line 1, column 24/),
+        },
+      ],
     },
     {
       name: 'a missing policy file',
@@ -84,7 +129,12 @@ describe('policies in the config', () => {
       name: 'a policy file that is not YAML',
       config: 'policies:\n  files: [bad.yml]\n',
       files: { 'bad.yml': 'rules:\n  - { name: x\n' },
-      expected: [{ path: 'policies.files[0] (bad.yml)', message: expect.stringMatching(/^YAML syntax error at line \d+, column \d+/) }],
+      expected: [
+        {
+          path: 'policies.files[0] (bad.yml)',
+          message: expect.stringMatching(/^YAML syntax error at line \d+, column \d+/),
+        },
+      ],
     },
     {
       name: 'a policy file without rules',
@@ -98,7 +148,10 @@ describe('policies in the config', () => {
       files: { 'typo.yml': rulesFile('{ name: x, wen: "true", effect: deni }') },
       expected: [
         { path: 'policies.files[0] (typo.yml) rules[0].when', message: 'required' },
-        { path: 'policies.files[0] (typo.yml) rules[0].effect', message: expect.stringMatching(/^must be one of .*did you mean "deny"\?$/) },
+        {
+          path: 'policies.files[0] (typo.yml) rules[0].effect',
+          message: expect.stringMatching(/^must be one of .*did you mean "deny"\?$/),
+        },
         { path: 'policies.files[0] (typo.yml) rules[0]', message: 'unknown key "wen"; did you mean "when"?' },
       ],
     },
@@ -106,7 +159,13 @@ describe('policies in the config', () => {
       name: 'a duplicate rule name across a file and the inline rules',
       config: 'policies:\n  files: [a.yml]\n  rules:\n    - { name: same, when: "true", effect: warn }\n',
       files: { 'a.yml': rulesFile('{ name: same, when: "true", effect: warn }') },
-      expected: [{ path: 'policies.rules[0].name', message: 'rule "same": duplicate rule name: rule names must be unique (also policies.files[0] (a.yml) rules[0])' }],
+      expected: [
+        {
+          path: 'policies.rules[0].name',
+          message:
+            'rule "same": duplicate rule name: rule names must be unique (also policies.files[0] (a.yml) rules[0])',
+        },
+      ],
     },
     {
       name: 'require_approval without from, and from an unknown group',
@@ -118,14 +177,23 @@ describe('policies in the config', () => {
         APPROVERS,
       ].join('\n'),
       expected: [
-        { path: 'policies.rules[0].from', message: 'rule "a": require_approval needs `from`, the approver groups to approve' },
+        {
+          path: 'policies.rules[0].from',
+          message: 'rule "a": require_approval needs `from`, the approver groups to approve',
+        },
         { path: 'policies.rules[1].from[1]', message: 'rule "b": unknown approver group "nobody"' },
       ],
     },
     {
       name: 'require_approval without an approvers section',
-      config: 'policies:\n  rules:\n    - { name: a, when: "true", effect: require_approval, count: 1, from: [leads] }\n',
-      expected: [{ path: 'policies.rules[0].from[0]', message: 'rule "a": unknown approver group "leads" (there is no approvers section)' }],
+      config:
+        'policies:\n  rules:\n    - { name: a, when: "true", effect: require_approval, count: 1, from: [leads] }\n',
+      expected: [
+        {
+          path: 'policies.rules[0].from[0]',
+          message: 'rule "a": unknown approver group "leads" (there is no approvers section)',
+        },
+      ],
     },
     {
       name: 'the section itself is strict',
@@ -139,11 +207,19 @@ describe('policies in the config', () => {
 
 describe('driftgate validate with policies', () => {
   it('prints a bad expression with its path, rule name and position, and exits 1', async () => {
-    await tree.file('policies.yml', rulesFile('{ name: expensive, when: "resource.after.instance_type.matches(", effect: deny }'));
+    await tree.file(
+      'policies.yml',
+      rulesFile('{ name: expensive, when: "resource.after.instance_type.matches(", effect: deny }'),
+    );
     const file = await tree.file('driftgate.yml', 'policies:\n  files: [policies.yml]\n');
-    const result = await runCli(['validate', '--config', file], { cwd: tree.dir, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    const result = await runCli(['validate', '--config', file], {
+      cwd: tree.dir,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error: policies.files[0] (policies.yml) rules[0].when: rule "expensive": Unexpected token: EOF at line 1, column 38');
+    expect(result.stderr).toContain(
+      'error: policies.files[0] (policies.yml) rules[0].when: rule "expensive": Unexpected token: EOF at line 1, column 38',
+    );
     expect(result.stderr).toContain('1 error');
   });
 });

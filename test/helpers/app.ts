@@ -33,7 +33,10 @@ export async function makeTestApp(options: {
   const tf = await makeTerraformEnv('driftgate-app-');
   const root = join(tf.dir, 'repo');
   const stacks = await writeStacks(root, options.stacks, options.stackSettings);
-  const text = configYaml({ version: 1, dataDir: join(tf.dir, 'data'), log: { level: 'debug' }, stacks }, options.config);
+  const text = configYaml(
+    { version: 1, dataDir: join(tf.dir, 'data'), log: { level: 'debug' }, stacks },
+    options.config,
+  );
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...tf.env, ...options.env };
   const config = await parseConfig(text, { baseDir: root, env });
   const { lines: logs, stream: logDestination } = lineSink();
@@ -48,9 +51,16 @@ export async function makeTestApp(options: {
     now,
     async applyWithTerraform(stack) {
       const s = context.stack(stack)!;
-      const tfEnv = { ...env, ...Object.fromEntries(Object.entries(s.vars).map(([k, v]) => [`TF_VAR_${k}`, String(v)])) };
+      const tfEnv = {
+        ...env,
+        ...Object.fromEntries(Object.entries(s.vars).map(([k, v]) => [`TF_VAR_${k}`, String(v)])),
+      };
       await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: s.dir, env: tfEnv, extendEnv: false });
-      await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd: s.dir, env: tfEnv, extendEnv: false });
+      await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], {
+        cwd: s.dir,
+        env: tfEnv,
+        extendEnv: false,
+      });
     },
     async close() {
       context.close();

@@ -16,7 +16,11 @@ export type ApproversInput = Section<'approvers'>;
 export type SlackInput = Section<'slack'>;
 
 /** Array items stay whole (a stack entry needs its name and dir); objects may leave out any key. */
-type DeepPartial<T> = T extends readonly (infer U)[] ? U[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
+type DeepPartial<T> = T extends readonly (infer U)[]
+  ? U[]
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> }
+    : T;
 /** A part of a config, as tests and helpers pass it around: merged with `mergeConfig`. */
 export type ConfigPatch = DeepPartial<ConfigInput>;
 
@@ -50,8 +54,15 @@ export function stackEntry(name: string, dir: string, settings: StackSettings = 
 type ApproverGroup = ApproversInput['groups'][string];
 
 /** `approvers:` from groups (a list is the group's Slack user ids) and first-match rules. */
-export function approvers(groups: Record<string, string[] | ApproverGroup>, rules?: ApproversInput['rules'], more: Omit<ApproversInput, 'groups' | 'rules'> = {}): ConfigPatch {
-  const entries = Object.entries(groups).map(([name, group]) => [name, Array.isArray(group) ? { users: group } : group]);
+export function approvers(
+  groups: Record<string, string[] | ApproverGroup>,
+  rules?: ApproversInput['rules'],
+  more: Omit<ApproversInput, 'groups' | 'rules'> = {},
+): ConfigPatch {
+  const entries = Object.entries(groups).map(([name, group]) => [
+    name,
+    Array.isArray(group) ? { users: group } : group,
+  ]);
   return { approvers: { groups: Object.fromEntries(entries), ...(rules ? { rules } : {}), ...more } };
 }
 

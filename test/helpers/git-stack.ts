@@ -37,7 +37,10 @@ export async function makeGitStackEnv(): Promise<GitStackEnv> {
   const tf = await makeTerraformEnv('driftgate-gitstack-');
   const env = { PATH: process.env.PATH, HOME: tf.dir, ...tf.env };
   const dataDir = join(tf.dir, 'data');
-  const context = await createAppContext(await parseConfig(gitStackYaml(dataDir, repo.url), { baseDir: tf.dir, env }), { env, logDestination: lineSink().stream });
+  const context = await createAppContext(await parseConfig(gitStackYaml(dataDir, repo.url), { baseDir: tf.dir, env }), {
+    env,
+    logDestination: lineSink().stream,
+  });
   return {
     repo,
     tf,

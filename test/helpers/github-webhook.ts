@@ -10,7 +10,13 @@ export interface Delivery {
 }
 
 /** POSTs a delivery: JSON, signed with `secret` (or carrying `signature` as given), with its event headers. */
-export async function deliverWebhook(base: string, secret: string, event: string | undefined, body: string, signature?: string): Promise<Delivery> {
+export async function deliverWebhook(
+  base: string,
+  secret: string,
+  event: string | undefined,
+  body: string,
+  signature?: string,
+): Promise<Delivery> {
   const id = `delivery-${++deliveries}`;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -24,4 +30,9 @@ export async function deliverWebhook(base: string, secret: string, event: string
 
 /** A `pull_request` delivery of a merged PR into `base`. */
 export const mergedPullRequest = (repository: string, base: string, number = 7, head = 'driftgate/fix') =>
-  JSON.stringify({ action: 'closed', number, pull_request: { number, merged: true, base: { ref: base }, head: { ref: head } }, repository: { full_name: repository } });
+  JSON.stringify({
+    action: 'closed',
+    number,
+    pull_request: { number, merged: true, base: { ref: base }, head: { ref: head } },
+    repository: { full_name: repository },
+  });

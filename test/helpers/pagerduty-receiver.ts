@@ -43,17 +43,22 @@ export function eventProblems(body: unknown): string[] {
   const event = body as Record<string, unknown>;
   const problems: string[] = [];
   const str = (v: unknown): v is string => typeof v === 'string';
-  if (!str(event.routing_key) || event.routing_key.length !== 32) problems.push("Length of 'routing_key' is incorrect (should be 32 characters)");
-  if (!ACTIONS.includes(event.event_action as string)) problems.push("'event_action' is invalid (must be one of trigger, acknowledge, resolve)");
-  if (event.dedup_key !== undefined && (!str(event.dedup_key) || event.dedup_key.length > 255)) problems.push("'dedup_key' must be a string of at most 255 characters");
-  if (event.event_action !== 'trigger' && event.dedup_key === undefined) problems.push("'dedup_key' is required for acknowledge and resolve");
+  if (!str(event.routing_key) || event.routing_key.length !== 32)
+    problems.push("Length of 'routing_key' is incorrect (should be 32 characters)");
+  if (!ACTIONS.includes(event.event_action as string))
+    problems.push("'event_action' is invalid (must be one of trigger, acknowledge, resolve)");
+  if (event.dedup_key !== undefined && (!str(event.dedup_key) || event.dedup_key.length > 255))
+    problems.push("'dedup_key' must be a string of at most 255 characters");
+  if (event.event_action !== 'trigger' && event.dedup_key === undefined)
+    problems.push("'dedup_key' is required for acknowledge and resolve");
   if (event.event_action === 'trigger') {
     const payload = event.payload as Record<string, unknown> | undefined;
     if (typeof payload !== 'object' || payload === null) return [...problems, "'payload' is missing"];
     if (!str(payload.summary) || payload.summary.length === 0) problems.push("'payload.summary' is missing");
     else if (payload.summary.length > 1024) problems.push("'payload.summary' is longer than 1024 characters");
     if (!str(payload.source) || payload.source.length === 0) problems.push("'payload.source' is missing");
-    if (!SEVERITIES.includes(payload.severity as string)) problems.push("'payload.severity' is invalid (must be one of critical, error, warning, info)");
+    if (!SEVERITIES.includes(payload.severity as string))
+      problems.push("'payload.severity' is invalid (must be one of critical, error, warning, info)");
   }
   return problems;
 }
@@ -64,7 +69,12 @@ export async function startPagerdutyReceiver(): Promise<PagerdutyReceiver> {
   const recorded: ReceivedCall[] = [];
   const script: Scripted[] = [];
 
-  function answer(res: ServerResponse, call: ReceivedCall, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  function answer(
+    res: ServerResponse,
+    call: ReceivedCall,
+    body: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ) {
     recorded.push(call);
     res.writeHead(call.status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
@@ -81,14 +91,30 @@ export async function startPagerdutyReceiver(): Promise<PagerdutyReceiver> {
       }
       const scripted = script.shift();
       if (scripted) {
-        const headers: Record<string, string> = scripted.retryAfter === undefined ? {} : { 'retry-after': String(scripted.retryAfter) };
-        return answer(res, { body, status: scripted.status, at }, { status: 'error', message: 'scripted failure' }, headers);
+        const headers: Record<string, string> =
+          scripted.retryAfter === undefined ? {} : { 'retry-after': String(scripted.retryAfter) };
+        return answer(
+          res,
+          { body, status: scripted.status, at },
+          { status: 'error', message: 'scripted failure' },
+          headers,
+        );
       }
-      if (req.method !== 'POST' || req.url !== '/v2/enqueue') return answer(res, { body, status: 404, at }, { status: 'not found' });
+      if (req.method !== 'POST' || req.url !== '/v2/enqueue')
+        return answer(res, { body, status: 404, at }, { status: 'not found' });
       const errors = eventProblems(body);
-      if (errors.length) return answer(res, { body, status: 400, at, errors }, { status: 'invalid event', message: 'Event object is invalid', errors });
+      if (errors.length)
+        return answer(
+          res,
+          { body, status: 400, at, errors },
+          { status: 'invalid event', message: 'Event object is invalid', errors },
+        );
       const dedupKey = typeof body.dedup_key === 'string' ? body.dedup_key : randomUUID();
-      return answer(res, { body, status: 202, at }, { status: 'success', message: 'Event processed', dedup_key: dedupKey });
+      return answer(
+        res,
+        { body, status: 202, at },
+        { status: 'success', message: 'Event processed', dedup_key: dedupKey },
+      );
     });
   });
   const listen = async (port: number) => {

@@ -50,7 +50,10 @@ function aligned(entries: [string, string][], indent: string): string[] {
 }
 
 function mapBlock(name: string, map: Record<string, string>): string[] {
-  const keys = Object.entries(map).map(([k, v]): [string, string] => [/^[A-Za-z_][\w-]*$/.test(k) ? k : hclString(k), hclString(v)]);
+  const keys = Object.entries(map).map(([k, v]): [string, string] => [
+    /^[A-Za-z_][\w-]*$/.test(k) ? k : hclString(k),
+    hclString(v),
+  ]);
   return ['', `  ${name} = {`, ...aligned(keys, '    '), '  }'];
 }
 
@@ -97,7 +100,9 @@ provider "aws" {
   const bucket = options.bucketResource
     ? `resource "aws_s3_bucket" "${options.bucketResource}" {\n  bucket = ${hclString(options.bucket)}\n}\n`
     : '';
-  const bucketExpr = options.bucketResource ? `aws_s3_bucket.${options.bucketResource}.bucket` : hclString(options.bucket);
+  const bucketExpr = options.bucketResource
+    ? `aws_s3_bucket.${options.bucketResource}.bucket`
+    : hclString(options.bucket);
   const objects = options.objects.map((o) => objectBlock(o, bucketExpr));
   return [head, bucket, ...objects.map((o) => `${o}\n`)].filter(Boolean).join('\n');
 }
@@ -106,7 +111,11 @@ provider "aws" {
 export function s3StackSettings(s3: LocalS3): { vars: Record<string, string>; env: Record<string, string> } {
   return {
     vars: { s3_endpoint: s3.endpoint },
-    env: { AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey, AWS_EC2_METADATA_DISABLED: 'true' },
+    env: {
+      AWS_ACCESS_KEY_ID: s3.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      AWS_EC2_METADATA_DISABLED: 'true',
+    },
   };
 }
 
@@ -140,7 +149,12 @@ function putTags(client: S3Client, bucket: string, key: string, tags: Record<str
  * them. REPLACE drops every header not sent, so those not changed are read first and sent again. Tags are
  * kept by the copy (TaggingDirective defaults to COPY; s3rver stores them apart from the object).
  */
-export async function changeOutOfBand(client: S3Client, bucket: string, key: string, change: OutOfBandChange): Promise<void> {
+export async function changeOutOfBand(
+  client: S3Client,
+  bucket: string,
+  key: string,
+  change: OutOfBandChange,
+): Promise<void> {
   if (change.contentType !== undefined || change.metadata !== undefined) {
     const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
     await client.send(

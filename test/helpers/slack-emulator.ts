@@ -80,7 +80,12 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
   const script: Scripted[] = [];
   let unavailable = false;
 
-  function send(res: ServerResponse, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  function send(
+    res: ServerResponse,
+    status: number,
+    body: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ) {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
     res.end(JSON.stringify(body));
   }
@@ -111,9 +116,17 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
 
     if (unavailable) return reply(res, method, args, 503, { ok: false, error: 'service_unavailable' });
     const scripted = script.shift();
-    if (scripted?.kind === 'status') return reply(res, method, args, scripted.status, { ok: false, error: 'internal_error' });
+    if (scripted?.kind === 'status')
+      return reply(res, method, args, scripted.status, { ok: false, error: 'internal_error' });
     if (scripted?.kind === 'ratelimit') {
-      return reply(res, method, args, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(scripted.retryAfter) });
+      return reply(
+        res,
+        method,
+        args,
+        429,
+        { ok: false, error: 'ratelimited' },
+        { 'retry-after': String(scripted.retryAfter) },
+      );
     }
 
     if (upload) {
@@ -124,7 +137,8 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
     }
     if (method === 'apps.connections.open') {
       const bearer = req.headers.authorization?.replace(/^Bearer /, '') ?? parsed.formToken;
-      if (!socket || bearer !== options.appToken) return reply(res, method, args, 200, { ok: false, error: 'invalid_auth' });
+      if (!socket || bearer !== options.appToken)
+        return reply(res, method, args, 200, { ok: false, error: 'invalid_auth' });
       return reply(res, method, args, 200, { ok: true, url: socket.url });
     }
     const auth = authError(req, parsed.formToken);
@@ -149,7 +163,14 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
     return reply(res, 'response_url', body, 200, { ok: true });
   }
 
-  function reply(res: ServerResponse, method: string, args: Record<string, unknown>, status: number, body: Record<string, unknown>, headers?: Record<string, string>) {
+  function reply(
+    res: ServerResponse,
+    method: string,
+    args: Record<string, unknown>,
+    status: number,
+    body: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ) {
     const error = typeof body.error === 'string' ? body.error : undefined;
     recorded.push({ method, args, at: new Date(), status, ok: body.ok === true, ...(error ? { error } : {}) });
     send(res, status, body, headers);
@@ -184,7 +205,8 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
     token: state.token,
     ...(socket ? { socket } : {}),
     calls: (method) => (method === undefined ? [...recorded] : recorded.filter((c) => c.method === method)),
-    messages: (channel) => (channel === undefined ? [...state.messages] : state.messages.filter((m) => m.channel === channel)),
+    messages: (channel) =>
+      channel === undefined ? [...state.messages] : state.messages.filter((m) => m.channel === channel),
     message: (channel, ts) => state.messages.find((m) => m.channel === channel && m.ts === ts),
     ephemerals: () => [...state.ephemerals],
     responseUrl: (id) => `${state.origin}/response/${encodeURIComponent(id)}`,

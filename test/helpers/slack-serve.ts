@@ -27,7 +27,12 @@ export interface SlackServe {
   /** POSTs a signed `/drift <text>`; its response_url answers land in emulator.responses(id). */
   command(text: string, user: string, id?: string): Promise<Response>;
   /** POSTs a signed block_actions payload for a button, as Slack does when someone clicks it. */
-  click(actionId: string, value: string, user: string, options?: { id?: string; message?: { channel: string; ts: string }; inHome?: boolean }): Promise<Response>;
+  click(
+    actionId: string,
+    value: string,
+    user: string,
+    options?: { id?: string; message?: { channel: string; ts: string }; inHome?: boolean },
+  ): Promise<Response>;
   /** POSTs a signed view_submission of the reject modal. */
   submitReject(runId: string, user: string, reason?: string): Promise<Response>;
   /** Waits until every handed-off job is done and the outbox is drained. */
@@ -68,11 +73,20 @@ let seq = 0;
 export async function startSlackServe(options: SlackServeOptions): Promise<SlackServe> {
   const tf = await makeTerraformEnv('driftgate-slack-');
   const appToken = 'xapp-emulator-app-token';
-  const emulator = await startSlackEmulator({ usergroups: options.usergroups ?? [], ...(options.socketMode ? { appToken } : {}) });
+  const emulator = await startSlackEmulator({
+    usergroups: options.usergroups ?? [],
+    ...(options.socketMode ? { appToken } : {}),
+  });
   const root = join(tf.dir, 'repo');
   const stacks = await writeStacks(root, options.stacks, options.stackSettings);
   const text = configYaml(
-    { version: 1, dataDir: join(tf.dir, 'data'), log: { level: options.logLevel ?? 'debug' }, defaults: { jitter: '0s', schedule: '0 0 1 1 *' }, stacks },
+    {
+      version: 1,
+      dataDir: join(tf.dir, 'data'),
+      log: { level: options.logLevel ?? 'debug' },
+      defaults: { jitter: '0s', schedule: '0 0 1 1 *' },
+      stacks,
+    },
     slack(CHANNEL, { digestWindow: '0s' }),
     options.config,
   );
@@ -91,10 +105,19 @@ export async function startSlackServe(options: SlackServeOptions): Promise<Slack
   const now = { value: new Date() };
   let port = 0;
   const start = async () => {
-    const started = await startServe(config, { env, port, host: '127.0.0.1', logDestination, now: () => new Date(now.value), outboxPollMs: 20, ...(options.github ? { github: options.github } : {}) });
+    const started = await startServe(config, {
+      env,
+      port,
+      host: '127.0.0.1',
+      logDestination,
+      now: () => new Date(now.value),
+      outboxPollMs: 20,
+      ...(options.github ? { github: options.github } : {}),
+    });
     port = started.health.port;
     const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 200 && (await fetch(`${base}/readyz`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (await fetch(`${base}/readyz`)).status !== 200; i++)
+      await new Promise((r) => setTimeout(r, 25));
     return started;
   };
   let running = await start();
@@ -131,7 +154,11 @@ export async function startSlackServe(options: SlackServeOptions): Promise<Slack
       await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
     },
     command(text, user, id = `cmd-${++seq}`) {
-      return postSigned(events, SIGNING_SECRET, slashCommand(text, user, { channel_id: CHANNEL, response_url: emulator.responseUrl(id) }));
+      return postSigned(
+        events,
+        SIGNING_SECRET,
+        slashCommand(text, user, { channel_id: CHANNEL, response_url: emulator.responseUrl(id) }),
+      );
     },
     click(actionId, value, user, opts = {}) {
       const id = opts.id ?? `click-${++seq}`;
@@ -141,10 +168,24 @@ export async function startSlackServe(options: SlackServeOptions): Promise<Slack
           ? { container: { type: 'view', view_id: 'V123' }, view: { id: 'V123', type: 'home' } }
           : {
               response_url: emulator.responseUrl(id),
-              container: { type: 'message', channel_id: opts.message?.channel ?? CHANNEL, message_ts: opts.message?.ts ?? '1.000001', is_ephemeral: false },
+              container: {
+                type: 'message',
+                channel_id: opts.message?.channel ?? CHANNEL,
+                message_ts: opts.message?.ts ?? '1.000001',
+                is_ephemeral: false,
+              },
               channel: { id: opts.message?.channel ?? CHANNEL, name: 'alerts' },
             }),
-        actions: [{ type: 'button', action_id: actionId, block_id: 'b', value, action_ts: '1700000000.000001', text: { type: 'plain_text', text: 'x' } }],
+        actions: [
+          {
+            type: 'button',
+            action_id: actionId,
+            block_id: 'b',
+            value,
+            action_ts: '1700000000.000001',
+            text: { type: 'plain_text', text: 'x' },
+          },
+        ],
       });
     },
     submitReject(runId, user, reason) {
@@ -155,7 +196,13 @@ export async function startSlackServe(options: SlackServeOptions): Promise<Slack
           type: 'modal',
           callback_id: 'driftgate.reject_modal',
           private_metadata: runId,
-          state: { values: { 'driftgate.reject_reason': { 'driftgate.reject_reason_input': { type: 'plain_text_input', value: reason ?? null } } } },
+          state: {
+            values: {
+              'driftgate.reject_reason': {
+                'driftgate.reject_reason_input': { type: 'plain_text_input', value: reason ?? null },
+              },
+            },
+          },
         },
       });
     },

@@ -1,17 +1,29 @@
 import { createHmac } from 'node:crypto';
 
 /** Headers Slack sends with a request: `v0=` HMAC-SHA256 of `v0:<timestamp>:<body>` with the signing secret. */
-export function slackSignature(secret: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+export function slackSignature(
+  secret: string,
+  body: string,
+  timestamp = Math.floor(Date.now() / 1000),
+): Record<string, string> {
   const signature = `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
   return { 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature };
 }
 
 /** POSTs a form-encoded body to a Bolt endpoint as Slack would, signed with `secret`. */
-export async function postSigned(url: string, secret: string, form: Record<string, string>, options: { timestamp?: number } = {}) {
+export async function postSigned(
+  url: string,
+  secret: string,
+  form: Record<string, string>,
+  options: { timestamp?: number } = {},
+) {
   const body = new URLSearchParams(form).toString();
   return fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...slackSignature(secret, body, options.timestamp) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...slackSignature(secret, body, options.timestamp),
+    },
     body,
   });
 }

@@ -18,7 +18,11 @@ resource "terraform_data" "creds" {
  * Writes each stack's main.tf below `root` (undefined: the dir is not created) and returns its `stacks:`
  * entries, each with its `settings`.
  */
-export async function writeStacks(root: string, stacks: Record<string, string | undefined>, settings: Record<string, StackSettings> = {}): Promise<StackInput[]> {
+export async function writeStacks(
+  root: string,
+  stacks: Record<string, string | undefined>,
+  settings: Record<string, StackSettings> = {},
+): Promise<StackInput[]> {
   const entries: StackInput[] = [];
   for (const [name, hcl] of Object.entries(stacks)) {
     const dir = join(root, name);

@@ -37,7 +37,11 @@ describe('createLogger', () => {
     const after = JSON.parse(lines[1]!);
     expect(after).toMatchObject({ level: 30, msg: 'after: (sensitive)', stderr: 'password = (sensitive)' });
     const child = JSON.parse(lines[2]!);
-    expect(child).toMatchObject({ stack: 'prod/db', msg: 'terraform failed', err: { message: 'auth failed for (sensitive)' } });
+    expect(child).toMatchObject({
+      stack: 'prod/db',
+      msg: 'terraform failed',
+      err: { message: 'auth failed for (sensitive)' },
+    });
     expect(child.err.stack).not.toContain('pa55-w0rd-1');
   });
 
@@ -46,7 +50,10 @@ describe('createLogger', () => {
     const secrets = createSecretRegistry();
     secrets.add(masking(secret));
     const { stream, lines } = capture();
-    createLogger({ level: 'info', destination: stream, redact: secrets.redact }).info({ output: `value=${secret}` }, 'x');
+    createLogger({ level: 'info', destination: stream, redact: secrets.redact }).info(
+      { output: `value=${secret}` },
+      'x',
+    );
     const record = JSON.parse(lines[0]!);
     expect(record.output).toBe('value=(sensitive)');
     expect(lines[0]).not.toContain(JSON.stringify(secret).slice(1, -1));

@@ -80,26 +80,43 @@ async function setup(options: { stacks: Record<string, string>; call?: SlackCall
 async function setupWaiting(stackName: string, options: { call?: SlackCall; author?: string } = {}) {
   const { app, deps, store, checksRequested } = await setup({ stacks: { [stackName]: NETWORK }, ...options });
   const created = store.createRun({ stack: stackName, trigger: 'schedule' });
-  const run: Run = store.transition(created.id, 'planning', 'drifted', { kind: 'drift', fingerprint: 'f'.repeat(64), planSha256: 'a'.repeat(64) })!;
+  const run: Run = store.transition(created.id, 'planning', 'drifted', {
+    kind: 'drift',
+    fingerprint: 'f'.repeat(64),
+    planSha256: 'a'.repeat(64),
+  })!;
   return { app, deps, store, checksRequested, run, stack: app.context.stack(stackName)! };
 }
 
-const actions = (store: RunStore, runId: string) => store.listAudit({ runId }).map((a) => `${a.actor}:${a.action}`).sort();
+const actions = (store: RunStore, runId: string) =>
+  store
+    .listAudit({ runId })
+    .map((a) => `${a.actor}:${a.action}`)
+    .sort();
 
 describe('approve and reject with real terraform and a real SQLite file', () => {
   it('takes two distinct approvers who are not the author, then applies the reviewed plan once', async () => {
     const { app, deps, store } = await setup({ stacks: { 'prod/network': NETWORK }, author: 'octocat' });
     const stack = app.context.stack('prod/network')!;
     await app.applyWithTerraform('prod/network');
-    await editResourceInput({ binary: 'terraform', env: app.env }, stack.dir, { type: 'terraform_data', name: 'vpc' }, (input) => {
-      (input.tags as Record<string, string>).Team = 'console-cowboy';
-    });
+    await editResourceInput(
+      { binary: 'terraform', env: app.env },
+      stack.dir,
+      { type: 'terraform_data', name: 'vpc' },
+      (input) => {
+        (input.tags as Record<string, string>).Team = 'console-cowboy';
+      },
+    );
     const drift = await checkStack(deps, stack, { trigger: 'schedule' });
     if (drift.status !== 'drifted') throw new Error(`expected drift, got ${drift.status}`);
     const runId = drift.run.id;
 
     const outsider = await approveRun(deps, stack, runId, OUTSIDER);
-    expect(outsider).toMatchObject({ status: 'refused', reason: 'not_in_group', message: expect.stringContaining('sre-leads') });
+    expect(outsider).toMatchObject({
+      status: 'refused',
+      reason: 'not_in_group',
+      message: expect.stringContaining('sre-leads'),
+    });
     expect(store.getRun(runId)?.state).toBe('drifted');
     expect(store.listApprovals(runId)).toEqual([]);
     expect(store.listAudit({ runId }).find((a) => a.action === 'approve_refused')).toMatchObject({
@@ -112,18 +129,29 @@ describe('approve and reject with real terraform and a real SQLite file', () => 
       status: 'recorded',
       progress: { have: 1, need: 2, approvers: [LEAD1] },
     });
-    expect(await approveRun(deps, stack, runId, LEAD1)).toMatchObject({ status: 'refused', reason: 'already_approved' });
+    expect(await approveRun(deps, stack, runId, LEAD1)).toMatchObject({
+      status: 'refused',
+      reason: 'already_approved',
+    });
     expect(await approveRun(deps, stack, runId, AUTHOR)).toMatchObject({ status: 'refused', reason: 'author' });
     expect(store.listApprovals(runId).map((a) => a.userId)).toEqual([LEAD1]);
     expect(store.getRun(runId)?.state).toBe('drifted');
 
     const complete = await approveRun(deps, stack, runId, LEAD2);
-    expect(complete).toMatchObject({ status: 'complete', run: { state: 'approved' }, progress: { have: 2, need: 2, approvers: [LEAD1, LEAD2] } });
+    expect(complete).toMatchObject({
+      status: 'complete',
+      run: { state: 'approved' },
+      progress: { have: 2, need: 2, approvers: [LEAD1, LEAD2] },
+    });
     // Approving an approved run changes nothing.
     expect(await approveRun(deps, stack, runId, LEAD3)).toMatchObject({ status: 'refused', reason: 'not_awaiting' });
 
     const applied = await applyRun(deps, stack, runId, LEAD2);
-    expect(applied).toMatchObject({ status: 'applied', run: { state: 'applied' }, verification: { status: 'no_changes', resolved: true } });
+    expect(applied).toMatchObject({
+      status: 'applied',
+      run: { state: 'applied' },
+      verification: { status: 'no_changes', resolved: true },
+    });
     expect(actions(store, runId)).toEqual(
       [
         `${OUTSIDER}:approve_refused`,
@@ -146,18 +174,23 @@ describe('approve and reject with real terraform and a real SQLite file', () => 
     const stack = app.context.stack('prod/network')!;
     // Never applied: the plan wants to create everything.
     const planned = await checkStack(deps, stack, { trigger: 'manual' });
-    if (planned.status !== 'drifted' && planned.status !== 'pending_approval') throw new Error(`expected changes, got ${planned.status}`);
+    if (planned.status !== 'drifted' && planned.status !== 'pending_approval')
+      throw new Error(`expected changes, got ${planned.status}`);
     const runId = planned.run.id;
     expect(await approveRun(deps, stack, runId, LEAD1)).toMatchObject({ status: 'recorded' });
 
     const racing = await Promise.all([approveRun(deps, stack, runId, LEAD2), approveRun(deps, stack, runId, LEAD3)]);
     const winners = racing.filter((o) => o.status === 'complete');
     expect(winners).toHaveLength(1);
-    expect(racing.filter((o) => o.status === 'refused')).toMatchObject([{ reason: 'not_awaiting', message: expect.stringMatching(/already been approved/) }]);
+    expect(racing.filter((o) => o.status === 'refused')).toMatchObject([
+      { reason: 'not_awaiting', message: expect.stringMatching(/already been approved/) },
+    ]);
     expect(store.getRun(runId)?.state).toBe('approved');
 
     // The Slack layer applies on `complete`; even if both callers tried, one apply runs.
-    const applies = await Promise.all(racing.map((o) => applyRun(deps, stack, runId, o.status === 'complete' ? 'winner' : 'loser')));
+    const applies = await Promise.all(
+      racing.map((o) => applyRun(deps, stack, runId, o.status === 'complete' ? 'winner' : 'loser')),
+    );
     expect(applies.filter((a) => a.status === 'applied')).toHaveLength(1);
     expect(store.listAudit({ runId }).filter((a) => a.action === 'apply_started')).toHaveLength(1);
     expect(store.listAudit({ runId }).filter((a) => a.action === 'approved')).toHaveLength(2);
@@ -168,13 +201,21 @@ describe('approve and reject without a plan run', () => {
   it('rejects: the run ends, its fingerprint is snoozed for defaults.snooze, and the author may reject', async () => {
     const { app, deps, store, stack, run } = await setupWaiting('prod/db', { author: 'octocat' });
 
-    expect(await rejectRun(deps, stack, run.id, OUTSIDER, 'nope')).toMatchObject({ status: 'refused', reason: 'not_in_group' });
+    expect(await rejectRun(deps, stack, run.id, OUTSIDER, 'nope')).toMatchObject({
+      status: 'refused',
+      reason: 'not_in_group',
+    });
     expect(store.getRun(run.id)?.state).toBe('drifted');
     expect(store.isSnoozed('prod/db', run.fingerprint!, app.now.value)).toBe(false);
 
     const rejected = await rejectRun(deps, stack, run.id, AUTHOR, '  intended: the console change stays  ');
     const until = new Date(app.now.value.getTime() + 24 * 3_600_000);
-    expect(rejected).toMatchObject({ status: 'rejected', run: { state: 'rejected' }, reason: 'intended: the console change stays', snoozedUntil: until });
+    expect(rejected).toMatchObject({
+      status: 'rejected',
+      run: { state: 'rejected' },
+      reason: 'intended: the console change stays',
+      snoozedUntil: until,
+    });
     expect(store.isSnoozed('prod/db', run.fingerprint!, new Date(until.getTime() - 1000))).toBe(true);
     expect(store.isSnoozed('prod/db', run.fingerprint!, new Date(until.getTime() + 1000))).toBe(false);
     expect(store.isSnoozed('prod/db', 'e'.repeat(64), app.now.value)).toBe(false);
@@ -187,7 +228,12 @@ describe('approve and reject without a plan run', () => {
     expect(await approveRun(deps, stack, run.id, LEAD1)).toMatchObject({ status: 'refused', reason: 'not_awaiting' });
     expect(await rejectRun(deps, stack, run.id, LEAD1)).toMatchObject({ status: 'refused', reason: 'not_awaiting' });
     expect(actions(store, run.id)).toEqual(
-      [`${OUTSIDER}:reject_refused`, `${AUTHOR}:rejected`, `${LEAD1}:approve_refused`, `${LEAD1}:reject_refused`].sort(),
+      [
+        `${OUTSIDER}:reject_refused`,
+        `${AUTHOR}:rejected`,
+        `${LEAD1}:approve_refused`,
+        `${LEAD1}:reject_refused`,
+      ].sort(),
     );
   });
 
@@ -205,16 +251,25 @@ describe('approve and reject without a plan run', () => {
     expect(outcome.message).toMatch(/older than the 1h .*A new plan is needed/);
     expect(store.getRun(run.id)?.state).toBe('expired');
     expect(store.listApprovals(run.id)).toEqual([]);
-    expect(store.listAudit({ runId: run.id })).toMatchObject([{ action: 'approve_refused', detail: { reason: 'expired' } }]);
+    expect(store.listAudit({ runId: run.id })).toMatchObject([
+      { action: 'approve_refused', detail: { reason: 'expired' } },
+    ]);
   });
 
   it('refuses when no rule covers the stack, and for an unknown run', async () => {
     const { deps, store, stack, run } = await setupWaiting('dev/app');
     const outcome = await approveRun(deps, stack, run.id, LEAD1);
-    expect(outcome).toMatchObject({ status: 'refused', reason: 'no_rule', message: expect.stringContaining('dev/app') });
+    expect(outcome).toMatchObject({
+      status: 'refused',
+      reason: 'no_rule',
+      message: expect.stringContaining('dev/app'),
+    });
     expect(await rejectRun(deps, stack, run.id, LEAD1)).toMatchObject({ status: 'refused', reason: 'no_rule' });
     expect(store.getRun(run.id)?.state).toBe('drifted');
-    expect(await approveRun(deps, stack, 'r_nonexistent', LEAD1)).toMatchObject({ status: 'refused', reason: 'not_found' });
+    expect(await approveRun(deps, stack, 'r_nonexistent', LEAD1)).toMatchObject({
+      status: 'refused',
+      reason: 'not_found',
+    });
   });
 
   it('refuses when the author of the change cannot be looked up: not knowing is a no', async () => {
@@ -225,7 +280,10 @@ describe('approve and reject without a plan run', () => {
         throw new ExternalServiceError('github', 'HTTP 502', true);
       },
     };
-    expect(await approveRun(githubDown, stack, run.id, LEAD1)).toMatchObject({ status: 'refused', reason: 'author_unknown' });
+    expect(await approveRun(githubDown, stack, run.id, LEAD1)).toMatchObject({
+      status: 'refused',
+      reason: 'author_unknown',
+    });
     expect(store.listApprovals(run.id)).toEqual([]);
     // Rejecting needs no author: saying no is always safe.
     expect(await rejectRun(githubDown, stack, run.id, LEAD1)).toMatchObject({ status: 'rejected' });
@@ -233,19 +291,36 @@ describe('approve and reject without a plan run', () => {
 
   it('resolves Slack user groups through the emulator, and refuses, saying why, while Slack is down', async () => {
     emulator = await startSlackEmulator({ usergroups: [{ id: 'S0ONCALL', handle: 'oncall', users: [ONCALL] }] });
-    const call = createSlackApi({ token: emulator.token, apiUrl: emulator.apiUrl, logger: createLogger({ level: 'silent', redact: (l) => l }) }).call;
+    const call = createSlackApi({
+      token: emulator.token,
+      apiUrl: emulator.apiUrl,
+      logger: createLogger({ level: 'silent', redact: (l) => l }),
+    }).call;
     const { deps, store, stack, run } = await setupWaiting('staging/app', { call });
     await emulator.down();
     const outcome = await approveRun(deps, stack, run.id, ONCALL);
-    expect(outcome).toMatchObject({ status: 'refused', reason: 'slack_unavailable', message: expect.stringContaining('oncall') });
-    expect(await rejectRun(deps, stack, run.id, ONCALL)).toMatchObject({ status: 'refused', reason: 'slack_unavailable' });
+    expect(outcome).toMatchObject({
+      status: 'refused',
+      reason: 'slack_unavailable',
+      message: expect.stringContaining('oncall'),
+    });
+    expect(await rejectRun(deps, stack, run.id, ONCALL)).toMatchObject({
+      status: 'refused',
+      reason: 'slack_unavailable',
+    });
     expect(store.getRun(run.id)?.state).toBe('drifted');
     expect(store.listApprovals(run.id)).toEqual([]);
-    expect(store.listAudit({ runId: run.id }).map((a) => a.detail?.reason)).toEqual(['slack_unavailable', 'slack_unavailable']);
+    expect(store.listAudit({ runId: run.id }).map((a) => a.detail?.reason)).toEqual([
+      'slack_unavailable',
+      'slack_unavailable',
+    ]);
 
     await emulator.up();
     expect(await approveRun(deps, stack, run.id, LEAD1)).toMatchObject({ status: 'refused', reason: 'not_in_group' });
-    expect(await approveRun(deps, stack, run.id, ONCALL)).toMatchObject({ status: 'complete', run: { state: 'approved' } });
+    expect(await approveRun(deps, stack, run.id, ONCALL)).toMatchObject({
+      status: 'complete',
+      run: { state: 'approved' },
+    });
     expect(emulator.calls('usergroups.users.list').map((c) => c.args.usergroup)).toEqual(['S0ONCALL']);
   });
 });

@@ -19,8 +19,9 @@ afterEach(async () => {
   s3 = undefined;
 });
 
-
-const s3Config = (endpoint: string): ConfigPatch => ({ artifacts: { type: 's3', bucket: 'plans', region: 'us-east-1', endpoint, forcePathStyle: true } });
+const s3Config = (endpoint: string): ConfigPatch => ({
+  artifacts: { type: 's3', bucket: 'plans', region: 'us-east-1', endpoint, forcePathStyle: true },
+});
 // Static credentials keep the SDK from looking for instance metadata on the network.
 const s3Env = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
 
@@ -31,15 +32,25 @@ describe('artifact store and blocked stacks', () => {
     const { deps, store } = app.context;
     const stack = app.context.stack('queue')!;
     const planned = await checkStack(deps, stack, { trigger: 'manual' });
-    if (planned.status !== 'drifted') throw new Error(`expected changes, got ${planned.status}: ${JSON.stringify(planned)}`);
+    if (planned.status !== 'drifted')
+      throw new Error(`expected changes, got ${planned.status}: ${JSON.stringify(planned)}`);
     expect(deps.artifacts.location).toContain('s3://plans/');
-    expect(store.listArtifacts(planned.run.id).map((a) => a.kind).sort()).toEqual(['analysis', 'plan', 'plan_json', 'plan_log']);
+    expect(
+      store
+        .listArtifacts(planned.run.id)
+        .map((a) => a.kind)
+        .sort(),
+    ).toEqual(['analysis', 'plan', 'plan_json', 'plan_log']);
     const applied = await applyRun(deps, stack, planned.run.id, 'U1');
     expect(applied).toMatchObject({ status: 'applied', verification: { status: 'no_changes' } });
   });
 
   it('errors the run with the reason when the artifact store is unreachable, and stays usable', async () => {
-    app = await makeTestApp({ stacks: { queue: STACK }, config: s3Config(`http://127.0.0.1:${await closedPort()}`), env: s3Env });
+    app = await makeTestApp({
+      stacks: { queue: STACK },
+      config: s3Config(`http://127.0.0.1:${await closedPort()}`),
+      env: s3Env,
+    });
     const { deps, store } = app.context;
     const outcome = await checkStack(deps, app.context.stack('queue')!, { trigger: 'manual' });
     expect(outcome).toMatchObject({ status: 'errored', error: expect.stringContaining('s3://plans/') });
@@ -63,9 +74,15 @@ describe('artifact store and blocked stacks', () => {
     const config = app.context.config;
     const yml = `${app.tf.dir}/cli.yml`;
     const { writeFile } = await import('node:fs/promises');
-    await writeFile(yml, configYaml({ dataDir: config.dataDir, stacks: [stackEntry('queue', app.context.stack('queue')!.dir)] }));
+    await writeFile(
+      yml,
+      configYaml({ dataDir: config.dataDir, stacks: [stackEntry('queue', app.context.stack('queue')!.dir)] }),
+    );
     const unlocked = await runCli(['unlock', 'queue', '--config', yml], { cwd: app.tf.dir, env: app.env });
-    expect(unlocked).toMatchObject({ code: 0, stdout: expect.stringContaining('was blocked: apply of run r_1 was interrupted') });
+    expect(unlocked).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('was blocked: apply of run r_1 was interrupted'),
+    });
     expect(store.listAudit({ stack: 'queue' }).map((a) => a.action)).toContain('unlock');
     expect((await checkStack(deps, app.context.stack('queue')!, { trigger: 'manual' })).status).toBe('drifted');
   });

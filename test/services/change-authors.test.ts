@@ -41,10 +41,24 @@ describe('who authored a pending change', () => {
     store = openSqliteStore({ path: join(dataDir, 'driftgate.db') });
     store.upsertStack(stack.name);
     store.setLastAppliedCommit(stack.name, a);
-    const deps = { git: createGitSources({ dataDir, env }), store, stack: () => stack, logger: { warn: () => undefined } };
+    const deps = {
+      git: createGitSources({ dataDir, env }),
+      store,
+      stack: () => stack,
+      logger: { warn: () => undefined },
+    };
     // As a check would have done before anyone can approve its run.
     await deps.git.checkout(stack.git!).fetchHead();
-    const run = (kind: Run['kind']): Run => ({ id: 'r_1', stack: stack.name, state: 'pending_approval', trigger: 'schedule', kind, commitSha: b, createdAt: new Date(), updatedAt: new Date() });
+    const run = (kind: Run['kind']): Run => ({
+      id: 'r_1',
+      stack: stack.name,
+      state: 'pending_approval',
+      trigger: 'schedule',
+      kind,
+      commitSha: b,
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    });
 
     expect(await changeAuthors(deps, run('pending_change'))).toEqual(['ada@example.com']);
     expect(await changeAuthors(deps, run('drift'))).toEqual([]);

@@ -42,9 +42,14 @@ describe('check and apply with real terraform', () => {
     const clean = await checkStack(deps, stack, { trigger: 'manual' });
     expect(clean.status).toBe('no_changes');
 
-    await editResourceInput({ binary: 'terraform', env: app.env }, stack.dir, { type: 'terraform_data', name: 'vpc' }, (input) => {
-      (input.tags as Record<string, string>).Team = 'someone-else';
-    });
+    await editResourceInput(
+      { binary: 'terraform', env: app.env },
+      stack.dir,
+      { type: 'terraform_data', name: 'vpc' },
+      (input) => {
+        (input.tags as Record<string, string>).Team = 'someone-else';
+      },
+    );
     const first = await checkStack(deps, stack, { trigger: 'schedule' });
     expect(first).toMatchObject({ status: 'drifted', isNew: true });
     if (first.status !== 'drifted') throw new Error('unreachable');
@@ -57,14 +62,20 @@ describe('check and apply with real terraform', () => {
     expect(second.analysis.fingerprint).toBe(first.analysis.fingerprint);
     expect(store.getRun(first.run.id)).toMatchObject({ state: 'superseded', supersededBy: second.run.id });
     expect(events.map((e) => e.type)).toEqual(['no_changes', 'drift_detected', 'plan_refreshed']);
-    expect(events[2]).toMatchObject({ type: 'plan_refreshed', previousRunId: first.run.id, run: { id: second.run.id } });
+    expect(events[2]).toMatchObject({
+      type: 'plan_refreshed',
+      previousRunId: first.run.id,
+      run: { id: second.run.id },
+    });
     expect(store.getStack('network')?.openDrift?.runId).toBe(second.run.id);
 
     // The superseded plan can no longer be applied.
     expect(await applyRun(deps, stack, first.run.id, 'U1')).toMatchObject({ status: 'refused', code: 'not_applyable' });
 
     // Five approvers racing: one apply.
-    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => applyRun(deps, stack, second.run.id, `U${i}`)));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => applyRun(deps, stack, second.run.id, `U${i}`)),
+    );
     const applied = results.filter((r) => r.status === 'applied');
     expect(applied).toHaveLength(1);
     expect(results.filter((r) => r.status === 'refused')).toHaveLength(4);
@@ -110,14 +121,21 @@ describe('check and apply with real terraform', () => {
     });
     const events = recordEvents(app);
     const outcomes = await Promise.all(
-      ['good', 'broken', 'missing'].map((n) => checkStack(app!.context.deps, app!.context.stack(n)!, { trigger: 'manual' })),
+      ['good', 'broken', 'missing'].map((n) =>
+        checkStack(app!.context.deps, app!.context.stack(n)!, { trigger: 'manual' }),
+      ),
     );
     expect(outcomes.map((o) => o.status)).toEqual(['drifted', 'errored', 'errored']);
     const broken = outcomes[1]!;
     if (broken.status !== 'errored') throw new Error('unreachable');
     expect(broken.stderrTail + broken.error).toMatch(/Reference to undeclared input variable/);
     expect(outcomes[2]).toMatchObject({ status: 'errored', error: expect.stringMatching(/missing/) });
-    expect(events.filter((e) => e.type === 'plan_failed').map((e) => e.stack).sort()).toEqual(['broken', 'missing']);
+    expect(
+      events
+        .filter((e) => e.type === 'plan_failed')
+        .map((e) => e.stack)
+        .sort(),
+    ).toEqual(['broken', 'missing']);
     expect(app.context.store.getStack('broken')?.status).toBe('errored');
   });
 

@@ -25,29 +25,50 @@ describe('a clean plan at a newer commit, with real git and terraform', () => {
         input.size = size;
       });
 
-    const a = await repo.commit({ '.gitignore': '.terraform/\n', 'db/main.tf': stackHcl(statePath, 'small') }, 'Add db (#3)');
+    const a = await repo.commit(
+      { '.gitignore': '.terraform/\n', 'db/main.tf': stackHcl(statePath, 'small') },
+      'Add db (#3)',
+    );
     await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: work, env, extendEnv: false });
-    await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd: work, env, extendEnv: false });
+    await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], {
+      cwd: work,
+      env,
+      extendEnv: false,
+    });
     context.store.upsertStack(stack.name);
     context.store.setLastAppliedCommit(stack.name, a);
 
     // Drift at A, then a commit that writes the real value into the code (a merged remediation PR).
     await setSize('huge');
-    expect(await checkStackFromSource(deps, stack, { trigger: 'schedule' })).toMatchObject({ status: 'drifted', run: { commitSha: a } });
+    expect(await checkStackFromSource(deps, stack, { trigger: 'schedule' })).toMatchObject({
+      status: 'drifted',
+      run: { commitSha: a },
+    });
     const b = await repo.commit({ 'db/main.tf': stackHcl(statePath, 'huge') }, 'Codify db size (#7)');
     const clean = await checkStackFromSource(deps, stack, { trigger: 'webhook' });
     expect(clean).toMatchObject({ status: 'no_changes', resolved: true, run: { commitSha: b, trigger: 'webhook' } });
     expect(context.store.getStack(stack.name)?.lastAppliedCommit).toBe(b);
-    expect(context.store.listAudit({ stack: stack.name }).filter((e) => e.action === 'baseline').map((e) => [e.actor, e.runId, e.detail])).toEqual([
+    expect(
+      context.store
+        .listAudit({ stack: stack.name })
+        .filter((e) => e.action === 'baseline')
+        .map((e) => [e.actor, e.runId, e.detail]),
+    ).toEqual([
       ['system', clean.status === 'no_changes' ? clean.run.id : '', { commit: b, previous: a, source: 'clean_plan' }],
     ]);
 
     await setSize('tiny');
-    expect(await checkStackFromSource(deps, stack, { trigger: 'schedule' })).toMatchObject({ status: 'drifted', run: { commitSha: b, kind: 'drift' } });
+    expect(await checkStackFromSource(deps, stack, { trigger: 'schedule' })).toMatchObject({
+      status: 'drifted',
+      run: { commitSha: b, kind: 'drift' },
+    });
 
     // A clean plan at the commit already recorded records nothing again.
     await setSize('huge');
-    expect(await checkStackFromSource(deps, stack, { trigger: 'schedule' })).toMatchObject({ status: 'no_changes', run: { commitSha: b } });
+    expect(await checkStackFromSource(deps, stack, { trigger: 'schedule' })).toMatchObject({
+      status: 'no_changes',
+      run: { commitSha: b },
+    });
     expect(context.store.listAudit({ stack: stack.name }).filter((e) => e.action === 'baseline')).toHaveLength(1);
   });
 });

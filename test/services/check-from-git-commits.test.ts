@@ -25,10 +25,17 @@ describe('a pending change from Git names its commits, with real git and terrafo
     const stack = context.stack('prod/db')!;
     const statePath = join(tf.dir, 'state', 'db.tfstate');
 
-    const a = await repo.commit({ '.gitignore': '.terraform/\n', 'db/main.tf': stackHcl(statePath, 'small') }, 'Add db (#3)');
+    const a = await repo.commit(
+      { '.gitignore': '.terraform/\n', 'db/main.tf': stackHcl(statePath, 'small') },
+      'Add db (#3)',
+    );
     const work = join(repo.dir, 'work', 'db');
     await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: work, env, extendEnv: false });
-    await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd: work, env, extendEnv: false });
+    await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], {
+      cwd: work,
+      env,
+      extendEnv: false,
+    });
     context.store.upsertStack(stack.name);
     context.store.setLastAppliedCommit(stack.name, a);
     const b = await repo.commit({ 'db/main.tf': stackHcl(statePath, 'medium') }, 'Resize db (#34)');
@@ -57,7 +64,9 @@ describe('a pending change from Git names its commits, with real git and terrafo
     // A stack whose URL is on GitHub (cloned here from the same file:// origin) gets commit and PR links.
     const web = 'https://github.com/acme/infra';
     const onGithub = { ...stack, git: { ...stack.git!, url: `${web}.git` } };
-    const redirected = { checkout: (source: { url: string; branch: string }) => deps.git.checkout({ ...source, url: repo.url }) };
+    const redirected = {
+      checkout: (source: { url: string; branch: string }) => deps.git.checkout({ ...source, url: repo.url }),
+    };
     const linked = await checkStackFromSource({ ...deps, git: redirected }, onGithub, { trigger: 'manual' });
     expect(await loadCommits(deps, linked.status === 'pending_approval' ? linked.run.id : '')).toEqual([
       { ...expected[0], commitUrl: `${web}/commit/${c}` },
@@ -71,18 +80,36 @@ describe('a pending change from Git, with GitHub configured', () => {
     fixture = await makeGitStackEnv();
     const { repo, tf, context, env } = fixture;
     const statePath = join(tf.dir, 'state', 'db.tfstate');
-    const a = await repo.commit({ '.gitignore': '.terraform/\n', 'db/main.tf': stackHcl(statePath, 'small') }, 'Add db');
+    const a = await repo.commit(
+      { '.gitignore': '.terraform/\n', 'db/main.tf': stackHcl(statePath, 'small') },
+      'Add db',
+    );
     const work = join(repo.dir, 'work', 'db');
     await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: work, env, extendEnv: false });
-    await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd: work, env, extendEnv: false });
+    await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], {
+      cwd: work,
+      env,
+      extendEnv: false,
+    });
     context.store.upsertStack('prod/db');
     context.store.setLastAppliedCommit('prod/db', a);
 
     // Ada's commit on a branch; Grace opens the PR on GitHub and it is merged with a merge commit.
-    github = await startGitHubEmulator({ repoDir: join(repo.dir, 'origin.git'), owner: 'acme', repo: 'infra', user: 'grace' });
-    const client = createGitHubClient({ apiUrl: github.apiUrl, auth: { type: 'token', token: github.token } }, { retries: 0, retryBaseMs: 1, writeSpacingMs: 0 });
+    github = await startGitHubEmulator({
+      repoDir: join(repo.dir, 'origin.git'),
+      owner: 'acme',
+      repo: 'infra',
+      user: 'grace',
+    });
+    const client = createGitHubClient(
+      { apiUrl: github.apiUrl, auth: { type: 'token', token: github.token } },
+      { retries: 0, retryBaseMs: 1, writeSpacingMs: 0 },
+    );
     const f = await repo.commitOnBranch('resize', { 'db/main.tf': stackHcl(statePath, 'medium') }, 'Resize db');
-    await client.openPullRequest({ owner: 'acme', name: 'infra' }, { head: 'resize', base: 'main', title: 'Resize the db', body: '', labels: [] });
+    await client.openPullRequest(
+      { owner: 'acme', name: 'infra' },
+      { head: 'resize', base: 'main', title: 'Resize the db', body: '', labels: [] },
+    );
     const m = await github.merge(1, { method: 'merge' });
 
     const configured = context.stack('prod/db')!;
@@ -98,16 +125,27 @@ describe('a pending change from Git, with GitHub configured', () => {
     if (outcome.status !== 'pending_approval') throw new Error(`expected a pending change, got ${outcome.status}`);
     expect(await loadCommits(deps, outcome.run.id)).toEqual([
       { sha: m, author: 'grace', title: 'Merge pull request #1 from acme/resize', prNumber: 1 },
-      { sha: f, author: 'Ada Lovelace', title: 'Resize db', prNumber: 1, prUrl: 'https://github.com/acme/infra/pull/1' },
+      {
+        sha: f,
+        author: 'Ada Lovelace',
+        title: 'Resize db',
+        prNumber: 1,
+        prUrl: 'https://github.com/acme/infra/pull/1',
+      },
     ]);
-    const authors = await changeAuthors({ git: deps.git, github: client, store: context.store, stack: () => stack, logger }, outcome.run);
+    const authors = await changeAuthors(
+      { git: deps.git, github: client, store: context.store, stack: () => stack, logger },
+      outcome.run,
+    );
     expect(authors).toEqual(expect.arrayContaining(['ada@example.com', 'grace']));
 
     // GitHub down: the same list from git alone, a warning, and the check goes on.
     github.failNext(5, 503);
     const again = await checkStackFromSource(deps, stack, { trigger: 'manual' });
     expect(again).toMatchObject({ status: 'pending_approval' });
-    expect((await loadCommits(deps, again.status === 'pending_approval' ? again.run.id : ''))?.map((c) => c.prUrl)).toEqual([undefined, undefined]);
+    expect(
+      (await loadCommits(deps, again.status === 'pending_approval' ? again.run.id : ''))?.map((c) => c.prUrl),
+    ).toEqual([undefined, undefined]);
     expect(warnings).toContain('looking up the pull request of a commit failed');
   });
 });

@@ -42,12 +42,19 @@ describe('checks of stacks from a Git repository, with real git and terraform', 
     const { env, dataDir, deps, stack, git } = await setup();
     expect(stack.git).toMatchObject({ url: repo!.url, branch: 'main', path: 'infra/db' });
     const statePath = join(tf!.dir, 'state', 'db.tfstate');
-    const a = await repo!.commit({ '.gitignore': '.terraform/\n', 'infra/db/main.tf': stackHcl(statePath, 'small') }, 'Add db (#3)');
+    const a = await repo!.commit(
+      { '.gitignore': '.terraform/\n', 'infra/db/main.tf': stackHcl(statePath, 'small') },
+      'Add db (#3)',
+    );
 
     // Applied elsewhere at A (the test's own clone is at A), then baselined.
     const work = join(repo!.dir, 'work', 'infra', 'db');
     await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: work, env, extendEnv: false });
-    await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd: work, env, extendEnv: false });
+    await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], {
+      cwd: work,
+      env,
+      extendEnv: false,
+    });
     context!.store.upsertStack(stack.name);
     context!.store.setLastAppliedCommit(stack.name, a);
     const events: DomainEvent[] = [];
@@ -82,10 +89,17 @@ describe('checks of stacks from a Git repository, with real git and terraform', 
     // Applying the pending change happens in a checkout of B even after the branch moved on to C, and B
     // becomes the commit last applied; the verification plan at B is clean.
     await repo!.commit({ 'infra/db/main.tf': stackHcl(statePath, 'tiny') }, 'Shrink db (#35)');
-    const applied = await applyRunFromSource(deps, stack, pending.status === 'pending_approval' ? pending.run.id : '', 'U0LEAD1');
+    const applied = await applyRunFromSource(
+      deps,
+      stack,
+      pending.status === 'pending_approval' ? pending.run.id : '',
+      'U0LEAD1',
+    );
     expect(applied).toMatchObject({ status: 'applied', verification: { status: 'no_changes', run: { commitSha: b } } });
     expect(context!.store.getStack(stack.name)?.lastAppliedCommit).toBe(b);
-    const state = JSON.parse((await execa('terraform', ['state', 'pull'], { cwd: work, env, extendEnv: false })).stdout);
+    const state = JSON.parse(
+      (await execa('terraform', ['state', 'pull'], { cwd: work, env, extendEnv: false })).stdout,
+    );
     expect(JSON.stringify(state)).toContain('medium');
     expect(await readdir(join(dataDir, 'git', clones[0]!, 'worktrees')).catch(() => [])).toEqual([]);
   });
@@ -93,7 +107,11 @@ describe('checks of stacks from a Git repository, with real git and terraform', 
   it('reports a missing branch as an errored check naming the URL and branch', async () => {
     const { deps, stack } = await setup();
     await repo!.commit({ 'infra/db/main.tf': '' }, 'init');
-    const outcome = await checkStackFromSource(deps, { ...stack, git: { ...stack.git!, branch: 'nope' } }, { trigger: 'manual' });
+    const outcome = await checkStackFromSource(
+      deps,
+      { ...stack, git: { ...stack.git!, branch: 'nope' } },
+      { trigger: 'manual' },
+    );
     expect(outcome).toMatchObject({ status: 'errored' });
     expect(outcome.status === 'errored' && outcome.error).toContain(`branch nope does not exist in ${repo!.url}`);
     // Recorded like a failed plan: an errored run, and plan_failed for Slack and the metrics.

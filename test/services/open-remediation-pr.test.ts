@@ -56,7 +56,11 @@ describe('openRemediationPr', () => {
 
     const work = join(repo.dir, 'work', 'db');
     await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: work, env, extendEnv: false });
-    await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd: work, env, extendEnv: false });
+    await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], {
+      cwd: work,
+      env,
+      extendEnv: false,
+    });
     expect(await checkStackFromSource(deps, stack, { trigger: 'manual' })).toMatchObject({ status: 'no_changes' });
     await editResourceInput({ binary: 'terraform', env }, work, { type: 'terraform_data', name: 'db' }, (input) => {
       input.size = 'huge';
@@ -78,7 +82,10 @@ describe('openRemediationPr', () => {
     };
 
     // A bad token: GitHub's answer and what to do about it, nothing recorded.
-    const badToken = { ...remediation, github: createGitHubClient({ apiUrl: github.apiUrl, auth: { type: 'token', token: 'ghp_wrong' } }, fast) };
+    const badToken = {
+      ...remediation,
+      github: createGitHubClient({ apiUrl: github.apiUrl, auth: { type: 'token', token: 'ghp_wrong' } }, fast),
+    };
     const refused = await openRemediationPr(badToken, stack, run, request).then(
       () => new Error('expected a refusal'),
       (e: unknown) => e as Error,
@@ -90,17 +97,34 @@ describe('openRemediationPr', () => {
 
     // A first attempt opened the PR and died before recording it: the next one adopts it.
     const branch = `driftgate/prod/db/${run.fingerprint!.slice(0, 12)}`;
-    await client.commitToBranch({ owner: 'acme', name: 'infra' }, { branch, parentSha: commit, files: [{ path: 'db/main.tf', content: original.replace('"small"', '"huge"') }], message: 'Accept drift' });
-    const first = await client.openPullRequest({ owner: 'acme', name: 'infra' }, { head: branch, base: 'main', title: 'Accept drift in prod/db', body: 'b', labels: [] });
+    await client.commitToBranch(
+      { owner: 'acme', name: 'infra' },
+      {
+        branch,
+        parentSha: commit,
+        files: [{ path: 'db/main.tf', content: original.replace('"small"', '"huge"') }],
+        message: 'Accept drift',
+      },
+    );
+    const first = await client.openPullRequest(
+      { owner: 'acme', name: 'infra' },
+      { head: branch, base: 'main', title: 'Accept drift in prod/db', body: 'b', labels: [] },
+    );
     const adopted = await openRemediationPr(remediation, stack, run, request);
-    expect(adopted).toMatchObject({ status: 'existing', record: { prNumber: first.number, branch, requestedBy: 'U0ADA' } });
+    expect(adopted).toMatchObject({
+      status: 'existing',
+      record: { prNumber: first.number, branch, requestedBy: 'U0ADA' },
+    });
     expect(context.store.getRemediation(stack.name, run.fingerprint!)).toMatchObject({ prNumber: first.number });
     expect(github.pulls()).toHaveLength(1);
 
     // Turned down: closed unmerged. Asking again opens a new PR on the same branch, moved to a new commit.
     github.closeUnmerged(first.number);
     const reopened = await openRemediationPr(remediation, stack, run, request);
-    expect(reopened).toMatchObject({ status: 'opened', record: { prNumber: 2, branch, codified: 1, leftForPerson: 0 } });
+    expect(reopened).toMatchObject({
+      status: 'opened',
+      record: { prNumber: 2, branch, codified: 1, leftForPerson: 0 },
+    });
     expect(context.store.getRemediation(stack.name, run.fingerprint!)).toMatchObject({ prNumber: 2 });
     expect(github.pulls().map((p) => [p.number, p.state])).toEqual([
       [1, 'closed'],
@@ -109,8 +133,12 @@ describe('openRemediationPr', () => {
 
     // The file was never fmt-clean, and is not reformatted: the edited run of `=` is aligned as fmt
     // would, the rest of the layout (the extra blank line) stays as it was.
-    const onBranch = await execa('git', ['--git-dir', join(repo.dir, 'origin.git'), 'show', `${branch}:db/main.tf`], { stripFinalNewline: false });
-    expect(onBranch.stdout).toBe(original.replace('size = "small"', 'size = "huge"').replace('tier   =   "gold"', 'tier =   "gold"'));
+    const onBranch = await execa('git', ['--git-dir', join(repo.dir, 'origin.git'), 'show', `${branch}:db/main.tf`], {
+      stripFinalNewline: false,
+    });
+    expect(onBranch.stdout).toBe(
+      original.replace('size = "small"', 'size = "huge"').replace('tier   =   "gold"', 'tier =   "gold"'),
+    );
     expect(onBranch.stdout).toContain('}\n\n\nresource');
     expect(context.store.listAudit({ runId: run.id }).filter((a) => a.action === 'remediation_opened')).toHaveLength(1);
   });

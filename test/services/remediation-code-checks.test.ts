@@ -23,14 +23,23 @@ describe('terraformCodeChecks', () => {
   it('passes fmt-clean, valid code, checking only the files it is given', async () => {
     const { stack, checks, argvs } = await setup({ 'main.tf': CLEAN, 'other.tf': 'locals {\na=1\n}\n' });
     await checks.verify(stack, ['main.tf']);
-    expect(argvs().map((a) => a.split(' ').slice(1).join(' '))).toEqual(['fmt -check -diff -no-color -- main.tf', 'init -input=false -no-color -reconfigure -lock-timeout=10s', 'validate -no-color']);
+    expect(argvs().map((a) => a.split(' ').slice(1).join(' '))).toEqual([
+      'fmt -check -diff -no-color -- main.tf',
+      'init -input=false -no-color -reconfigure -lock-timeout=10s',
+      'validate -no-color',
+    ]);
   });
 
   it('refuses a file that is not in canonical format, with the diff and the name of the file', async () => {
-    const { stack, checks, argvs } = await setup({ 'main.tf': 'resource "terraform_data" "a" {\ninput="secret-ish"\n}\n' }, { redact: (t) => t.replaceAll('secret-ish', '***') });
+    const { stack, checks, argvs } = await setup(
+      { 'main.tf': 'resource "terraform_data" "a" {\ninput="secret-ish"\n}\n' },
+      { redact: (t) => t.replaceAll('secret-ish', '***') },
+    );
     const err = await checks.verify(stack, ['main.tf']).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TerraformError);
-    expect((err as TerraformError).message).toMatch(/^terraform fmt -check exited with code 3:\nmain.tf\n--- old\/main.tf\n\+\+\+ new\/main.tf\n/);
+    expect((err as TerraformError).message).toMatch(
+      /^terraform fmt -check exited with code 3:\nmain.tf\n--- old\/main.tf\n\+\+\+ new\/main.tf\n/,
+    );
     expect((err as TerraformError).message).toContain('+  input = "***"');
     expect((err as TerraformError).message).not.toContain('secret-ish');
     // validate does not run once fmt failed.
@@ -38,7 +47,11 @@ describe('terraformCodeChecks', () => {
   });
 
   it('tells which files are not formatted, and fails on a file fmt cannot read', async () => {
-    const { stack, checks, runner } = await setup({ 'main.tf': CLEAN, 'messy.tf': 'locals {\na=1\n}\n', 'broken.tf': 'locals {\n' });
+    const { stack, checks, runner } = await setup({
+      'main.tf': CLEAN,
+      'messy.tf': 'locals {\na=1\n}\n',
+      'broken.tf': 'locals {\n',
+    });
     expect(await checks.unformatted(stack, ['main.tf', 'messy.tf'])).toEqual(['messy.tf']);
     expect(await checks.unformatted(stack, ['main.tf'])).toEqual([]);
     const err = await runner.fmtCheck(stack, ['broken.tf']).catch((e: unknown) => e);
@@ -64,10 +77,18 @@ describe('terraformCodeChecks', () => {
   });
 
   it('answers undefined and says why when the schema cannot be read (a provider that cannot be installed)', async () => {
-    const { stack, checks, warnings } = await setup({ 'main.tf': 'terraform {\n  required_providers {\n    nope = { source = "example.invalid/acme/nope" }\n  }\n}\n' });
+    const { stack, checks, warnings } = await setup({
+      'main.tf': 'terraform {\n  required_providers {\n    nope = { source = "example.invalid/acme/nope" }\n  }\n}\n',
+    });
     expect(await checks.settable(stack)).toBeUndefined();
     expect(warnings).toEqual([
-      { obj: expect.objectContaining({ stack: 'checks', error: expect.stringContaining('terraform init exited with code 1') }), msg: expect.stringContaining('provider schema unavailable') },
+      {
+        obj: expect.objectContaining({
+          stack: 'checks',
+          error: expect.stringContaining('terraform init exited with code 1'),
+        }),
+        msg: expect.stringContaining('provider schema unavailable'),
+      },
     ]);
   });
 

@@ -14,7 +14,13 @@ function manualCron() {
       return { stop: () => void tasks.delete(expression) };
     },
   };
-  return { cron, tick: (expression: string) => tasks.get(expression)?.forEach((t) => t()), tasks };
+  return {
+    cron,
+    tick: (expression: string) => {
+      for (const t of tasks.get(expression) ?? []) t();
+    },
+    tasks,
+  };
 }
 
 /** Checks that stay open until the test releases them, recording what ran when. */
@@ -42,7 +48,9 @@ function controlledChecks() {
   return { log, open, check, settle, maxActive: () => maxActive };
 }
 
-const stacks = ['a', 'b', 'c', 'd'].map((n) => stackConfig(n, `/tmp/${n}`, { schedule: `${n === 'a' ? 1 : 2} * * * *` }));
+const stacks = ['a', 'b', 'c', 'd'].map((n) =>
+  stackConfig(n, `/tmp/${n}`, { schedule: `${n === 'a' ? 1 : 2} * * * *` }),
+);
 
 describe('scheduler', () => {
   it('never runs more than `concurrency` checks, and never two on one stack', async () => {
@@ -124,7 +132,15 @@ describe('scheduler', () => {
   it('spreads scheduled starts with jitter', async () => {
     const c = controlledChecks();
     const m = manualCron();
-    const s = createScheduler({ stacks, concurrency: 4, jitterMs: 40, random: () => 1, logger: silent, check: c.check, cron: m.cron });
+    const s = createScheduler({
+      stacks,
+      concurrency: 4,
+      jitterMs: 40,
+      random: () => 1,
+      logger: silent,
+      check: c.check,
+      cron: m.cron,
+    });
     s.start();
     m.tick('1 * * * *');
     await new Promise((r) => setTimeout(r, 5));
@@ -166,7 +182,12 @@ describe('scheduler: exclusive work (applies)', () => {
       await c.settle();
     }
     await Promise.all([queuedCheck, after]);
-    expect(c.log.filter((l) => l.startsWith('start'))).toEqual(['start a manual', 'start apply a', 'start b manual', 'start a manual']);
+    expect(c.log.filter((l) => l.startsWith('start'))).toEqual([
+      'start a manual',
+      'start apply a',
+      'start b manual',
+      'start a manual',
+    ]);
     expect(c.maxActive()).toBe(1);
   });
 

@@ -27,11 +27,16 @@ describe('slack api client', () => {
     const api = createSlackApi({ token: TOKEN, apiUrl: emulator.apiUrl, logger: log.logger });
     const header = { type: 'header', text: { type: 'plain_text', text: 'x'.repeat(200) } };
 
-    expect(await api.call('chat.postMessage', { channel: 'C1', text: 'hi' })).toMatchObject({ ok: true, channel: 'C1' });
+    expect(await api.call('chat.postMessage', { channel: 'C1', text: 'hi' })).toMatchObject({
+      ok: true,
+      channel: 'C1',
+    });
     const errors = [
       await failure(api.call('chat.postMessage', { channel: 'C1', text: 'hi', blocks: [header] })),
       await failure(api.call('chat.postMessage', { channel: 'C404', text: 'hi' })),
-      await failure(createSlackApi({ token: 'xoxb-wrong', apiUrl: emulator.apiUrl, logger: log.logger }).call('auth.test', {})),
+      await failure(
+        createSlackApi({ token: 'xoxb-wrong', apiUrl: emulator.apiUrl, logger: log.logger }).call('auth.test', {}),
+      ),
     ];
     emulator.failNext(1, { status: 502 });
     errors.push(await failure(api.call('auth.test', {})));
@@ -50,7 +55,8 @@ describe('slack api client', () => {
     ]);
     expect(errors[0]!.message).toContain('header text is 200 characters (limit 150)');
     expect(errors[5]!.message).toMatch(/could not reach Slack: fetch failed \((ECONNREFUSED|UND_ERR_SOCKET)\)/);
-    for (const err of errors) expect(JSON.stringify({ message: err.message, stack: err.stack, cause: err.cause })).not.toContain(TOKEN);
+    for (const err of errors)
+      expect(JSON.stringify({ message: err.message, stack: err.stack, cause: err.cause })).not.toContain(TOKEN);
     expect(log.lines.join('\n')).not.toContain(TOKEN);
   });
 
@@ -62,6 +68,9 @@ describe('slack api client', () => {
     expect(emulator.calls('upload')[0]!.args).toMatchObject({ bytes: 4 });
 
     emulator.failNext(1, { status: 500 });
-    await expect(api.uploadFile({ channel: 'C1', filename: 'x.txt', content: 'x' })).rejects.toMatchObject({ retriable: true, method: 'files.getUploadURLExternal' });
+    await expect(api.uploadFile({ channel: 'C1', filename: 'x.txt', content: 'x' })).rejects.toMatchObject({
+      retriable: true,
+      method: 'files.getUploadURLExternal',
+    });
   });
 });

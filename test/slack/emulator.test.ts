@@ -14,11 +14,23 @@ async function start() {
   return {
     e,
     json: async (method: string, args: object, headers: Record<string, string> = auth) => {
-      const res = await fetch(`${e.apiUrl}${method}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(args) });
-      return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Record<string, unknown> };
+      const res = await fetch(`${e.apiUrl}${method}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(args),
+      });
+      return {
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        body: (await res.json()) as Record<string, unknown>,
+      };
     },
     form: async (method: string, args: Record<string, string>) => {
-      const res = await fetch(`${e.apiUrl}${method}`, { method: 'POST', headers: auth, body: new URLSearchParams(args) });
+      const res = await fetch(`${e.apiUrl}${method}`, {
+        method: 'POST',
+        headers: auth,
+        body: new URLSearchParams(args),
+      });
       return (await res.json()) as Record<string, unknown>;
     },
   };
@@ -37,10 +49,19 @@ describe('slack emulator', () => {
 
     const tooLong = [{ type: 'header', text: { type: 'plain_text', text: 'x'.repeat(151) } }];
     const refused = await json('chat.postMessage', { channel: 'C1', text: 'x', blocks: tooLong });
-    expect(refused.body).toEqual({ ok: false, error: 'invalid_blocks', problems: ['blocks[0] (header): header text is 151 characters (limit 150)'] });
-    expect((await json('auth.test', {}, { authorization: 'Bearer wrong' })).body).toEqual({ ok: false, error: 'invalid_auth' });
+    expect(refused.body).toEqual({
+      ok: false,
+      error: 'invalid_blocks',
+      problems: ['blocks[0] (header): header text is 151 characters (limit 150)'],
+    });
+    expect((await json('auth.test', {}, { authorization: 'Bearer wrong' })).body).toEqual({
+      ok: false,
+      error: 'invalid_auth',
+    });
     expect((await json('users.info', { user: 'U1' })).body).toMatchObject({ ok: true, user: { name: 'alice' } });
-    expect((await json('chat.update', { channel: 'C1', ts: '1.2', text: 'x' })).body).toMatchObject({ error: 'message_not_found' });
+    expect((await json('chat.update', { channel: 'C1', ts: '1.2', text: 'x' })).body).toMatchObject({
+      error: 'message_not_found',
+    });
 
     expect(e.calls().map((c) => [c.method, c.ok, c.error])).toEqual([
       ['chat.postMessage', true, undefined],
@@ -75,14 +96,33 @@ describe('slack emulator', () => {
 
   it('opens and publishes views within the view limits, and answers from seeded user groups', async () => {
     const { e, json } = await start();
-    const view = (n: number) => ({ type: 'modal', title: { type: 'plain_text', text: 'Plan' }, blocks: Array.from({ length: n }, () => ({ type: 'divider' })) });
-    expect((await json('views.open', { trigger_id: 't1', view: view(100) })).body).toMatchObject({ ok: true, view: { id: expect.any(String) } });
-    expect((await json('views.publish', { user_id: 'U1', view: view(101) })).body).toMatchObject({ ok: false, error: 'invalid_blocks' });
+    const view = (n: number) => ({
+      type: 'modal',
+      title: { type: 'plain_text', text: 'Plan' },
+      blocks: Array.from({ length: n }, () => ({ type: 'divider' })),
+    });
+    expect((await json('views.open', { trigger_id: 't1', view: view(100) })).body).toMatchObject({
+      ok: true,
+      view: { id: expect.any(String) },
+    });
+    expect((await json('views.publish', { user_id: 'U1', view: view(101) })).body).toMatchObject({
+      ok: false,
+      error: 'invalid_blocks',
+    });
     expect(e.views().map((v) => [v.kind, v.triggerId])).toEqual([['open', 't1']]);
 
     e.seedUsergroup({ id: 'S1', handle: 'sre', users: ['U1'] });
-    expect((await json('usergroups.list', { include_users: true })).body).toEqual({ ok: true, usergroups: [{ id: 'S1', handle: 'sre', name: 'sre', users: ['U1'] }] });
-    expect((await json('usergroups.list', {})).body).toEqual({ ok: true, usergroups: [{ id: 'S1', handle: 'sre', name: 'sre' }] });
-    expect((await json('usergroups.users.list', { usergroup: 'S9' })).body).toEqual({ ok: false, error: 'no_such_subteam' });
+    expect((await json('usergroups.list', { include_users: true })).body).toEqual({
+      ok: true,
+      usergroups: [{ id: 'S1', handle: 'sre', name: 'sre', users: ['U1'] }],
+    });
+    expect((await json('usergroups.list', {})).body).toEqual({
+      ok: true,
+      usergroups: [{ id: 'S1', handle: 'sre', name: 'sre' }],
+    });
+    expect((await json('usergroups.users.list', { usergroup: 'S9' })).body).toEqual({
+      ok: false,
+      error: 'no_such_subteam',
+    });
   });
 });

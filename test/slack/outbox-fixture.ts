@@ -53,7 +53,15 @@ export function useOutboxFixture() {
     stores.push(store);
     const api = createSlackApi({ token: TOKEN, apiUrl: emulator!.apiUrl, logger: log.logger });
     // random = 1: no jitter, so the delays below are exact.
-    const worker = createOutboxWorker({ store, api, now, logger: log.logger, backoff: BACKOFF, random: () => 1, ...extra });
+    const worker = createOutboxWorker({
+      store,
+      api,
+      now,
+      logger: log.logger,
+      backoff: BACKOFF,
+      random: () => 1,
+      ...extra,
+    });
     return { store, api, worker };
   }
 

@@ -12,14 +12,36 @@ describe('slack outbox worker', () => {
 
   it('delivers each key in order, filling in the message of an update and a reply enqueued before the post', async () => {
     const { store, worker } = fx.open();
-    store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: post('drift on net'), recordMessageFor: 'run-1' });
-    store.enqueue({ key: 'run-1', method: 'chat.update', payload: { channel: ref('run-1'), ts: ref('run-1'), ...content('approved 1/2') } });
-    store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: { channel: ref('run-1'), thread_ts: ref('run-1'), text: 'applying' } });
-    store.enqueue({ key: 'run-2', method: 'chat.postMessage', payload: post('drift on app'), recordMessageFor: 'run-2' });
+    store.enqueue({
+      key: 'run-1',
+      method: 'chat.postMessage',
+      payload: post('drift on net'),
+      recordMessageFor: 'run-1',
+    });
+    store.enqueue({
+      key: 'run-1',
+      method: 'chat.update',
+      payload: { channel: ref('run-1'), ts: ref('run-1'), ...content('approved 1/2') },
+    });
+    store.enqueue({
+      key: 'run-1',
+      method: 'chat.postMessage',
+      payload: { channel: ref('run-1'), thread_ts: ref('run-1'), text: 'applying' },
+    });
+    store.enqueue({
+      key: 'run-2',
+      method: 'chat.postMessage',
+      payload: post('drift on app'),
+      recordMessageFor: 'run-2',
+    });
 
     expect(await worker.drain()).toBe(4);
     const posted = store.getMessage('run-1')!;
-    expect(fx.emulator.message('C1', posted.ts)).toMatchObject({ text: 'approved 1/2', updates: 1, blocks: section('approved 1/2') });
+    expect(fx.emulator.message('C1', posted.ts)).toMatchObject({
+      text: 'approved 1/2',
+      updates: 1,
+      blocks: section('approved 1/2'),
+    });
     expect(fx.emulator.messages('C1').map((m) => [m.text, m.threadTs])).toEqual([
       ['approved 1/2', undefined],
       ['drift on app', undefined],
@@ -34,8 +56,16 @@ describe('slack outbox worker', () => {
   it('holds a reply from another key until its run message exists, and gives up on one that never will', async () => {
     const { store, worker } = fx.open({ maxUnresolvedAttempts: 2 });
     store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: post('drift'), recordMessageFor: 'run-1' });
-    store.enqueue({ key: 'stack:net', method: 'chat.postMessage', payload: { channel: 'C1', thread_ts: ref('run-1'), text: 'also' } });
-    store.enqueue({ key: 'stack:app', method: 'chat.postMessage', payload: { channel: 'C1', thread_ts: ref('run-9'), text: 'lost' } });
+    store.enqueue({
+      key: 'stack:net',
+      method: 'chat.postMessage',
+      payload: { channel: 'C1', thread_ts: ref('run-1'), text: 'also' },
+    });
+    store.enqueue({
+      key: 'stack:app',
+      method: 'chat.postMessage',
+      payload: { channel: 'C1', thread_ts: ref('run-9'), text: 'lost' },
+    });
     fx.emulator.failNext(1, { status: 503 });
     expect(await worker.drain()).toBe(0);
     fx.advance(BACKOFF.maxMs);
@@ -46,7 +76,9 @@ describe('slack outbox worker', () => {
       ['also', ts],
     ]);
     expect(store.pendingCount()).toBe(0);
-    expect(fx.log.lines.find((l) => l.includes('dead-lettered'))).toContain('no Slack message recorded yet for run run-9');
+    expect(fx.log.lines.find((l) => l.includes('dead-lettered'))).toContain(
+      'no Slack message recorded yet for run run-9',
+    );
   });
 
   it('retries through a Slack outage of 5xx answers and posts the message exactly once', async () => {
@@ -97,7 +129,11 @@ describe('slack outbox worker', () => {
   it('a new worker on the same database delivers what the previous one left', async () => {
     const first = fx.open();
     first.store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: post('one'), recordMessageFor: 'run-1' });
-    first.store.enqueue({ key: 'run-1', method: 'chat.update', payload: { channel: ref('run-1'), ts: ref('run-1'), ...content('two') } });
+    first.store.enqueue({
+      key: 'run-1',
+      method: 'chat.update',
+      payload: { channel: ref('run-1'), ts: ref('run-1'), ...content('two') },
+    });
     fx.emulator.failNext(1, { status: 503 });
     first.worker.start(60_000);
     await first.worker.stop();
@@ -112,8 +148,14 @@ describe('slack outbox worker', () => {
 
   it('dead-letters a message Slack refuses as invalid_blocks after one try, and goes on with the key', async () => {
     const failed: [number, string, boolean][] = [];
-    const { store, worker } = fx.open({ onFailed: (item, error, { dead }) => void failed.push([item.id, error, dead]) });
-    const bad = store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: { channel: 'C1', text: 'x', blocks: section('y'.repeat(3001)) } });
+    const { store, worker } = fx.open({
+      onFailed: (item, error, { dead }) => void failed.push([item.id, error, dead]),
+    });
+    const bad = store.enqueue({
+      key: 'run-1',
+      method: 'chat.postMessage',
+      payload: { channel: 'C1', text: 'x', blocks: section('y'.repeat(3001)) },
+    });
     store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: post('next') });
     expect(await worker.drain()).toBe(1);
     fx.advance(BACKOFF.maxMs * 10);
@@ -135,7 +177,13 @@ describe('slack outbox worker', () => {
     store.enqueue({
       key: 'run-1',
       method: 'files.uploadV2',
-      payload: { channel: ref('run-1'), thread_ts: ref('run-1'), filename: 'plan.txt', title: 'Plan', content: planText },
+      payload: {
+        channel: ref('run-1'),
+        thread_ts: ref('run-1'),
+        filename: 'plan.txt',
+        title: 'Plan',
+        content: planText,
+      },
     });
     fx.emulator.failNext(1, { status: 500 });
     expect(await worker.drain()).toBe(0);
@@ -143,7 +191,12 @@ describe('slack outbox worker', () => {
     expect(await worker.drain()).toBe(2);
     const [file] = fx.emulator.files();
     const ts = store.getMessage('run-1')!.ts;
-    expect(file).toMatchObject({ filename: 'plan.txt', title: 'Plan', length: Buffer.byteLength(planText), shared: { channel: 'C1', threadTs: ts } });
+    expect(file).toMatchObject({
+      filename: 'plan.txt',
+      title: 'Plan',
+      length: Buffer.byteLength(planText),
+      shared: { channel: 'C1', threadTs: ts },
+    });
     expect(file!.bytes!.toString('utf8')).toBe(planText);
     expect(fx.emulator.calls().map((c) => c.method)).toEqual([
       'chat.postMessage',

@@ -10,7 +10,6 @@ import { postSigned, slashCommand } from '../helpers/slack-signing.js';
 
 const SECRET = 'signing-secret-for-tests';
 
-
 let running: RunningServe | undefined;
 let dir: string | undefined;
 afterEach(async () => {
@@ -20,9 +19,15 @@ afterEach(async () => {
   dir = undefined;
 });
 
-async function serve(env: Record<string, string>, slackSection: ConfigPatch = slack('C0ALERTS')): Promise<{ base: string }> {
+async function serve(
+  env: Record<string, string>,
+  slackSection: ConfigPatch = slack('C0ALERTS'),
+): Promise<{ base: string }> {
   dir = await mkdtemp(join(tmpdir(), 'driftgate-serve-slack-'));
-  const config = await parseConfig(configYaml({ dataDir: join(dir, 'data'), log: { level: 'silent' } }, slackSection), { baseDir: dir, env: {} });
+  const config = await parseConfig(configYaml({ dataDir: join(dir, 'data'), log: { level: 'silent' } }, slackSection), {
+    baseDir: dir,
+    env: {},
+  });
   running = await startServe(config, { env: { PATH: process.env.PATH, ...env }, port: 0, host: '127.0.0.1' });
   return { base: `http://127.0.0.1:${running.health.port}` };
 }
@@ -51,7 +56,9 @@ describe('serve with Slack configured', () => {
   });
 
   it('refuses to start without a slack section, saying where alerts would go', async () => {
-    await expect(serve({ SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: SECRET }, {})).rejects.toThrow(/slack: is required when SLACK_BOT_TOKEN is set/);
+    await expect(serve({ SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: SECRET }, {})).rejects.toThrow(
+      /slack: is required when SLACK_BOT_TOKEN is set/,
+    );
   });
 
   it('refuses to start HTTP mode without a signing secret, naming the variable', async () => {
@@ -63,7 +70,10 @@ const refusedToStart = () => new Error('expected serve to refuse to start');
 
 describe('serve with GitHub credentials', () => {
   it('refuses to start on bad GitHub variables, naming them and never their values', async () => {
-    const err = await serve({ GITHUB_TOKEN: 'ghp_thisisthetoken', GITHUB_APP_ID: '12' }, {}).then(refusedToStart, (e: unknown) => e as Error);
+    const err = await serve({ GITHUB_TOKEN: 'ghp_thisisthetoken', GITHUB_APP_ID: '12' }, {}).then(
+      refusedToStart,
+      (e: unknown) => e as Error,
+    );
     expect(err.message).toContain('env.GITHUB_TOKEN');
     expect(err.message).toContain('authenticate with a token or a GitHub App, not both');
     expect(err.message).not.toContain('ghp_thisisthetoken');
@@ -75,7 +85,10 @@ describe('serve with GitHub credentials', () => {
   });
 
   it('starts with them but without Slack (remediation PRs are asked for from Slack), calling no GitHub at start', async () => {
-    const { base } = await serve({ GITHUB_TOKEN: 'ghp_thisisthetoken', GITHUB_API_URL: `http://127.0.0.1:${await closedPort()}` }, {});
+    const { base } = await serve(
+      { GITHUB_TOKEN: 'ghp_thisisthetoken', GITHUB_API_URL: `http://127.0.0.1:${await closedPort()}` },
+      {},
+    );
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
   });
 });

@@ -44,7 +44,10 @@ function slackApi(e: SlackEmulator, token: string): SlackCall {
   return createSlackApi({ token, apiUrl: e.apiUrl, logger: createLogger({ level: 'silent', redact: (l) => l }) }).call;
 }
 
-const count = (e: SlackEmulator) => ({ list: e.calls('usergroups.list').length, users: e.calls('usergroups.users.list').length });
+const count = (e: SlackEmulator) => ({
+  list: e.calls('usergroups.list').length,
+  users: e.calls('usergroups.users.list').length,
+});
 
 describe('usergroup resolver against the Slack emulator', () => {
   it.each([
@@ -70,7 +73,10 @@ describe('usergroup resolver against the Slack emulator', () => {
 
   it('caches handles and members for the TTL, shares concurrent lookups, and asks again after it', async () => {
     const { emulator, resolver, clock } = await setup();
-    await Promise.all([resolver.groupsOf('U0ALICE', approvers, ['sre-leads']), resolver.groupsOf('U0BOB', approvers, ['sre-leads'])]);
+    await Promise.all([
+      resolver.groupsOf('U0ALICE', approvers, ['sre-leads']),
+      resolver.groupsOf('U0BOB', approvers, ['sre-leads']),
+    ]);
     expect(count(emulator)).toEqual({ list: 1, users: 1 });
 
     clock.value = new Date(clock.value.getTime() + 4 * 60_000);
@@ -99,7 +105,9 @@ describe('usergroup resolver against the Slack emulator', () => {
 
     await emulator.up();
     emulator.failNext(1, { status: 503 });
-    await expect(resolver.groupsOf('U0ALICE', approvers, ['sre-leads'])).rejects.toMatchObject({ code: 'EXTERNAL_SERVICE' });
+    await expect(resolver.groupsOf('U0ALICE', approvers, ['sre-leads'])).rejects.toMatchObject({
+      code: 'EXTERNAL_SERVICE',
+    });
 
     expect(await resolver.groupsOf('U0ALICE', approvers, ['sre-leads'])).toEqual(['sre-leads']);
   });
@@ -127,7 +135,9 @@ describe('usergroup resolver against the Slack emulator', () => {
     await expect(resolver.groupsOf('U0ALICE', approvers, ['sre-leads'])).rejects.toMatchObject({
       code: 'EXTERNAL_SERVICE',
       retriable: false,
-      message: expect.stringContaining('usergroups.list returned an unexpected response (at usergroups.0.id, usergroups.0.handle)'),
+      message: expect.stringContaining(
+        'usergroups.list returned an unexpected response (at usergroups.0.id, usergroups.0.handle)',
+      ),
     });
   });
 });

@@ -7,7 +7,9 @@ export class InvalidArtifactKeyError extends ArtifactStoreError {
     readonly key: string,
     reason: string,
   ) {
-    super(`invalid artifact key ${JSON.stringify(key)}: ${reason} (keys are relative paths like runs/<runId>/plan.tfplan)`);
+    super(
+      `invalid artifact key ${JSON.stringify(key)}: ${reason} (keys are relative paths like runs/<runId>/plan.tfplan)`,
+    );
   }
 }
 

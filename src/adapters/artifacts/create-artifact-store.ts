@@ -13,7 +13,10 @@ export interface ArtifactStoreDeps {
  * The artifact store the config asks for: local under `<dataDir>/artifacts` by default, or S3. The AWS SDK
  * is loaded only for S3: it costs a third of a second of CPU at every start of the CLI otherwise.
  */
-export async function createArtifactStore(config: DriftgateConfig['artifacts'], deps: ArtifactStoreDeps): Promise<ArtifactStore> {
+export async function createArtifactStore(
+  config: DriftgateConfig['artifacts'],
+  deps: ArtifactStoreDeps,
+): Promise<ArtifactStore> {
   if (config.type === 'local') {
     return createLocalArtifactStore({ dir: resolve(config.dir ?? join(deps.dataDir, 'artifacts')), now: deps.now });
   }
@@ -34,9 +37,9 @@ export async function createArtifactStore(config: DriftgateConfig['artifacts'], 
  * default chain (profile, SSO, web identity, instance role) finds them.
  */
 function credentialsFromEnv(env: Record<string, string | undefined>) {
-  const accessKeyId = env['AWS_ACCESS_KEY_ID'];
-  const secretAccessKey = env['AWS_SECRET_ACCESS_KEY'];
+  const accessKeyId = env.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
   if (!accessKeyId || !secretAccessKey) return undefined;
-  const sessionToken = env['AWS_SESSION_TOKEN'];
+  const sessionToken = env.AWS_SESSION_TOKEN;
   return sessionToken ? { accessKeyId, secretAccessKey, sessionToken } : { accessKeyId, secretAccessKey };
 }

@@ -35,14 +35,19 @@ export interface S3ArtifactStoreOptions {
 
 const SHA_METADATA = 'sha256';
 
-export function createS3Client(options: Omit<S3ArtifactStoreOptions, 'bucket' | 'prefix' | 'kmsKeyId' | 'client'>): S3Client {
+export function createS3Client(
+  options: Omit<S3ArtifactStoreOptions, 'bucket' | 'prefix' | 'kmsKeyId' | 'client'>,
+): S3Client {
   return new S3Client({
     region: options.region,
     endpoint: options.endpoint,
     forcePathStyle: options.forcePathStyle ?? false,
     credentials: options.credentials,
     maxAttempts: options.maxAttempts ?? 3,
-    requestHandler: { connectionTimeout: options.connectionTimeoutMs ?? 5_000, requestTimeout: options.requestTimeoutMs ?? 60_000 },
+    requestHandler: {
+      connectionTimeout: options.connectionTimeoutMs ?? 5_000,
+      requestTimeout: options.requestTimeoutMs ?? 60_000,
+    },
     // Integrity is our own sha256; SDK-default flexible checksums make some S3-compatible servers
     // (s3rver, older MinIO) store the aws-chunked framing as the object body.
     requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -111,7 +116,9 @@ export function createS3ArtifactStore(options: S3ArtifactStoreOptions): Artifact
     let token: string | undefined;
     try {
       do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+        );
         const old: ObjectIdentifier[] = (page.Contents ?? [])
           .filter((o) => o.Key !== undefined && o.LastModified !== undefined && o.LastModified < olderThan)
           .map((o) => ({ Key: o.Key! }));
@@ -126,7 +133,9 @@ export function createS3ArtifactStore(options: S3ArtifactStoreOptions): Artifact
   }
 
   async function deleteBatch(objects: ObjectIdentifier[]): Promise<number> {
-    const out = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } }));
+    const out = await client.send(
+      new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } }),
+    );
     const failed = out.Errors ?? [];
     if (failed.length > 0) {
       const first = failed[0]!;

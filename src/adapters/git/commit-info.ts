@@ -13,7 +13,14 @@ export function parseCommitInfo(stdout: string): CommitInfo | undefined {
   const [sha, author, authorEmail, committed, title] = stdout.replace(/\n$/, '').split('\0');
   if (!sha || author === undefined || authorEmail === undefined || !committed || title === undefined) return undefined;
   const prNumber = pullRequestNumber(title);
-  return { sha, author, authorEmail, title, committedAt: new Date(committed), ...(prNumber !== undefined ? { prNumber } : {}) };
+  return {
+    sha,
+    author,
+    authorEmail,
+    title,
+    committedAt: new Date(committed),
+    ...(prNumber !== undefined ? { prNumber } : {}),
+  };
 }
 
 /** `git log --format=${COMMIT_FORMAT}%x1e`: one record per commit, ended by a record separator. */

@@ -30,7 +30,12 @@ export const execGit: GitExec = async (request) => {
     cancelSignal: request.signal,
     maxBuffer: 16 * 1024 * 1024,
   });
-  return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr), timedOut: Boolean(result.timedOut) };
+  return {
+    exitCode: result.exitCode,
+    stdout: String(result.stdout),
+    stderr: String(result.stderr),
+    timedOut: Boolean(result.timedOut),
+  };
 };
 
 /** The last `lines` lines of git's stderr: enough to see why, short enough for a Slack message. */

@@ -57,8 +57,17 @@ export function createGitCheckout(options: GitCheckoutOptions): GitCheckout {
 
   const run = async (args: string[], signal?: AbortSignal): Promise<GitExecResult> => {
     const started = performance.now();
-    const result = await exec({ args, cwd: options.dir, env, timeoutMs: options.timeoutMs ?? 5 * 60_000, ...(signal ? { signal } : {}) });
-    options.logger?.debug({ git: credentials.mask(args.join(' ')), exitCode: result.exitCode, ms: Math.round(performance.now() - started) }, 'git');
+    const result = await exec({
+      args,
+      cwd: options.dir,
+      env,
+      timeoutMs: options.timeoutMs ?? 5 * 60_000,
+      ...(signal ? { signal } : {}),
+    });
+    options.logger?.debug(
+      { git: credentials.mask(args.join(' ')), exitCode: result.exitCode, ms: Math.round(performance.now() - started) },
+      'git',
+    );
     return result;
   };
   const fail = (reason: GitFailure, args: string[], result: GitExecResult, sha?: string): GitError =>
@@ -104,7 +113,14 @@ export function createGitCheckout(options: GitCheckoutOptions): GitCheckout {
 
   const fetchBranch = async (signal?: AbortSignal): Promise<CommitInfo> => {
     await ensureRepo();
-    const args = gitDir('fetch', `--depth=${FETCH_DEPTH}`, '--no-tags', '--quiet', 'origin', `+refs/heads/${branch}:${remoteRef}`);
+    const args = gitDir(
+      'fetch',
+      `--depth=${FETCH_DEPTH}`,
+      '--no-tags',
+      '--quiet',
+      'origin',
+      `+refs/heads/${branch}:${remoteRef}`,
+    );
     const fetched = await run(args, signal);
     if (fetched.exitCode !== 0) {
       // `--exit-code` makes ls-remote exit 2 when the repository answered but has no such ref.
@@ -119,15 +135,25 @@ export function createGitCheckout(options: GitCheckoutOptions): GitCheckout {
 
   return {
     fetchHead(fetchOptions = {}) {
-      inflight ??= mutex.run(() => fetchBranch(fetchOptions.signal)).finally(() => {
-        inflight = undefined;
-      });
+      inflight ??= mutex
+        .run(() => fetchBranch(fetchOptions.signal))
+        .finally(() => {
+          inflight = undefined;
+        });
       return inflight;
     },
 
     async checkout(sha, checkoutOptions = {}) {
       if (!FULL_SHA.test(sha)) {
-        throw new GitError({ reason: 'commit_not_found', command: 'git worktree add', exitCode: undefined, stderrTail: 'not a full commit sha', url, branch, sha });
+        throw new GitError({
+          reason: 'commit_not_found',
+          command: 'git worktree add',
+          exitCode: undefined,
+          stderrTail: 'not a full commit sha',
+          url,
+          branch,
+          sha,
+        });
       }
       await ensureRepo();
       const dir = join(worktrees, `${sha.slice(0, 12)}-${randomBytes(4).toString('hex')}`);

@@ -27,7 +27,11 @@ export function maskUrlCredentials(text: string): string {
  * environment, so it is not in argv (visible in `ps`), not in the clone's config file and not in the URL.
  * It is scoped to the repository's origin, so a redirect to another host does not carry it.
  */
-export function gitCredentials(url: string, token: string | undefined, inherited: Record<string, string>): GitCredentials {
+export function gitCredentials(
+  url: string,
+  token: string | undefined,
+  inherited: Record<string, string>,
+): GitCredentials {
   if (!token) return { env: {}, mask: maskUrlCredentials };
   const encoded = Buffer.from(`${TOKEN_USER}:${token}`).toString('base64');
   const origin = httpOrigin(url);

@@ -16,7 +16,11 @@ export interface GitSourcesOptions {
 /** A readable and unique directory name for a repository and branch. */
 function cloneDirName(source: GitSourceRef): string {
   const hash = createHash('sha256').update(`${source.url}\n${source.branch}`).digest('hex').slice(0, 12);
-  const readable = source.url.replace(/^[a-z]+:\/\/([^@/]*@)?/i, '').replace(/\.git$/, '').replace(/[^A-Za-z0-9._-]+/g, '_').slice(-40);
+  const readable = source.url
+    .replace(/^[a-z]+:\/\/([^@/]*@)?/i, '')
+    .replace(/\.git$/, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .slice(-40);
   return `${readable}-${hash}`;
 }
 
@@ -30,7 +34,12 @@ export function createGitSources(options: GitSourcesOptions): GitSources {
       if (known) return known;
       const token = source.tokenEnv ? options.env[source.tokenEnv] : undefined;
       if (source.tokenEnv && !token) {
-        throw new ConfigError([{ path: 'source.git.tokenEnv', message: `environment variable ${source.tokenEnv} is not set (it should hold the token for ${source.url})` }]);
+        throw new ConfigError([
+          {
+            path: 'source.git.tokenEnv',
+            message: `environment variable ${source.tokenEnv} is not set (it should hold the token for ${source.url})`,
+          },
+        ]);
       }
       const checkout = createGitCheckout({
         url: source.url,

@@ -22,7 +22,14 @@ export function createGitHubClient(settings: GitHubSettings, options: GitHubClie
       try {
         return await call();
       } catch (err) {
-        throw toGitHubError(err, { operation, repo, apiUrl: settings.apiUrl, auth: settings.auth.type, mask, ...(missing ? { missing } : {}) });
+        throw toGitHubError(err, {
+          operation,
+          repo,
+          apiUrl: settings.apiUrl,
+          auth: settings.auth.type,
+          mask,
+          ...(missing ? { missing } : {}),
+        });
       }
     };
     return { params: { owner: repo.owner, repo: repo.name }, step };

@@ -4,7 +4,9 @@ import { ConfigError, type ConfigIssue } from '../../domain/errors.js';
 
 export const DEFAULT_API_URL = 'https://api.github.com';
 
-export type GitHubAuth = { type: 'token'; token: string } | { type: 'app'; appId: string; privateKey: string; installationId: number };
+export type GitHubAuth =
+  | { type: 'token'; token: string }
+  | { type: 'app'; appId: string; privateKey: string; installationId: number };
 
 export interface GitHubSettings {
   /** REST API base without a trailing slash: https://api.github.com, or https://<host>/api/v3 on GitHub Enterprise Server. */
@@ -30,15 +32,30 @@ function isPrivateKey(text: string): boolean {
 
 const GitHubEnv = z.object({
   GITHUB_TOKEN: optional(z.string().regex(/^\S+$/, 'must be a GitHub token (no spaces or line breaks)')),
-  GITHUB_APP_ID: optional(z.string().regex(/^(\d+|Iv[0-9A-Za-z.]+)$/, "must be the GitHub App's numeric App ID (or its client ID, Iv…)")),
+  GITHUB_APP_ID: optional(
+    z.string().regex(/^(\d+|Iv[0-9A-Za-z.]+)$/, "must be the GitHub App's numeric App ID (or its client ID, Iv…)"),
+  ),
   GITHUB_APP_PRIVATE_KEY: optional(
     z
       .string()
       .transform(pem)
-      .refine(isPrivateKey, "must be the GitHub App's RSA private key in PEM (-----BEGIN RSA PRIVATE KEY-----…), with line breaks or literal \\n"),
+      .refine(
+        isPrivateKey,
+        "must be the GitHub App's RSA private key in PEM (-----BEGIN RSA PRIVATE KEY-----…), with line breaks or literal \\n",
+      ),
   ),
-  GITHUB_APP_INSTALLATION_ID: optional(z.string().regex(/^[1-9]\d*$/, "must be the App installation's numeric id").transform(Number)),
-  GITHUB_API_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://github.example.com/api/v3 for GitHub Enterprise Server' })),
+  GITHUB_APP_INSTALLATION_ID: optional(
+    z
+      .string()
+      .regex(/^[1-9]\d*$/, "must be the App installation's numeric id")
+      .transform(Number),
+  ),
+  GITHUB_API_URL: optional(
+    z.url({
+      protocol: /^https?$/,
+      error: 'must be an http(s) URL, e.g. https://github.example.com/api/v3 for GitHub Enterprise Server',
+    }),
+  ),
 });
 
 /**
@@ -53,10 +70,16 @@ export function githubSettingsFor(env: Record<string, string | undefined>): GitH
 
   const issues: ConfigIssue[] = [];
   if (set('GITHUB_TOKEN') && appVars.length > 0) {
-    issues.push({ path: 'env.GITHUB_TOKEN', message: `is set together with ${appVars.join(', ')}: authenticate with a token or a GitHub App, not both` });
+    issues.push({
+      path: 'env.GITHUB_TOKEN',
+      message: `is set together with ${appVars.join(', ')}: authenticate with a token or a GitHub App, not both`,
+    });
   } else if (appVars.length > 0) {
     for (const name of APP_VARS.filter((n) => !set(n))) {
-      issues.push({ path: `env.${name}`, message: 'is not set; a GitHub App needs GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY and GITHUB_APP_INSTALLATION_ID' });
+      issues.push({
+        path: `env.${name}`,
+        message: 'is not set; a GitHub App needs GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY and GITHUB_APP_INSTALLATION_ID',
+      });
     }
   }
   const parsed = GitHubEnv.safeParse(env);
@@ -71,6 +94,11 @@ export function githubSettingsFor(env: Record<string, string | undefined>): GitH
   if (vars.GITHUB_TOKEN) return { apiUrl, auth: { type: 'token', token: vars.GITHUB_TOKEN } };
   return {
     apiUrl,
-    auth: { type: 'app', appId: vars.GITHUB_APP_ID!, privateKey: vars.GITHUB_APP_PRIVATE_KEY!, installationId: vars.GITHUB_APP_INSTALLATION_ID! },
+    auth: {
+      type: 'app',
+      appId: vars.GITHUB_APP_ID!,
+      privateKey: vars.GITHUB_APP_PRIVATE_KEY!,
+      installationId: vars.GITHUB_APP_INSTALLATION_ID!,
+    },
   };
 }

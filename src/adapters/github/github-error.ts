@@ -44,7 +44,11 @@ function githubMessage(data: unknown, fallback: string): string {
   if (typeof data !== 'object' || data === null) return fallback;
   const { message, errors } = data as { message?: unknown; errors?: unknown };
   const details = (Array.isArray(errors) ? errors : [])
-    .map((e) => (typeof e === 'string' ? e : [e?.message, e?.field && `${e.field} ${e.code ?? 'invalid'}`].find((x) => typeof x === 'string')))
+    .map((e) =>
+      typeof e === 'string'
+        ? e
+        : [e?.message, e?.field && `${e.field} ${e.code ?? 'invalid'}`].find((x) => typeof x === 'string'),
+    )
     .filter((x): x is string => Boolean(x));
   const head = typeof message === 'string' ? message : fallback;
   return details.length ? `${head}: ${details.join('; ')}` : head;
@@ -58,10 +62,15 @@ const PERMISSIONS = {
 
 export function toGitHubError(err: unknown, ctx: GitHubErrorContext): GitHubError {
   if (err instanceof GitHubError) return err;
-  const fail = (reason: string, status: number | undefined, retriable: boolean) => new GitHubError(ctx.operation, ctx.mask(reason), status, retriable);
+  const fail = (reason: string, status: number | undefined, retriable: boolean) =>
+    new GitHubError(ctx.operation, ctx.mask(reason), status, retriable);
   if (err instanceof z.ZodError) {
     const issue = err.issues[0];
-    return fail(`GitHub's answer is not what driftgate expects (${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'})`, undefined, false);
+    return fail(
+      `GitHub's answer is not what driftgate expects (${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'})`,
+      undefined,
+      false,
+    );
   }
   if (!isOctokitFailure(err)) return fail(err instanceof Error ? err.message : String(err), undefined, true);
   const { status } = err;
@@ -72,7 +81,9 @@ export function toGitHubError(err: unknown, ctx: GitHubErrorContext): GitHubErro
   const headers = err.response.headers ?? {};
   const repo = `${ctx.repo.owner}/${ctx.repo.name}`;
   const tokenRequest = (err.request?.url ?? '').includes('/app/installations/');
-  const rateLimited = status === 429 || (status === 403 && (headers['retry-after'] !== undefined || headers['x-ratelimit-remaining'] === '0'));
+  const rateLimited =
+    status === 429 ||
+    (status === 403 && (headers['retry-after'] !== undefined || headers['x-ratelimit-remaining'] === '0'));
 
   if (status === 401) {
     return ctx.auth === 'token'
@@ -83,14 +94,24 @@ export function toGitHubError(err: unknown, ctx: GitHubErrorContext): GitHubErro
           false,
         );
   }
-  if (rateLimited) return fail(`rate limited by GitHub (${status} ${said}), still after retrying; try again later`, status, true);
-  if (status === 403) return fail(`the credentials lack permission on ${repo} (403 ${said}): ${PERMISSIONS[ctx.auth]}`, status, false);
+  if (rateLimited)
+    return fail(`rate limited by GitHub (${status} ${said}), still after retrying; try again later`, status, true);
+  if (status === 403)
+    return fail(`the credentials lack permission on ${repo} (403 ${said}): ${PERMISSIONS[ctx.auth]}`, status, false);
   if (status === 404 && tokenRequest) {
-    return fail(`GitHub App installation not found (404): check GITHUB_APP_INSTALLATION_ID is an installation of the App GITHUB_APP_ID`, status, false);
+    return fail(
+      `GitHub App installation not found (404): check GITHUB_APP_INSTALLATION_ID is an installation of the App GITHUB_APP_ID`,
+      status,
+      false,
+    );
   }
   if (status === 404) {
     const also = ctx.missing ? `, or ${ctx.missing}` : '';
-    return fail(`repository ${repo} not found at ${ctx.apiUrl}, or not visible to ${CREDENTIALS[ctx.auth]}${also} (404)`, status, false);
+    return fail(
+      `repository ${repo} not found at ${ctx.apiUrl}, or not visible to ${CREDENTIALS[ctx.auth]}${also} (404)`,
+      status,
+      false,
+    );
   }
   if (status === 422) return fail(`GitHub refused it (422): ${said}`, status, false);
   if (status >= 500) return fail(`GitHub answered HTTP ${status} (${said}), still after retrying`, status, true);
@@ -106,7 +127,10 @@ const PEM_BLOCK = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*
  * JWT (installation tokens are minted by auth-app and never pass through here by name).
  */
 export function secretMask(auth: GitHubAuth): (text: string) => string {
-  const secrets = auth.type === 'token' ? [auth.token] : [auth.privateKey, ...auth.privateKey.split('\n').filter((l) => l.length >= 16 && !l.startsWith('-----'))];
+  const secrets =
+    auth.type === 'token'
+      ? [auth.token]
+      : [auth.privateKey, ...auth.privateKey.split('\n').filter((l) => l.length >= 16 && !l.startsWith('-----'))];
   return (text) =>
     secrets
       .filter((s) => s.length >= 4)

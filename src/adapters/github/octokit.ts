@@ -52,13 +52,19 @@ export function createOctokit(settings: GitHubSettings, options: GitHubClientOpt
   const logger = options.logger;
   const baseFetch = options.fetch ?? globalThis.fetch;
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const timedFetch: typeof fetch = (input, init) => baseFetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) });
-  const onLimit = (kind: string) => (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
-    if (retryCount >= RATE_LIMIT_RETRIES) return false;
-    const waitMs = retryAfter * (options.rateLimitSecondMs ?? 1000);
-    logger?.warn({ method: request.method, route: request.url, waitMs, attempt: retryCount + 1 }, `GitHub ${kind} rate limit: retrying after ${waitMs} ms`);
-    return true;
-  };
+  const timedFetch: typeof fetch = (input, init) =>
+    baseFetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) });
+  const onLimit =
+    (kind: string) =>
+    (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
+      if (retryCount >= RATE_LIMIT_RETRIES) return false;
+      const waitMs = retryAfter * (options.rateLimitSecondMs ?? 1000);
+      logger?.warn(
+        { method: request.method, route: request.url, waitMs, attempt: retryCount + 1 },
+        `GitHub ${kind} rate limit: retrying after ${waitMs} ms`,
+      );
+      return true;
+    };
   const spacing =
     options.writeSpacingMs === undefined
       ? {}
@@ -75,7 +81,11 @@ export function createOctokit(settings: GitHubSettings, options: GitHubClientOpt
       ? { auth: settings.auth.token }
       : {
           authStrategy: createAppAuth,
-          auth: { appId: settings.auth.appId, privateKey: settings.auth.privateKey, installationId: settings.auth.installationId },
+          auth: {
+            appId: settings.auth.appId,
+            privateKey: settings.auth.privateKey,
+            installationId: settings.auth.installationId,
+          },
         };
 
   return new GitHubOctokit({
@@ -84,7 +94,11 @@ export function createOctokit(settings: GitHubSettings, options: GitHubClientOpt
     userAgent: 'driftgate',
     request: { fetch: timedFetch },
     log: { debug: () => {}, info: () => {}, warn, error: debug },
-    retry: { doNotRetry: DO_NOT_RETRY, retries: options.retries ?? 3, ...(options.retryBaseMs === undefined ? {} : { retryAfterBaseValue: options.retryBaseMs }) },
+    retry: {
+      doNotRetry: DO_NOT_RETRY,
+      retries: options.retries ?? 3,
+      ...(options.retryBaseMs === undefined ? {} : { retryAfterBaseValue: options.retryBaseMs }),
+    },
     throttle: {
       onRateLimit: onLimit('primary'),
       onSecondaryRateLimit: onLimit('secondary'),

@@ -28,13 +28,20 @@ export function pagerdutySettingsFor(
   if (!config.pagerduty) return undefined;
   const issues: ConfigIssue[] = [];
   const parsed = PagerdutyEnv.safeParse(env);
-  if (!parsed.success) issues.push({ path: 'env.PAGERDUTY_EVENTS_URL', message: 'must be an http(s) URL, e.g. https://events.eu.pagerduty.com/v2/enqueue' });
+  if (!parsed.success)
+    issues.push({
+      path: 'env.PAGERDUTY_EVENTS_URL',
+      message: 'must be an http(s) URL, e.g. https://events.eu.pagerduty.com/v2/enqueue',
+    });
   const names = [...new Set(config.pagerduty.routing.map((r) => r.routingKeyEnv))];
   for (const name of names) {
     if (env[name] === undefined || env[name] === '') {
       issues.push({ path: `env.${name}`, message: 'is not set; pagerduty.routing reads the routing key from it' });
     } else if (!RoutingKey.safeParse(env[name]).success) {
-      issues.push({ path: `env.${name}`, message: 'must be a PagerDuty Events API v2 integration key (32 letters and digits)' });
+      issues.push({
+        path: `env.${name}`,
+        message: 'must be a PagerDuty Events API v2 integration key (32 letters and digits)',
+      });
     }
   }
   if (!parsed.success || issues.length) throw new ConfigError(issues);

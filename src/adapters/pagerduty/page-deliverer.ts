@@ -30,7 +30,11 @@ export function createPageDeliverer(deps: PageDelivererDeps): OutboxDeliverer {
   return {
     async deliver(item) {
       const page = PageItemPayload.safeParse(item.payload);
-      if (!page.success) return { kind: 'dead', error: `page payload invalid at ${page.error.issues.map((i) => i.path.join('.')).join(', ')}` };
+      if (!page.success)
+        return {
+          kind: 'dead',
+          error: `page payload invalid at ${page.error.issues.map((i) => i.path.join('.')).join(', ')}`,
+        };
       const { routingKeyEnv, run } = page.data;
       const routingKey = deps.routingKey(routingKeyEnv);
       // Checked at startup for the configured names; a page queued under an older config may name another.
@@ -46,14 +50,21 @@ export function createPageDeliverer(deps: PageDelivererDeps): OutboxDeliverer {
         if (!(err instanceof PagerdutyError)) return { kind: 'retry', error: errorMessage(err) };
         if (!err.retriable) return { kind: 'dead', error: err.message };
         const { retryAfterMs } = err.details;
-        return retryAfterMs === undefined ? { kind: 'retry', error: err.message } : { kind: 'retry', error: err.message, retryAfterMs };
+        return retryAfterMs === undefined
+          ? { kind: 'retry', error: err.message }
+          : { kind: 'retry', error: err.message, retryAfterMs };
       }
     },
   };
 }
 
 /** `deliverers` for createOutboxWorker in a process with PagerDuty on; `slack` when Slack is configured too. */
-export function pagerdutyDeliverers(settings: PagerdutySettings, slack?: PageSlackLinks): Record<string, OutboxDeliverer> {
+export function pagerdutyDeliverers(
+  settings: PagerdutySettings,
+  slack?: PageSlackLinks,
+): Record<string, OutboxDeliverer> {
   const client = createPagerdutyClient({ eventsUrl: settings.eventsUrl });
-  return { [PAGE_NAMESPACE]: createPageDeliverer({ client, routingKey: settings.routingKey, ...(slack ? { slack } : {}) }) };
+  return {
+    [PAGE_NAMESPACE]: createPageDeliverer({ client, routingKey: settings.routingKey, ...(slack ? { slack } : {}) }),
+  };
 }

@@ -35,7 +35,10 @@ export function lockQueries(ctx: StoreContext): LockQueries {
 
     renewLock(stack, runId, ttlMs) {
       const now = ctx.nowMs();
-      return ctx.stmt('UPDATE locks SET expires_at = ? WHERE stack = ? AND run_id = ?').run(now + ttlMs, stack, runId).changes > 0;
+      return (
+        ctx.stmt('UPDATE locks SET expires_at = ? WHERE stack = ? AND run_id = ?').run(now + ttlMs, stack, runId)
+          .changes > 0
+      );
     },
 
     releaseLock(stack, runId) {

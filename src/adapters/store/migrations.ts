@@ -159,7 +159,11 @@ export class StoreSchemaTooNewError extends DriftgateError {
   }
 }
 
-export function applyMigrations(db: Database.Database, path: string, migrations: readonly string[] = MIGRATIONS): number {
+export function applyMigrations(
+  db: Database.Database,
+  path: string,
+  migrations: readonly string[] = MIGRATIONS,
+): number {
   const latest = migrations.length;
   const migrate = db.transaction(() => {
     // Read inside the write transaction: another process may have migrated since we opened the file.

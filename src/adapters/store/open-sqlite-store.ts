@@ -1,8 +1,7 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { SlackStore } from '../../ports/slack-store.js';
-import type { RunStore, Store } from '../../ports/store.js';
+import type { Store } from '../../ports/store.js';
 import { createStoreContext } from './context.js';
 import { lockQueries } from './lock-queries.js';
 import { applyMigrations } from './migrations.js';
@@ -45,11 +44,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     throw err;
   }
 
-  const ctx = createStoreContext(
-    db,
-    () => now().getTime(),
-    options.newId ?? (() => newRunId(now())),
-  );
+  const ctx = createStoreContext(db, () => now().getTime(), options.newId ?? (() => newRunId(now())));
   return {
     ...stackQueries(ctx),
     ...runQueries(ctx),

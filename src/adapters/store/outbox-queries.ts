@@ -37,7 +37,9 @@ export function outboxQueries(ctx: StoreContext): OutboxQueries {
     },
 
     markDelivered(id) {
-      ctx.stmt('UPDATE outbox SET delivered_at = ?, attempts = attempts + 1, last_error = NULL WHERE id = ?').run(ctx.nowMs(), id);
+      ctx
+        .stmt('UPDATE outbox SET delivered_at = ?, attempts = attempts + 1, last_error = NULL WHERE id = ?')
+        .run(ctx.nowMs(), id);
     },
 
     markFailed(id, error, nextAttemptAt) {
@@ -47,11 +49,16 @@ export function outboxQueries(ctx: StoreContext): OutboxQueries {
     },
 
     markDead(id, error) {
-      ctx.stmt('UPDATE outbox SET attempts = attempts + 1, last_error = ?, dead_at = ? WHERE id = ?').run(error, ctx.nowMs(), id);
+      ctx
+        .stmt('UPDATE outbox SET attempts = attempts + 1, last_error = ?, dead_at = ? WHERE id = ?')
+        .run(error, ctx.nowMs(), id);
     },
 
     pendingCount() {
-      return ctx.stmt('SELECT COUNT(*) FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL').pluck().get() as number;
+      return ctx
+        .stmt('SELECT COUNT(*) FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL')
+        .pluck()
+        .get() as number;
     },
   };
 }

@@ -3,7 +3,10 @@ import type { StoreContext } from './context.js';
 import { toArtifact, toAudit } from './rows.js';
 import { selectFiltered } from './select-filtered.js';
 
-type RecordQueries = Pick<RunStore, 'addArtifact' | 'listArtifacts' | 'listArtifactsBefore' | 'removeArtifact' | 'appendAudit' | 'listAudit'>;
+type RecordQueries = Pick<
+  RunStore,
+  'addArtifact' | 'listArtifacts' | 'listArtifactsBefore' | 'removeArtifact' | 'appendAudit' | 'listAudit'
+>;
 
 /** Artifact references and the audit trail: rows that record what happened, keyed by run. */
 export function recordQueries(ctx: StoreContext): RecordQueries {

@@ -47,7 +47,19 @@ export function remediationQueries(ctx: StoreContext): Pick<RunStore, 'saveRemed
              pr_url = excluded.pr_url, requested_by = excluded.requested_by, created_at = excluded.created_at,
              codified = excluded.codified, left_for_person = excluded.left_for_person`,
         )
-        .run(r.stack, r.fingerprint, r.runId, r.repository, r.branch, r.prNumber, r.prUrl, r.requestedBy, r.createdAt.getTime(), r.codified, r.leftForPerson);
+        .run(
+          r.stack,
+          r.fingerprint,
+          r.runId,
+          r.repository,
+          r.branch,
+          r.prNumber,
+          r.prUrl,
+          r.requestedBy,
+          r.createdAt.getTime(),
+          r.codified,
+          r.leftForPerson,
+        );
     },
     getRemediation(stack, fingerprint) {
       const row = ctx.stmt('SELECT * FROM remediations WHERE stack = ? AND fingerprint = ?').get(stack, fingerprint);

@@ -24,7 +24,10 @@ export function json<T extends z.ZodType>(schema: T) {
     try {
       const parsed = schema.safeParse(JSON.parse(text));
       if (parsed.success) return parsed.data;
-      ctx.addIssue({ code: 'custom', message: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') });
+      ctx.addIssue({
+        code: 'custom',
+        message: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+      });
     } catch (err) {
       ctx.addIssue({ code: 'custom', message: `not JSON: ${(err as Error).message}` });
     }
@@ -94,7 +97,8 @@ export const LockRow = z.object({
 export function parseRow<T extends z.ZodType>(schema: T, table: string, row: unknown): z.infer<T> {
   const parsed = schema.safeParse(row);
   if (parsed.success) return parsed.data;
-  const id = (row as Record<string, unknown> | undefined)?.['id'] ?? (row as Record<string, unknown> | undefined)?.['name'] ?? '?';
+  const id =
+    (row as Record<string, unknown> | undefined)?.id ?? (row as Record<string, unknown> | undefined)?.name ?? '?';
   const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
   throw new Error(`run store: unreadable ${table} row ${String(id)}: ${issues}`);
 }
@@ -125,7 +129,11 @@ export function toRun(raw: unknown): Run {
 
 export function toStack(raw: unknown): StackRecord {
   const r = parseRow(StackRow, 'stacks', raw);
-  const hasDrift = r.drift_fingerprint !== null && r.drift_run_id !== null && r.drift_first_seen_at !== null && r.drift_last_seen_at !== null;
+  const hasDrift =
+    r.drift_fingerprint !== null &&
+    r.drift_run_id !== null &&
+    r.drift_first_seen_at !== null &&
+    r.drift_last_seen_at !== null;
   return dropUndefined({
     name: r.name,
     status: r.status,

@@ -47,7 +47,13 @@ export function runQueries(ctx: StoreContext): RunQueries {
 }
 
 /** The whole compare-and-set is one UPDATE: of two callers racing from the same state, one matches. */
-function compareAndSet(ctx: StoreContext, id: string, from: readonly RunState[], to: RunState, patch: RunPatch): Run | undefined {
+function compareAndSet(
+  ctx: StoreContext,
+  id: string,
+  from: readonly RunState[],
+  to: RunState,
+  patch: RunPatch,
+): Run | undefined {
   const now = ctx.nowMs();
   const sql = `UPDATE runs SET
       state = ?, updated_at = ?, finished_at = COALESCE(?, finished_at),

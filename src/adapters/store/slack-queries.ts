@@ -4,7 +4,16 @@ import { toApproval, toMessageRef, toSilence } from './slack-rows.js';
 
 type SlackQueries = Pick<
   SlackStore,
-  'addApproval' | 'listApprovals' | 'setMessage' | 'getMessage' | 'hasMessage' | 'silence' | 'unsilence' | 'getSilence' | 'snooze' | 'isSnoozed'
+  | 'addApproval'
+  | 'listApprovals'
+  | 'setMessage'
+  | 'getMessage'
+  | 'hasMessage'
+  | 'silence'
+  | 'unsilence'
+  | 'getSilence'
+  | 'snooze'
+  | 'isSnoozed'
 >;
 
 /** Approvals, where each run's message lives, and the silences and snoozes that hold alerts back. */
@@ -13,8 +22,15 @@ export function slackQueries(ctx: StoreContext): SlackQueries {
     addApproval(approval) {
       // The unique (run_id, user_id) pair makes "a user counts once" hold even for two clicks at once.
       const result = ctx
-        .stmt('INSERT INTO approvals (run_id, user_id, at, groups) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, user_id) DO NOTHING')
-        .run(approval.runId, approval.userId, approval.at.getTime(), approval.groups ? JSON.stringify(approval.groups) : null);
+        .stmt(
+          'INSERT INTO approvals (run_id, user_id, at, groups) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, user_id) DO NOTHING',
+        )
+        .run(
+          approval.runId,
+          approval.userId,
+          approval.at.getTime(),
+          approval.groups ? JSON.stringify(approval.groups) : null,
+        );
       return result.changes > 0;
     },
 
@@ -24,7 +40,9 @@ export function slackQueries(ctx: StoreContext): SlackQueries {
 
     setMessage(ref) {
       ctx
-        .stmt('INSERT INTO slack_messages (run_id, channel, ts) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET channel = excluded.channel, ts = excluded.ts')
+        .stmt(
+          'INSERT INTO slack_messages (run_id, channel, ts) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET channel = excluded.channel, ts = excluded.ts',
+        )
         .run(ref.runId, ref.channel, ref.ts);
     },
 
@@ -74,7 +92,11 @@ export function slackQueries(ctx: StoreContext): SlackQueries {
     },
 
     isSnoozed(stack, fingerprint, now) {
-      return ctx.stmt('SELECT 1 FROM snoozes WHERE stack = ? AND fingerprint = ? AND until > ?').get(stack, fingerprint, now.getTime()) !== undefined;
+      return (
+        ctx
+          .stmt('SELECT 1 FROM snoozes WHERE stack = ? AND fingerprint = ? AND until > ?')
+          .get(stack, fingerprint, now.getTime()) !== undefined
+      );
     },
   };
 }

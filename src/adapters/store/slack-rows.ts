@@ -5,7 +5,12 @@ import { dropUndefined, epoch, json, opt, optText, parseRow } from './rows.js';
 
 /** Rows of the Slack-side tables, parsed at the boundary like the run tables (see rows.ts). */
 
-const ApprovalRow = z.object({ run_id: z.string(), user_id: z.string(), at: epoch, groups: json(z.array(z.string())).nullable().optional() });
+const ApprovalRow = z.object({
+  run_id: z.string(),
+  user_id: z.string(),
+  at: epoch,
+  groups: json(z.array(z.string())).nullable().optional(),
+});
 
 const MessageRow = z.object({ run_id: z.string(), channel: z.string(), ts: z.string() });
 

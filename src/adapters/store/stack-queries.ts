@@ -4,7 +4,15 @@ import { toStack } from './rows.js';
 
 type StackQueries = Pick<
   RunStore,
-  'upsertStack' | 'getStack' | 'listStacks' | 'setStackStatus' | 'openDrift' | 'closeDrift' | 'blockStack' | 'unblockStack' | 'setLastAppliedCommit'
+  | 'upsertStack'
+  | 'getStack'
+  | 'listStacks'
+  | 'setStackStatus'
+  | 'openDrift'
+  | 'closeDrift'
+  | 'blockStack'
+  | 'unblockStack'
+  | 'setLastAppliedCommit'
 >;
 
 const CLEAR_DRIFT = `drift_fingerprint = NULL, drift_run_id = NULL, drift_first_seen_at = NULL,
@@ -45,10 +53,12 @@ export function stackQueries(ctx: StoreContext): StackQueries {
 
   /** Runs one UPDATE on a stack row, creating the row first. */
   const write = (sql: string, name: string, ...params: unknown[]) => {
-    ctx.db.transaction(() => {
-      ensureStack(ctx, name);
-      ctx.stmt(sql).run(...params, name);
-    }).immediate();
+    ctx.db
+      .transaction(() => {
+        ensureStack(ctx, name);
+        ctx.stmt(sql).run(...params, name);
+      })
+      .immediate();
   };
 
   return {

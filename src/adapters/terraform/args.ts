@@ -32,7 +32,15 @@ export function varFileArgs(stack: Stack): string[] {
 }
 
 export function planArgs(stack: Stack, planFile: string, lockMs: number): string[] {
-  return ['plan', '-detailed-exitcode', '-input=false', '-no-color', lockTimeoutArg(lockMs), `-out=${planFile}`, ...varFileArgs(stack)];
+  return [
+    'plan',
+    '-detailed-exitcode',
+    '-input=false',
+    '-no-color',
+    lockTimeoutArg(lockMs),
+    `-out=${planFile}`,
+    ...varFileArgs(stack),
+  ];
 }
 
 export function showJsonArgs(planFile: string): string[] {

@@ -17,7 +17,10 @@ async function isExecutableFile(path: string): Promise<boolean> {
 }
 
 /** `terraform`, `tofu` or a path -> the absolute path of an executable file, searched on the injected PATH. */
-export async function resolveBinary(binary: string, env: Record<string, string | undefined>): Promise<string | undefined> {
+export async function resolveBinary(
+  binary: string,
+  env: Record<string, string | undefined>,
+): Promise<string | undefined> {
   if (binary.includes('/')) {
     const path = isAbsolute(binary) ? binary : resolve(binary);
     return (await isExecutableFile(path)) ? path : undefined;
@@ -46,7 +49,12 @@ export function parseFlavor(humanVersion: string, path: string): TerraformVersio
 export function parseVersion(jsonText: string, humanVersion: string): string | undefined {
   try {
     const parsed: unknown = JSON.parse(jsonText);
-    if (parsed && typeof parsed === 'object' && 'terraform_version' in parsed && typeof parsed.terraform_version === 'string') {
+    if (
+      parsed &&
+      typeof parsed === 'object' &&
+      'terraform_version' in parsed &&
+      typeof parsed.terraform_version === 'string'
+    ) {
       return parsed.terraform_version;
     }
   } catch {
@@ -56,11 +64,24 @@ export function parseVersion(jsonText: string, humanVersion: string): string | u
 }
 
 /** Finds the binary and asks it what it is. Throws TerraformBinaryMissingError when absent or not runnable. */
-export async function detectTerraform(binary: string, env: Record<string, string>, cwd: string): Promise<TerraformVersion> {
+export async function detectTerraform(
+  binary: string,
+  env: Record<string, string>,
+  cwd: string,
+): Promise<TerraformVersion> {
   const path = await resolveBinary(binary, env);
   if (!path) throw new TerraformBinaryMissingError(binary);
   const run = (args: string[]) =>
-    runProcess({ file: path, args, cwd, env, timeoutMs: 60_000, killGraceMs: 5_000, stdoutLimit: 64 * 1024, stderrLimit: 64 * 1024 });
+    runProcess({
+      file: path,
+      args,
+      cwd,
+      env,
+      timeoutMs: 60_000,
+      killGraceMs: 5_000,
+      stdoutLimit: 64 * 1024,
+      stderrLimit: 64 * 1024,
+    });
   const [json, human] = await Promise.all([run(['version', '-json']), run(['version'])]);
   const version = json.spawnError || human.spawnError ? undefined : parseVersion(json.stdout, human.stdout);
   if (!version) throw new TerraformBinaryMissingError(binary);

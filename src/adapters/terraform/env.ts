@@ -6,7 +6,9 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 function checkNames(stack: Stack, field: 'vars' | 'backendConfig', names: string[]): void {
   const bad = names.filter((n) => !IDENTIFIER.test(n));
   if (bad.length) {
-    throw new ConfigError(bad.map((n) => ({ path: `stacks.${stack.name}.${field}.${n}`, message: 'not a valid terraform identifier' })));
+    throw new ConfigError(
+      bad.map((n) => ({ path: `stacks.${stack.name}.${field}.${n}`, message: 'not a valid terraform identifier' })),
+    );
   }
 }
 
@@ -50,12 +52,18 @@ export function buildChildEnv({ base, stack, pluginCacheDir, withWorkspace }: Ch
 
 /** An HCL string literal; `${` and `%{` are escaped because backend files allow no templates. */
 function hclString(value: string): string {
-  return JSON.stringify(value).replace(/\$\{/g, () => '$${').replace(/%\{/g, () => '%%{');
+  return JSON.stringify(value)
+    .replace(/\$\{/g, () => '$${')
+    .replace(/%\{/g, () => '%%{');
 }
 
 /** The contents of a `-backend-config=<file>` file (HCL attributes). */
 export function backendConfigFile(stack: Stack): string {
   const entries = Object.entries(stack.backendConfig);
-  checkNames(stack, 'backendConfig', entries.map(([k]) => k));
+  checkNames(
+    stack,
+    'backendConfig',
+    entries.map(([k]) => k),
+  );
   return entries.map(([k, v]) => `${k} = ${typeof v === 'string' ? hclString(v) : String(v)}\n`).join('');
 }

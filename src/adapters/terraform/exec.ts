@@ -39,7 +39,10 @@ export async function execTerraform(ctx: ExecContext, req: ExecRequest): Promise
   const bin = await ctx.version();
   if (req.signal?.aborted) throw new TerraformError(req.command, undefined, 'aborted before it started');
   // argv holds no secrets by construction (see args.ts), so it may be logged.
-  ctx.logger?.debug({ stack: req.stack.name, command: req.command, argv: [bin.path, ...req.args] }, 'terraform command');
+  ctx.logger?.debug(
+    { stack: req.stack.name, command: req.command, argv: [bin.path, ...req.args] },
+    'terraform command',
+  );
   const result = await runProcess({
     file: bin.path,
     args: req.args,
@@ -52,11 +55,20 @@ export async function execTerraform(ctx: ExecContext, req: ExecRequest): Promise
     stderrLimit: ctx.outputLimitBytes,
   });
   ctx.logger?.debug(
-    { stack: req.stack.name, command: req.command, exitCode: result.exitCode, durationMs: result.durationMs, truncated: result.truncated },
+    {
+      stack: req.stack.name,
+      command: req.command,
+      exitCode: result.exitCode,
+      durationMs: result.durationMs,
+      truncated: result.truncated,
+    },
     'terraform command finished',
   );
   if (result.spawnError) {
-    ctx.logger?.warn({ stack: req.stack.name, command: req.command, error: ctx.redact(result.spawnError) }, 'terraform could not start');
+    ctx.logger?.warn(
+      { stack: req.stack.name, command: req.command, error: ctx.redact(result.spawnError) },
+      'terraform could not start',
+    );
     throw new TerraformBinaryMissingError(ctx.binary);
   }
   if (result.timedOut) throw commandError(ctx, req.command, result, 'TERRAFORM_TIMEOUT');

@@ -23,7 +23,8 @@ function skipString(text: string, start: number): number {
     if (c === '\\') i += 2;
     else if (c === '"') return i + 1;
     else if ((c === '$' || c === '%') && text[i + 1] === '{') {
-      if (text[i - 1] === c) i += 2; // `$${` / `%%{` are escapes, not templates
+      if (text[i - 1] === c)
+        i += 2; // `$${` / `%%{` are escapes, not templates
       else i = skipTemplate(text, i + 2);
     } else i++;
   }

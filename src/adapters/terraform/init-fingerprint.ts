@@ -24,7 +24,10 @@ async function readOptional(path: string): Promise<string | null> {
 async function tfFiles(dir: string): Promise<string[]> {
   try {
     const entries = await readdir(dir, { withFileTypes: true });
-    return entries.filter((e) => e.isFile() && e.name.endsWith('.tf')).map((e) => e.name).sort();
+    return entries
+      .filter((e) => e.isFile() && e.name.endsWith('.tf'))
+      .map((e) => e.name)
+      .sort();
   } catch {
     return [];
   }
@@ -49,7 +52,11 @@ export async function initRelevantConfig(root: string): Promise<string[]> {
         if (item.kind !== 'block') continue;
         const label = item.labels[0] ?? '';
         if (item.type === 'module') {
-          const attrs = new Map(scanHclBody(item.body).flatMap((a) => (a.kind === 'attribute' ? [[a.name, unquote(a.value)] as const] : [])));
+          const attrs = new Map(
+            scanHclBody(item.body).flatMap((a) =>
+              a.kind === 'attribute' ? [[a.name, unquote(a.value)] as const] : [],
+            ),
+          );
           const source = attrs.get('source') ?? '';
           facts.add(`module ${where} ${label} ${source} ${attrs.get('version') ?? ''}`);
           if (source.startsWith('./') || source.startsWith('../')) await visit(resolve(dir, source));

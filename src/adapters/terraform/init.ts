@@ -35,11 +35,17 @@ async function runInit(ctx: InitContext, stack: Stack, signal: AbortSignal | und
   const env = ctx.childEnv(stack, false);
   const common = { stack, env, timeoutMs: ctx.timeoutMs, signal };
   await mkdir(ctx.pluginCacheDir, { recursive: true });
-  const init = await withBackendFile(stack, (file) => execTerraform(ctx, { ...common, command: 'init', args: initArgs(ctx.lockTimeoutMs, file) }));
+  const init = await withBackendFile(stack, (file) =>
+    execTerraform(ctx, { ...common, command: 'init', args: initArgs(ctx.lockTimeoutMs, file) }),
+  );
   if (init.exitCode !== 0) throw commandError(ctx, 'init', init);
   if (stack.workspace && stack.workspace !== 'default') {
     // A missing workspace fails every later command under TF_WORKSPACE: create it now.
-    const select = await execTerraform(ctx, { ...common, command: 'workspace select', args: workspaceSelectArgs(stack.workspace) });
+    const select = await execTerraform(ctx, {
+      ...common,
+      command: 'workspace select',
+      args: workspaceSelectArgs(stack.workspace),
+    });
     if (select.exitCode !== 0) throw commandError(ctx, 'workspace select', select);
   }
 }

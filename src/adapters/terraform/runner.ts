@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Stack } from '../../domain/stack.js';
 import { ConfigError, StalePlanError } from '../../domain/errors.js';
-import type { CommandOutput, FmtReport, PlanResult, RunOptions, TerraformRunner, TerraformVersion } from '../../ports/terraform.js';
+import type {
+  CommandOutput,
+  FmtReport,
+  PlanResult,
+  RunOptions,
+  TerraformRunner,
+  TerraformVersion,
+} from '../../ports/terraform.js';
 import { applyArgs, fmtCheckArgs, planArgs, providersSchemaArgs, showJsonArgs, validateArgs } from './args.js';
 import { detectTerraform } from './binary.js';
 import { buildChildEnv } from './env.js';
@@ -31,12 +38,18 @@ export interface TerraformRunnerOptions {
 const FMT_REPORT_LINES = 40;
 
 async function assertStackDir(stack: Stack): Promise<void> {
-  const isDir = await stat(stack.dir).then((s) => s.isDirectory(), () => false);
-  if (!isDir) throw new ConfigError([{ path: `stacks.${stack.name}.dir`, message: `directory ${stack.dir} does not exist` }]);
+  const isDir = await stat(stack.dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (!isDir)
+    throw new ConfigError([{ path: `stacks.${stack.name}.dir`, message: `directory ${stack.dir} does not exist` }]);
 }
 
 export function createTerraformRunner(options: TerraformRunnerOptions): TerraformRunner {
-  const baseEnv = Object.fromEntries(Object.entries(options.env).filter((e): e is [string, string] => e[1] !== undefined));
+  const baseEnv = Object.fromEntries(
+    Object.entries(options.env).filter((e): e is [string, string] => e[1] !== undefined),
+  );
   let detection: Promise<TerraformVersion> | undefined;
   const version = (): Promise<TerraformVersion> => {
     detection ??= detectTerraform(options.binary, baseEnv, tmpdir()).catch((err: unknown) => {
@@ -70,7 +83,13 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
   /** A command whose stdout is JSON data: kept whole whatever the output limit, and not redacted. */
   const jsonOutput = async (stack: Stack, command: string, args: string[], runOptions: RunOptions): Promise<string> => {
     const { request } = await prepare(stack, runOptions.signal);
-    const result = await execTerraform(ctx, { ...request, command, args, timeoutMs: options.timeouts.plan, fullStdout: true });
+    const result = await execTerraform(ctx, {
+      ...request,
+      command,
+      args,
+      timeoutMs: options.timeouts.plan,
+      fullStdout: true,
+    });
     if (result.exitCode !== 0) throw commandError(ctx, command, result);
     return result.stdout;
   };
@@ -100,7 +119,12 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
     async fmtCheck(stack: Stack, files: string[], runOptions: RunOptions = {}): Promise<FmtReport> {
       await assertStackDir(stack);
       const request = { stack, env: ctx.childEnv(stack, false), signal: runOptions.signal };
-      const result = await execTerraform(ctx, { ...request, command: 'fmt -check', args: fmtCheckArgs(files), timeoutMs: options.timeouts.plan });
+      const result = await execTerraform(ctx, {
+        ...request,
+        command: 'fmt -check',
+        args: fmtCheckArgs(files),
+        timeoutMs: options.timeouts.plan,
+      });
       // 3: some files are not formatted; anything else but 0 is fmt failing to read them.
       if (result.exitCode !== 0 && result.exitCode !== 3) throw commandError(ctx, 'fmt -check', result);
       // fmt reports on stdout, unlike every other command: `--- old/<file>` heads each file's diff.
@@ -110,18 +134,31 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
 
     async validate(stack: Stack, runOptions: RunOptions = {}): Promise<void> {
       const { request } = await prepare(stack, runOptions.signal);
-      const result = await execTerraform(ctx, { ...request, command: 'validate', args: validateArgs(), timeoutMs: options.timeouts.plan });
+      const result = await execTerraform(ctx, {
+        ...request,
+        command: 'validate',
+        args: validateArgs(),
+        timeoutMs: options.timeouts.plan,
+      });
       if (result.exitCode !== 0) throw commandError(ctx, 'validate', result);
     },
 
     async apply(stack: Stack, planFile: string, runOptions: RunOptions = {}): Promise<CommandOutput> {
       const { request } = await prepare(stack, runOptions.signal);
       const args = applyArgs(resolve(stack.dir, planFile), options.timeouts.lock);
-      const result = await execTerraform(ctx, { ...request, command: 'apply', args, timeoutMs: options.timeouts.apply });
+      const result = await execTerraform(ctx, {
+        ...request,
+        command: 'apply',
+        args,
+        timeoutMs: options.timeouts.apply,
+      });
       // terraform has no exit code of its own for this; its message is the only signal, and it is stable.
       if (result.exitCode !== 0 && /Saved plan is stale/.test(result.stderr)) {
         const { stderrTail } = commandError(ctx, 'apply', result);
-        throw new StalePlanError('the state changed after this plan was made, so terraform refused to apply it; nothing was applied', stderrTail);
+        throw new StalePlanError(
+          'the state changed after this plan was made, so terraform refused to apply it; nothing was applied',
+          stderrTail,
+        );
       }
       if (result.exitCode !== 0) throw commandError(ctx, 'apply', result);
       return commandOutput(ctx, result);

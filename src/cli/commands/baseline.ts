@@ -15,7 +15,8 @@ export const BASELINE_USAGE = 'driftgate baseline STACK [--commit SHA] [--config
 async function baselineCommit(stack: Stack, commit: string | undefined, dataDir: string, env: CliIo['env']) {
   if (!stack.git) {
     if (!commit) throw new UsageError(`stack ${stack.name} is not from Git: name the commit with --commit SHA`);
-    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) throw new UsageError('--commit must be a full commit sha for a stack that is not from Git');
+    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
+      throw new UsageError('--commit must be a full commit sha for a stack that is not from Git');
     return { sha: commit };
   }
   const checkout = createGitSources({ dataDir, env }).checkout(stack.git);
@@ -34,7 +35,8 @@ export async function baselineCommand(args: string[], io: CliIo): Promise<number
     options: { commit: { type: 'string' }, config: { type: 'string', short: 'c' } },
   });
   if (positionals.length !== 1) throw new UsageError('name exactly one stack to baseline');
-  if (values.commit !== undefined && !/^[0-9a-f]{7,64}$/.test(values.commit)) throw new UsageError('--commit takes a commit sha (hex)');
+  if (values.commit !== undefined && !/^[0-9a-f]{7,64}$/.test(values.commit))
+    throw new UsageError('--commit takes a commit sha (hex)');
   const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
   const [stack] = selectStacks(config.stacks, positionals);
   const commit = await baselineCommit(stack!, values.commit, config.dataDir, io.env);

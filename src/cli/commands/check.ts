@@ -57,6 +57,11 @@ export async function runChecks(
   return settled.map((r, i) =>
     r.status === 'fulfilled'
       ? r.value
-      : { stack: stacks[i]!.name, status: 'errored', error: r.reason instanceof Error ? r.reason.message : String(r.reason), stderrTail: '' },
+      : {
+          stack: stacks[i]!.name,
+          status: 'errored',
+          error: r.reason instanceof Error ? r.reason.message : String(r.reason),
+          stderrTail: '',
+        },
   );
 }

@@ -30,17 +30,24 @@ export async function editResourceInput(
 ): Promise<void> {
   const pulled = await execa(tf.binary, ['state', 'pull'], { cwd: dir, env: tf.env, extendEnv: false });
   const state = JSON.parse(pulled.stdout) as StateFile;
-  const resource = state.resources.find((r) => r.mode === 'managed' && r.type === address.type && r.name === address.name);
+  const resource = state.resources.find(
+    (r) => r.mode === 'managed' && r.type === address.type && r.name === address.name,
+  );
   const attributes = resource?.instances[0]?.attributes;
-  const valueOf = (name: string) => (attributes?.[name] as { value?: Record<string, unknown> } | undefined)?.value;
-  const input = valueOf('input');
+  const attribute = (name: string) => (attributes?.[name] as { value?: Record<string, unknown> } | undefined)?.value;
+  const input = attribute('input');
   if (!attributes || !input) throw new Error(`${address.type}.${address.name} has no input in the state of ${dir}`);
   edit(input);
   // terraform_data's output mirrors its input once applied; a real out-of-band change moves both.
-  const output = valueOf('output');
+  const output = attribute('output');
   if (output) edit(output);
   state.serial += 1;
-  await execa(tf.binary, ['state', 'push', '-'], { cwd: dir, env: tf.env, extendEnv: false, input: JSON.stringify(state) });
+  await execa(tf.binary, ['state', 'push', '-'], {
+    cwd: dir,
+    env: tf.env,
+    extendEnv: false,
+    input: JSON.stringify(state),
+  });
 }
 
 /** Forgets a resource, as if someone deleted it outside terraform: the next plan creates it again. */

@@ -32,6 +32,8 @@ export async function writeSlackPreview(
   const file = keepDir
     ? join(keepDir, 'slack-drift-alert.json')
     : join(await mkdtemp(join(tmpdir(), 'driftgate-demo-slack-')), 'driftgate-demo-slack-alert.json');
-  await writeFile(file, `${JSON.stringify({ text: message.text, blocks: message.blocks }, null, 2)}\n`, { mode: 0o600 });
+  await writeFile(file, `${JSON.stringify({ text: message.text, blocks: message.blocks }, null, 2)}\n`, {
+    mode: 0o600,
+  });
   return { file, builderUrl: blockKitBuilderUrl(message) };
 }

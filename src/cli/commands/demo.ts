@@ -34,7 +34,9 @@ export async function demoCommand(args: string[], io: CliIo): Promise<number> {
     const version = await context.deps.terraform.version();
 
     say(`driftgate demo in ${work}`);
-    say(`${version.flavor} ${version.version}, ${config.stacks.length} example stacks: ${config.stacks.map((s) => s.name).join(', ')}`);
+    say(
+      `${version.flavor} ${version.version}, ${config.stacks.length} example stacks: ${config.stacks.map((s) => s.name).join(', ')}`,
+    );
     say('');
     say('1/3 Applying the example stacks (terraform_data resources, no provider downloads)…');
     await applyAll(context, config.stacks);
@@ -50,10 +52,15 @@ export async function demoCommand(args: string[], io: CliIo): Promise<number> {
       input.username = 'admin';
     });
     say('    prod/database      someone resized the instance, turned off multi-AZ and renamed the DB user');
-    await editResourceInput(tf, dir('staging/networking'), { type: 'terraform_data', name: 'security_group' }, (input) => {
-      const rules = input.ingress as { port: number; cidr_blocks: string[] }[];
-      rules[1]!.cidr_blocks = ['0.0.0.0/0'];
-    });
+    await editResourceInput(
+      tf,
+      dir('staging/networking'),
+      { type: 'terraform_data', name: 'security_group' },
+      (input) => {
+        const rules = input.ingress as { port: number; cidr_blocks: string[] }[];
+        rules[1]!.cidr_blocks = ['0.0.0.0/0'];
+      },
+    );
     say('    staging/networking someone opened SSH (port 22) to the whole internet');
     await forgetResource(tf, dir('dev/app'), 'terraform_data.dns_record');
     say('    dev/app            someone deleted the DNS record');

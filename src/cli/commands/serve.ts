@@ -8,7 +8,8 @@ import { UsageError } from '../io.js';
 export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' }, port: { type: 'string' } } });
   const port = Number(values.port ?? io.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid port ${values.port ?? io.env.PORT}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`invalid port ${values.port ?? io.env.PORT}`);
   const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
   const running = await startServe(config, { env: io.env, port });
   await new Promise<void>((resolve) => io.onShutdown(() => resolve()));

@@ -12,7 +12,11 @@ import { selectStacks } from '../select-stacks.js';
  * Only after a person has looked at the stack's real state, which is why it is never automatic.
  */
 export async function unlockCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { config: { type: 'string', short: 'c' } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { config: { type: 'string', short: 'c' } },
+  });
   if (positionals.length !== 1) throw new UsageError('name exactly one stack to unlock');
   const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
   const [stack] = selectStacks(config.stacks, positionals);

@@ -106,7 +106,8 @@ export function checkReportJson(outcomes: CheckOutcome[]): object {
           return { ...base, error: o.error, stderrTail: o.stderrTail };
         case 'interrupted':
           return { ...base, error: o.run.error ?? 'interrupted' };
-        case 'blocked':
+        default:
+          // 'blocked': the last status, so a new one fails to compile here (no `reason`).
           return { ...base, error: o.reason };
       }
     }),

@@ -22,6 +22,7 @@ const LABELS = {
 const LABEL_WIDTH = 9;
 
 /** A value from the plan must not move the cursor or recolour the terminal: C0, DEL and C1 are escaped. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 export function terminalSafe(text: string): string {
   return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
@@ -36,9 +37,16 @@ function requirement(approval: PolicyApproval | undefined): string {
   return approval ? ` (${approval.count} from ${approval.from.join(' or ')})` : '';
 }
 
-function findingLine(finding: PolicyFinding, approvals: readonly PolicyApproval[]): { effect: keyof typeof LABELS; text: string } {
-  const needs = finding.effect === 'require_approval' ? requirement(approvals.find((a) => a.rule === finding.rule)) : '';
-  return { effect: finding.effect, text: `${clip(finding.rule, 80)}: ${clip(finding.message, MAX_MESSAGE_CHARS)}${needs}` };
+function findingLine(
+  finding: PolicyFinding,
+  approvals: readonly PolicyApproval[],
+): { effect: keyof typeof LABELS; text: string } {
+  const needs =
+    finding.effect === 'require_approval' ? requirement(approvals.find((a) => a.rule === finding.rule)) : '';
+  return {
+    effect: finding.effect,
+    text: `${clip(finding.rule, 80)}: ${clip(finding.message, MAX_MESSAGE_CHARS)}${needs}`,
+  };
 }
 
 /** `N changes ignored by <rule>`, per rule, with the first few addresses. */
@@ -55,11 +63,16 @@ function ignoredLines(ignored: PolicyEvaluation['ignored']): string[] {
 /** Denials, then approvals the policies add, then warnings, what was ignored, and whether all is minor. */
 export function renderPolicyLines(policy: PolicyEvaluation, paint: Paint): string[] {
   const order = ['deny', 'require_approval', 'warn'] as const;
-  const findings = order.flatMap((effect) => policy.findings.filter((f) => f.effect === effect).map((f) => findingLine(f, policy.approvals)));
+  const findings = order.flatMap((effect) =>
+    policy.findings.filter((f) => f.effect === effect).map((f) => findingLine(f, policy.approvals)),
+  );
   const lines = findings.slice(0, MAX_FINDING_LINES);
   const label = (effect: keyof typeof LABELS) => paint(LABELS[effect].color, LABELS[effect].text.padEnd(LABEL_WIDTH));
   const out = lines.map((l) => `  ${label(l.effect)} ${l.text}`);
-  if (findings.length > lines.length) out.push(`  ${' '.repeat(LABEL_WIDTH)} … and ${findings.length - lines.length} more policy findings (--json lists them all)`);
+  if (findings.length > lines.length)
+    out.push(
+      `  ${' '.repeat(LABEL_WIDTH)} … and ${findings.length - lines.length} more policy findings (--json lists them all)`,
+    );
   out.push(...ignoredLines(policy.ignored).map((text) => `  ${label('ignore')} ${text}`));
   if (policy.allMinor) out.push(`  ${label('minor')} every change is minor`);
   return out;
@@ -70,7 +83,12 @@ export function policyJson(policy: PolicyEvaluation | undefined): object | null 
   if (!policy) return null;
   return {
     denied: policy.denied,
-    findings: policy.findings.map((f) => ({ rule: f.rule, effect: f.effect, message: f.message, ...(f.address === undefined ? {} : { address: f.address }) })),
+    findings: policy.findings.map((f) => ({
+      rule: f.rule,
+      effect: f.effect,
+      message: f.message,
+      ...(f.address === undefined ? {} : { address: f.address }),
+    })),
     approvals: policy.approvals.map((a) => ({ rule: a.rule, count: a.count, from: [...a.from] })),
     allMinor: policy.allMinor,
     ignored: policy.ignored.map((i) => ({ address: i.address, rule: i.rule })),

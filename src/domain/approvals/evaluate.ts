@@ -36,7 +36,12 @@ export function progressOf(requirements: ApprovalRequirement[], existing: Approv
   for (const requirement of requirements) {
     const got = approvals.filter((a) => countsToward(a, requirement)).length;
     have += Math.min(got, requirement.count);
-    if (got < requirement.count) missing.push({ count: requirement.count - got, groups: requirement.groups, ...(requirement.source ? { source: requirement.source } : {}) });
+    if (got < requirement.count)
+      missing.push({
+        count: requirement.count - got,
+        groups: requirement.groups,
+        ...(requirement.source ? { source: requirement.source } : {}),
+      });
   }
   const need = requirements.reduce((n, r) => n + r.count, 0);
   return { have, need, approvers: approvals.map((a) => a.userId), missing };
@@ -67,11 +72,19 @@ export function evaluateApprovals(request: ApprovalsRequest): ApprovalDecision {
   const outsider = notInGroup({ count: 0, groups: [...new Set(requirements.flatMap((r) => r.groups))] }, userGroups);
   if (outsider) return { ok: false, ...outsider };
   if (authorSlackIds.includes(userId)) {
-    return { ok: false, reason: 'author', message: 'You authored this change, so you cannot approve it yourself: someone else has to review it.' };
+    return {
+      ok: false,
+      reason: 'author',
+      message: 'You authored this change, so you cannot approve it yourself: someone else has to review it.',
+    };
   }
   const helps = (before.missing ?? []).some((m) => m.groups.some((g) => userGroups.includes(g)));
   if (!helps) {
-    return { ok: false, reason: 'not_needed', message: `The approvals your groups can give are complete; still needed: ${describeMissing(before.missing ?? [])}.` };
+    return {
+      ok: false,
+      reason: 'not_needed',
+      message: `The approvals your groups can give are complete; still needed: ${describeMissing(before.missing ?? [])}.`,
+    };
   }
   const mine: Approval = { runId: '', userId, at: new Date(8.64e15), groups: userGroups };
   const progress = progressOf(requirements, [...existing, mine]);
@@ -81,14 +94,22 @@ export function evaluateApprovals(request: ApprovalsRequest): ApprovalDecision {
 /** evaluateApprovals for the approvers rule alone. */
 export function evaluateApproval(request: ApprovalRequest): ApprovalDecision {
   const { requirement, authorSlackId, ...rest } = request;
-  return evaluateApprovals({ ...rest, requirements: [requirement], ...(authorSlackId ? { authorSlackIds: [authorSlackId] } : {}) });
+  return evaluateApprovals({
+    ...rest,
+    requirements: [requirement],
+    ...(authorSlackId ? { authorSlackIds: [authorSlackId] } : {}),
+  });
 }
 
 /**
  * The refusal for a user in none of the required groups, or undefined when they may decide. Approving and
  * rejecting take the same membership (the author of a change may still reject it).
  */
-export function notInGroup(requirement: ApprovalRequirement, userGroups: string[], verb = 'approve'): ApprovalRefusal | undefined {
+export function notInGroup(
+  requirement: ApprovalRequirement,
+  userGroups: string[],
+  verb = 'approve',
+): ApprovalRefusal | undefined {
   if (requirement.groups.some((g) => userGroups.includes(g))) return undefined;
   const them = requirement.groups.length > 1 ? 'any of them' : 'it';
   return {

@@ -24,7 +24,10 @@ export function requirementFor(
 }
 
 /** The Slack user a GitHub login maps to in `approvers.authors`, to keep a change's author from approving it. */
-export function authorSlackId(approvers: ApproverRules | undefined, githubLogin: string | undefined): string | undefined {
+export function authorSlackId(
+  approvers: ApproverRules | undefined,
+  githubLogin: string | undefined,
+): string | undefined {
   if (!approvers || !githubLogin) return undefined;
   // GitHub logins are case-insensitive.
   const key = Object.keys(approvers.authors).find((login) => login.toLowerCase() === githubLogin.toLowerCase());
@@ -35,7 +38,10 @@ export function authorSlackId(approvers: ApproverRules | undefined, githubLogin:
  * Every requirement a plan's apply needs: the approvers rule that matched, then one per approval a policy
  * added, each named by where it comes from.
  */
-export function allRequirements(match: { requirement: ApprovalRequirement; rule: number }, policyApprovals: readonly PolicyApproval[] = []): ApprovalRequirement[] {
+export function allRequirements(
+  match: { requirement: ApprovalRequirement; rule: number },
+  policyApprovals: readonly PolicyApproval[] = [],
+): ApprovalRequirement[] {
   return [
     { ...match.requirement, source: `approvers.rules[${match.rule}]` },
     ...policyApprovals.map((a) => ({ count: a.count, groups: a.from, source: a.rule })),

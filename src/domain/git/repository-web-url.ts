@@ -8,8 +8,12 @@
 export function repositoryWebUrl(cloneUrl: string): string | undefined {
   const parsed = parseCloneUrl(cloneUrl.trim());
   if (!parsed || !/(^|[.-])github([.-]|$)/i.test(parsed.host.replace(/:\d+$/, ''))) return undefined;
-  const parts = parsed.path.replace(/^\/+|\/+$/g, '').replace(/\.git$/, '').split('/');
-  if (parts.length !== 2 || !parts.every((p) => /^[A-Za-z0-9._-]+$/.test(p) && p !== '.' && p !== '..')) return undefined;
+  const parts = parsed.path
+    .replace(/^\/+|\/+$/g, '')
+    .replace(/\.git$/, '')
+    .split('/');
+  if (parts.length !== 2 || !parts.every((p) => /^[A-Za-z0-9._-]+$/.test(p) && p !== '.' && p !== '..'))
+    return undefined;
   return `https://${parsed.host.toLowerCase()}/${parts.join('/')}`;
 }
 

@@ -54,7 +54,9 @@ export interface TriggerInput {
   stack: Pick<Stack, 'name' | 'environment'>;
   severity: PageSeverity;
   run: Pick<Run, 'id' | 'updatedAt'>;
-  analysis: Pick<PlanAnalysis, 'counts' | 'fingerprint'> & { changes: readonly { address: string; action: ChangeAction }[] };
+  analysis: Pick<PlanAnalysis, 'counts' | 'fingerprint'> & {
+    changes: readonly { address: string; action: ChangeAction }[];
+  };
   /** When the open drift was first seen (it may predate this run). */
   firstSeenAt?: Date;
 }

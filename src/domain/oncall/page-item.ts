@@ -27,5 +27,9 @@ export const PageItemPayload = z.object({
 
 /** Pages of one stack go out in order (a trigger before its resolve), apart from its Slack messages. */
 export function pageItem(stackName: string, payload: PageItemPayload) {
-  return { key: `${PAGE_NAMESPACE}:${stackName}`, method: PAGE_METHOD, payload: { ...payload } as Record<string, unknown> };
+  return {
+    key: `${PAGE_NAMESPACE}:${stackName}`,
+    method: PAGE_METHOD,
+    payload: { ...payload } as Record<string, unknown>,
+  };
 }

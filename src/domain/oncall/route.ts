@@ -14,7 +14,10 @@ export const DEFAULT_SEVERITY: PageSeverity = 'error';
  * The first `pagerduty.routing` rule whose `stacks` glob and `environments` both match the stack (an
  * absent criterion matches every stack). Undefined when none does: that stack never pages.
  */
-export function pageRouteFor(pagerduty: PagingRules | undefined, stack: Pick<Stack, 'name' | 'environment'>): PageRoute | undefined {
+export function pageRouteFor(
+  pagerduty: PagingRules | undefined,
+  stack: Pick<Stack, 'name' | 'environment'>,
+): PageRoute | undefined {
   if (!pagerduty) return undefined;
   const { environment } = stack;
   const rule = pagerduty.routing.find(
@@ -23,6 +26,9 @@ export function pageRouteFor(pagerduty: PagingRules | undefined, stack: Pick<Sta
       (r.environments === undefined || (environment !== undefined && r.environments.includes(environment))),
   );
   if (!rule) return undefined;
-  const severity = (environment !== undefined && Object.hasOwn(pagerduty.severity, environment) ? pagerduty.severity[environment] : undefined) ?? DEFAULT_SEVERITY;
+  const severity =
+    (environment !== undefined && Object.hasOwn(pagerduty.severity, environment)
+      ? pagerduty.severity[environment]
+      : undefined) ?? DEFAULT_SEVERITY;
   return { routingKeyEnv: rule.routingKeyEnv, severity };
 }

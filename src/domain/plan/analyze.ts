@@ -18,9 +18,15 @@ const NO_PATHS: readonly (readonly (string | number)[])[] = Object.freeze([]);
  * No-op changes are left out, except moves and imports: applying those changes terraform's state,
  * so the plan is not empty (terraform itself counts them as changes).
  */
-function toResourceChange(rc: PlanResourceChange, where: string, redactor: Redactor, walker: DiffWalker): ResourceChange | undefined {
+function toResourceChange(
+  rc: PlanResourceChange,
+  where: string,
+  redactor: Redactor,
+  walker: DiffWalker,
+): ResourceChange | undefined {
   const { action, replaceOrder, forget } = normalizeActions(rc.change.actions, `${where}.change`);
-  const previousAddress = rc.previous_address !== undefined && rc.previous_address !== rc.address ? rc.previous_address : undefined;
+  const previousAddress =
+    rc.previous_address !== undefined && rc.previous_address !== rc.address ? rc.previous_address : undefined;
   const importing = rc.change.importing !== undefined;
   if (action === 'no-op' && !previousAddress && !importing) return undefined;
   const replacePaths = rc.change.replace_paths ?? NO_PATHS;
@@ -51,7 +57,11 @@ function toResourceChange(rc: PlanResourceChange, where: string, redactor: Redac
   return change;
 }
 
-function toResourceChanges(list: PlanResourceChange[] | undefined, field: string, redactor: Redactor): ResourceChange[] {
+function toResourceChanges(
+  list: PlanResourceChange[] | undefined,
+  field: string,
+  redactor: Redactor,
+): ResourceChange[] {
   const out: ResourceChange[] = [];
   const walker = new DiffWalker(redactor);
   list?.forEach((rc, i) => {

@@ -98,7 +98,9 @@ export class DiffWalker {
       const masked = this.redactor.size > 0;
       node = {
         path: masked ? this.redactor.redact(path) : path,
-        segments: Object.freeze(masked ? segments.map((s) => (typeof s === 'string' ? this.redactor.redact(s) : s)) : segments),
+        segments: Object.freeze(
+          masked ? segments.map((s) => (typeof s === 'string' ? this.redactor.redact(s) : s)) : segments,
+        ),
         children: new Map(),
       };
       parent.children.set(key, node);

@@ -37,15 +37,17 @@ function hashResources(hash: Hash, section: string, list: readonly ResourceChang
   hash.update(`#${section}\n`);
   const sorted = [...list].sort(byAddress);
   for (let i = 0; i < sorted.length; i += CHUNK) {
-    const chunk = sorted.slice(i, i + CHUNK).map((c) => [
-      c.address,
-      c.action,
-      c.replaceOrder ?? null,
-      c.previousAddress ?? null,
-      c.importing === true,
-      [...c.replacePaths].sort(),
-      c.attributes.map((a) => [a.path, a.before, a.after, a.forcesReplacement]),
-    ]);
+    const chunk = sorted
+      .slice(i, i + CHUNK)
+      .map((c) => [
+        c.address,
+        c.action,
+        c.replaceOrder ?? null,
+        c.previousAddress ?? null,
+        c.importing === true,
+        [...c.replacePaths].sort(),
+        c.attributes.map((a) => [a.path, a.before, a.after, a.forcesReplacement]),
+      ]);
     hash.update(JSON.stringify(chunk));
   }
 }

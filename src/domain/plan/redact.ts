@@ -40,7 +40,10 @@ function collectStrings(value: unknown, into: Set<string>): void {
   }
 }
 
-function collectChange(change: Pick<PlanChange, 'before' | 'after' | 'before_sensitive' | 'after_sensitive'>, into: Set<string>): void {
+function collectChange(
+  change: Pick<PlanChange, 'before' | 'after' | 'before_sensitive' | 'after_sensitive'>,
+  into: Set<string>,
+): void {
   collectMarked(change.before, change.before_sensitive, into);
   collectMarked(change.after, change.after_sensitive, into);
 }
@@ -52,7 +55,12 @@ function collectStateModule(module: PlanStateModule | undefined, into: Set<strin
 }
 
 /** Sensitive variables: the root's values, defaults anywhere, constants passed into module calls. */
-function collectDeclared(plan: PlanJson, module: PlanModuleConfig | undefined, isRoot: boolean, into: Set<string>): void {
+function collectDeclared(
+  plan: PlanJson,
+  module: PlanModuleConfig | undefined,
+  isRoot: boolean,
+  into: Set<string>,
+): void {
   if (!module) return;
   for (const [name, variable] of Object.entries(module.variables ?? {})) {
     if (variable.sensitive !== true) continue;

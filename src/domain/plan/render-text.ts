@@ -77,15 +77,20 @@ function attributeLine(attr: AttributeChange, width: number, paint: Paint): stri
   const name = attr.path.padEnd(width);
   const forces = attr.forcesReplacement ? paint(' # forces replacement', 'red') : '';
   if (attr.before.kind === 'absent') return `${paint('+', 'green')} ${name} = ${formatDiffValue(attr.after)}${forces}`;
-  if (attr.after.kind === 'absent') return `${paint('-', 'red')} ${name} = ${formatDiffValue(attr.before)} -> null${forces}`;
+  if (attr.after.kind === 'absent')
+    return `${paint('-', 'red')} ${name} = ${formatDiffValue(attr.before)} -> null${forces}`;
   const bothSensitive = attr.before.kind === 'sensitive' && attr.after.kind === 'sensitive';
-  const value = bothSensitive ? formatDiffValue(attr.after) : `${formatDiffValue(attr.before)} -> ${formatDiffValue(attr.after)}`;
+  const value = bothSensitive
+    ? formatDiffValue(attr.after)
+    : `${formatDiffValue(attr.before)} -> ${formatDiffValue(attr.after)}`;
   return `${paint('~', 'yellow')} ${name} = ${value}${forces}`;
 }
 
 function resourceBlock(change: ResourceChange, drift: boolean, paint: Paint): string[] {
   const tone = TONE[change.action];
-  const lines = [`  ${paint(`# ${change.address} ${headline(change, drift)}`, change.action === 'delete' || change.action === 'replace' ? 'red' : 'bold')}`];
+  const lines = [
+    `  ${paint(`# ${change.address} ${headline(change, drift)}`, change.action === 'delete' || change.action === 'replace' ? 'red' : 'bold')}`,
+  ];
   if (change.previousAddress && change.action !== 'no-op') lines.push(`  # (moved from ${change.previousAddress})`);
   if (change.importing && change.action !== 'no-op') lines.push('  # (imported)');
   // A move or import alone changes no attribute: the headline says it all.
@@ -103,23 +108,35 @@ const SEVERITY: Partial<Record<ResourceChange['action'], number>> = { delete: 0,
 
 function ordered(changes: readonly ResourceChange[]): ResourceChange[] {
   return [...changes].sort(
-    (a, b) => (SEVERITY[a.action] ?? 2) - (SEVERITY[b.action] ?? 2) || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
+    (a, b) =>
+      (SEVERITY[a.action] ?? 2) - (SEVERITY[b.action] ?? 2) ||
+      (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
   );
 }
 
-function section(title: string, changes: readonly ResourceChange[], drift: boolean, paint: Paint, max: number): string[] {
+function section(
+  title: string,
+  changes: readonly ResourceChange[],
+  drift: boolean,
+  paint: Paint,
+  max: number,
+): string[] {
   if (changes.length === 0) return [];
   const lines = [paint(title, 'bold'), ''];
   const shown = ordered(changes);
   for (const change of shown.slice(0, max)) lines.push(...resourceBlock(change, drift, paint));
-  if (shown.length > max) lines.push(`  … and ${shown.length - max} more resource${shown.length - max === 1 ? '' : 's'} not shown`, '');
+  if (shown.length > max)
+    lines.push(`  … and ${shown.length - max} more resource${shown.length - max === 1 ? '' : 's'} not shown`, '');
   return lines;
 }
 
 function destroyWarning(analysis: PlanAnalysis, paint: Paint): string[] {
   const doomed = ordered(analysis.changes).filter((c) => c.action === 'delete' || c.action === 'replace');
   if (doomed.length === 0) return [];
-  const names = doomed.slice(0, 5).map((c) => c.address).join(', ');
+  const names = doomed
+    .slice(0, 5)
+    .map((c) => c.address)
+    .join(', ');
   const more = doomed.length > 5 ? ` and ${doomed.length - 5} more` : '';
   const noun = doomed.length === 1 ? 'resource' : 'resources';
   return [paint(`! ${doomed.length} ${noun} will be destroyed or replaced: ${names}${more}`, 'red'), ''];
@@ -157,6 +174,10 @@ export function renderPlanText(analysis: PlanAnalysis, options: RenderTextOption
   if (analysis.changes.length) lines.push(...destroyWarning(analysis, paint));
   lines.push(...section('Terraform will perform the following actions:', analysis.changes, false, paint, max));
   lines.push(...outputLines(analysis.outputs, paint));
-  lines.push(analysis.hasChanges ? `Plan: ${formatCounts(analysis.counts)}` : 'No changes. Your infrastructure matches the configuration.');
+  lines.push(
+    analysis.hasChanges
+      ? `Plan: ${formatCounts(analysis.counts)}`
+      : 'No changes. Your infrastructure matches the configuration.',
+  );
   return `${lines.join('\n')}\n`;
 }

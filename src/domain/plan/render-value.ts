@@ -6,7 +6,10 @@ export const MAX_VALUE_CHARS = 200;
 
 export function formatLiteral(value: unknown): string {
   if (value === null || value === undefined) return 'null';
-  const text = typeof value === 'string' && (value === SENSITIVE_PLACEHOLDER || value === UNKNOWN_PLACEHOLDER) ? value : JSON.stringify(value);
+  const text =
+    typeof value === 'string' && (value === SENSITIVE_PLACEHOLDER || value === UNKNOWN_PLACEHOLDER)
+      ? value
+      : JSON.stringify(value);
   return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
 }
 

@@ -144,7 +144,10 @@ const PlanShellSchema = PlanJsonSchema.extend({
   prior_state: z
     .looseObject({
       values: z
-        .looseObject({ outputs: z.record(z.string(), StateOutputSchema).optional(), root_module: z.unknown().optional() })
+        .looseObject({
+          outputs: z.record(z.string(), StateOutputSchema).optional(),
+          root_module: z.unknown().optional(),
+        })
         .optional(),
     })
     .optional(),
@@ -159,7 +162,13 @@ function toIssues(prefix: PathSegment[], error: z.ZodError): ConfigIssue[] {
   }));
 }
 
-function checkItems(list: unknown, path: PathSegment[], guard: (item: unknown) => boolean, schema: z.ZodType, issues: ConfigIssue[]): void {
+function checkItems(
+  list: unknown,
+  path: PathSegment[],
+  guard: (item: unknown) => boolean,
+  schema: z.ZodType,
+  issues: ConfigIssue[],
+): void {
   if (!Array.isArray(list)) return;
   for (let i = 0; i < list.length && issues.length < MAX_ISSUES; i++) {
     if (guard(list[i])) continue;
@@ -176,7 +185,9 @@ function checkStateModule(module: unknown, path: PathSegment[], issues: ConfigIs
     return;
   }
   checkItems(shell.data.resources, [...path, 'resources'], isStateResource, PlanStateResourceSchema, issues);
-  shell.data.child_modules?.forEach((child, i) => checkStateModule(child, [...path, 'child_modules', i], issues));
+  shell.data.child_modules?.forEach((child, i) => {
+    checkStateModule(child, [...path, 'child_modules', i], issues);
+  });
 }
 
 /**
@@ -189,11 +200,16 @@ export function parsePlanJson(text: string): PlanJson {
     raw = JSON.parse(text);
   } catch (err) {
     const position = /position (\d+)/.exec(err instanceof Error ? err.message : '')?.[1];
-    const where = text.trim() === '' ? 'the text is empty' : position ? `syntax error at character ${position}` : 'syntax error';
-    throw new PlanJsonError([{ path: '', message: `not JSON (${where}); expected the output of \`terraform show -json <planfile>\`` }]);
+    const where =
+      text.trim() === '' ? 'the text is empty' : position ? `syntax error at character ${position}` : 'syntax error';
+    throw new PlanJsonError([
+      { path: '', message: `not JSON (${where}); expected the output of \`terraform show -json <planfile>\`` },
+    ]);
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new PlanJsonError([{ path: '', message: 'expected a JSON object (the output of `terraform show -json <planfile>`)' }]);
+    throw new PlanJsonError([
+      { path: '', message: 'expected a JSON object (the output of `terraform show -json <planfile>`)' },
+    ]);
   }
   const shell = PlanShellSchema.safeParse(raw);
   if (!shell.success) throw new PlanJsonError(toIssues([], shell.error).slice(0, MAX_ISSUES));

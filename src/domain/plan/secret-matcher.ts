@@ -22,7 +22,8 @@ function indexOfFinder(secrets: string[]): FindRanges {
   return (text) => {
     let found: number[] | undefined;
     for (const secret of secrets) {
-      for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) (found ??= []).push(at, at + secret.length);
+      for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1))
+        (found ??= []).push(at, at + secret.length);
     }
     return found;
   };

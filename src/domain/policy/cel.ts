@@ -57,10 +57,17 @@ export interface SourceSpan {
 }
 
 /** Parses and type-checks `source`; a position in an error names the place in the field as written. */
-export function compileExpression(scope: PolicyRule['scope'], source: string, span: SourceSpan = { text: source, offset: 0 }): CompiledExpression {
+export function compileExpression(
+  scope: PolicyRule['scope'],
+  source: string,
+  span: SourceSpan = { text: source, offset: 0 },
+): CompiledExpression {
   const fail = (err: unknown): CompiledExpression => {
     const start = errorStart(err);
-    return { ok: false, message: describeAt(span.text, start === undefined ? undefined : span.offset + start, errorSummary(err)) };
+    return {
+      ok: false,
+      message: describeAt(span.text, start === undefined ? undefined : span.offset + start, errorSummary(err)),
+    };
   };
   try {
     const parsed = ENVIRONMENTS[scope].parse(source);

@@ -53,7 +53,13 @@ class Verdict {
 function failureFinding(rule: string, failure: Failure): PolicyFinding {
   const where = failure.address === undefined ? 'the plan' : failure.address;
   const more = failure.count > 1 ? ` (and ${failure.count - 1} more)` : '';
-  return { rule, effect: 'warn', message: `rule ${rule} failed on ${where}${more}: ${failure.what}`, ...(failure.address === undefined ? {} : { address: failure.address }), error: true };
+  return {
+    rule,
+    effect: 'warn',
+    message: `rule ${rule} failed on ${where}${more}: ${failure.what}`,
+    ...(failure.address === undefined ? {} : { address: failure.address }),
+    error: true,
+  };
 }
 
 function runRule(compiled: CompiledRule, input: PolicyInput, verdict: Verdict): void {
@@ -71,7 +77,10 @@ function runRule(compiled: CompiledRule, input: PolicyInput, verdict: Verdict): 
     try {
       const result = compiled.when(context);
       if (typeof result === 'boolean') return result;
-      fail(address, `\`when\` gave ${typeof result === 'bigint' ? 'a number' : typeof result}, not a bool; counted as not matched`);
+      fail(
+        address,
+        `\`when\` gave ${typeof result === 'bigint' ? 'a number' : typeof result}, not a bool; counted as not matched`,
+      );
     } catch (err) {
       fail(address, `\`when\`: ${errorSummary(err)}; counted as not matched`);
     }
@@ -81,7 +90,12 @@ function runRule(compiled: CompiledRule, input: PolicyInput, verdict: Verdict): 
   const report = (address: string | undefined) => {
     const rendered = renderTemplate(compiled.message, context);
     if (rendered.error !== undefined) fail(address, `message: ${rendered.error}; shown with (?)`);
-    evaluation.findings.push({ rule: rule.name, effect: rule.effect, message: rendered.text, ...(address === undefined ? {} : { address }) });
+    evaluation.findings.push({
+      rule: rule.name,
+      effect: rule.effect,
+      message: rendered.text,
+      ...(address === undefined ? {} : { address }),
+    });
   };
 
   const fire = (resource: PolicyResourceChange | undefined, changeIndex: number | undefined) => {
@@ -119,7 +133,8 @@ function runRule(compiled: CompiledRule, input: PolicyInput, verdict: Verdict): 
   }
   if (fired) {
     evaluation.fired.push(rule.name);
-    if (rule.effect === 'require_approval') evaluation.approvals.push({ rule: rule.name, count: rule.count ?? 1, from: [...(rule.from ?? [])] });
+    if (rule.effect === 'require_approval')
+      evaluation.approvals.push({ rule: rule.name, count: rule.count ?? 1, from: [...(rule.from ?? [])] });
   }
   if (failure) evaluation.findings.push(failureFinding(rule.name, failure));
 }

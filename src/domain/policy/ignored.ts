@@ -6,7 +6,10 @@ import type { PolicyEvaluation } from './model.js';
  * owns those values, so nothing is alerted or paged. The run is still recorded, and `/drift show` and the
  * message list the changes as ignored with the rule's name.
  */
-export function everythingIgnored(analysis: Pick<PlanAnalysis, 'changes' | 'drift'>, policy: PolicyEvaluation | undefined): boolean {
+export function everythingIgnored(
+  analysis: Pick<PlanAnalysis, 'changes' | 'drift'>,
+  policy: PolicyEvaluation | undefined,
+): boolean {
   if (!policy || policy.ignored.length === 0) return false;
   const ignored = new Set(policy.ignored.map((i) => i.address));
   const all = [...analysis.changes, ...analysis.drift];

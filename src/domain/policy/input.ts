@@ -34,7 +34,11 @@ function side(value: unknown, sensitive: unknown, redactor: Redactor): unknown {
 }
 
 /** As in the analysis, a no-op is left out unless it moves or imports: applying those changes state. */
-function toPolicyChange(rc: PlanResourceChange, redactor: Redactor, walker: DiffWalker): PolicyResourceChange | undefined {
+function toPolicyChange(
+  rc: PlanResourceChange,
+  redactor: Redactor,
+  walker: DiffWalker,
+): PolicyResourceChange | undefined {
   const { change } = rc;
   const moved = rc.previous_address !== undefined && rc.previous_address !== rc.address;
   const importing = change.importing !== undefined;
@@ -65,7 +69,11 @@ function toPolicyChange(rc: PlanResourceChange, redactor: Redactor, walker: Diff
   return out;
 }
 
-function toPolicyChanges(list: readonly PlanResourceChange[] | undefined, redactor: Redactor, walker: DiffWalker): PolicyResourceChange[] {
+function toPolicyChanges(
+  list: readonly PlanResourceChange[] | undefined,
+  redactor: Redactor,
+  walker: DiffWalker,
+): PolicyResourceChange[] {
   const out: PolicyResourceChange[] = [];
   for (const rc of list ?? []) {
     const change = toPolicyChange(rc, redactor, walker);

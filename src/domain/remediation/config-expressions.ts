@@ -72,7 +72,10 @@ export function expressionAt(
     if (!parsed.success) return { expression: { kind: 'expression' }, depth: i + 1 };
     if (Object.hasOwn(parsed.data, 'constant_value')) return { expression: { kind: 'constant' }, depth: i + 1 };
     const references = parsed.data.references ?? [];
-    return { expression: references.length > 0 ? { kind: 'references', references } : { kind: 'expression' }, depth: i + 1 };
+    return {
+      expression: references.length > 0 ? { kind: 'references', references } : { kind: 'expression' },
+      depth: i + 1,
+    };
   }
   return { expression: { kind: 'expression' }, depth: segments.length };
 }

@@ -30,10 +30,12 @@ export interface Declarations {
 export function declarationsOf(files: readonly StackFile[]): Declarations {
   const parsed = new Map<string, BlockItem[]>();
   const blocksOf = (f: StackFile) => parsed.get(f.path) ?? parsed.set(f.path, topBlocks(f.text)).get(f.path)!;
-  const where = (match: (block: BlockItem) => boolean) => files.filter((f) => blocksOf(f).some(match)).map((f) => f.path);
+  const where = (match: (block: BlockItem) => boolean) =>
+    files.filter((f) => blocksOf(f).some(match)).map((f) => f.path);
   return {
     resource: (type, name) => where((b) => b.type === 'resource' && b.labels[0] === type && b.labels[1] === name),
     variable: (name) => where((b) => b.type === 'variable' && b.labels[0] === name),
-    local: (name) => where((b) => b.type === 'locals' && b.items.some((i) => i.kind === 'attribute' && i.name === name)),
+    local: (name) =>
+      where((b) => b.type === 'locals' && b.items.some((i) => i.kind === 'attribute' && i.name === name)),
   };
 }

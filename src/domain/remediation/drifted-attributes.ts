@@ -53,7 +53,11 @@ export interface DriftedAttributes {
   computed(segments: readonly PathSegment[]): boolean;
 }
 
-export function driftedAttributes(drift: PlanResourceChange, planned: PlanResourceChange, redactor: Redactor): DriftedAttributes {
+export function driftedAttributes(
+  drift: PlanResourceChange,
+  planned: PlanResourceChange,
+  redactor: Redactor,
+): DriftedAttributes {
   const walker = new DiffWalker(NO_REDACTION);
   const sides = (c: PlanResourceChange['change']) => ({
     before: c.before,
@@ -72,7 +76,12 @@ export function driftedAttributes(drift: PlanResourceChange, planned: PlanResour
     const lifted = liftPath(leaf.segments, real, code);
     paths.set(formatPath(lifted), lifted);
   }
-  const marks = [drift.change.before_sensitive, drift.change.after_sensitive, planned.change.before_sensitive, planned.change.after_sensitive];
+  const marks = [
+    drift.change.before_sensitive,
+    drift.change.after_sensitive,
+    planned.change.before_sensitive,
+    planned.change.after_sensitive,
+  ];
   const masked = (value: unknown) => JSON.stringify(redactor.redactValue(value)) !== JSON.stringify(value);
   return {
     paths: [...paths.values()],

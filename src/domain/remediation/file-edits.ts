@@ -32,13 +32,15 @@ export interface FileEdits {
 
 function resourceBlocks(text: string): Map<string, Span[]> {
   const blocks = new Map<string, Span[]>();
-  let tokens;
+  let tokens: ReturnType<typeof tokenize>;
   try {
     tokens = tokenize(text);
   } catch {
     return blocks; // unreadable: every edit goes to rewriteAttribute, which says why
   }
-  const top = parseBody({ text, tokens }, 0, tokens.length).filter((i): i is BlockItem => i.kind === 'block' && i.type === 'resource');
+  const top = parseBody({ text, tokens }, 0, tokens.length).filter(
+    (i): i is BlockItem => i.kind === 'block' && i.type === 'resource',
+  );
   for (const b of top) {
     const key = `${b.labels[0]}.${b.labels[1]}`;
     const span = { start: b.typeToken.start, end: tokens[b.close]!.end, line: b.typeToken.line };
@@ -50,7 +52,9 @@ function resourceBlocks(text: string): Map<string, Span[]> {
 const newlines = (text: string) => text.split('\n').length - 1;
 
 export function createFileEdits(files: readonly StackFile[]): FileEdits {
-  const states = new Map<string, FileState>(files.map((f) => [f.path, { text: f.text, eol: f.text.includes('\r\n') ? '\r\n' : '\n' }]));
+  const states = new Map<string, FileState>(
+    files.map((f) => [f.path, { text: f.text, eol: f.text.includes('\r\n') ? '\r\n' : '\n' }]),
+  );
   const stateOf = (path: string) => {
     const state = states.get(path);
     if (!state) throw new Error(`no stack file ${path}`);
@@ -77,11 +81,13 @@ export function createFileEdits(files: readonly StackFile[]): FileEdits {
       const shift = result.text.length - block.length;
       const lineShift = newlines(result.text) - newlines(block);
       for (const other of [...state.blocks.values()].flat()) {
-        if (other.start > span.start) Object.assign(other, { start: other.start + shift, end: other.end + shift, line: other.line + lineShift });
+        if (other.start > span.start)
+          Object.assign(other, { start: other.start + shift, end: other.end + shift, line: other.line + lineShift });
       }
       span.end += shift;
       return { ok: true, text: state.text };
     },
-    changed: () => files.filter((f) => stateOf(f.path).text !== f.text).map((f) => ({ path: f.path, text: stateOf(f.path).text })),
+    changed: () =>
+      files.filter((f) => stateOf(f.path).text !== f.text).map((f) => ({ path: f.path, text: stateOf(f.path).text })),
   };
 }

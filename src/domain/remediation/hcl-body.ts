@@ -93,7 +93,13 @@ export function parseBody(src: Source, from: number, to: number): BodyItem[] {
     if (punct(src, after) === '=') {
       const valueFrom = nextSignificant(src, after + 1, to);
       const end = expressionEnd(src, valueFrom, to);
-      items.push({ kind: 'attribute', name: tokenText(src.text, t), nameToken: t, valueFrom, valueTo: trimComments(src, valueFrom, end) });
+      items.push({
+        kind: 'attribute',
+        name: tokenText(src.text, t),
+        nameToken: t,
+        valueFrom,
+        valueTo: trimComments(src, valueFrom, end),
+      });
       i = nextSignificant(src, end, to, true);
       continue;
     }
@@ -109,7 +115,15 @@ export function parseBody(src: Source, from: number, to: number): BodyItem[] {
       continue;
     }
     const close = matchingClose(src, j, to);
-    items.push({ kind: 'block', type: tokenText(src.text, t), labels, typeToken: t, open: j, close, items: parseBody(src, j + 1, close) });
+    items.push({
+      kind: 'block',
+      type: tokenText(src.text, t),
+      labels,
+      typeToken: t,
+      open: j,
+      close,
+      items: parseBody(src, j + 1, close),
+    });
     i = nextSignificant(src, close + 1, to, true);
   }
   return items;

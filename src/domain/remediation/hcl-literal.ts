@@ -74,7 +74,10 @@ export function hclLiteral(value: unknown, indent = ''): string {
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>);
     if (entries.length === 0) return '{}';
-    const lines = alignEntries(entries.map(([k, v]) => ({ key: mapKey(k), value: hclLiteral(v, inner) })), inner);
+    const lines = alignEntries(
+      entries.map(([k, v]) => ({ key: mapKey(k), value: hclLiteral(v, inner) })),
+      inner,
+    );
     return `{\n${lines.join('\n')}\n${indent}}`;
   }
   return scalar(value);

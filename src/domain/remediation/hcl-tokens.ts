@@ -48,7 +48,8 @@ function skipString(text: string, start: number): { end: number; interpolated: b
     const next = text[i + 1];
     if (c === '\\') i += 2;
     else if (c === '"') return { end: i + 1, interpolated };
-    else if (c === '\n') return { end: i, interpolated }; // unterminated: terraform reports it
+    else if (c === '\n')
+      return { end: i, interpolated }; // unterminated: terraform reports it
     else if ((c === '$' || c === '%') && next === c && text[i + 2] === '{') i += 3;
     else if ((c === '$' || c === '%') && next === '{') {
       interpolated = true;
@@ -123,7 +124,11 @@ export function tokenize(text: string, firstLine = 1): Token[] {
       continue;
     }
     const { kind, end, interpolated } = scanToken(text, i);
-    tokens.push(kind === 'string' ? { kind, start: i, end, line, interpolated: interpolated ?? false } : { kind, start: i, end, line });
+    tokens.push(
+      kind === 'string'
+        ? { kind, start: i, end, line, interpolated: interpolated ?? false }
+        : { kind, start: i, end, line },
+    );
     for (let j = i; j < end; j++) if (text.charCodeAt(j) === 10) line++;
     i = end;
   }

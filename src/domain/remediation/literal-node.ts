@@ -93,7 +93,10 @@ function parseOne(src: Source, i: number, limit: number): Parsed {
   const t = src.tokens[i];
   if (!t || i >= limit) return refuse(src, i, 'no value');
   const text = tokenText(src.text, t);
-  if (t.kind === 'string') return t.interpolated ? refuse(src, i, `a template with interpolation ${text}`) : { kind: 'scalar', from: i, to: i + 1 };
+  if (t.kind === 'string')
+    return t.interpolated
+      ? refuse(src, i, `a template with interpolation ${text}`)
+      : { kind: 'scalar', from: i, to: i + 1 };
   if (t.kind === 'heredoc') return refuse(src, i, 'a heredoc');
   if (t.kind === 'number') return { kind: 'scalar', from: i, to: i + 1 };
   if (text === '-' && src.tokens[i + 1]?.kind === 'number') return { kind: 'scalar', from: i, to: i + 2 };
@@ -110,5 +113,7 @@ export function parseLiteral(src: Source, from: number, to: number): Parsed {
   const node = parseOne(src, from, to);
   if (isNotLiteral(node)) return node;
   const rest = nextSignificant(src, node.to, to);
-  return rest < to ? refuse(src, rest, `an expression (${tokenText(src.text, src.tokens[rest]!)} after a literal)`) : node;
+  return rest < to
+    ? refuse(src, rest, `an expression (${tokenText(src.text, src.tokens[rest]!)} after a literal)`)
+    : node;
 }

@@ -79,43 +79,91 @@ function priorAddresses(plan: PlanJson): Set<string> {
 }
 
 /** Why a whole resource is left alone, or undefined when its attributes can be looked at. */
-function resourceSkip(drift: PlanResourceChange, prior: Set<string>): Pick<RemediationSkip, 'code' | 'reason' | 'guidance'> | undefined {
+function resourceSkip(
+  drift: PlanResourceChange,
+  prior: Set<string>,
+): Pick<RemediationSkip, 'code' | 'reason' | 'guidance'> | undefined {
   const actions = drift.change.actions;
   if (drift.module_address !== undefined || drift.address.startsWith('module.')) {
-    return { code: 'in-module', reason: 'inside a module', guidance: `codify ${drift.address} in the module's code, or in the arguments of its module call` };
+    return {
+      code: 'in-module',
+      reason: 'inside a module',
+      guidance: `codify ${drift.address} in the module's code, or in the arguments of its module call`,
+    };
   }
   if (drift.index !== undefined || drift.address.includes('[')) {
-    return { code: 'count-or-for-each', reason: 'a count/for_each instance', guidance: `one value in the code applies to every instance of ${drift.type}.${drift.name}: decide by hand whether ${drift.address}'s change belongs in the code` };
+    return {
+      code: 'count-or-for-each',
+      reason: 'a count/for_each instance',
+      guidance: `one value in the code applies to every instance of ${drift.type}.${drift.name}: decide by hand whether ${drift.address}'s change belongs in the code`,
+    };
   }
   if (actions.includes('create')) {
-    return { code: 'created-outside-terraform', reason: 'created outside terraform', guidance: `write a resource block for ${drift.address} and import it, or delete it` };
+    return {
+      code: 'created-outside-terraform',
+      reason: 'created outside terraform',
+      guidance: `write a resource block for ${drift.address} and import it, or delete it`,
+    };
   }
   if (actions.includes('delete') || !prior.has(drift.address)) {
-    return { code: 'deleted-outside-terraform', reason: 'deleted outside terraform (not in the prior state)', guidance: `remove the ${drift.address} block from the code, or let apply recreate it` };
+    return {
+      code: 'deleted-outside-terraform',
+      reason: 'deleted outside terraform (not in the prior state)',
+      guidance: `remove the ${drift.address} block from the code, or let apply recreate it`,
+    };
   }
   return undefined;
 }
 
-function skip(ctx: ResourceContext, segments: PathSegment[], code: SkipCode, reason: string, guidance: string): Outcome {
+function skip(
+  ctx: ResourceContext,
+  segments: PathSegment[],
+  code: SkipCode,
+  reason: string,
+  guidance: string,
+): Outcome {
   return { skip: { address: ctx.drift.address, attribute: formatPath(segments), code, reason, guidance } };
 }
 
-function absentOutcome(ctx: ResourceContext, path: PathSegment[], place: guide.Place, options: RemediationOptions): Outcome {
+function absentOutcome(
+  ctx: ResourceContext,
+  path: PathSegment[],
+  place: guide.Place,
+  options: RemediationOptions,
+): Outcome {
   const top = String(path[0]);
   const settable = options.settable?.(ctx.drift.type, top);
-  if (settable === true) return { edit: { file: ctx.file, address: ctx.drift.address, path, value: ctx.attrs.real(path), before: undefined } };
+  if (settable === true)
+    return {
+      edit: { file: ctx.file, address: ctx.drift.address, path, value: ctx.attrs.real(path), before: undefined },
+    };
   const known = settable === false;
-  return skip(ctx, path, known ? 'computed' : 'maybe-computed', known ? 'computed by the provider' : 'not in the configuration; maybe computed', guide.unsettableGuidance(place, known));
+  return skip(
+    ctx,
+    path,
+    known ? 'computed' : 'maybe-computed',
+    known ? 'computed by the provider' : 'not in the configuration; maybe computed',
+    guide.unsettableGuidance(place, known),
+  );
 }
 
-function attributeOutcome(ctx: ResourceContext, segments: PathSegment[], declared: Declarations, options: RemediationOptions): Outcome | undefined {
+function attributeOutcome(
+  ctx: ResourceContext,
+  segments: PathSegment[],
+  declared: Declarations,
+  options: RemediationOptions,
+): Outcome | undefined {
   const { expression, depth } = expressionAt(ctx.config.expressions, segments);
   // An attribute the code does not set is added whole: its parents do not exist to write into.
   const path = expression.kind === 'absent' ? segments.slice(0, depth + 1) : segments;
   // Unknown until apply: the provider derives it from what the code sets (terraform_data's output), so
   // it follows once the rest is codified and is nothing for a person to do.
   if (expression.kind === 'absent' && ctx.attrs.computed(path)) return undefined;
-  const place: guide.Place = { where: `${ctx.drift.address}.${formatPath(path)}`, attribute: formatPath(path), file: ctx.file };
+  const place: guide.Place = {
+    where: `${ctx.drift.address}.${formatPath(path)}`,
+    attribute: formatPath(path),
+    file: ctx.file,
+  };
   if (ctx.attrs.sensitive(path)) {
     const redacted = path.map((s) => (typeof s === 'string' ? options.redactor.redact(s) : s));
     const safe = { ...place, where: `${ctx.drift.address}.${formatPath(redacted)}`, attribute: formatPath(redacted) };
@@ -126,9 +174,21 @@ function attributeOutcome(ctx: ResourceContext, segments: PathSegment[], declare
     case 'constant':
       return { edit: { file: ctx.file, address: ctx.drift.address, path, value, before: ctx.attrs.code(path) } };
     case 'references':
-      return skip(ctx, path, 'reference', `set from ${expression.references.join(', ')}`, guide.referenceGuidance(place, expression.references, declared, depth === path.length, value));
+      return skip(
+        ctx,
+        path,
+        'reference',
+        `set from ${expression.references.join(', ')}`,
+        guide.referenceGuidance(place, expression.references, declared, depth === path.length, value),
+      );
     case 'expression':
-      return skip(ctx, path, 'expression', 'set by an expression, not a literal', guide.expressionGuidance(place, value));
+      return skip(
+        ctx,
+        path,
+        'expression',
+        'set by an expression, not a literal',
+        guide.expressionGuidance(place, value),
+      );
     case 'absent':
       return absentOutcome(ctx, path, place, options);
   }
@@ -136,27 +196,56 @@ function attributeOutcome(ctx: ResourceContext, segments: PathSegment[], declare
 
 /** Applies an edit to the current text of its file; a refusal becomes a skip naming the rewriter's reason. */
 function applyEdit(ctx: ResourceContext, edit: RemediationEdit, edits: FileEdits): Outcome {
-  const result = edits.rewrite(edit.file, { resourceType: ctx.drift.type, resourceName: ctx.drift.name, path: edit.path, value: edit.value });
+  const result = edits.rewrite(edit.file, {
+    resourceType: ctx.drift.type,
+    resourceName: ctx.drift.name,
+    path: edit.path,
+    value: edit.value,
+  });
   if (!result.ok) {
-    const place = { where: `${edit.address}.${formatPath(edit.path)}`, attribute: formatPath(edit.path), file: edit.file };
+    const place = {
+      where: `${edit.address}.${formatPath(edit.path)}`,
+      attribute: formatPath(edit.path),
+      file: edit.file,
+    };
     return skip(ctx, edit.path, 'rewrite-refused', result.reason, guide.handEditGuidance(place, edit.value));
   }
   return { edit };
 }
 
-function resourceContext(drift: PlanResourceChange, planned: PlanResourceChange | undefined, config: ConfigResource | undefined, declared: Declarations, redactor: Redactor): ResourceContext | RemediationSkip {
+function resourceContext(
+  drift: PlanResourceChange,
+  planned: PlanResourceChange | undefined,
+  config: ConfigResource | undefined,
+  declared: Declarations,
+  redactor: Redactor,
+): ResourceContext | RemediationSkip {
   const address = drift.address;
-  if (!config) return { address, code: 'not-in-configuration', reason: 'not in the root module configuration', guidance: `find where ${address} is declared and codify it by hand` };
+  if (!config)
+    return {
+      address,
+      code: 'not-in-configuration',
+      reason: 'not in the root module configuration',
+      guidance: `find where ${address} is declared and codify it by hand`,
+    };
   const declaring = declared.resource(drift.type, drift.name);
   if (declaring.length !== 1) {
-    const where = declaring.length ? `declared in ${declaring.length} files (${declaring.join(', ')})` : "not declared in the stack's files";
-    return { address, code: 'not-declared-in-files', reason: where, guidance: `codify ${address} by hand in the file that declares it` };
+    const where = declaring.length
+      ? `declared in ${declaring.length} files (${declaring.join(', ')})`
+      : "not declared in the stack's files";
+    return {
+      address,
+      code: 'not-declared-in-files',
+      reason: where,
+      guidance: `codify ${address} by hand in the file that declares it`,
+    };
   }
   const noChange: PlanResourceChange = { ...drift, change: { ...drift.change, before: drift.change.after } };
   return { drift, config, file: declaring[0]!, attrs: driftedAttributes(drift, planned ?? noChange, redactor) };
 }
 
-const isChange = (rc: PlanResourceChange) => rc.mode === 'managed' && !rc.change.actions.every((a) => a === 'no-op' || a === 'read');
+const isChange = (rc: PlanResourceChange) =>
+  rc.mode === 'managed' && !rc.change.actions.every((a) => a === 'no-op' || a === 'read');
 
 /**
  * A planned change that refresh did not report as drift: the state disagrees with the code on its own
@@ -167,13 +256,34 @@ const isChange = (rc: PlanResourceChange) => rc.mode === 'managed' && !rc.change
 function unexplainedChange(rc: PlanResourceChange): PlanResourceChange | RemediationSkip {
   const actions = rc.change.actions;
   if (actions.length === 1 && actions[0] === 'create') {
-    return { address: rc.address, code: 'missing-from-state', reason: 'in the code but not in the state', guidance: `if ${rc.address} still exists, \`terraform import\` it; if it is gone for good, remove its block from the code` };
+    return {
+      address: rc.address,
+      code: 'missing-from-state',
+      reason: 'in the code but not in the state',
+      guidance: `if ${rc.address} still exists, \`terraform import\` it; if it is gone for good, remove its block from the code`,
+    };
   }
   if (actions.length === 1 && actions[0] === 'delete') {
-    return { address: rc.address, code: 'missing-from-code', reason: 'in the state but not in the code', guidance: `write a block for ${rc.address} into the code, or \`terraform state rm\` it if terraform should stop managing it` };
+    return {
+      address: rc.address,
+      code: 'missing-from-code',
+      reason: 'in the state but not in the code',
+      guidance: `write a block for ${rc.address} into the code, or \`terraform state rm\` it if terraform should stop managing it`,
+    };
   }
   const c = rc.change;
-  return { ...rc, change: { ...c, actions: ['update'], before: c.after, after: c.before, before_sensitive: c.after_sensitive, after_sensitive: c.before_sensitive, after_unknown: {} } };
+  return {
+    ...rc,
+    change: {
+      ...c,
+      actions: ['update'],
+      before: c.after,
+      after: c.before,
+      before_sensitive: c.after_sensitive,
+      after_sensitive: c.before_sensitive,
+      after_unknown: {},
+    },
+  };
 }
 
 /** What to codify: refresh's drift, then the changes of a drift plan that refresh did not explain. */
@@ -184,7 +294,12 @@ function driftOf(plan: PlanJson, out: RemediationPlan, redactor: Redactor): Plan
   for (const rc of (plan.resource_changes ?? []).filter((c) => isChange(c) && !explained.has(c.address))) {
     const drift = unexplainedChange(rc);
     if ('change' in drift) rest.push(drift);
-    else out.skipped.push({ ...drift, address: redactor.redact(drift.address), guidance: redactor.redact(drift.guidance) });
+    else
+      out.skipped.push({
+        ...drift,
+        address: redactor.redact(drift.address),
+        guidance: redactor.redact(drift.guidance),
+      });
   }
   return [...reported, ...rest];
 }
@@ -193,7 +308,11 @@ function driftOf(plan: PlanJson, out: RemediationPlan, redactor: Redactor): Plan
  * The plan must be of a drift run (at the commit last applied): every change it plans is reality and
  * code disagreeing. A pending change's plan would be read as drift and undo the change.
  */
-export function planRemediation(plan: PlanJson, files: readonly StackFile[], options: RemediationOptions): RemediationPlan {
+export function planRemediation(
+  plan: PlanJson,
+  files: readonly StackFile[],
+  options: RemediationOptions,
+): RemediationPlan {
   const out: RemediationPlan = { edits: [], skipped: [], files: [] };
   const prior = priorAddresses(plan);
   const configs = configResources(plan);
@@ -204,10 +323,20 @@ export function planRemediation(plan: PlanJson, files: readonly StackFile[], opt
     if (drift.mode !== 'managed') continue;
     const whole = resourceSkip(drift, prior);
     if (whole) {
-      out.skipped.push({ address: options.redactor.redact(drift.address), ...whole, guidance: options.redactor.redact(whole.guidance) });
+      out.skipped.push({
+        address: options.redactor.redact(drift.address),
+        ...whole,
+        guidance: options.redactor.redact(whole.guidance),
+      });
       continue;
     }
-    const ctx = resourceContext(drift, planned.get(drift.address), configs.get(drift.address), declared, options.redactor);
+    const ctx = resourceContext(
+      drift,
+      planned.get(drift.address),
+      configs.get(drift.address),
+      declared,
+      options.redactor,
+    );
     if ('code' in ctx) {
       out.skipped.push(ctx);
       continue;

@@ -30,7 +30,10 @@ export interface ProviderSchema {
 export class ProviderSchemaError extends DriftgateError {
   readonly issues: ConfigIssue[];
   constructor(issues: ConfigIssue[]) {
-    super('PROVIDER_SCHEMA_INVALID', formatConfigIssues(issues).replace('invalid config:', 'invalid provider schema JSON:'));
+    super(
+      'PROVIDER_SCHEMA_INVALID',
+      formatConfigIssues(issues).replace('invalid config:', 'invalid provider schema JSON:'),
+    );
     this.issues = issues;
   }
 }
@@ -42,24 +45,45 @@ const AttributeSchemaJson = z
     computed: z.boolean().optional(),
     sensitive: z.boolean().optional(),
   })
-  .transform((a): AttributeSchema => ({ required: a.required ?? false, optional: a.optional ?? false, computed: a.computed ?? false, sensitive: a.sensitive ?? false }));
+  .transform(
+    (a): AttributeSchema => ({
+      required: a.required ?? false,
+      optional: a.optional ?? false,
+      computed: a.computed ?? false,
+      sensitive: a.sensitive ?? false,
+    }),
+  );
 
 const BlockSchemaJson: z.ZodType<BlockSchema, unknown> = z.lazy(() =>
   z
     .looseObject({
       attributes: z.record(z.string(), AttributeSchemaJson).optional(),
-      block_types: z.record(z.string(), z.looseObject({ nesting_mode: z.enum(['single', 'group', 'list', 'set', 'map']), block: BlockSchemaJson })).optional(),
+      block_types: z
+        .record(
+          z.string(),
+          z.looseObject({ nesting_mode: z.enum(['single', 'group', 'list', 'set', 'map']), block: BlockSchemaJson }),
+        )
+        .optional(),
     })
-    .transform((b): BlockSchema => ({
-      attributes: b.attributes ?? {},
-      blockTypes: Object.fromEntries(Object.entries(b.block_types ?? {}).map(([name, t]) => [name, { nesting: t.nesting_mode, block: t.block }])),
-    })),
+    .transform(
+      (b): BlockSchema => ({
+        attributes: b.attributes ?? {},
+        blockTypes: Object.fromEntries(
+          Object.entries(b.block_types ?? {}).map(([name, t]) => [name, { nesting: t.nesting_mode, block: t.block }]),
+        ),
+      }),
+    ),
 );
 
 const ProviderSchemaJson = z.looseObject({
-  format_version: z.string().regex(/^1\./, 'unsupported format_version: driftgate reads provider schema JSON format 1.x'),
+  format_version: z
+    .string()
+    .regex(/^1\./, 'unsupported format_version: driftgate reads provider schema JSON format 1.x'),
   provider_schemas: z
-    .record(z.string(), z.looseObject({ resource_schemas: z.record(z.string(), z.looseObject({ block: BlockSchemaJson })).optional() }))
+    .record(
+      z.string(),
+      z.looseObject({ resource_schemas: z.record(z.string(), z.looseObject({ block: BlockSchemaJson })).optional() }),
+    )
     .optional(),
 });
 
@@ -72,7 +96,9 @@ export function parseProviderSchema(text: string): ProviderSchema {
     raw = JSON.parse(text);
   } catch {
     const where = text.trim() === '' ? 'the text is empty' : 'syntax error';
-    throw new ProviderSchemaError([{ path: '', message: `not JSON (${where}); expected the output of \`terraform providers schema -json\`` }]);
+    throw new ProviderSchemaError([
+      { path: '', message: `not JSON (${where}); expected the output of \`terraform providers schema -json\`` },
+    ]);
   }
   const parsed = ProviderSchemaJson.safeParse(raw);
   if (!parsed.success) {
@@ -118,6 +144,8 @@ export function settableFrom(schema: ProviderSchema): (resourceType: string, att
 }
 
 /** Whether the provider marks a top-level attribute sensitive; undefined when unknown. */
-export function sensitiveFrom(schema: ProviderSchema): (resourceType: string, attribute: string) => boolean | undefined {
+export function sensitiveFrom(
+  schema: ProviderSchema,
+): (resourceType: string, attribute: string) => boolean | undefined {
   return (resourceType, attribute) => attributeOf(schema, resourceType, attribute)?.sensitive;
 }

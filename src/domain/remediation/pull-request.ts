@@ -43,7 +43,12 @@ export function remediationBranch(stack: string, fingerprint: string): string {
   // Stack names are letters, digits, `._-/`; git refuses `..`, a leading `.` in a component and `.lock`.
   const safe = stack
     .split('/')
-    .map((part) => part.replace(/\.\.+/g, '.').replace(/^\./, '_').replace(/\.lock$/, '_lock'))
+    .map((part) =>
+      part
+        .replace(/\.\.+/g, '.')
+        .replace(/^\./, '_')
+        .replace(/\.lock$/, '_lock'),
+    )
     .join('/');
   return `driftgate/${safe}/${fingerprint.slice(0, FINGERPRINT_PREFIX)}`;
 }
@@ -78,7 +83,10 @@ function plainText(text: string): string {
 }
 
 function codifiedLines(plan: RemediationPlan): string[] {
-  return plan.edits.map((e) => `- ${code(e.address)} ${code(formatPath(e.path))} in ${code(e.file)}: ${code(valueText(e.before))} → ${code(valueText(e.value))}`);
+  return plan.edits.map(
+    (e) =>
+      `- ${code(e.address)} ${code(formatPath(e.path))} in ${code(e.file)}: ${code(valueText(e.before))} → ${code(valueText(e.value))}`,
+  );
 }
 
 function leftLines(plan: RemediationPlan): string[] {
@@ -112,7 +120,9 @@ function fenced(text: string): string {
 function bodyText(input: PullRequestTextInput): string {
   const { plan } = input;
   const resources = resourcesOf(plan).length;
-  const asked = input.threadUrl ? `Asked for by ${plainText(input.requestedBy)} from [the drift alert in Slack](${input.threadUrl}).` : `Asked for by ${plainText(input.requestedBy)}.`;
+  const asked = input.threadUrl
+    ? `Asked for by ${plainText(input.requestedBy)} from [the drift alert in Slack](${input.threadUrl}).`
+    : `Asked for by ${plainText(input.requestedBy)}.`;
   const intro = [
     `driftgate found drift in ${code(input.stack)}: the real infrastructure no longer matches the code. This PR writes the real values into the code, so that merging it accepts the drift; to put the infrastructure back instead, approve the apply in Slack and close this PR.`,
     '',
@@ -120,7 +130,9 @@ function bodyText(input: PullRequestTextInput): string {
     `Run ${code(input.runId)}, planned at ${code(input.commitSha.slice(0, 12))}.`,
   ];
   const left = plan.skipped.length;
-  const leftHeader = left ? `### Left for a person (${left})\n\nNot codified, because driftgate does not guess:` : '### Left for a person\n\nNothing: every drifted attribute was codified.';
+  const leftHeader = left
+    ? `### Left for a person (${left})\n\nNot codified, because driftgate does not guess:`
+    : '### Left for a person\n\nNothing: every drifted attribute was codified.';
   const footer = `\n<!-- driftgate fingerprint=${input.fingerprint} run=${input.runId} -->`;
   const listsBudget = Math.floor((MAX_BODY - intro.join('\n').length) / 2);
   const sections = [
@@ -146,7 +158,8 @@ function bodyText(input: PullRequestTextInput): string {
 
 function commitMessageText(input: PullRequestTextInput): string {
   const byResource = new Map<string, string[]>();
-  for (const e of input.plan.edits) byResource.set(e.address, [...(byResource.get(e.address) ?? []), formatPath(e.path)]);
+  for (const e of input.plan.edits)
+    byResource.set(e.address, [...(byResource.get(e.address) ?? []), formatPath(e.path)]);
   const lines = [...byResource].map(([address, paths]) => `- ${address}: ${paths.join(', ')}`);
   const left = input.plan.skipped.length;
   return [

@@ -64,7 +64,12 @@ function commentCell(text: string, toks: Token[]): LineCells | undefined {
 }
 
 /** Re-pad the runs of `cellOf` cells that contain any line in [fromLine, toLine]. */
-function alignRuns(text: string, fromLine: number, toLine: number, cellOf: (text: string, toks: Token[]) => LineCells | undefined): string {
+function alignRuns(
+  text: string,
+  fromLine: number,
+  toLine: number,
+  cellOf: (text: string, toks: Token[]) => LineCells | undefined,
+): string {
   const lines = formatLines(text);
   const cells = lines.map((l) => (l.toks.length ? cellOf(text, l.toks) : undefined));
   const inWindow = (from: number, to: number) => lines[to]!.last >= fromLine && lines[from]!.first <= toLine;

@@ -35,7 +35,13 @@ function targetText(p: Place, topLevel: boolean, value: unknown): string {
  * The code gets the value from elsewhere: say where to change it. terraform lists a reference and its
  * prefixes (`aws_s3_bucket.b.id`, `aws_s3_bucket.b`); one variable or one local gets a precise answer.
  */
-export function referenceGuidance(p: Place, references: readonly string[], declared: Declarations, topLevel: boolean, value: unknown): string {
+export function referenceGuidance(
+  p: Place,
+  references: readonly string[],
+  declared: Declarations,
+  topLevel: boolean,
+  value: unknown,
+): string {
   const vars = [...new Set(references.map((r) => rootName(r, 'var')).filter((n) => n !== undefined))];
   const locals = [...new Set(references.map((r) => rootName(r, 'local')).filter((n) => n !== undefined))];
   const target = targetText(p, topLevel, value);

@@ -39,7 +39,8 @@ export function branchMoved(event: string, payload: unknown): BranchMovedResult 
     const parsed = PullRequestPayload.safeParse(payload);
     if (!parsed.success) return { ignored: `pull_request payload not understood: ${issuePaths(parsed.error)}` };
     const { action, pull_request: pr, repository } = parsed.data;
-    if (action !== 'closed' || pr.merged !== true) return { ignored: `pull request ${action}${action === 'closed' ? ' without merging' : ''}` };
+    if (action !== 'closed' || pr.merged !== true)
+      return { ignored: `pull request ${action}${action === 'closed' ? ' without merging' : ''}` };
     return { moved: { repository: repository.full_name, branch: pr.base.ref } };
   }
   return { ignored: `event ${event} is not one driftgate acts on` };

@@ -39,20 +39,25 @@ export function createGithubWebhookListener(options: GithubWebhookOptions): Requ
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (req.method !== 'POST') return reply(res, 405, { error: 'method not allowed: GitHub webhooks are POSTed' }, { allow: 'POST' });
+    if (req.method !== 'POST')
+      return reply(res, 405, { error: 'method not allowed: GitHub webhooks are POSTed' }, { allow: 'POST' });
     if (!JSON_CONTENT_TYPE.test(req.headers['content-type'] ?? '')) {
-      return reply(res, 415, { error: 'content type must be application/json (set it in the webhook settings on GitHub)' });
+      return reply(res, 415, {
+        error: 'content type must be application/json (set it in the webhook settings on GitHub)',
+      });
     }
     const body = await readBody(req, limit);
     if (!body.ok) return reply(res, 413, { error: `body larger than ${limit} bytes` }, { connection: 'close' });
     const signature = header(req, 'x-hub-signature-256');
-    if (!signature) return reply(res, 401, { error: 'missing X-Hub-Signature-256: give the webhook a secret on GitHub' });
+    if (!signature)
+      return reply(res, 401, { error: 'missing X-Hub-Signature-256: give the webhook a secret on GitHub' });
     if (body.text === '') return reply(res, 400, { error: 'empty body' });
     if (!(await webhooks.verify(body.text, signature))) return reply(res, 401, { error: 'signature does not match' });
 
     const event = header(req, 'x-github-event');
     const delivery = header(req, 'x-github-delivery');
-    if (!event || !delivery) return reply(res, 400, { error: `missing header ${!event ? 'X-GitHub-Event' : 'X-GitHub-Delivery'}` });
+    if (!event || !delivery)
+      return reply(res, 400, { error: `missing header ${!event ? 'X-GitHub-Event' : 'X-GitHub-Delivery'}` });
     let payload: unknown;
     try {
       payload = JSON.parse(body.text);
@@ -69,13 +74,20 @@ export function createGithubWebhookListener(options: GithubWebhookOptions): Requ
     if ('ignored' in result) return logger.debug({ delivery, event, reason: result.ignored }, 'github webhook ignored');
     const stacks = stacksOnBranch(options.stacks, result.moved);
     if (stacks.length === 0) {
-      return logger.debug({ delivery, event, ...result.moved }, 'github webhook ignored: no stack comes from that branch');
+      return logger.debug(
+        { delivery, event, ...result.moved },
+        'github webhook ignored: no stack comes from that branch',
+      );
     }
-    logger.info({ delivery, event, ...result.moved, stacks: stacks.map((s) => s.name) }, 'github webhook: checking stacks');
+    logger.info(
+      { delivery, event, ...result.moved, stacks: stacks.map((s) => s.name) },
+      'github webhook: checking stacks',
+    );
     for (const stack of stacks) {
       options.requestCheck(stack.name).then(
         (outcome) => logger.info({ delivery, stack: stack.name, status: outcome.status }, 'webhook check finished'),
-        (err: unknown) => logger.warn({ delivery, stack: stack.name, error: errorMessage(err) }, 'webhook check not run'),
+        (err: unknown) =>
+          logger.warn({ delivery, stack: stack.name, error: errorMessage(err) }, 'webhook check not run'),
       );
     }
   }

@@ -21,7 +21,9 @@ const SEVERITY: Partial<Record<ResourceChange['action'], number>> = { delete: 0,
 /** Destroys and replacements first, then by address: if the plan is cut, they are what stays. */
 export function bySeverity(changes: readonly ResourceChange[]): ResourceChange[] {
   return [...changes].sort(
-    (a, b) => (SEVERITY[a.action] ?? 2) - (SEVERITY[b.action] ?? 2) || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
+    (a, b) =>
+      (SEVERITY[a.action] ?? 2) - (SEVERITY[b.action] ?? 2) ||
+      (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
   );
 }
 

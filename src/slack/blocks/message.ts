@@ -1,5 +1,13 @@
 /** The shapes every renderer returns and the small block builders they share. */
-import type { ActionsBlock, Button, ContextBlock, DividerBlock, HeaderBlock, KnownBlock, SectionBlock } from '@slack/types';
+import type {
+  ActionsBlock,
+  Button,
+  ContextBlock,
+  DividerBlock,
+  HeaderBlock,
+  KnownBlock,
+  SectionBlock,
+} from '@slack/types';
 import type { Mode } from '../../config/schema.js';
 import { LIMITS } from '../limits.js';
 import { escapeMrkdwn, truncate } from './escape.js';
@@ -29,17 +37,30 @@ export function section(mrkdwn: string, extra: Partial<SectionBlock> = {}): Sect
 
 export function context(parts: string[]): ContextBlock {
   const elements = parts.filter(Boolean).slice(0, LIMITS.contextElements);
-  return { type: 'context', elements: elements.map((text) => ({ type: 'mrkdwn', text: truncate(text, LIMITS.fieldText) })) };
+  return {
+    type: 'context',
+    elements: elements.map((text) => ({ type: 'mrkdwn', text: truncate(text, LIMITS.fieldText) })),
+  };
 }
 
 export const divider: DividerBlock = { type: 'divider' };
 
 export function actions(elements: Button[], blockId?: string): ActionsBlock {
-  return { type: 'actions', elements: elements.slice(0, LIMITS.actionsElements), ...(blockId ? { block_id: blockId } : {}) };
+  return {
+    type: 'actions',
+    elements: elements.slice(0, LIMITS.actionsElements),
+    ...(blockId ? { block_id: blockId } : {}),
+  };
 }
 
 export function button(text: string, actionId: string, value: string, extra: Partial<Button> = {}): Button {
-  return { type: 'button', text: { type: 'plain_text', text: truncate(text, LIMITS.buttonText), emoji: true }, action_id: actionId, value, ...extra };
+  return {
+    type: 'button',
+    text: { type: 'plain_text', text: truncate(text, LIMITS.buttonText), emoji: true },
+    action_id: actionId,
+    value,
+    ...extra,
+  };
 }
 
 /** Slack's date token: each reader sees their own time zone; the fallback is UTC. */

@@ -11,7 +11,9 @@ export interface ApplyOutputInput {
 const OUTPUT_BLOCK_CHARS = 2900;
 
 export function renderApplyOutput(input: ApplyOutputInput): SlackMessage {
-  const outcome = input.ok ? `:white_check_mark: Apply succeeded in ${formatDuration(input.durationMs)}` : `:x: Apply failed after ${formatDuration(input.durationMs)}`;
+  const outcome = input.ok
+    ? `:white_check_mark: Apply succeeded in ${formatDuration(input.durationMs)}`
+    : `:x: Apply failed after ${formatDuration(input.durationMs)}`;
   return {
     text: outcome.replace(/^:[a-z_]+: /, ''),
     blocks: [section(`${outcome}. Output:`), section(codeBlockTail(input.output, OUTPUT_BLOCK_CHARS))],

@@ -16,7 +16,9 @@ export function renderHelp(): SlackMessage {
   const lines = COMMANDS.map(([usage, what]) => `${code(usage)} — ${what}`);
   return {
     text: 'driftgate commands',
-    blocks: [section(`*driftgate* finds drift in Terraform stacks and applies only what was approved.\n\n${lines.join('\n')}`)],
+    blocks: [
+      section(`*driftgate* finds drift in Terraform stacks and applies only what was approved.\n\n${lines.join('\n')}`),
+    ],
   };
 }
 

@@ -27,7 +27,8 @@ export function renderDigest(input: { entries: DigestEntry[] }): SlackMessage {
   const destroying = entries.filter((e) => e.counts.delete + e.counts.replace > 0).length;
   // Stacks that would lose resources first: they are the ones to open.
   const sorted = [...entries].sort(
-    (a, b) => b.counts.delete + b.counts.replace - (a.counts.delete + a.counts.replace) || a.stack.localeCompare(b.stack),
+    (a, b) =>
+      b.counts.delete + b.counts.replace - (a.counts.delete + a.counts.replace) || a.stack.localeCompare(b.stack),
   );
   const room = LIMITS.messageBlocks - FIXED_BLOCKS;
   const shown = sorted.length > room ? sorted.slice(0, room - 1) : sorted;
@@ -48,7 +49,11 @@ export function renderDigest(input: { entries: DigestEntry[] }): SlackMessage {
   const hidden = entries.length - shown.length;
   if (hidden > 0) {
     const names = sorted.slice(shown.length).map((e) => `${escapeMrkdwn(e.stack)} (${formatCounts(e.counts)})`);
-    blocks.push(section(`+${hidden} more stack${hidden === 1 ? '' : 's'}, see \`/drift show &lt;stack&gt;\`: ${names.join(', ')}`));
+    blocks.push(
+      section(
+        `+${hidden} more stack${hidden === 1 ? '' : 's'}, see \`/drift show &lt;stack&gt;\`: ${names.join(', ')}`,
+      ),
+    );
   }
   return { text: `Drift detected in ${plural(entries.length, 'stack')}`, blocks };
 }

@@ -11,7 +11,12 @@ export interface PlanFile {
 
 /** File names keep to safe characters: `prod/database` -> `prod-database`. */
 function slug(text: string): string {
-  return text.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'stack';
+  return (
+    text
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 80) || 'stack'
+  );
 }
 
 export function renderFullPlanFile(stackName: string, run: Run, analysis: PlanAnalysis): PlanFile {

@@ -42,16 +42,29 @@ function pendingBlocks(pending: readonly PendingApprovalItem[]): KnownBlock[] {
   for (const item of pending.slice(0, MAX_PENDING)) {
     const counts = item.run.counts ?? NO_COUNTS;
     const progress = item.progress ? ` · approved ${item.progress.have}/${item.progress.need}` : '';
-    blocks.push(section(`${stackLabel(item.stack)} · *${formatCounts(counts)}*${progress} · planned ${slackDate(item.run.createdAt)} · run ${code(item.run.id)}`));
-    const buttons = runButtons({ runId: item.run.id, stackName: item.stack.name, counts, applyable: item.applyable ?? true, canRemediate: false });
+    blocks.push(
+      section(
+        `${stackLabel(item.stack)} · *${formatCounts(counts)}*${progress} · planned ${slackDate(item.run.createdAt)} · run ${code(item.run.id)}`,
+      ),
+    );
+    const buttons = runButtons({
+      runId: item.run.id,
+      stackName: item.stack.name,
+      counts,
+      applyable: item.applyable ?? true,
+      canRemediate: false,
+    });
     blocks.push(actions(buttons));
   }
-  if (pending.length > MAX_PENDING) blocks.push(section(`+${pending.length - MAX_PENDING} more waiting: see the stacks' channels`));
+  if (pending.length > MAX_PENDING)
+    blocks.push(section(`+${pending.length - MAX_PENDING} more waiting: see the stacks' channels`));
   return blocks;
 }
 
 function activityLine(entry: AuditEntry): string {
-  const what = [entry.stack ? code(truncate(entry.stack, 100)) : '', entry.runId ? `run ${code(entry.runId)}` : ''].filter(Boolean).join(' ');
+  const what = [entry.stack ? code(truncate(entry.stack, 100)) : '', entry.runId ? `run ${code(entry.runId)}` : '']
+    .filter(Boolean)
+    .join(' ');
   return `• ${slackDate(entry.at)} ${userRef(entry.actor)} ${escapeMrkdwn(truncate(entry.action, 80))}${what ? ` ${what}` : ''}`;
 }
 
@@ -81,6 +94,8 @@ export function renderHome(input: HomeInput): HomeView {
   ];
   const bottom = activityBlocks(input.activity);
   const room = LIMITS.viewBlocks - top.length - bottom.length - 1;
-  const stacks = input.stacks.length ? statusBlocks(input.stacks, { maxBlocks: room, maxLinesPerGroup: 40 }) : [section('No stacks configured.')];
+  const stacks = input.stacks.length
+    ? statusBlocks(input.stacks, { maxBlocks: room, maxLinesPerGroup: 40 })
+    : [section('No stacks configured.')];
   return { type: 'home', blocks: [...top, ...stacks, divider, ...bottom] };
 }

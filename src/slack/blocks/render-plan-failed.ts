@@ -21,7 +21,11 @@ export function renderPlanFailed(input: PlanFailedInput): SlackMessage {
     blocks: [
       header(`Plan failed for ${stack.name}`),
       section(`:x: Could not plan ${stackLabel(stack)}: ${error}`),
-      context([`Run ${code(run.id)}`, slackDate(run.createdAt), run.commitSha ? `Commit ${code(run.commitSha.slice(0, 10))}` : '']),
+      context([
+        `Run ${code(run.id)}`,
+        slackDate(run.createdAt),
+        run.commitSha ? `Commit ${code(run.commitSha.slice(0, 10))}` : '',
+      ]),
       section(codeBlockTail(input.stderrTail, STDERR_BLOCK_CHARS)),
     ],
   };

@@ -20,7 +20,9 @@ export function renderRejectModal(input: { run: Run; stack: Pick<StackRef, 'name
     submit: { type: 'plain_text', text: 'Reject' },
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: [
-      section(`Reject the plan for ${stackLabel(stack)}${counts}, run ${code(run.id)}? Nothing is applied, and the same drift is not alerted again for a while.`),
+      section(
+        `Reject the plan for ${stackLabel(stack)}${counts}, run ${code(run.id)}? Nothing is applied, and the same drift is not alerted again for a while.`,
+      ),
       {
         type: 'input',
         block_id: REJECT_MODAL.reasonBlockId,

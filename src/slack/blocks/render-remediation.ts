@@ -19,7 +19,9 @@ export function renderRemediationOpened(record: RemediationRecord, userId: strin
     text: fallbackText(`Remediation PR #${record.prNumber} for ${record.stack}`),
     blocks: [
       section(`:hammer_and_wrench: ${what}`),
-      context([`Branch ${code(record.branch)}. Merging it accepts the drift; driftgate then checks ${escapeMrkdwn(record.stack)} again.`]),
+      context([
+        `Branch ${code(record.branch)}. Merging it accepts the drift; driftgate then checks ${escapeMrkdwn(record.stack)} again.`,
+      ]),
     ],
   };
 }
@@ -28,7 +30,11 @@ export function renderRemediationMerged(record: RemediationRecord, userId: strin
   const link = safeLink(record.prUrl, `#${record.prNumber}`);
   return {
     text: fallbackText(`Remediation PR #${record.prNumber} for ${record.stack} is merged`),
-    blocks: [section(`:hammer_and_wrench: ${userRef(userId)} asked for a remediation PR: ${link} for this drift is merged already. driftgate checks ${escapeMrkdwn(record.stack)} again now; the alert says when the drift is resolved.`)],
+    blocks: [
+      section(
+        `:hammer_and_wrench: ${userRef(userId)} asked for a remediation PR: ${link} for this drift is merged already. driftgate checks ${escapeMrkdwn(record.stack)} again now; the alert says when the drift is resolved.`,
+      ),
+    ],
   };
 }
 
@@ -43,7 +49,9 @@ export function renderNothingToCodify(stack: string, skipped: readonly Remediati
   return {
     text: fallbackText(`Nothing in ${stack}'s drift can be written into the code automatically`),
     blocks: [
-      section(`:hammer_and_wrench: No remediation PR: none of the drift in ${escapeMrkdwn(stack)} can be written into the code safely. What a person can do:`),
+      section(
+        `:hammer_and_wrench: No remediation PR: none of the drift in ${escapeMrkdwn(stack)} can be written into the code safely. What a person can do:`,
+      ),
       section(truncate([...listed, ...more].join('\n'), 2900)),
     ],
   };

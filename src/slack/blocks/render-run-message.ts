@@ -12,7 +12,18 @@ import { BLOCK_IDS } from '../action-ids.js';
 import { LIMITS } from '../limits.js';
 import { bySeverity, diffSections } from './diff-sections.js';
 import { code, escapeMrkdwn, safeLink, safeMention, truncate } from './escape.js';
-import { actions, context, divider, header, plural, section, slackDate, stackLabel, type SlackMessage, type StackRef } from './message.js';
+import {
+  actions,
+  context,
+  divider,
+  header,
+  plural,
+  section,
+  slackDate,
+  stackLabel,
+  type SlackMessage,
+  type StackRef,
+} from './message.js';
 import { runButtons } from './run-buttons.js';
 import { isAwaiting, phaseStatusLine, type ApprovalInfo, type RunPhase } from './run-phase.js';
 
@@ -63,19 +74,27 @@ function summary(input: RunMessageInput): string {
   const lines = [`${mention ? `${mention} ` : ''}*${formatCounts(analysis.counts)}* in ${stackLabel(stack)}`];
   const doomed = bySeverity(analysis.changes).filter((c) => c.action === 'delete' || c.action === 'replace');
   if (doomed.length) {
-    const names = doomed.slice(0, 5).map((c) => code(truncate(c.address, 120))).join(', ');
+    const names = doomed
+      .slice(0, 5)
+      .map((c) => code(truncate(c.address, 120)))
+      .join(', ');
     const more = doomed.length > 5 ? ` and ${doomed.length - 5} more` : '';
     lines.push(`:warning: *${plural(doomed.length, 'resource')} will be destroyed or replaced:* ${names}${more}`);
   }
   if (analysis.drift.length) lines.push(`${plural(analysis.drift.length, 'resource')} changed outside Terraform`);
   if (analysis.outputs.length) lines.push(`${plural(analysis.outputs.length, 'output')} will change`);
-  if (!analysis.applyable && analysis.hasChanges) lines.push(':no_entry: Terraform reported errors while planning: this plan cannot be applied.');
+  if (!analysis.applyable && analysis.hasChanges)
+    lines.push(':no_entry: Terraform reported errors while planning: this plan cannot be applied.');
   return lines.join('\n');
 }
 
 /** Denials first, then warnings, then what was ignored: one line each, within one section. */
 function policyLines(policy: PolicyEvaluation): string {
-  const icon: Partial<Record<PolicyFinding['effect'], string>> = { deny: ':no_entry:', warn: ':warning:', require_approval: ':busts_in_silhouette:' };
+  const icon: Partial<Record<PolicyFinding['effect'], string>> = {
+    deny: ':no_entry:',
+    warn: ':warning:',
+    require_approval: ':busts_in_silhouette:',
+  };
   const order = ['deny', 'require_approval', 'warn'] as const;
   const lines = order.flatMap((effect) =>
     policy.findings
@@ -125,7 +144,9 @@ export function renderRunMessage(input: RunMessageInput): { message: SlackMessag
   const { stack, run, analysis, phase, policy } = input;
   const drift = isDrift(run, analysis);
   const denied = Boolean(policy?.denied) && isAwaiting(phase);
-  const status = denied ? ':no_entry: Denied by policy: this plan cannot be applied from Slack. Reject it, or change the code or the policy' : phaseStatusLine(phase, input.approval);
+  const status = denied
+    ? ':no_entry: Denied by policy: this plan cannot be applied from Slack. Reject it, or change the code or the policy'
+    : phaseStatusLine(phase, input.approval);
   const findings = policy ? policyLines(policy) : '';
   const blocks: KnownBlock[] = [
     header(runTitle(stack.name, drift)),
@@ -135,7 +156,8 @@ export function renderRunMessage(input: RunMessageInput): { message: SlackMessag
     context(contextLine(stack, run)),
     section(status, { block_id: BLOCK_IDS.runStatus }),
   ];
-  if (input.remediationUrl) blocks.push(context([`:hammer_and_wrench: Remediation PR: ${safeLink(input.remediationUrl, 'open on GitHub')}`]));
+  if (input.remediationUrl)
+    blocks.push(context([`:hammer_and_wrench: Remediation PR: ${safeLink(input.remediationUrl, 'open on GitHub')}`]));
 
   const budget = LIMITS.messageBlocks - FIXED_BLOCKS;
   const both = analysis.drift.length > 0 && analysis.changes.length > 0;
@@ -146,10 +168,18 @@ export function renderRunMessage(input: RunMessageInput): { message: SlackMessag
   const used = driftPart.blocks.length;
   const usedChars = driftPart.blocks.reduce((n, b) => n + (b.text?.text.length ?? 0), 0);
   const planTitle = drift ? '*Applying the plan would change*' : '*Planned changes*';
-  const planPart = diffSections(planTitle, analysis.changes, false, { blocks: budget - used, chars: DIFF_CHAR_BUDGET - usedChars });
+  const planPart = diffSections(planTitle, analysis.changes, false, {
+    blocks: budget - used,
+    chars: DIFF_CHAR_BUDGET - usedChars,
+  });
   const omittedResources = driftPart.omitted + planPart.omitted;
   if (driftPart.blocks.length + planPart.blocks.length) blocks.push(divider, ...driftPart.blocks, ...planPart.blocks);
-  if (omittedResources) blocks.push(section(`:page_facing_up: +${omittedResources} more resource${omittedResources === 1 ? '' : 's'} — full plan in the thread`));
+  if (omittedResources)
+    blocks.push(
+      section(
+        `:page_facing_up: +${omittedResources} more resource${omittedResources === 1 ? '' : 's'} — full plan in the thread`,
+      ),
+    );
 
   if (isAwaiting(phase)) {
     const buttons = runButtons({

@@ -18,22 +18,40 @@ export interface ShowInput {
   policy?: PolicyEvaluation;
 }
 
-const VERB: Record<string, string> = { create: 'create', update: 'update', delete: '*DESTROY*', replace: '*REPLACE*', read: 'read', 'no-op': 'move' };
+const VERB: Record<string, string> = {
+  create: 'create',
+  update: 'update',
+  delete: '*DESTROY*',
+  replace: '*REPLACE*',
+  read: 'read',
+  'no-op': 'move',
+};
 
 export function renderShow(input: ShowInput): SlackMessage {
   const { stack, run, analysis } = input;
   if (!run) {
-    return { text: `${escapeMrkdwn(stack.name)} has not been checked yet`, blocks: [section(`${stackLabel(stack)} has not been checked yet.`)] };
+    return {
+      text: `${escapeMrkdwn(stack.name)} has not been checked yet`,
+      blocks: [section(`${stackLabel(stack)} has not been checked yet.`)],
+    };
   }
   const counts = analysis ? formatCounts(analysis.counts) : run.counts ? formatCounts(run.counts) : 'unknown';
   const blocks: KnownBlock[] = [
     header(`Latest plan: ${stack.name}`),
-    section(`*${counts}* · state ${code(run.state)}${run.error ? `\n:x: ${escapeMrkdwn(truncate(run.error, 1000))}` : ''}`),
-    context([`Run ${code(run.id)}`, slackDate(run.createdAt), run.commitSha ? `Commit ${code(run.commitSha.slice(0, 10))}` : '', `Mode ${code(stack.mode)}`]),
+    section(
+      `*${counts}* · state ${code(run.state)}${run.error ? `\n:x: ${escapeMrkdwn(truncate(run.error, 1000))}` : ''}`,
+    ),
+    context([
+      `Run ${code(run.id)}`,
+      slackDate(run.createdAt),
+      run.commitSha ? `Commit ${code(run.commitSha.slice(0, 10))}` : '',
+      `Mode ${code(stack.mode)}`,
+    ]),
   ];
   if (analysis) {
     const ignoredBy = new Map((input.policy?.ignored ?? []).map((i) => [i.address, i.rule]));
-    const note = (address: string) => (ignoredBy.has(address) ? ` _(ignored by ${code(truncate(ignoredBy.get(address)!, 80))})_` : '');
+    const note = (address: string) =>
+      ignoredBy.has(address) ? ` _(ignored by ${code(truncate(ignoredBy.get(address)!, 80))})_` : '';
     const line = (drift: boolean) => (c: PlanAnalysis['changes'][number]) =>
       `• ${drift ? 'changed outside Terraform' : VERB[c.action]} ${code(truncate(c.address, 150))}${note(c.address)}`;
     const lines = [...analysis.drift.map(line(true)), ...bySeverity(analysis.changes).map(line(false))];
@@ -44,7 +62,8 @@ export function renderShow(input: ShowInput): SlackMessage {
       text += `${l}\n`;
       shown += 1;
     }
-    if (shown < lines.length) text += `… and ${lines.length - shown} more; the full plan is in the stack's channel thread`;
+    if (shown < lines.length)
+      text += `… and ${lines.length - shown} more; the full plan is in the stack's channel thread`;
     if (text) blocks.push(section(text.trimEnd()));
   }
   return { text: `Latest plan for ${escapeMrkdwn(stack.name)}: ${counts}`, blocks };

@@ -9,9 +9,15 @@ export function renderStatus(rows: readonly StackStatusRow[]): SlackMessage {
   const problems = rows.length - count('in_sync');
   const summary = `${plural(rows.length, 'stack')}: ${count('in_sync')} in sync, ${count('drifted')} drifted, ${count('pending_approval')} waiting for approval, ${count('errored')} failed, ${count('blocked')} blocked`;
   if (rows.length === 0) {
-    return { text: 'No stacks configured', blocks: [section('No stacks are configured. Add them under `stacks:` in driftgate.yml.')] };
+    return {
+      text: 'No stacks configured',
+      blocks: [section('No stacks are configured. Add them under `stacks:` in driftgate.yml.')],
+    };
   }
-  const blocks: KnownBlock[] = [header(problems ? 'Stacks needing attention' : 'All stacks in sync'), context([summary])];
+  const blocks: KnownBlock[] = [
+    header(problems ? 'Stacks needing attention' : 'All stacks in sync'),
+    context([summary]),
+  ];
   blocks.push(...statusBlocks(rows, { maxBlocks: LIMITS.messageBlocks - blocks.length, maxLinesPerGroup: 60 }));
   return { text: summary, blocks };
 }

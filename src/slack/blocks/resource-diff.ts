@@ -22,13 +22,17 @@ const PLANNED: Record<ResourceChange['action'], string> = {
 };
 
 function headline(change: ResourceChange, drift: boolean): string {
-  if (drift) return change.action === 'delete' ? ':red_circle: was *deleted* outside Terraform' : ':large_orange_circle: was *changed* outside Terraform';
+  if (drift)
+    return change.action === 'delete'
+      ? ':red_circle: was *deleted* outside Terraform'
+      : ':large_orange_circle: was *changed* outside Terraform';
   if (change.action === 'no-op') return change.importing ? ':inbox_tray: will be imported' : ':truck: has moved';
   let text = PLANNED[change.action];
   if (change.action === 'replace') {
     const forcing = change.attributes.filter((a) => a.forcesReplacement).map((a) => a.path);
     const paths = forcing.length ? forcing : change.replacePaths;
-    if (paths.length) text += `, forced by ${paths.slice(0, 3).map(code).join(', ')}${paths.length > 3 ? ` and ${paths.length - 3} more` : ''}`;
+    if (paths.length)
+      text += `, forced by ${paths.slice(0, 3).map(code).join(', ')}${paths.length > 3 ? ` and ${paths.length - 3} more` : ''}`;
     if (change.replaceOrder === 'create-first') text += ' (create before destroy)';
   }
   return text;
@@ -49,7 +53,8 @@ function notes(change: ResourceChange): string[] {
   const lines: string[] = [];
   if (change.previousAddress) lines.push(`moved from ${code(change.previousAddress)}`);
   if (change.importing && change.action !== 'no-op') lines.push('imported');
-  if (change.actionReason && (change.action === 'delete' || change.action === 'read')) lines.push(escapeMrkdwn(change.actionReason.replaceAll('_', ' ')));
+  if (change.actionReason && (change.action === 'delete' || change.action === 'read'))
+    lines.push(escapeMrkdwn(change.actionReason.replaceAll('_', ' ')));
   return lines;
 }
 

@@ -39,7 +39,10 @@ function needs(approval: ApprovalInfo | undefined): string {
   const { have, need, missing: still } = approval.progress;
   if (still && still.length > 1) {
     const total = still.reduce((n, m) => n + m.count, 0);
-    const parts = still.map((m) => `${m.count} from ${m.groups.map(escapeMrkdwn).join(' or ')}${m.source && !m.source.startsWith('approvers.') ? ` (policy ${escapeMrkdwn(m.source)})` : ''}`);
+    const parts = still.map(
+      (m) =>
+        `${m.count} from ${m.groups.map(escapeMrkdwn).join(' or ')}${m.source && !m.source.startsWith('approvers.') ? ` (policy ${escapeMrkdwn(m.source)})` : ''}`,
+    );
     return `Waiting for ${plural(total, 'approval')}${have > 0 ? ' more' : ''}: ${parts.join(' and ')}`;
   }
   // One requirement left: name only its groups, since only they can still approve.

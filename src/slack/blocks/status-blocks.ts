@@ -43,10 +43,14 @@ function rowLine(row: StackStatusRow): string {
 }
 
 /** Sections for every group with stacks, within `maxBlocks`; every group gets at least its title. */
-export function statusBlocks(rows: readonly StackStatusRow[], options: { maxBlocks: number; maxLinesPerGroup: number }): SectionBlock[] {
-  const groups = GROUPS.map((g) => ({ ...g, rows: rows.filter((r) => r.status === g.status).sort((a, b) => a.name.localeCompare(b.name)) })).filter(
-    (g) => g.rows.length > 0,
-  );
+export function statusBlocks(
+  rows: readonly StackStatusRow[],
+  options: { maxBlocks: number; maxLinesPerGroup: number },
+): SectionBlock[] {
+  const groups = GROUPS.map((g) => ({
+    ...g,
+    rows: rows.filter((r) => r.status === g.status).sort((a, b) => a.name.localeCompare(b.name)),
+  })).filter((g) => g.rows.length > 0);
   const blocks: SectionBlock[] = [];
   groups.forEach((group, i) => {
     // Leave one block for each group still to come.

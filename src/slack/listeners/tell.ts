@@ -12,7 +12,11 @@ import { stackKey } from '../notifier/run-messages.js';
 
 export type Tell = (message: SlackMessage) => Promise<void>;
 
-export function tellClicker(deps: HomeDeps & Pick<SlackDeps, 'logger'>, click: { userId: string; inView: boolean }, respond: RespondFn | undefined): Tell {
+export function tellClicker(
+  deps: HomeDeps & Pick<SlackDeps, 'logger'>,
+  click: { userId: string; inView: boolean },
+  respond: RespondFn | undefined,
+): Tell {
   return async (message) => {
     try {
       if (click.inView) await publishHome(deps, click.userId, message.text);
@@ -24,9 +28,18 @@ export function tellClicker(deps: HomeDeps & Pick<SlackDeps, 'logger'>, click: {
 }
 
 /** An ephemeral message in the channel of a run's message (or its stack's channel), through the outbox. */
-export function tellInChannel(deps: Pick<SlackDeps, 'store' | 'messages'>, userId: string, stack: string, runId: string | undefined): Tell {
+export function tellInChannel(
+  deps: Pick<SlackDeps, 'store' | 'messages'>,
+  userId: string,
+  stack: string,
+  runId: string | undefined,
+): Tell {
   return async (message) => {
     const channel = (runId && deps.store.getMessage(runId)?.channel) || deps.messages.channelOf(stack);
-    deps.store.enqueue({ key: stackKey(stack), method: 'chat.postEphemeral', payload: { channel, user: userId, ...message } });
+    deps.store.enqueue({
+      key: stackKey(stack),
+      method: 'chat.postEphemeral',
+      payload: { channel, user: userId, ...message },
+    });
   };
 }

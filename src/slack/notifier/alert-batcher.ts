@@ -42,7 +42,10 @@ export function createAlertBatcher<T>(options: AlertBatcherOptions<T>): AlertBat
   return {
     add(channel, alert) {
       if (options.windowMs <= 0) {
-        const done = options.single(alert).catch(options.onError).finally(() => sending.delete(done));
+        const done = options
+          .single(alert)
+          .catch(options.onError)
+          .finally(() => sending.delete(done));
         sending.add(done);
         return;
       }

@@ -29,8 +29,13 @@ export function followApplies(bus: EventBus, messages: RunMessages): (() => void
     }),
     bus.on('apply_not_started', async ({ run, reason, blocked }) => {
       await messages.update(run, { kind: 'apply_failed' });
-      const next = blocked ? 'Check the stack, run `/drift unlock` and then `/drift check`.' : 'Run `/drift check` for a new plan once the stack is free.';
-      messages.reply(run, { text: `Apply did not start: ${reason}`, blocks: [section(`:x: Apply did not start: ${escapeMrkdwn(reason)}\n${next}`)] });
+      const next = blocked
+        ? 'Check the stack, run `/drift unlock` and then `/drift check`.'
+        : 'Run `/drift check` for a new plan once the stack is free.';
+      messages.reply(run, {
+        text: `Apply did not start: ${reason}`,
+        blocks: [section(`:x: Apply did not start: ${escapeMrkdwn(reason)}\n${next}`)],
+      });
     }),
   ];
 }

@@ -35,13 +35,22 @@ export function escalateStaleDrift(deps: EscalateDeps): number {
     const age = now.getTime() - drift.firstSeenAt.getTime();
     if (age < after) continue;
     if (deps.store.getSilence(stack.name, now) || deps.store.isSnoozed(stack.name, drift.fingerprint, now)) continue;
-    const done = deps.store.listAudit({ stack: stack.name, limit: 200 }).some((a) => a.action === 'drift_escalated' && a.detail?.fingerprint === drift.fingerprint);
+    const done = deps.store
+      .listAudit({ stack: stack.name, limit: 200 })
+      .some((a) => a.action === 'drift_escalated' && a.detail?.fingerprint === drift.fingerprint);
     const run = deps.store.getRun(drift.runId);
     if (done || !run) continue;
     const text = `Drift in ${stack.name} unresolved for ${formatDuration(age)}`;
     const line = `${safeMention(mention) ?? ''} :rotating_light: *${escapeMrkdwn(text)}* (first seen ${slackDate(drift.firstSeenAt)}): ${formatCounts(drift.counts)}. Approve or reject it on the alert, or \`/drift silence ${escapeMrkdwn(stack.name)} <duration> <reason>\`.`;
     deps.messages.reply(run, { text, blocks: [section(line.trim())] }, { broadcast: true });
-    deps.store.appendAudit({ at: now, actor: 'system', action: 'drift_escalated', runId: run.id, stack: stack.name, detail: { fingerprint: drift.fingerprint, ageMs: age } });
+    deps.store.appendAudit({
+      at: now,
+      actor: 'system',
+      action: 'drift_escalated',
+      runId: run.id,
+      stack: stack.name,
+      detail: { fingerprint: drift.fingerprint, ageMs: age },
+    });
     raised += 1;
   }
   return raised;

@@ -16,7 +16,13 @@ const StoredAnalysis = z.looseObject({
   changes: z.array(z.looseObject({ address: z.string(), action: z.string() })),
   drift: z.array(z.looseObject({ address: z.string(), action: z.string() })),
   outputs: z.array(z.unknown()),
-  counts: z.object({ create: z.number(), update: z.number(), delete: z.number(), replace: z.number(), read: z.number() }),
+  counts: z.object({
+    create: z.number(),
+    update: z.number(),
+    delete: z.number(),
+    replace: z.number(),
+    read: z.number(),
+  }),
   hasChanges: z.boolean(),
   fingerprint: z.string(),
   applyable: z.boolean(),
@@ -24,7 +30,13 @@ const StoredAnalysis = z.looseObject({
 
 const StoredPolicy = z.object({
   findings: z.array(
-    z.object({ rule: z.string(), effect: z.enum(POLICY_EFFECTS), message: z.string(), address: z.string().optional(), error: z.literal(true).optional() }),
+    z.object({
+      rule: z.string(),
+      effect: z.enum(POLICY_EFFECTS),
+      message: z.string(),
+      address: z.string().optional(),
+      error: z.literal(true).optional(),
+    }),
   ),
   denied: z.boolean(),
   approvals: z.array(z.object({ rule: z.string(), count: z.number().int().min(1), from: z.array(z.string()).min(1) })),
@@ -36,30 +48,54 @@ const StoredPolicy = z.object({
 const StoredCommits = z.object({
   webUrl: z.string().optional(),
   commits: z.array(
-    z.object({ sha: z.string(), author: z.string(), title: z.string(), prNumber: z.number().int().optional(), prUrl: z.string().optional(), commitUrl: z.string().optional() }),
+    z.object({
+      sha: z.string(),
+      author: z.string(),
+      title: z.string(),
+      prNumber: z.number().int().optional(),
+      prUrl: z.string().optional(),
+      commitUrl: z.string().optional(),
+    }),
   ),
 });
 
-async function loadJson<T>(deps: Pick<ServiceDeps, 'artifacts' | 'store'>, runId: string, kind: ArtifactKind, schema: z.ZodType<T>): Promise<T | undefined> {
+async function loadJson<T>(
+  deps: Pick<ServiceDeps, 'artifacts' | 'store'>,
+  runId: string,
+  kind: ArtifactKind,
+  schema: z.ZodType<T>,
+): Promise<T | undefined> {
   const body = await loadArtifact(deps, runId, kind);
   if (!body) return undefined;
   const parsed = schema.safeParse(JSON.parse(body.toString('utf8')));
-  if (!parsed.success) throw new Error(`stored ${kind} of run ${runId} is malformed at ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `stored ${kind} of run ${runId} is malformed at ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`,
+    );
   return parsed.data;
 }
 
 /** A run's analysis from the artifact store (sha256 checked); undefined when the run has none (no changes). */
-export async function loadAnalysis(deps: Pick<ServiceDeps, 'artifacts' | 'store'>, runId: string): Promise<PlanAnalysis | undefined> {
+export async function loadAnalysis(
+  deps: Pick<ServiceDeps, 'artifacts' | 'store'>,
+  runId: string,
+): Promise<PlanAnalysis | undefined> {
   return (await loadJson(deps, runId, 'analysis', StoredAnalysis)) as unknown as PlanAnalysis | undefined;
 }
 
 /** What the policies said about a run's plan; undefined when no policy was evaluated. */
-export function loadPolicy(deps: Pick<ServiceDeps, 'artifacts' | 'store'>, runId: string): Promise<PolicyEvaluation | undefined> {
+export function loadPolicy(
+  deps: Pick<ServiceDeps, 'artifacts' | 'store'>,
+  runId: string,
+): Promise<PolicyEvaluation | undefined> {
   return loadJson(deps, runId, 'policy', StoredPolicy);
 }
 
 /** The commits a pending change brings (stored by check-stack-from-source); undefined when none were listed. */
-export async function loadCommits(deps: Pick<ServiceDeps, 'artifacts' | 'store'>, runId: string): Promise<CommitLine[] | undefined> {
+export async function loadCommits(
+  deps: Pick<ServiceDeps, 'artifacts' | 'store'>,
+  runId: string,
+): Promise<CommitLine[] | undefined> {
   const stored = await loadJson(deps, runId, 'commits', StoredCommits);
   return stored?.commits.map(({ sha, author, title, prNumber, prUrl, commitUrl }) => ({
     sha,

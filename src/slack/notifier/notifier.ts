@@ -44,7 +44,14 @@ export function createNotifier(deps: NotifierDeps): Notifier {
   const { store, messages, logger } = deps;
   const slack = deps.config.slack;
   const audit = (run: Run, action: string, detail?: Record<string, unknown>) =>
-    store.appendAudit({ at: deps.now(), actor: 'system', action, runId: run.id, stack: run.stack, ...(detail ? { detail } : {}) });
+    store.appendAudit({
+      at: deps.now(),
+      actor: 'system',
+      action,
+      runId: run.id,
+      stack: run.stack,
+      ...(detail ? { detail } : {}),
+    });
 
   const batcher = createAlertBatcher<Run>({
     windowMs: slack?.digestWindow ?? 0,
@@ -56,8 +63,17 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     async digest(channel, all) {
       const runs = all.filter((run) => !store.hasMessage(run.id));
       if (runs.length === 0) return;
-      const entries = runs.map((run) => ({ stack: run.stack, environment: deps.stack(run.stack)?.environment, run, counts: run.counts! }));
-      store.enqueue({ key: `channel:${channel}`, method: 'chat.postMessage', payload: { channel, ...renderDigest({ entries }) } });
+      const entries = runs.map((run) => ({
+        stack: run.stack,
+        environment: deps.stack(run.stack)?.environment,
+        run,
+        counts: run.counts!,
+      }));
+      store.enqueue({
+        key: `channel:${channel}`,
+        method: 'chat.postMessage',
+        payload: { channel, ...renderDigest({ entries }) },
+      });
       for (const run of runs) audit(run, 'alert_digested', { channel });
     },
     onError: (err) => logger.error({ err: errorMessage(err) }, 'slack alert failed'),
@@ -83,7 +99,9 @@ export function createNotifier(deps: NotifierDeps): Notifier {
 
   /** Messages of the runs this run replaced say so (all but `except`, whose message the run takes over). */
   async function markSuperseded(run: Run, except?: string): Promise<void> {
-    const replaced = store.listRuns({ stack: run.stack, states: ['superseded'], limit: 20 }).filter((r) => r.supersededBy === run.id && r.id !== except);
+    const replaced = store
+      .listRuns({ stack: run.stack, states: ['superseded'], limit: 20 })
+      .filter((r) => r.supersededBy === run.id && r.id !== except);
     for (const old of replaced) await messages.update(old, { kind: 'superseded', by: run.id });
   }
 
@@ -112,7 +130,13 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       await markSuperseded(run, previousRunId);
       const previous = store.getRun(previousRunId);
       // An apply through driftgate resolved it: the apply owns that message and says "applied, verified".
-      if (!previous || previous.state === 'applied' || previous.state === 'applying' || previous.state === 'apply_failed') return;
+      if (
+        !previous ||
+        previous.state === 'applied' ||
+        previous.state === 'applying' ||
+        previous.state === 'apply_failed'
+      )
+        return;
       await messages.update(previous, { kind: 'drift_resolved' });
     }),
     deps.bus.on('no_changes', async ({ run }) => {
@@ -124,19 +148,32 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       // A stack that fails the same way every hour is reported once, until it fails differently or recovers.
       const signature = createHash('sha256').update(`${error}\n${stderrTail}`).digest('hex').slice(0, 16);
       const before = store.listRuns({ stack: run.stack, limit: 2 }).find((r) => r.id !== run.id);
-      const repeated = before?.state === 'errored' && store.listAudit({ runId: before.id }).some((a) => a.detail?.signature === signature);
+      const repeated =
+        before?.state === 'errored' &&
+        store.listAudit({ runId: before.id }).some((a) => a.detail?.signature === signature);
       if (repeated) {
         audit(run, 'plan_failure_repeated', { signature });
         return;
       }
-      const message = renderPlanFailed({ stack: { name: stack.name, environment: stack.environment, mode: stack.mode }, run, error, stderrTail });
-      store.enqueue({ key: stackKey(run.stack), method: 'chat.postMessage', payload: { channel: messages.channelOf(run.stack), ...message } });
+      const message = renderPlanFailed({
+        stack: { name: stack.name, environment: stack.environment, mode: stack.mode },
+        run,
+        error,
+        stderrTail,
+      });
+      store.enqueue({
+        key: stackKey(run.stack),
+        method: 'chat.postMessage',
+        payload: { channel: messages.channelOf(run.stack), ...message },
+      });
       audit(run, 'plan_failure_posted', { signature });
     }),
   ];
 
   return {
     flush: () => batcher.flush(),
-    stop: () => unsubscribe.forEach((off) => off()),
+    stop: () => {
+      for (const off of unsubscribe) off();
+    },
   };
 }

@@ -60,7 +60,10 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     const match = stack && requirementFor(stack, deps.config.approvers);
     if (!match) return undefined;
     const requirements = allRequirements(match, policy?.approvals);
-    return { progress: progressOf(requirements, deps.store.listApprovals(run.id)), groups: [...new Set(requirements.flatMap((r) => r.groups))] };
+    return {
+      progress: progressOf(requirements, deps.store.listApprovals(run.id)),
+      groups: [...new Set(requirements.flatMap((r) => r.groups))],
+    };
   }
 
   async function render(run: Run, phase: RunPhase, analysis?: PlanAnalysis) {
@@ -97,7 +100,11 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     if (!plan) return;
     const file = renderFullPlanFile(run.stack, run, plan);
     const ref = messagePlaceholder(run.id);
-    deps.store.enqueue({ key: stackKey(run.stack), method: UPLOAD_METHOD, payload: { channel: ref, thread_ts: ref, ...file } });
+    deps.store.enqueue({
+      key: stackKey(run.stack),
+      method: UPLOAD_METHOD,
+      payload: { channel: ref, thread_ts: ref, ...file },
+    });
   }
 
   async function post(run: Run, options: { thread?: { channel: string; ts: string } } = {}): Promise<boolean> {
@@ -106,8 +113,15 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     if (!rendered || !analysis) return false;
     // Checked again after the awaits above: the alert and an automatic apply may both be posting it.
     if (deps.store.hasMessage(run.id)) return false;
-    const where = options.thread ? { channel: options.thread.channel, thread_ts: options.thread.ts } : { channel: channelOf(run.stack) };
-    deps.store.enqueue({ key: stackKey(run.stack), method: 'chat.postMessage', payload: { ...where, ...rendered.message }, recordMessageFor: run.id });
+    const where = options.thread
+      ? { channel: options.thread.channel, thread_ts: options.thread.ts }
+      : { channel: channelOf(run.stack) };
+    deps.store.enqueue({
+      key: stackKey(run.stack),
+      method: 'chat.postMessage',
+      payload: { ...where, ...rendered.message },
+      recordMessageFor: run.id,
+    });
     // The message had to cut the diff: the whole plan goes to its thread.
     if (rendered.omittedResources > 0) await uploadPlan(run, analysis);
     return true;
@@ -138,7 +152,11 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     reply(run, message, options = {}) {
       const ref = messagePlaceholder(run.id);
       const broadcast = options.broadcast ? { reply_broadcast: true } : {};
-      deps.store.enqueue({ key: stackKey(run.stack), method: 'chat.postMessage', payload: { channel: ref, thread_ts: ref, ...broadcast, ...message } });
+      deps.store.enqueue({
+        key: stackKey(run.stack),
+        method: 'chat.postMessage',
+        payload: { channel: ref, thread_ts: ref, ...broadcast, ...message },
+      });
     },
   };
 }

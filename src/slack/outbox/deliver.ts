@@ -30,7 +30,8 @@ const PostedMessage = z.object({ channel: z.string().min(1), ts: z.string().min(
 export async function deliverItem(item: OutboxItem, deps: DeliverDeps): Promise<DeliveryOutcome> {
   const resolution = resolvePlaceholders(item.payload, (runId) => deps.store.getMessage(runId));
   if (!resolution.ok) {
-    if (resolution.reason === 'misplaced') return { kind: 'dead', error: `message placeholder in field "${resolution.field}", which cannot take one` };
+    if (resolution.reason === 'misplaced')
+      return { kind: 'dead', error: `message placeholder in field "${resolution.field}", which cannot take one` };
     const error = `no Slack message recorded yet for run ${resolution.runId}`;
     // Its post may be in another key's queue, or waiting for a retry: wait a while, but not forever.
     return item.attempts + 1 >= deps.maxUnresolvedAttempts ? { kind: 'dead', error } : { kind: 'retry', error };
@@ -40,17 +41,30 @@ export async function deliverItem(item: OutboxItem, deps: DeliverDeps): Promise<
   try {
     if (item.method === UPLOAD_METHOD) {
       const upload = UploadPayload.safeParse(resolution.payload);
-      if (!upload.success) return { kind: 'dead', error: `${UPLOAD_METHOD} payload invalid at ${upload.error.issues.map((i) => i.path.join('.')).join(', ')}` };
+      if (!upload.success)
+        return {
+          kind: 'dead',
+          error: `${UPLOAD_METHOD} payload invalid at ${upload.error.issues.map((i) => i.path.join('.')).join(', ')}`,
+        };
       const { channel, thread_ts, filename, title, content } = upload.data;
-      await deps.api.uploadFile({ channel, filename, content, ...(thread_ts ? { threadTs: thread_ts } : {}), ...(title ? { title } : {}) });
+      await deps.api.uploadFile({
+        channel,
+        filename,
+        content,
+        ...(thread_ts ? { threadTs: thread_ts } : {}),
+        ...(title ? { title } : {}),
+      });
     } else {
       result = await deps.api.call(item.method, resolution.payload);
     }
   } catch (err) {
-    const retriable = err instanceof SlackApiError ? err.retriable : err instanceof DriftgateError && err.code === 'EXTERNAL_SERVICE';
+    const retriable =
+      err instanceof SlackApiError ? err.retriable : err instanceof DriftgateError && err.code === 'EXTERNAL_SERVICE';
     const retryAfterMs = err instanceof SlackApiError ? err.details.retryAfterMs : undefined;
     if (!retriable) return { kind: 'dead', error: errorMessage(err) };
-    return retryAfterMs === undefined ? { kind: 'retry', error: errorMessage(err) } : { kind: 'retry', error: errorMessage(err), retryAfterMs };
+    return retryAfterMs === undefined
+      ? { kind: 'retry', error: errorMessage(err) }
+      : { kind: 'retry', error: errorMessage(err), retryAfterMs };
   }
 
   if (item.recordMessageFor && result) {

@@ -45,7 +45,10 @@ export type Resolution =
   /** A placeholder in a field that cannot take one: a bug in whoever enqueued it. */
   | { ok: false; reason: 'misplaced'; field: string };
 
-export function resolvePlaceholders(payload: Record<string, unknown>, lookup: (runId: string) => MessageRef | undefined): Resolution {
+export function resolvePlaceholders(
+  payload: Record<string, unknown>,
+  lookup: (runId: string) => MessageRef | undefined,
+): Resolution {
   const resolved: Record<string, unknown> = { ...payload };
   for (const [field, value] of Object.entries(payload)) {
     const runId = placeholderRunId(value);

@@ -64,8 +64,16 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   function route(item: OutboxItem): { name: string; deliver: () => Promise<DeliveryOutcome> } {
     const namespace = item.method.split('.', 1)[0]!;
     const other = deliverers.get(namespace);
-    if (other) return { name: namespace, deliver: () => other.deliver(item).catch((err: unknown) => ({ kind: 'retry', error: errorMessage(err) })) };
-    if (!api) return { name: 'slack', deliver: async () => ({ kind: 'retry', error: 'Slack is not configured in this process' }) };
+    if (other)
+      return {
+        name: namespace,
+        deliver: () => other.deliver(item).catch((err: unknown) => ({ kind: 'retry', error: errorMessage(err) })),
+      };
+    if (!api)
+      return {
+        name: 'slack',
+        deliver: async () => ({ kind: 'retry', error: 'Slack is not configured in this process' }),
+      };
     return { name: 'slack', deliver: () => deliverItem(item, { store, api, maxUnresolvedAttempts }) };
   }
 

@@ -1,4 +1,14 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -24,7 +34,11 @@ describe('local artifact store', () => {
     const store = createLocalArtifactStore({ dir });
     const body = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 31) % 256));
     const stored = await store.put('runs/r_1/plan.tfplan', body);
-    expect(stored).toEqual({ key: 'runs/r_1/plan.tfplan', sha256: expect.stringMatching(/^[0-9a-f]{64}$/), size: 4096 });
+    expect(stored).toEqual({
+      key: 'runs/r_1/plan.tfplan',
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      size: 4096,
+    });
     expect((await store.get('runs/r_1/plan.tfplan', stored.sha256)).equals(body)).toBe(true);
     expect((await store.get('runs/r_1/plan.tfplan')).equals(body)).toBe(true);
     expect(await store.put('runs/r_1/plan.json', '{"a":"é"}')).toMatchObject({ size: 10 });
@@ -71,7 +85,11 @@ describe('local artifact store', () => {
   ])('rejects the key %j (%s) without touching the disk', async (key, reason) => {
     const dir = join(tmp, 'artifacts');
     const store = createLocalArtifactStore({ dir });
-    const attempts: (() => Promise<unknown>)[] = [() => store.put(key, 'x'), () => store.get(key), () => store.delete(key)];
+    const attempts: (() => Promise<unknown>)[] = [
+      () => store.put(key, 'x'),
+      () => store.get(key),
+      () => store.delete(key),
+    ];
     for (const attempt of attempts) {
       const err = await attempt().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(InvalidArtifactKeyError);
@@ -85,13 +103,17 @@ describe('local artifact store', () => {
     const dir = join(tmp, 'artifacts');
     const store = createLocalArtifactStore({ dir });
     await store.put('runs/r_1/plan.tfplan', 'x');
-    await expect(store.get('runs/r_2/plan.tfplan')).rejects.toThrow(`cannot read artifact runs/r_2/plan.tfplan in ${dir}: ENOENT`);
+    await expect(store.get('runs/r_2/plan.tfplan')).rejects.toThrow(
+      `cannot read artifact runs/r_2/plan.tfplan in ${dir}: ENOENT`,
+    );
 
     const blocked = createLocalArtifactStore({ dir: join(tmp, 'file-not-dir', 'artifacts') });
     writeFileSync(join(tmp, 'file-not-dir'), 'not a directory');
     const err = await blocked.put('runs/r_1/plan.tfplan', 'x').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ArtifactStoreError);
-    expect((err as Error).message).toMatch(/cannot write artifact runs\/r_1\/plan.tfplan in .*file-not-dir\/artifacts: (ENOTDIR|ENOENT)/);
+    expect((err as Error).message).toMatch(
+      /cannot write artifact runs\/r_1\/plan.tfplan in .*file-not-dir\/artifacts: (ENOTDIR|ENOENT)/,
+    );
   });
 
   // root ignores directory permissions, so the failure cannot be provoked there.

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArtifactKeyError } from '../../../src/adapters/artifacts/artifact-key.js';
 import { createArtifactStore } from '../../../src/adapters/artifacts/create-artifact-store.js';
@@ -47,13 +47,15 @@ describe('S3 artifact store against s3rver', () => {
     expect((await store.get('runs/r_1/plan.tfplan')).equals(binary)).toBe(true);
 
     const object = await raw.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'driftgate/runs/r_1/plan.tfplan' }));
-    expect(object.Metadata?.['sha256']).toBe(stored.sha256);
+    expect(object.Metadata?.sha256).toBe(stored.sha256);
     expect(Buffer.from(await object.Body!.transformToByteArray()).equals(binary)).toBe(true);
 
     await store.put('runs/r_1/plan.json', '{"secret":"ünïcode"}');
     expect((await store.get('runs/r_1/plan.json')).toString('utf8')).toBe('{"secret":"ünïcode"}');
     await store.delete('runs/r_1/plan.json');
-    await expect(store.get('runs/r_1/plan.json')).rejects.toThrow(/cannot read artifact runs\/r_1\/plan.json in s3:\/\/driftgate-test\/driftgate\/: S3 answered 404/);
+    await expect(store.get('runs/r_1/plan.json')).rejects.toThrow(
+      /cannot read artifact runs\/r_1\/plan.json in s3:\/\/driftgate-test\/driftgate\/: S3 answered 404/,
+    );
   });
 
   it('asks for server-side encryption on every put: AES256 by default, aws:kms with the configured key', async () => {
@@ -67,7 +69,10 @@ describe('S3 artifact store against s3rver', () => {
     client.middlewareStack.add(
       (next) => async (args) => {
         const headers = (args.request as { headers: Record<string, string> }).headers;
-        seen.push({ sse: headers['x-amz-server-side-encryption'], kms: headers['x-amz-server-side-encryption-aws-kms-key-id'] });
+        seen.push({
+          sse: headers['x-amz-server-side-encryption'],
+          kms: headers['x-amz-server-side-encryption-aws-kms-key-id'],
+        });
         return next(args);
       },
       { step: 'finalizeRequest', name: 'recordEncryptionHeaders' },
@@ -88,7 +93,14 @@ describe('S3 artifact store against s3rver', () => {
   it('refuses an object overwritten behind its back', async () => {
     const store = storeAt('tamper/');
     const { sha256 } = await store.put('runs/r_1/plan.tfplan', 'the reviewed plan');
-    await raw.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'tamper/runs/r_1/plan.tfplan', Body: 'a different plan', Metadata: { sha256 } }));
+    await raw.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: 'tamper/runs/r_1/plan.tfplan',
+        Body: 'a different plan',
+        Metadata: { sha256 },
+      }),
+    );
     const err = await store.get('runs/r_1/plan.tfplan', sha256).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ArtifactIntegrityError);
     expect((err as ArtifactIntegrityError).expected).toBe(sha256);
@@ -114,7 +126,14 @@ describe('S3 artifact store against s3rver', () => {
 
   it('is chosen by the factory for s3 config, taking static keys from the injected env', async () => {
     const store = await createArtifactStore(
-      { type: 's3', bucket: BUCKET, prefix: 'factory/', region: s3.region, endpoint: s3.endpoint, forcePathStyle: true },
+      {
+        type: 's3',
+        bucket: BUCKET,
+        prefix: 'factory/',
+        region: s3.region,
+        endpoint: s3.endpoint,
+        forcePathStyle: true,
+      },
       { dataDir: '/unused', env: { AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey } },
     );
     expect(store.location).toBe(`s3://${BUCKET}/factory/`);
@@ -188,7 +207,12 @@ describe('S3 artifact store prune across list pages', () => {
     };
     const client = createS3Client(connection);
     try {
-      const store = createS3ArtifactStore({ bucket: BUCKET, prefix: 'paged/', ...connection, client: withPageSize(client, 5) });
+      const store = createS3ArtifactStore({
+        bucket: BUCKET,
+        prefix: 'paged/',
+        ...connection,
+        client: withPageSize(client, 5),
+      });
       for (let i = 0; i < 12; i++) await store.put(`runs/r_${i}/plan.tfplan`, `plan ${i}`);
       expect(await store.prune(new Date(Date.now() + 3_600_000))).toBe(12);
       const left = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'paged/' }));

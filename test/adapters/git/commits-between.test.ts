@@ -15,7 +15,12 @@ describe('GitCheckout.commitsBetween on a real repository', () => {
     const a = await repo.commit({ 'main.tf': '# A\n' }, 'Add db (#3)');
     const b = await repo.commit({ 'main.tf': '# B\n' }, 'Resize db (#34)');
     const c = await repo.commit({ 'main.tf': '# C\n' }, 'Tune db');
-    const git = createGitCheckout({ url: repo.url, branch: 'main', dir: join(repo.dir, 'clone'), env: { PATH: process.env.PATH, HOME: repo.dir } });
+    const git = createGitCheckout({
+      url: repo.url,
+      branch: 'main',
+      dir: join(repo.dir, 'clone'),
+      env: { PATH: process.env.PATH, HOME: repo.dir },
+    });
     await git.fetchHead();
 
     const between = await git.commitsBetween(a, c);

@@ -21,7 +21,13 @@ afterEach(async () => {
 /** The real git, every request kept so the test can read each argv and env. */
 function recordingExec() {
   const calls: GitExecRequest[] = [];
-  return { calls, exec: async (r: GitExecRequest) => (calls.push(r), execGit(r)) };
+  return {
+    calls,
+    exec: async (r: GitExecRequest) => {
+      calls.push(r);
+      return execGit(r);
+    },
+  };
 }
 
 function lineLogger() {
@@ -40,7 +46,13 @@ describe('GitCheckout on a real repository', () => {
     const git = createGitCheckout({ url: repo.url, branch: 'main', dir, env: baseEnv(), exec });
 
     const head = await git.fetchHead();
-    expect(head).toMatchObject({ sha: a, author: 'Ada Lovelace', authorEmail: 'ada@example.com', title: 'Add app (#7)', prNumber: 7 });
+    expect(head).toMatchObject({
+      sha: a,
+      author: 'Ada Lovelace',
+      authorEmail: 'ada@example.com',
+      title: 'Add app (#7)',
+      prNumber: 7,
+    });
     expect(head.committedAt.toISOString()).toBe('2024-05-01T10:00:00.000Z');
 
     const b = await repo.commit({ 'stacks/app/main.tf': '# B\n' }, 'Change app');
@@ -66,7 +78,13 @@ describe('GitCheckout on a real repository', () => {
     repo = await makeTestRepo();
     const a = await repo.commit({ 'main.tf': '' }, 'one');
     const { calls, exec } = recordingExec();
-    const git = createGitCheckout({ url: repo.url, branch: 'main', dir: join(repo.dir, 'clone'), env: baseEnv(), exec });
+    const git = createGitCheckout({
+      url: repo.url,
+      branch: 'main',
+      dir: join(repo.dir, 'clone'),
+      env: baseEnv(),
+      exec,
+    });
     const heads = await Promise.all([git.fetchHead(), git.fetchHead(), git.fetchHead()]);
     expect(heads.map((h) => h.sha)).toEqual([a, a, a]);
     expect(calls.filter((c) => c.args.includes('fetch'))).toHaveLength(1);
@@ -91,12 +109,23 @@ describe('GitCheckout on a real repository', () => {
     const noRepo = createGitCheckout({ url: missingRepo, branch: 'main', dir: join(repo.dir, 'c1'), env: baseEnv() });
     const repoErr = await noRepo.fetchHead().catch((e: unknown) => e);
     expect(repoErr).toBeInstanceOf(GitError);
-    expect(repoErr).toMatchObject({ code: 'EXTERNAL_SERVICE', reason: 'repo_unreachable', url: missingRepo, branch: 'main', retriable: true });
+    expect(repoErr).toMatchObject({
+      code: 'EXTERNAL_SERVICE',
+      reason: 'repo_unreachable',
+      url: missingRepo,
+      branch: 'main',
+      retriable: true,
+    });
     expect((repoErr as GitError).message).toContain(missingRepo);
     expect((repoErr as GitError).command).toMatch(/^git --git-dir=\S+ fetch --depth=50/);
     expect((repoErr as GitError).exitCode).toBe(128);
 
-    const noBranch = createGitCheckout({ url: repo.url, branch: 'release/9', dir: join(repo.dir, 'c2'), env: baseEnv() });
+    const noBranch = createGitCheckout({
+      url: repo.url,
+      branch: 'release/9',
+      dir: join(repo.dir, 'c2'),
+      env: baseEnv(),
+    });
     const branchErr = await noBranch.fetchHead().catch((e: unknown) => e);
     expect(branchErr).toMatchObject({ reason: 'branch_not_found', branch: 'release/9', retriable: false });
     expect((branchErr as GitError).message).toContain('branch release/9 does not exist in');
@@ -134,7 +163,9 @@ describe('GitCheckout on a real repository', () => {
       expect(text).not.toContain(TOKEN_B64);
     }
     expect(lines.length).toBeGreaterThan(0);
-    expect(() => sources.checkout({ url: repo!.url, branch: 'dev', tokenEnv: 'UNSET_TOKEN' })).toThrow(/UNSET_TOKEN is not set/);
+    expect(() => sources.checkout({ url: repo!.url, branch: 'dev', tokenEnv: 'UNSET_TOKEN' })).toThrow(
+      /UNSET_TOKEN is not set/,
+    );
   });
 
   it('scopes the header to an HTTPS origin and masks it in what git prints', async () => {
@@ -142,7 +173,14 @@ describe('GitCheckout on a real repository', () => {
     const { calls, exec } = recordingExec();
     // Port 9 on loopback: nothing listens, so the fetch fails fast without leaving the machine.
     const url = 'https://127.0.0.1:9/org/infra.git';
-    const git = createGitCheckout({ url, branch: 'main', dir: join(repo.dir, 'clone'), env: baseEnv(), token: TOKEN, exec });
+    const git = createGitCheckout({
+      url,
+      branch: 'main',
+      dir: join(repo.dir, 'clone'),
+      env: baseEnv(),
+      token: TOKEN,
+      exec,
+    });
     const err = (await git.fetchHead().catch((e: unknown) => e)) as GitError;
     expect(err).toMatchObject({ reason: 'repo_unreachable', url });
     expect(calls.at(-1)!.env.GIT_CONFIG_KEY_0).toBe('http.https://127.0.0.1:9/.extraHeader');

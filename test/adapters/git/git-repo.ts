@@ -32,7 +32,8 @@ export async function makeTestRepo(): Promise<TestRepo> {
   const dir = await mkdtemp(join(tmpdir(), 'driftgate-git-'));
   const origin = join(dir, 'origin.git');
   const work = join(dir, 'work');
-  const git = (args: string[], cwd = dir) => execa('git', args, { cwd, env: { PATH: process.env.PATH, HOME: dir, ...GIT_ENV }, extendEnv: false });
+  const git = (args: string[], cwd = dir) =>
+    execa('git', args, { cwd, env: { PATH: process.env.PATH, HOME: dir, ...GIT_ENV }, extendEnv: false });
   await git(['init', '--bare', '--quiet', '--initial-branch=main', origin]);
   await git(['init', '--quiet', '--initial-branch=main', work]);
   await git(['remote', 'add', 'origin', origin], work);

@@ -16,7 +16,13 @@ describe('GitHub App installation tokens', () => {
     f = await makeAppFixture(key);
     const fx = f;
     const client = appClient(fx, key.privateKey);
-    const commit = (branch: string) => client.commitToBranch(fx.repo, { branch, parentSha: fx.base, message: 'm', files: [{ path: 'a.tf', content: branch }] });
+    const commit = (branch: string) =>
+      client.commitToBranch(fx.repo, {
+        branch,
+        parentSha: fx.base,
+        message: 'm',
+        files: [{ path: 'a.tf', content: branch }],
+      });
     await commit('one');
     vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
     vi.setSystemTime(Date.now() + 61 * 60 * 1000);

@@ -36,7 +36,9 @@ describe('GitHubClient.commitToBranch against the emulator over a real repositor
     expect(await f.git('rev-parse', 'refs/heads/main')).toBe(f.base);
 
     // The sequence the port promises: parent, blobs, one tree on the parent's tree, commit, ref.
-    const calls = f.emulator.calls().map((c) => `${c.method} ${c.path.replace(/^\/repos\/acme\/infrastructure/, '')} ${c.status}`);
+    const calls = f.emulator
+      .calls()
+      .map((c) => `${c.method} ${c.path.replace(/^\/repos\/acme\/infrastructure/, '')} ${c.status}`);
     expect(calls).toEqual([
       `GET /git/commits/${f.base} 200`,
       'POST /git/blobs 201',
@@ -46,16 +48,28 @@ describe('GitHubClient.commitToBranch against the emulator over a real repositor
       'POST /git/refs 201',
     ]);
     const parentTree = await f.git('rev-parse', `${f.base}^{tree}`);
-    expect(f.emulator.calls('POST').find((c) => c.path.endsWith('/git/trees'))!.body).toMatchObject({ base_tree: parentTree });
+    expect(f.emulator.calls('POST').find((c) => c.path.endsWith('/git/trees'))!.body).toMatchObject({
+      base_tree: parentTree,
+    });
     expect(f.emulator.calls().every((c) => c.auth === 'token')).toBe(true);
   });
 
   it('a second commit force-moves the branch onto a new commit of the same parent', async () => {
     const client = f.client();
     const branch = 'driftgate/prod-db';
-    const first = await client.commitToBranch(f.repo, { branch, parentSha: f.base, message: 'One', files: [{ path: 'a.tf', content: '1\n' }] });
+    const first = await client.commitToBranch(f.repo, {
+      branch,
+      parentSha: f.base,
+      message: 'One',
+      files: [{ path: 'a.tf', content: '1\n' }],
+    });
     const newMain = await f.testRepo.commit({ 'README.md': '# moved on\n' }, 'Elsewhere');
-    const second = await client.commitToBranch(f.repo, { branch, parentSha: newMain, message: 'Two', files: [{ path: 'b.tf', content: '2\n' }] });
+    const second = await client.commitToBranch(f.repo, {
+      branch,
+      parentSha: newMain,
+      message: 'Two',
+      files: [{ path: 'b.tf', content: '2\n' }],
+    });
 
     expect(second.sha).not.toBe(first.sha);
     expect(await f.git('rev-parse', `refs/heads/${branch}`)).toBe(second.sha);
@@ -81,9 +95,14 @@ describe('GitHubClient.commitToBranch against the emulator over a real repositor
     const dir = await mkdtemp(join(tmpdir(), 'driftgate-gh-clone-'));
     try {
       const env = { PATH: process.env.PATH, HOME: dir, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
-      await execa('git', ['clone', '--quiet', '--branch', 'driftgate/x', f.testRepo.url, join(dir, 'c')], { env, extendEnv: false });
+      await execa('git', ['clone', '--quiet', '--branch', 'driftgate/x', f.testRepo.url, join(dir, 'c')], {
+        env,
+        extendEnv: false,
+      });
       expect(await readFile(join(dir, 'c', 'deep/er/still/file.tf'), 'utf8')).toBe('é ✓ unicode\n');
-      expect((await execa('git', ['rev-parse', 'HEAD'], { cwd: join(dir, 'c'), env, extendEnv: false })).stdout).toBe(sha);
+      expect((await execa('git', ['rev-parse', 'HEAD'], { cwd: join(dir, 'c'), env, extendEnv: false })).stdout).toBe(
+        sha,
+      );
       expect(await f.git('fsck', '--no-dangling')).toBe('');
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -92,7 +111,9 @@ describe('GitHubClient.commitToBranch against the emulator over a real repositor
 
   it('an unknown parent commit is a GitHubError that says the commit may not exist', async () => {
     const missing = 'f'.repeat(40);
-    const err = await rejection(f.client().commitToBranch(f.repo, { branch: 'driftgate/x', parentSha: missing, message: 'm', files: [] }));
+    const err = await rejection(
+      f.client().commitToBranch(f.repo, { branch: 'driftgate/x', parentSha: missing, message: 'm', files: [] }),
+    );
     expect(err).toMatchObject({ name: 'GitHubError', code: 'EXTERNAL_SERVICE', status: 404, retriable: false });
     expect(err.message).toContain(`commit ${missing} does not exist there`);
     expect(err.message).toContain('read commit fffffff (parent of driftgate/x) in acme/infrastructure failed');

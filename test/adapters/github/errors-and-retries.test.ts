@@ -13,7 +13,12 @@ beforeEach(async () => {
 afterEach(() => f.cleanup());
 
 const commit = (repo: GitHubRepository = f.repo, client = f.client()) =>
-  client.commitToBranch(repo, { branch: 'driftgate/x', parentSha: f.base, message: 'm', files: [{ path: 'a.tf', content: '1\n' }] });
+  client.commitToBranch(repo, {
+    branch: 'driftgate/x',
+    parentSha: f.base,
+    message: 'm',
+    files: [{ path: 'a.tf', content: '1\n' }],
+  });
 const statuses = () => f.emulator.calls().map((c) => c.status);
 
 /** Nothing the client says, thrown or logged, holds the token. */
@@ -35,7 +40,12 @@ describe('GitHub client retries', () => {
     f.emulator.failNext(10, 503);
     const err = await failure(commit());
     expect(err).toBeInstanceOf(GitHubError);
-    expect(err).toMatchObject({ status: 503, retriable: true, code: 'EXTERNAL_SERVICE', operation: 'read commit ' + f.base.slice(0, 7) + ' (parent of driftgate/x) in acme/infrastructure' });
+    expect(err).toMatchObject({
+      status: 503,
+      retriable: true,
+      code: 'EXTERNAL_SERVICE',
+      operation: `read commit ${f.base.slice(0, 7)} (parent of driftgate/x) in acme/infrastructure`,
+    });
     expect(err.message).toContain('GitHub answered HTTP 503 (Server Error), still after retrying');
     expect(statuses()).toEqual([503, 503, 503, 503]);
   });
@@ -46,7 +56,12 @@ describe('GitHub client retries', () => {
     await commit();
     expect(Date.now() - started).toBeGreaterThanOrEqual(20); // 4 "seconds" of 5 ms
     expect(statuses().slice(0, 2)).toEqual([403, 200]);
-    expect(f.logs).toEqual([{ obj: expect.objectContaining({ waitMs: 20, attempt: 1, method: 'GET' }), msg: 'GitHub secondary rate limit: retrying after 20 ms' }]);
+    expect(f.logs).toEqual([
+      {
+        obj: expect.objectContaining({ waitMs: 20, attempt: 1, method: 'GET' }),
+        msg: 'GitHub secondary rate limit: retrying after 20 ms',
+      },
+    ]);
     expectNoSecret();
   });
 
@@ -82,7 +97,9 @@ describe('GitHub client errors name the cause, never the token', () => {
   it('404: the repository is not found or not visible, with owner/name and the API URL', async () => {
     const err = await failure(commit({ owner: 'acme', name: 'secret-repo' }));
     expect(err).toMatchObject({ status: 404, retriable: false });
-    expect(err.message).toContain(`repository acme/secret-repo not found at ${f.emulator.apiUrl}, or not visible to GITHUB_TOKEN`);
+    expect(err.message).toContain(
+      `repository acme/secret-repo not found at ${f.emulator.apiUrl}, or not visible to GITHUB_TOKEN`,
+    );
     expectNoSecret(err);
   });
 
@@ -90,12 +107,16 @@ describe('GitHub client errors name the cause, never the token', () => {
     f.emulator.failNext(1, 403, { body: { message: 'Resource not accessible by personal access token' } });
     const err = await failure(commit());
     expect(err).toMatchObject({ status: 403, retriable: false });
-    expect(err.message).toContain('the credentials lack permission on acme/infrastructure (403 Resource not accessible by personal access token)');
+    expect(err.message).toContain(
+      'the credentials lack permission on acme/infrastructure (403 Resource not accessible by personal access token)',
+    );
     expect(err.message).toContain('contents:write and pull_requests:write');
   });
 
   it('masks a token GitHub (or a proxy) echoes back', async () => {
-    f.emulator.failNext(1, 422, { body: { message: `token ${TOKEN} and ghs_abcdefghijklmnopqrstuvwxyz0123456789 refused` } });
+    f.emulator.failNext(1, 422, {
+      body: { message: `token ${TOKEN} and ghs_abcdefghijklmnopqrstuvwxyz0123456789 refused` },
+    });
     const err = await failure(commit());
     expect(err.message).toContain('GitHub refused it (422): token *** and *** refused');
     expectNoSecret(err);
@@ -113,8 +134,15 @@ describe('GitHub client errors name the cause, never the token', () => {
     const ghes = await makeGitHubFixture({ tokens: [TOKEN], basePath: '/api/v3', webUrl: 'https://ghe.example.com' });
     try {
       expect(ghes.emulator.apiUrl).toMatch(/\/api\/v3$/);
-      await ghes.client().commitToBranch(ghes.repo, { branch: 'b', parentSha: ghes.base, message: 'm', files: [{ path: 'x', content: 'x' }] });
-      const pr = await ghes.client().openPullRequest(ghes.repo, { head: 'b', base: 'main', title: 't', body: '', labels: [] });
+      await ghes.client().commitToBranch(ghes.repo, {
+        branch: 'b',
+        parentSha: ghes.base,
+        message: 'm',
+        files: [{ path: 'x', content: 'x' }],
+      });
+      const pr = await ghes
+        .client()
+        .openPullRequest(ghes.repo, { head: 'b', base: 'main', title: 't', body: '', labels: [] });
       expect(pr.url).toBe('https://ghe.example.com/acme/infrastructure/pull/1');
     } finally {
       await ghes.cleanup();

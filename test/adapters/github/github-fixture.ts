@@ -4,7 +4,11 @@ import { execa } from 'execa';
 import { createGitHubClient, type GitHubClientOptions, type GitHubError } from '../../../src/adapters/github/client.js';
 import type { GitHubSettings } from '../../../src/adapters/github/env.js';
 import type { GitHubClient, GitHubRepository } from '../../../src/ports/github.js';
-import { startGitHubEmulator, type GitHubEmulator, type GitHubEmulatorOptions } from '../../helpers/github-emulator/index.js';
+import {
+  startGitHubEmulator,
+  type GitHubEmulator,
+  type GitHubEmulatorOptions,
+} from '../../helpers/github-emulator/index.js';
 import { makeTestRepo, type TestRepo } from '../git/git-repo.js';
 
 /** Waits in tests: milliseconds where production waits seconds. */
@@ -48,7 +52,9 @@ export async function makeGitHubFixture(options: Partial<GitHubEmulatorOptions> 
   const repoDir = join(testRepo.dir, 'origin.git');
   const emulator = await startGitHubEmulator({ repoDir, ...options });
   const logs: LogLine[] = [];
-  const logger = { warn: (obj: object, msg?: string) => void logs.push({ obj, ...(msg === undefined ? {} : { msg }) }) };
+  const logger = {
+    warn: (obj: object, msg?: string) => void logs.push({ obj, ...(msg === undefined ? {} : { msg }) }),
+  };
   return {
     testRepo,
     emulator,
@@ -56,9 +62,17 @@ export async function makeGitHubFixture(options: Partial<GitHubEmulatorOptions> 
     base,
     logs,
     client: (settings = {}, clientOptions = {}) =>
-      createGitHubClient({ apiUrl: emulator.apiUrl, auth: { type: 'token', token: emulator.token }, ...settings }, { logger, ...FAST, ...clientOptions }),
+      createGitHubClient(
+        { apiUrl: emulator.apiUrl, auth: { type: 'token', token: emulator.token }, ...settings },
+        { logger, ...FAST, ...clientOptions },
+      ),
     git: async (...args) =>
-      (await execa('git', args, { env: { PATH: process.env.PATH, GIT_DIR: repoDir, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' }, extendEnv: false })).stdout.trim(),
+      (
+        await execa('git', args, {
+          env: { PATH: process.env.PATH, GIT_DIR: repoDir, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+          extendEnv: false,
+        })
+      ).stdout.trim(),
     async cleanup() {
       await emulator.close();
       await testRepo.cleanup();

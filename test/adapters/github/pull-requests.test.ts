@@ -11,10 +11,22 @@ beforeEach(async () => {
 afterEach(() => f.cleanup());
 
 const branchWith = (branch: string, path = 'stacks/db/main.tf') =>
-  client.commitToBranch(f.repo, { branch, parentSha: f.base, message: `Change ${path}`, files: [{ path, content: `# ${branch}\n` }] });
+  client.commitToBranch(f.repo, {
+    branch,
+    parentSha: f.base,
+    message: `Change ${path}`,
+    files: [{ path, content: `# ${branch}\n` }],
+  });
 
 const open = (head: string, extra: { labels?: string[]; draft?: boolean } = {}) =>
-  client.openPullRequest(f.repo, { head, base: 'main', title: `Remediate ${head}`, body: 'Plan attached.', labels: extra.labels ?? [], ...(extra.draft === undefined ? {} : { draft: extra.draft }) });
+  client.openPullRequest(f.repo, {
+    head,
+    base: 'main',
+    title: `Remediate ${head}`,
+    body: 'Plan attached.',
+    labels: extra.labels ?? [],
+    ...(extra.draft === undefined ? {} : { draft: extra.draft }),
+  });
 
 describe('GitHubClient pull requests against the emulator', () => {
   it('opens a PR with labels, then finds it by head and base; other heads and bases find nothing', async () => {
@@ -34,7 +46,11 @@ describe('GitHubClient pull requests against the emulator', () => {
       base: 'main',
       author: 'driftgate-bot',
     });
-    expect(f.emulator.pulls()[0]).toMatchObject({ labels: ['driftgate', 'drift:prod'], draft: false, body: 'Plan attached.' });
+    expect(f.emulator.pulls()[0]).toMatchObject({
+      labels: ['driftgate', 'drift:prod'],
+      draft: false,
+      body: 'Plan attached.',
+    });
     expect(await client.findOpenPullRequest(f.repo, 'driftgate/prod-db', 'main')).toEqual(pr);
     expect(await client.findOpenPullRequest(f.repo, 'driftgate/prod-web', 'main')).toMatchObject({ number: 2 });
     expect(await client.findOpenPullRequest(f.repo, 'driftgate/prod-db', 'release')).toBeUndefined();
@@ -43,7 +59,12 @@ describe('GitHubClient pull requests against the emulator', () => {
     const list = f.emulator.calls('GET').filter((c) => c.path.endsWith('/pulls'));
     expect(list[0]!.query).toMatchObject({ head: 'acme:driftgate/prod-db', base: 'main', state: 'open' });
     // No labels, no label call.
-    expect(f.emulator.calls('POST').filter((c) => c.path.endsWith('/labels')).map((c) => c.path)).toEqual(['/repos/acme/infrastructure/issues/1/labels']);
+    expect(
+      f.emulator
+        .calls('POST')
+        .filter((c) => c.path.endsWith('/labels'))
+        .map((c) => c.path),
+    ).toEqual(['/repos/acme/infrastructure/issues/1/labels']);
   });
 
   it('getPullRequest: a PR by number as it is now (open, merged, closed), undefined for a number that does not exist', async () => {
@@ -65,7 +86,7 @@ describe('GitHubClient pull requests against the emulator', () => {
     expect(f.emulator.pulls()[0]).toMatchObject({ draft: true, labels: ['driftgate'] });
   });
 
-  it('GitHub refusals are 422 GitHubErrors with GitHub\'s reason: no branch, no commits between, already open', async () => {
+  it("GitHub refusals are 422 GitHubErrors with GitHub's reason: no branch, no commits between, already open", async () => {
     const refused = (head: string) => rejection(open(head));
 
     const missing = await refused('driftgate/never-pushed');
@@ -79,7 +100,9 @@ describe('GitHubClient pull requests against the emulator', () => {
 
     await branchWith('driftgate/twice');
     await open('driftgate/twice');
-    expect((await refused('driftgate/twice')).message).toContain('A pull request already exists for acme:driftgate/twice.');
+    expect((await refused('driftgate/twice')).message).toContain(
+      'A pull request already exists for acme:driftgate/twice.',
+    );
   });
 
   it('pullRequestsOfCommit: the open PR of a branch commit, then the merged PR of its commits and of the merge commit', async () => {
@@ -96,7 +119,7 @@ describe('GitHubClient pull requests against the emulator', () => {
     expect(await client.pullRequestsOfCommit(f.repo, merge)).toEqual([merged]);
   });
 
-  it('pullRequestsOfCommit after a squash merge: one new commit on main, with the PR\'s change', async () => {
+  it("pullRequestsOfCommit after a squash merge: one new commit on main, with the PR's change", async () => {
     const { sha } = await branchWith('driftgate/prod-web', 'stacks/web/main.tf');
     const pr = await open('driftgate/prod-web');
     const squash = await f.emulator.merge(pr.number, { method: 'squash' });

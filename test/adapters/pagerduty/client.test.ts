@@ -50,10 +50,34 @@ describe('PagerDuty Events API client', () => {
   });
 
   it.each([
-    { name: '500', script: (r: PagerdutyReceiver) => r.failNext(1, { status: 500 }), retriable: true, status: 500, retryAfterMs: undefined },
-    { name: '503', script: (r: PagerdutyReceiver) => r.failNext(1, { status: 503 }), retriable: true, status: 503, retryAfterMs: undefined },
-    { name: '429 with Retry-After', script: (r: PagerdutyReceiver) => r.rateLimitNext(1, 30), retriable: true, status: 429, retryAfterMs: 30_000 },
-    { name: '429 without Retry-After', script: (r: PagerdutyReceiver) => r.rateLimitNext(1), retriable: true, status: 429, retryAfterMs: undefined },
+    {
+      name: '500',
+      script: (r: PagerdutyReceiver) => r.failNext(1, { status: 500 }),
+      retriable: true,
+      status: 500,
+      retryAfterMs: undefined,
+    },
+    {
+      name: '503',
+      script: (r: PagerdutyReceiver) => r.failNext(1, { status: 503 }),
+      retriable: true,
+      status: 503,
+      retryAfterMs: undefined,
+    },
+    {
+      name: '429 with Retry-After',
+      script: (r: PagerdutyReceiver) => r.rateLimitNext(1, 30),
+      retriable: true,
+      status: 429,
+      retryAfterMs: 30_000,
+    },
+    {
+      name: '429 without Retry-After',
+      script: (r: PagerdutyReceiver) => r.rateLimitNext(1),
+      retriable: true,
+      status: 429,
+      retryAfterMs: undefined,
+    },
   ])('a $name is retriable', async ({ script, retriable, status, retryAfterMs }) => {
     script(receiver);
     const err = await failure(createPagerdutyClient({ eventsUrl: receiver.eventsUrl }).send(resolve));
@@ -63,7 +87,9 @@ describe('PagerDuty Events API client', () => {
 
   it('a 400 is permanent and says what PagerDuty refused, without the key', async () => {
     const client = createPagerdutyClient({ eventsUrl: receiver.eventsUrl });
-    const err = await failure(client.send({ event_action: 'trigger', dedup_key: 'x', routing_key: KEY } as unknown as PagerdutyEvent));
+    const err = await failure(
+      client.send({ event_action: 'trigger', dedup_key: 'x', routing_key: KEY } as unknown as PagerdutyEvent),
+    );
     expect(err).toMatchObject({ retriable: false, details: { status: 400 } });
     expect(err.message).toBe("pagerduty: HTTP 400: Event object is invalid ('payload' is missing)");
   });

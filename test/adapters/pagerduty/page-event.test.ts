@@ -1,10 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { buildResolveEvent, buildTriggerEvent, PAGE_LIMITS, PAGE_MAX_RESOURCES, pageDedupKey, withSlackLink, type TriggerInput } from '../../../src/domain/oncall/page-event.js';
+import {
+  buildResolveEvent,
+  buildTriggerEvent,
+  PAGE_LIMITS,
+  PAGE_MAX_RESOURCES,
+  pageDedupKey,
+  withSlackLink,
+  type TriggerInput,
+} from '../../../src/domain/oncall/page-event.js';
 import { analyzePlan } from '../../../src/domain/plan/analyze.js';
 import type { PlanAnalysis } from '../../../src/domain/plan/model.js';
 import { parsePlanJson } from '../../../src/domain/plan/schema.js';
 import { eventProblems } from '../../helpers/pagerduty-receiver.js';
-import { ALL_FIXTURE_SECRETS, planText, readFixture, REAL_FIXTURES, resourceChange } from '../../domain/plan/plan-builder.js';
+import {
+  ALL_FIXTURE_SECRETS,
+  planText,
+  readFixture,
+  REAL_FIXTURES,
+  resourceChange,
+} from '../../domain/plan/plan-builder.js';
 
 const counts = (c: Partial<PlanAnalysis['counts']>) => ({ create: 0, update: 0, delete: 0, replace: 0, read: 0, ...c });
 const run = { id: 'r_01HZX3', updatedAt: new Date('2025-01-01T10:00:00Z') };
@@ -16,7 +30,11 @@ function trigger(extra: Partial<TriggerInput> = {}) {
     stack: { name: 'prod/networking', environment: 'prod' },
     severity: 'critical',
     run,
-    analysis: { counts: counts({ update: 2, delete: 1 }), fingerprint: 'f'.repeat(64), changes: [change('aws_vpc.main'), change('aws_subnet.a'), change('aws_route.r', 'delete')] },
+    analysis: {
+      counts: counts({ update: 2, delete: 1 }),
+      fingerprint: 'f'.repeat(64),
+      changes: [change('aws_vpc.main'), change('aws_subnet.a'), change('aws_route.r', 'delete')],
+    },
     ...extra,
   });
 }
@@ -28,7 +46,9 @@ function payloadOf(event: ReturnType<typeof buildTriggerEvent>) {
 
 describe('buildTriggerEvent', () => {
   it('pages a stack with counts, ids and where to look, and nothing else', () => {
-    const event = withSlackLink(trigger({ firstSeenAt: new Date('2025-01-01T09:00:00Z') }), { message: 'https://acme.slack.com/archives/C1/p1735725600000100' });
+    const event = withSlackLink(trigger({ firstSeenAt: new Date('2025-01-01T09:00:00Z') }), {
+      message: 'https://acme.slack.com/archives/C1/p1735725600000100',
+    });
     expect(event).toEqual({
       event_action: 'trigger',
       dedup_key: 'driftgate:prod/networking',
@@ -57,8 +77,18 @@ describe('buildTriggerEvent', () => {
 
   const many = Array.from({ length: 45 }, (_, i) => change(`aws_instance.web[${i}]`));
   it.each([
-    { name: 'no Slack link yet, no first seen', input: {}, summary: 'Drift in prod/networking: ~2 -1 (run r_01HZX3)', details: { resources: 3 } },
-    { name: 'a stack without environment has no group', input: { stack: { name: 'shared/dns' } }, summary: 'Drift in shared/dns: ~2 -1 (run r_01HZX3)', group: undefined },
+    {
+      name: 'no Slack link yet, no first seen',
+      input: {},
+      summary: 'Drift in prod/networking: ~2 -1 (run r_01HZX3)',
+      details: { resources: 3 },
+    },
+    {
+      name: 'a stack without environment has no group',
+      input: { stack: { name: 'shared/dns' } },
+      summary: 'Drift in shared/dns: ~2 -1 (run r_01HZX3)',
+      group: undefined,
+    },
     {
       name: 'only creates',
       input: { analysis: { counts: counts({ create: 4 }), fingerprint: 'a'.repeat(64), changes: [] } },
@@ -101,31 +131,71 @@ describe('buildTriggerEvent', () => {
         resourceChange({
           address: 'aws_security_group.web',
           actions: ['update'],
-          before: { ingress: [{ cidr: '10.1.2.0/24' }], description: 'plain-before-value-1', tags: { owner: 'alice@example.com' } },
-          after: { ingress: [{ cidr: '0.0.0.0/0' }], description: 'plain-after-value-2', tags: { owner: 'bob@example.com' } },
+          before: {
+            ingress: [{ cidr: '10.1.2.0/24' }],
+            description: 'plain-before-value-1',
+            tags: { owner: 'alice@example.com' },
+          },
+          after: {
+            ingress: [{ cidr: '0.0.0.0/0' }],
+            description: 'plain-after-value-2',
+            tags: { owner: 'bob@example.com' },
+          },
         }),
-        resourceChange({ address: 'aws_db_instance.main', actions: ['update'], before: { password: 'sensitive-before-3' }, after: { password: 'sensitive-after-4' }, before_sensitive: { password: true }, after_sensitive: { password: true } }),
+        resourceChange({
+          address: 'aws_db_instance.main',
+          actions: ['update'],
+          before: { password: 'sensitive-before-3' },
+          after: { password: 'sensitive-after-4' },
+          before_sensitive: { password: true },
+          after_sensitive: { password: true },
+        }),
       ],
-      resource_drift: [resourceChange({ address: 'aws_security_group.web', actions: ['update'], before: { description: 'drift-before-value-5' }, after: { description: 'drift-after-value-6' } })],
+      resource_drift: [
+        resourceChange({
+          address: 'aws_security_group.web',
+          actions: ['update'],
+          before: { description: 'drift-before-value-5' },
+          after: { description: 'drift-after-value-6' },
+        }),
+      ],
     });
     const cases: { analysis: PlanAnalysis; values: string[] }[] = [
       {
         analysis: analyzePlan(parsePlanJson(plan)).analysis,
-        values: ['10.1.2.0', '0.0.0.0/0', 'plain-before-value-1', 'plain-after-value-2', 'alice@example.com', 'bob@example.com', 'sensitive-before-3', 'sensitive-after-4', 'drift-before-value-5', 'drift-after-value-6'],
+        values: [
+          '10.1.2.0',
+          '0.0.0.0/0',
+          'plain-before-value-1',
+          'plain-after-value-2',
+          'alice@example.com',
+          'bob@example.com',
+          'sensitive-before-3',
+          'sensitive-after-4',
+          'drift-before-value-5',
+          'drift-after-value-6',
+        ],
       },
       // Real terraform plans: every string value in them (the fixtures' secrets among them).
       ...REAL_FIXTURES.map((name) => {
         const { analysis } = analyzePlan(parsePlanJson(readFixture(name)));
         const addresses = analysis.changes.map((c) => c.address).join('\n');
         const sides = analysis.changes.flatMap((c) => c.attributes.flatMap((a) => [a.before, a.after]));
-        const values = [...ALL_FIXTURE_SECRETS, ...stringsIn(sides.map((side) => (side.kind === 'value' ? side.value : undefined)))];
-        return { analysis, values: values.filter((v) => v.length >= 4 && !addresses.includes(v) && !'driftgate'.includes(v)) };
+        const values = [
+          ...ALL_FIXTURE_SECRETS,
+          ...stringsIn(sides.map((side) => (side.kind === 'value' ? side.value : undefined))),
+        ];
+        return {
+          analysis,
+          values: values.filter((v) => v.length >= 4 && !addresses.includes(v) && !'driftgate'.includes(v)),
+        };
       }),
     ];
     expect(cases.every((c) => c.values.length > 0)).toBe(true);
     for (const { analysis, values } of cases) {
       const text = JSON.stringify(trigger({ analysis }));
-      for (const value of values) expect(text.includes(value), `value ${JSON.stringify(value)} reached the page`).toBe(false);
+      for (const value of values)
+        expect(text.includes(value), `value ${JSON.stringify(value)} reached the page`).toBe(false);
     }
   });
 });
@@ -141,7 +211,11 @@ describe('withSlackLink', () => {
 
   it.each([
     { name: 'no link', event: trigger(), link: undefined },
-    { name: 'a resolve', event: buildResolveEvent({ name: 'prod/networking' }), link: { message: 'https://acme.slack.com/archives/C1/p1' } },
+    {
+      name: 'a resolve',
+      event: buildResolveEvent({ name: 'prod/networking' }),
+      link: { message: 'https://acme.slack.com/archives/C1/p1' },
+    },
   ])('leaves $name as it is', ({ event, link }) => {
     expect(withSlackLink(event, link)).toEqual(event);
   });
@@ -160,7 +234,10 @@ describe('buildResolveEvent and pageDedupKey', () => {
 
   it('resolves with the dedup_key its trigger used, and only that', () => {
     const resolve = buildResolveEvent({ name: longName('b') });
-    expect(resolve).toEqual({ event_action: 'resolve', dedup_key: trigger({ stack: { name: longName('b') } }).dedup_key });
+    expect(resolve).toEqual({
+      event_action: 'resolve',
+      dedup_key: trigger({ stack: { name: longName('b') } }).dedup_key,
+    });
     expect(eventProblems({ ...resolve, routing_key: KEY })).toEqual([]);
   });
 });

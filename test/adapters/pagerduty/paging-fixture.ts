@@ -32,7 +32,10 @@ export const BACKOFF = { baseMs: 1000, maxMs: 60_000 };
 export const PLAN_VALUE = 'cidr-from-the-plan-10.9.8.0';
 
 export const CONFIG: ConfigPatch = {
-  stacks: [stackEntry('prod/networking', 'net', { environment: 'prod' }), stackEntry('dev/sandbox', 'sandbox', { environment: 'dev' })],
+  stacks: [
+    stackEntry('prod/networking', 'net', { environment: 'prod' }),
+    stackEntry('dev/sandbox', 'sandbox', { environment: 'dev' }),
+  ],
   pagerduty: { routing: [{ environments: ['prod'], routingKeyEnv: 'PD_KEY_PROD' }], severity: { prod: 'critical' } },
 };
 
@@ -81,7 +84,10 @@ export function usePagingFixture() {
     for (const stack of config.stacks) store.upsertStack(stack.name);
     const pager = createPager({ config, bus, store, stack: (name) => byName.get(name), now, logger: log.logger });
     stops.push(() => pager.stop());
-    const links = options.workspaceUrl && config.slack ? slackLinks({ slack: config.slack, store, workspaceUrl: options.workspaceUrl }) : undefined;
+    const links =
+      options.workspaceUrl && config.slack
+        ? slackLinks({ slack: config.slack, store, workspaceUrl: options.workspaceUrl })
+        : undefined;
     const worker = createOutboxWorker({
       store,
       ...(options.api ? { api: options.api } : {}),
@@ -100,14 +106,23 @@ export function usePagingFixture() {
         parsePlanJson(
           planText({
             resource_changes: [
-              resourceChange({ address: 'terraform_data.vpc', actions: ['update'], before: { input: { cidr: PLAN_VALUE } }, after: { input: { cidr: '10.0.0.0/16' } } }),
+              resourceChange({
+                address: 'terraform_data.vpc',
+                actions: ['update'],
+                before: { input: { cidr: PLAN_VALUE } },
+                after: { input: { cidr: '10.0.0.0/16' } },
+              }),
               resourceChange({ address: 'terraform_data.old', actions: ['delete'], before: { input: 'gone' } }),
             ],
           }),
         ),
       );
       const created = store.createRun({ stack, trigger: 'schedule' });
-      const run = store.transition(created.id, 'planning', 'drifted', { kind: 'drift', fingerprint: analysis.fingerprint, counts: analysis.counts })!;
+      const run = store.transition(created.id, 'planning', 'drifted', {
+        kind: 'drift',
+        fingerprint: analysis.fingerprint,
+        counts: analysis.counts,
+      })!;
       store.openDrift(stack, { fingerprint: analysis.fingerprint, runId: run.id, counts: analysis.counts });
       await bus.publish({ type: 'drift_detected', stack, run, analysis });
       return run;
@@ -118,7 +133,13 @@ export function usePagingFixture() {
       const created = store.createRun({ stack, trigger: 'schedule' });
       const run = store.transition(created.id, 'planning', 'no_changes')!;
       const closed = store.closeDrift(stack)!;
-      await bus.publish({ type: 'drift_resolved', stack, run, previousFingerprint: closed.fingerprint, previousRunId: closed.runId });
+      await bus.publish({
+        type: 'drift_resolved',
+        stack,
+        run,
+        previousFingerprint: closed.fingerprint,
+        previousRunId: closed.runId,
+      });
       return run;
     }
 

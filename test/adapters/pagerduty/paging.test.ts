@@ -38,7 +38,10 @@ describe('paging on-call through the outbox', () => {
     });
     expect(JSON.stringify(pages)).not.toContain(PLAN_VALUE);
     expect(store.pendingCount()).toBe(0);
-    expect(store.listAudit({ stack: 'prod/networking' }).map((a) => a.action)).toEqual(['page_triggered', 'page_resolved']);
+    expect(store.listAudit({ stack: 'prod/networking' }).map((a) => a.action)).toEqual([
+      'page_triggered',
+      'page_resolved',
+    ]);
     // dev/sandbox has no routing: no page, no outbox item, no audit.
     expect(store.listAudit({ stack: 'dev/sandbox' })).toEqual([]);
     expect(fx.handlerErrors).toEqual([]);
@@ -48,32 +51,67 @@ describe('paging on-call through the outbox', () => {
   const WORKSPACE = 'https://acme.slack.com/';
   const PERMALINK = 'https://acme.slack.com/archives/C0PROD/p1700000001000001';
   it.each([
-    { name: "the run's message posted after the page was queued", slack: true, posted: true, workspace: WORKSPACE, link: { slack_message: PERMALINK }, clientUrl: PERMALINK },
-    { name: 'the message not posted yet (held in a digest window)', slack: true, posted: false, workspace: WORKSPACE, link: { slack_channel: 'C0PROD' } },
-    { name: 'the workspace address not known yet (auth.test failed)', slack: true, posted: true, workspace: undefined, link: { slack_channel: 'C0PROD' } },
+    {
+      name: "the run's message posted after the page was queued",
+      slack: true,
+      posted: true,
+      workspace: WORKSPACE,
+      link: { slack_message: PERMALINK },
+      clientUrl: PERMALINK,
+    },
+    {
+      name: 'the message not posted yet (held in a digest window)',
+      slack: true,
+      posted: false,
+      workspace: WORKSPACE,
+      link: { slack_channel: 'C0PROD' },
+    },
+    {
+      name: 'the workspace address not known yet (auth.test failed)',
+      slack: true,
+      posted: true,
+      workspace: undefined,
+      link: { slack_channel: 'C0PROD' },
+    },
     { name: 'Slack not configured', slack: false, posted: false, workspace: undefined, link: {} },
-  ])('links a trigger into Slack as it is at delivery: $name', async ({ slack, posted, workspace, link, clientUrl }) => {
-    const { store, worker, drift, resolve } = await fx.open(slack ? { config: WITH_SLACK, workspaceUrl: () => workspace } : {});
-    const run = await drift('prod/networking');
-    if (posted) store.setMessage({ runId: run.id, channel: 'C0PROD', ts: '1700000001.000001' });
-    await resolve('prod/networking');
-    expect(await worker.drain()).toBe(2);
+  ])(
+    'links a trigger into Slack as it is at delivery: $name',
+    async ({ slack, posted, workspace, link, clientUrl }) => {
+      const { store, worker, drift, resolve } = await fx.open(
+        slack ? { config: WITH_SLACK, workspaceUrl: () => workspace } : {},
+      );
+      const run = await drift('prod/networking');
+      if (posted) store.setMessage({ runId: run.id, channel: 'C0PROD', ts: '1700000001.000001' });
+      await resolve('prod/networking');
+      expect(await worker.drain()).toBe(2);
 
-    const [trigger, resolved] = fx.receiver.accepted();
-    const details = (trigger!.payload as { custom_details: Record<string, unknown> }).custom_details;
-    expect({ slack_message: details.slack_message, slack_channel: details.slack_channel }).toEqual({ slack_message: undefined, slack_channel: undefined, ...link });
-    expect(details).toMatchObject({ run_id: run.id, counts: { update: 1, delete: 1 } });
-    expect(trigger!.client_url).toBe(clientUrl);
-    expect(resolved).toEqual({ event_action: 'resolve', dedup_key: DEDUP, routing_key: KEY_PROD });
-  });
+      const [trigger, resolved] = fx.receiver.accepted();
+      const details = (trigger!.payload as { custom_details: Record<string, unknown> }).custom_details;
+      expect({ slack_message: details.slack_message, slack_channel: details.slack_channel }).toEqual({
+        slack_message: undefined,
+        slack_channel: undefined,
+        ...link,
+      });
+      expect(details).toMatchObject({ run_id: run.id, counts: { update: 1, delete: 1 } });
+      expect(trigger!.client_url).toBe(clientUrl);
+      expect(resolved).toEqual({ event_action: 'resolve', dedup_key: DEDUP, routing_key: KEY_PROD });
+    },
+  );
 
   it('wakes nobody for a silenced stack, and says so in the audit log', async () => {
     const { store, worker, drift } = await fx.open();
-    store.silence({ stack: 'prod/networking', until: new Date(Date.parse('2025-01-02T00:00:00Z')), by: 'U0LEAD1', reason: 'migration' });
+    store.silence({
+      stack: 'prod/networking',
+      until: new Date(Date.parse('2025-01-02T00:00:00Z')),
+      by: 'U0LEAD1',
+      reason: 'migration',
+    });
     await drift('prod/networking');
     expect(await worker.drain()).toBe(0);
     expect(fx.receiver.accepted()).toEqual([]);
-    expect(store.listAudit({ stack: 'prod/networking' }).map((a) => [a.action, a.detail?.reason])).toEqual([['page_held', 'silenced']]);
+    expect(store.listAudit({ stack: 'prod/networking' }).map((a) => [a.action, a.detail?.reason])).toEqual([
+      ['page_held', 'silenced'],
+    ]);
   });
 
   it('delivers exactly one trigger through an outage of 5xx, 429 and refused connections', async () => {
@@ -111,10 +149,17 @@ describe('paging on-call through the outbox', () => {
 
   it('dead-letters an event PagerDuty refuses with 400 after one try, and goes on with the stack', async () => {
     const failed: [string, boolean][] = [];
-    const { store, worker, resolve, drift } = await fx.open({ worker: { onFailed: (_item, error, { dead }) => void failed.push([error, dead]) } });
+    const { store, worker, resolve, drift } = await fx.open({
+      worker: { onFailed: (_item, error, { dead }) => void failed.push([error, dead]) },
+    });
     await drift('prod/networking');
     // A page an enqueuer got wrong: PagerDuty takes no trigger without a payload.
-    store.enqueue(pageItem('prod/networking', { routingKeyEnv: 'PD_KEY_PROD', event: { event_action: 'trigger', dedup_key: DEDUP } as never }));
+    store.enqueue(
+      pageItem('prod/networking', {
+        routingKeyEnv: 'PD_KEY_PROD',
+        event: { event_action: 'trigger', dedup_key: DEDUP } as never,
+      }),
+    );
     await resolve('prod/networking');
 
     expect(await worker.drain()).toBe(2);
@@ -127,7 +172,9 @@ describe('paging on-call through the outbox', () => {
     ]);
     expect(failed).toEqual([["pagerduty: HTTP 400: Event object is invalid ('payload' is missing)", true]]);
     expect(store.pendingCount()).toBe(0);
-    expect(fx.log.lines.find((l) => l.includes('pagerduty outbox item failed permanently; dead-lettered'))).toContain('payload');
+    expect(fx.log.lines.find((l) => l.includes('pagerduty outbox item failed permanently; dead-lettered'))).toContain(
+      'payload',
+    );
   });
 
   it('a new worker on the same database sends the page the previous one left, with the key the environment has now', async () => {
@@ -144,7 +191,9 @@ describe('paging on-call through the outbox', () => {
     const second = await fx.open({ env: { PD_KEY_PROD: KEY_ROTATED } });
     fx.advance(BACKOFF.baseMs);
     expect(await second.worker.drain()).toBe(1);
-    expect(fx.receiver.accepted().map((p) => [p.event_action, p.dedup_key, p.routing_key])).toEqual([['trigger', DEDUP, KEY_ROTATED]]);
+    expect(fx.receiver.accepted().map((p) => [p.event_action, p.dedup_key, p.routing_key])).toEqual([
+      ['trigger', DEDUP, KEY_ROTATED],
+    ]);
   });
 
   it('resolves through the routing its trigger used, after the stack lost its routing', async () => {
@@ -171,7 +220,12 @@ describe('paging on-call through the outbox', () => {
     await drift('prod/networking');
     fx.receiver.failNext(1, { status: 500 });
     fx.receiver.rateLimitNext(1, 1);
-    store.enqueue(pageItem('prod/networking', { routingKeyEnv: 'PD_KEY_PROD', event: { event_action: 'trigger', dedup_key: DEDUP } as never }));
+    store.enqueue(
+      pageItem('prod/networking', {
+        routingKeyEnv: 'PD_KEY_PROD',
+        event: { event_action: 'trigger', dedup_key: DEDUP } as never,
+      }),
+    );
     await resolve('prod/networking');
     for (let i = 0; i < 4; i++) {
       await worker.drain();
@@ -191,7 +245,11 @@ describe('paging on-call through the outbox', () => {
     try {
       const api = createSlackApi({ token: emulator.token, apiUrl: emulator.apiUrl, logger: fx.log.logger });
       const { store, worker, drift } = await fx.open({ api });
-      store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: { channel: 'C1', text: 'drift on prod/networking' } });
+      store.enqueue({
+        key: 'run-1',
+        method: 'chat.postMessage',
+        payload: { channel: 'C1', text: 'drift on prod/networking' },
+      });
       await drift('prod/networking');
       emulator.failNext(1, { status: 503 });
 
@@ -213,6 +271,8 @@ describe('paging on-call through the outbox', () => {
     expect(await worker.drain()).toBe(1);
     expect(fx.receiver.accepted()).toHaveLength(1);
     expect(store.pendingCount()).toBe(1);
-    expect(store.due(new Date(Date.parse('2100-01-01')), 10)).toMatchObject([{ method: 'chat.postMessage', lastError: 'Slack is not configured in this process' }]);
+    expect(store.due(new Date(Date.parse('2100-01-01')), 10)).toMatchObject([
+      { method: 'chat.postMessage', lastError: 'Slack is not configured in this process' },
+    ]);
   });
 });

@@ -43,7 +43,10 @@ describe('pagerduty config', () => {
     { env: 'constructor', severity: 'error' },
   ])('an environment without a severity ($env) pages as error', async ({ env, severity }) => {
     const config = await parse('pagerduty:\n  routing: [{ routingKeyEnv: PD_KEY }]\n');
-    expect(pageRouteFor(config.pagerduty, { name: 'x', ...(env ? { environment: env } : {}) })).toEqual({ routingKeyEnv: 'PD_KEY', severity });
+    expect(pageRouteFor(config.pagerduty, { name: 'x', ...(env ? { environment: env } : {}) })).toEqual({
+      routingKeyEnv: 'PD_KEY',
+      severity,
+    });
   });
 
   it('no pagerduty section: nothing pages', async () => {
@@ -53,11 +56,31 @@ describe('pagerduty config', () => {
   });
 
   it.each([
-    { name: 'a key in the file', yaml: `routing: [{ routingKey: ${KEY_PROD} }]`, path: 'pagerduty.routing[0]', message: 'unknown key "routingKey"' },
-    { name: 'a key where its variable goes', yaml: `routing: [{ routingKeyEnv: ${KEY_PROD} }]`, path: 'pagerduty.routing[0].routingKeyEnv', message: 'looks like a routing key itself' },
-    { name: 'not a variable name', yaml: 'routing: [{ routingKeyEnv: "pd key" }]', path: 'pagerduty.routing[0].routingKeyEnv', message: 'the name of an environment variable' },
+    {
+      name: 'a key in the file',
+      yaml: `routing: [{ routingKey: ${KEY_PROD} }]`,
+      path: 'pagerduty.routing[0]',
+      message: 'unknown key "routingKey"',
+    },
+    {
+      name: 'a key where its variable goes',
+      yaml: `routing: [{ routingKeyEnv: ${KEY_PROD} }]`,
+      path: 'pagerduty.routing[0].routingKeyEnv',
+      message: 'looks like a routing key itself',
+    },
+    {
+      name: 'not a variable name',
+      yaml: 'routing: [{ routingKeyEnv: "pd key" }]',
+      path: 'pagerduty.routing[0].routingKeyEnv',
+      message: 'the name of an environment variable',
+    },
     { name: 'no routing', yaml: 'routing: []', path: 'pagerduty.routing', message: '' },
-    { name: 'an unknown severity', yaml: 'routing: [{ routingKeyEnv: K }]\n  severity: { prod: high }', path: 'pagerduty.severity.prod', message: 'must be one of "critical", "error", "warning", "info"' },
+    {
+      name: 'an unknown severity',
+      yaml: 'routing: [{ routingKeyEnv: K }]\n  severity: { prod: high }',
+      path: 'pagerduty.severity.prod',
+      message: 'must be one of "critical", "error", "warning", "info"',
+    },
   ])('refuses $name, and never quotes a key', async ({ yaml, path, message }) => {
     const result = await validateConfigText(`pagerduty:\n  ${yaml}\n`, { baseDir: tmpdir(), env: {} });
     expect(result.issues).toContainEqual({ path, message: expect.stringContaining(message) });
@@ -66,7 +89,11 @@ describe('pagerduty config', () => {
 });
 
 describe('pagerdutySettingsFor', () => {
-  const config = { pagerduty: { routing: [{ routingKeyEnv: 'PD_KEY_PROD' }, { routingKeyEnv: 'PD_KEY_REST' }, { routingKeyEnv: 'PD_KEY_PROD' }] } };
+  const config = {
+    pagerduty: {
+      routing: [{ routingKeyEnv: 'PD_KEY_PROD' }, { routingKeyEnv: 'PD_KEY_REST' }, { routingKeyEnv: 'PD_KEY_PROD' }],
+    },
+  };
 
   it('is off without a pagerduty section, whatever the environment', () => {
     expect(pagerdutySettingsFor({}, { PAGERDUTY_EVENTS_URL: 'not a url' })).toBeUndefined();
@@ -77,7 +104,11 @@ describe('pagerdutySettingsFor', () => {
     expect(settings.eventsUrl).toBe(DEFAULT_EVENTS_URL);
     expect(settings.routingKey('PD_KEY_PROD')).toBe(KEY_PROD);
     expect(settings.routingKey('PD_KEY_OTHER')).toBeUndefined();
-    const eu = pagerdutySettingsFor(config, { PD_KEY_PROD: KEY_PROD, PD_KEY_REST: KEY_REST, PAGERDUTY_EVENTS_URL: 'https://events.eu.pagerduty.com/v2/enqueue' });
+    const eu = pagerdutySettingsFor(config, {
+      PD_KEY_PROD: KEY_PROD,
+      PD_KEY_REST: KEY_REST,
+      PAGERDUTY_EVENTS_URL: 'https://events.eu.pagerduty.com/v2/enqueue',
+    });
     expect(eu!.eventsUrl).toBe('https://events.eu.pagerduty.com/v2/enqueue');
   });
 

@@ -6,9 +6,12 @@ import { useSlackServe } from '../../helpers/use-slack-serve.js';
 import { NETWORK, alerts, makeDrift } from '../../slack/flows/fixtures.js';
 
 const KEY = 'c0ffee00c0ffee00c0ffee00c0ffee00';
-const PAGERDUTY: ConfigPatch = { pagerduty: { routing: [{ environments: ['prod'], routingKeyEnv: 'PD_KEY_PROD' }], severity: { prod: 'critical' } } };
+const PAGERDUTY: ConfigPatch = {
+  pagerduty: { routing: [{ environments: ['prod'], routingKeyEnv: 'PD_KEY_PROD' }], severity: { prod: 'critical' } },
+};
 const startServe = useSlackServe();
-const detailsOf = (page: Record<string, unknown> | undefined) => (page?.payload as { custom_details?: Record<string, unknown> } | undefined)?.custom_details;
+const detailsOf = (page: Record<string, unknown> | undefined) =>
+  (page?.payload as { custom_details?: Record<string, unknown> } | undefined)?.custom_details;
 
 describe('driftgate serve pages on-call', () => {
   let receiver: PagerdutyReceiver;
@@ -38,7 +41,12 @@ describe('driftgate serve pages on-call', () => {
       ['trigger', 'driftgate:prod/network'],
       ['resolve', 'driftgate:prod/network'],
     ]);
-    expect(receiver.accepted()[0]).toMatchObject({ payload: { severity: 'critical', summary: `Drift in prod/network: ~1 (run ${"run" in drifted ? drifted.run?.id : "?"})` } });
+    expect(receiver.accepted()[0]).toMatchObject({
+      payload: {
+        severity: 'critical',
+        summary: `Drift in prod/network: ~1 (run ${'run' in drifted ? drifted.run?.id : '?'})`,
+      },
+    });
     // The page went out before the alert was posted: it names the channel the alert is in.
     expect(detailsOf(receiver.accepted()[0])).toMatchObject({ slack_channel: CHANNEL });
     expect(detailsOf(receiver.accepted()[0])).not.toHaveProperty('slack_message');
@@ -46,7 +54,12 @@ describe('driftgate serve pages on-call', () => {
   });
 
   it('a page retried after its alert was posted links to the alert', async () => {
-    const h = await startServe({ stacks: { 'prod/network': NETWORK }, stackSettings: { 'prod/network': { environment: 'prod' } }, config: PAGERDUTY, env: { PD_KEY_PROD: KEY, PAGERDUTY_EVENTS_URL: receiver.eventsUrl } });
+    const h = await startServe({
+      stacks: { 'prod/network': NETWORK },
+      stackSettings: { 'prod/network': { environment: 'prod' } },
+      config: PAGERDUTY,
+      env: { PD_KEY_PROD: KEY, PAGERDUTY_EVENTS_URL: receiver.eventsUrl },
+    });
     await makeDrift(h, 'prod/network');
     receiver.failNext(1, { status: 503 });
     const outcome = await h.running.scheduler.request('prod/network');
@@ -61,7 +74,10 @@ describe('driftgate serve pages on-call', () => {
 
     const [page] = receiver.accepted();
     const permalink = `https://emulated.slack.com/archives/${CHANNEL}/p${alert!.ts.replace('.', '')}`;
-    expect(page).toMatchObject({ client_url: permalink, payload: { custom_details: { slack_message: permalink, run_id: outcome.run.id } } });
+    expect(page).toMatchObject({
+      client_url: permalink,
+      payload: { custom_details: { slack_message: permalink, run_id: outcome.run.id } },
+    });
     expect(detailsOf(page)).not.toHaveProperty('slack_channel');
     // The refused try is PagerDuty's failure in the metrics, not Slack's.
     const metrics = await (await fetch(`${h.base}/metrics`)).text();

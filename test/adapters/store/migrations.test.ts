@@ -69,7 +69,7 @@ describe('sqlite store migrations', () => {
     const store = tmp.open();
     const run = store.createRun({ stack: 'net', trigger: 'manual' });
     const raw = new Database(tmp.path);
-    raw.prepare("UPDATE runs SET counts = '{\"create\": -1}' WHERE id = ?").run(run.id);
+    raw.prepare('UPDATE runs SET counts = \'{"create": -1}\' WHERE id = ?').run(run.id);
     raw.close();
     expect(() => store.getRun(run.id)).toThrow(new RegExp(`unreadable runs row ${run.id}: counts`));
   });

@@ -10,13 +10,20 @@ export const RACE_WORKER = join(projectRoot, 'dist/test/adapters/store/fixtures/
 export const HAS_RACE_WORKER = existsSync(RACE_WORKER);
 
 /** Starts `count` workers, releases them together once all are ready, returns each one's winning ids. */
-export async function raceWorkers(workerFile: string, dbPath: string, ids: string[], count: number): Promise<string[][]> {
+export async function raceWorkers(
+  workerFile: string,
+  dbPath: string,
+  ids: string[],
+  count: number,
+): Promise<string[][]> {
   const children: ChildProcess[] = [];
   const lines = (child: ChildProcess) => createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   try {
     const readers = [];
     for (let i = 0; i < count; i++) {
-      const child = spawn(process.execPath, [workerFile, dbPath, JSON.stringify(ids)], { stdio: ['pipe', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, [workerFile, dbPath, JSON.stringify(ids)], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
       children.push(child);
       readers.push(lines(child));
     }

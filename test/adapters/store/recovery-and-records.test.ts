@@ -48,7 +48,13 @@ describe('artifact references and audit', () => {
     const store = tmp.open({ now: clock.now });
     const old = store.createRun({ stack: 'net', trigger: 'schedule' });
     const live = store.createRun({ stack: 'net', trigger: 'schedule' });
-    const ref = { runId: old.id, kind: 'plan' as const, key: `runs/${old.id}/plan.tfplan`, sha256: 'a'.repeat(64), size: 10 };
+    const ref = {
+      runId: old.id,
+      kind: 'plan' as const,
+      key: `runs/${old.id}/plan.tfplan`,
+      sha256: 'a'.repeat(64),
+      size: 10,
+    };
     expect(store.addArtifact(ref)).toEqual({ ...ref, createdAt: clock.now() });
     store.addArtifact({ ...ref, sha256: 'b'.repeat(64), size: 11 });
     store.addArtifact({ ...ref, kind: 'plan_json', key: `runs/${old.id}/plan.json` });
@@ -71,9 +77,31 @@ describe('artifact references and audit', () => {
   it('appends audit entries with JSON detail and filters them', () => {
     const clock = manualClock();
     const store = tmp.open({ now: clock.now });
-    const first = store.appendAudit({ at: clock.now(), actor: 'U123', action: 'approve', runId: 'r_1', stack: 'net', detail: { note: 'ok', n: [1, 2] } });
-    expect(first).toEqual({ id: 1, at: clock.now(), actor: 'U123', action: 'approve', runId: 'r_1', stack: 'net', detail: { note: 'ok', n: [1, 2] } });
-    store.appendAudit({ at: clock.now(), actor: 'system', action: 'apply', runId: 'r_1', stack: 'net', planSha256: 'c'.repeat(64) });
+    const first = store.appendAudit({
+      at: clock.now(),
+      actor: 'U123',
+      action: 'approve',
+      runId: 'r_1',
+      stack: 'net',
+      detail: { note: 'ok', n: [1, 2] },
+    });
+    expect(first).toEqual({
+      id: 1,
+      at: clock.now(),
+      actor: 'U123',
+      action: 'approve',
+      runId: 'r_1',
+      stack: 'net',
+      detail: { note: 'ok', n: [1, 2] },
+    });
+    store.appendAudit({
+      at: clock.now(),
+      actor: 'system',
+      action: 'apply',
+      runId: 'r_1',
+      stack: 'net',
+      planSha256: 'c'.repeat(64),
+    });
     store.appendAudit({ at: clock.now(), actor: 'system', action: 'plan', runId: 'r_2', stack: 'app' });
     expect(store.listAudit().map((e) => e.action)).toEqual(['approve', 'apply', 'plan']);
     expect(store.listAudit({ runId: 'r_1' }).map((e) => e.action)).toEqual(['approve', 'apply']);

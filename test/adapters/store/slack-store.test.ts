@@ -51,7 +51,12 @@ describe('sqlite slack store', () => {
 
   it('hands out only the oldest open item of each key, even while it waits for a retry', () => {
     const store = open();
-    const a1 = store.enqueue({ key: 'run-a', method: 'chat.postMessage', payload: { text: 'a1' }, recordMessageFor: 'run-a' });
+    const a1 = store.enqueue({
+      key: 'run-a',
+      method: 'chat.postMessage',
+      payload: { text: 'a1' },
+      recordMessageFor: 'run-a',
+    });
     const a2 = store.enqueue({ key: 'run-a', method: 'chat.update', payload: { text: 'a2' } });
     const b1 = store.enqueue({ key: 'run-b', method: 'chat.postMessage', payload: { text: 'b1' } });
     expect(a1).toMatchObject({ key: 'run-a', attempts: 0, recordMessageFor: 'run-a', payload: { text: 'a1' } });
@@ -87,7 +92,11 @@ describe('sqlite slack store', () => {
 
   it('keeps the outbox across a reopen of the file', () => {
     const first = open();
-    const item = first.enqueue({ key: 'k', method: 'chat.update', payload: { channel: { $message: 'r1' }, text: 'x' } });
+    const item = first.enqueue({
+      key: 'k',
+      method: 'chat.update',
+      payload: { channel: { $message: 'r1' }, text: 'x' },
+    });
     first.close();
     opened.splice(opened.indexOf(first), 1);
     const second = open();

@@ -45,7 +45,13 @@ describe('stack records', () => {
     clock.advance(60_000);
     expect(store.openDrift('net', { fingerprint: 'fp2', runId: 'r_3', counts: counts(2) })).toBe(true);
     const open = store.getStack('net')?.openDrift;
-    expect(open).toEqual({ fingerprint: 'fp2', runId: 'r_3', firstSeenAt: clock.now(), lastSeenAt: clock.now(), counts: counts(2) });
+    expect(open).toEqual({
+      fingerprint: 'fp2',
+      runId: 'r_3',
+      firstSeenAt: clock.now(),
+      lastSeenAt: clock.now(),
+      counts: counts(2),
+    });
     expect(store.closeDrift('net')).toEqual(open);
     expect(store.closeDrift('net')).toBeUndefined();
     expect(store.getStack('net')?.openDrift).toBeUndefined();
@@ -74,7 +80,12 @@ describe('stack locks', () => {
     const got = store.acquireLock('net', 'r_a', 10_000);
     expect(got).toEqual({
       acquired: true,
-      lock: { stack: 'net', runId: 'r_a', acquiredAt: clock.now(), expiresAt: new Date(clock.now().getTime() + 10_000) },
+      lock: {
+        stack: 'net',
+        runId: 'r_a',
+        acquiredAt: clock.now(),
+        expiresAt: new Date(clock.now().getTime() + 10_000),
+      },
     });
     const refused = store.acquireLock('net', 'r_b', 10_000);
     expect(refused).toEqual({ acquired: false, holder: got.acquired && got.lock });
@@ -107,7 +118,10 @@ describe('stack locks', () => {
     clock.advance(8_000);
     expect(store.acquireLock('net', 'r_b', 10_000).acquired).toBe(false);
     const again = store.acquireLock('net', 'r_a', 10_000);
-    expect(again).toMatchObject({ acquired: true, lock: { acquiredAt: start, expiresAt: new Date(clock.now().getTime() + 10_000) } });
+    expect(again).toMatchObject({
+      acquired: true,
+      lock: { acquiredAt: start, expiresAt: new Date(clock.now().getTime() + 10_000) },
+    });
     store.releaseLock('net', 'r_b');
     expect(store.getLock('net')?.runId).toBe('r_a');
     expect(store.breakLock('net')?.runId).toBe('r_a');

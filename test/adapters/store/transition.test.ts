@@ -51,7 +51,9 @@ describe('run transitions', () => {
     const store = tmp.open();
     const run = store.createRun({ stack: 'net', trigger: 'manual' });
     expect(() => store.transition(run.id, 'planning', 'applied')).toThrow(InvalidTransitionError);
-    expect(() => store.transition(run.id, ['planning', 'applied'], 'errored')).toThrow(/cannot move from applied to errored/);
+    expect(() => store.transition(run.id, ['planning', 'applied'], 'errored')).toThrow(
+      /cannot move from applied to errored/,
+    );
     expect(() => store.transition(run.id, [], 'errored')).toThrow(InvalidTransitionError);
     expect(store.getRun(run.id)).toEqual(run);
   });
@@ -62,19 +64,25 @@ describe('run transitions', () => {
     for (let i = 0; i < 50; i++) {
       const run = approvedRun(a);
       const [first, second] = i % 2 === 0 ? [a, b] : [b, a];
-      const results = [first.transition(run.id, 'approved', 'applying'), second.transition(run.id, 'approved', 'applying')];
+      const results = [
+        first.transition(run.id, 'approved', 'applying'),
+        second.transition(run.id, 'approved', 'applying'),
+      ];
       expect(results.filter(Boolean)).toHaveLength(1);
       expect(b.getRun(run.id)?.state).toBe('applying');
     }
   });
 
-  it.skipIf(!HAS_RACE_WORKER)('lets exactly one of several concurrent processes win each run (needs `npm run build`)', async () => {
-    const store = tmp.open();
-    const ids = Array.from({ length: 200 }, (_, i) => approvedRun(store, `stack-${i % 7}`).id);
-    const wins = await raceWorkers(RACE_WORKER, tmp.path, ids, 4);
-    const all = wins.flat();
-    expect(all.sort()).toEqual([...ids].sort());
-    expect(new Set(all).size).toBe(ids.length);
-    expect(store.listRuns({ states: ['applying'] })).toHaveLength(ids.length);
-  });
+  it.skipIf(!HAS_RACE_WORKER)(
+    'lets exactly one of several concurrent processes win each run (needs `npm run build`)',
+    async () => {
+      const store = tmp.open();
+      const ids = Array.from({ length: 200 }, (_, i) => approvedRun(store, `stack-${i % 7}`).id);
+      const wins = await raceWorkers(RACE_WORKER, tmp.path, ids, 4);
+      const all = wins.flat();
+      expect(all.sort()).toEqual([...ids].sort());
+      expect(new Set(all).size).toBe(ids.length);
+      expect(store.listRuns({ states: ['applying'] })).toHaveLength(ids.length);
+    },
+  );
 });

@@ -9,7 +9,15 @@ import { testRunner, useTerraformTestDirs, writeFiles } from './fixtures.js';
 
 const MAIN_TF = s3ObjectStackHcl({
   bucket: 'bucket',
-  objects: [{ name: 'greeting', key: 'greeting.txt', content: 'hello', contentType: 'text/plain', metadata: { owner: 'driftgate' } }],
+  objects: [
+    {
+      name: 'greeting',
+      key: 'greeting.txt',
+      content: 'hello',
+      contentType: 'text/plain',
+      metadata: { owner: 'driftgate' },
+    },
+  ],
 });
 
 interface PlanJson {
@@ -41,8 +49,13 @@ it('finds drift made out of band on a real S3 object', { timeout: 400_000 }, asy
 
   const client = s3TestClient(s3);
   try {
-    await changeOutOfBand(client, 'bucket', 'greeting.txt', { contentType: 'application/json', metadata: { owner: 'someone-else' } });
-    expect((await client.send(new HeadObjectCommand({ Bucket: 'bucket', Key: 'greeting.txt' }))).ContentType).toBe('application/json');
+    await changeOutOfBand(client, 'bucket', 'greeting.txt', {
+      contentType: 'application/json',
+      metadata: { owner: 'someone-else' },
+    });
+    expect((await client.send(new HeadObjectCommand({ Bucket: 'bucket', Key: 'greeting.txt' }))).ContentType).toBe(
+      'application/json',
+    );
   } finally {
     client.destroy();
   }

@@ -42,9 +42,14 @@ export interface LogRecord {
 }
 
 /** A runner on the real terraform binary with a logger whose records the test can read. */
-export function testRunner(tfEnv: Record<string, string>, tmp: string, overrides: Partial<TerraformRunnerOptions> = {}) {
+export function testRunner(
+  tfEnv: Record<string, string>,
+  tmp: string,
+  overrides: Partial<TerraformRunnerOptions> = {},
+) {
   const logs: LogRecord[] = [];
-  const record = (level: LogRecord['level']) => (obj: object, msg: string) => logs.push({ level, obj: obj as Record<string, unknown>, msg });
+  const record = (level: LogRecord['level']) => (obj: object, msg: string) =>
+    logs.push({ level, obj: obj as Record<string, unknown>, msg });
   const runner = createTerraformRunner({
     binary: 'terraform',
     timeouts: { plan: 120_000, apply: 120_000, lock: 10_000, killGrace: 10_000 },

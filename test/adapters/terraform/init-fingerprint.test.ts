@@ -2,7 +2,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { initFingerprint, initRelevantConfig, type InitInputs } from '../../../src/adapters/terraform/init-fingerprint.js';
+import {
+  initFingerprint,
+  initRelevantConfig,
+  type InitInputs,
+} from '../../../src/adapters/terraform/init-fingerprint.js';
 import { writeFiles } from './fixtures.js';
 
 let dir: string;
@@ -19,13 +23,19 @@ module "a" {
 }
 resource "aws_s3_object" "o" {}
 `,
-    'a/main.tf': 'module "b" {\n  source  = "../b"\n}\nmodule "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n  version = "5.0.0"\n}\n',
+    'a/main.tf':
+      'module "b" {\n  source  = "../b"\n}\nmodule "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n  version = "5.0.0"\n}\n',
     'b/main.tf': 'data "http" "x" {}\nprovider "google" {}\n',
   });
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-const inputs = (): InitInputs => ({ dir, binaryVersion: 'terraform 1.11.4', workspace: 'default', backendConfig: { bucket: 'b' } });
+const inputs = (): InitInputs => ({
+  dir,
+  binaryVersion: 'terraform 1.11.4',
+  workspace: 'default',
+  backendConfig: { bucket: 'b' },
+});
 
 async function edit(file: string, from: string, to: string): Promise<void> {
   const text = await readFile(join(dir, file), 'utf8');

@@ -32,7 +32,9 @@ resource "terraform_data" "a" {
     expect(first).toMatchObject({ initRan: true, hasChanges: true, exitCode: 2, planFile, truncated: false });
     await expect(stat(join(dir, '.terraform', 'driftgate-init.sha256'))).resolves.toBeTruthy();
 
-    const plan = JSON.parse(await runner.showJson(stack, planFile)) as { variables: Record<string, { value: unknown }> };
+    const plan = JSON.parse(await runner.showJson(stack, planFile)) as {
+      variables: Record<string, { value: unknown }>;
+    };
     expect(plan.variables.secret?.value).toBe(SECRET);
     expect(plan.variables.from_file?.value).toBe('file-value');
 
@@ -122,7 +124,9 @@ resource "terraform_data" "a" {
     await writeFile(notExecutable, '#!/bin/sh\n', { mode: 0o644 });
     for (const binary of ['no-such-terraform-binary', notExecutable]) {
       const missing = testRunner(dirs.tfEnv, dirs.tmp, { binary }).runner;
-      const err = await missing.plan(stackConfig('test', dirs.tmp), join(dirs.tmp, 'p.tfplan')).catch((e: unknown) => e);
+      const err = await missing
+        .plan(stackConfig('test', dirs.tmp), join(dirs.tmp, 'p.tfplan'))
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(TerraformBinaryMissingError);
       expect((err as Error).message).toContain('terraform.binary');
     }

@@ -38,7 +38,9 @@ it('ends a slow apply on timeout or abort, leaves no process behind and releases
   const markerValue = randomUUID();
   const marker = `DRIFTGATE_TEST_MARKER=${markerValue}`;
   const stack = stackConfig('test', dir, { env: { DRIFTGATE_TEST_MARKER: markerValue } });
-  const { runner } = testRunner(dirs.tfEnv, dirs.tmp, { timeouts: { plan: 120_000, apply: 3_000, lock: 10_000, killGrace: 10_000 } });
+  const { runner } = testRunner(dirs.tfEnv, dirs.tmp, {
+    timeouts: { plan: 120_000, apply: 3_000, lock: 10_000, killGrace: 10_000 },
+  });
   const planFile = join(dirs.tmp, 'slow.tfplan');
 
   expect((await runner.plan(stack, planFile)).hasChanges).toBe(true);

@@ -9,7 +9,8 @@ import { ConfigError } from '../../../src/domain/errors.js';
 import { stackConfig } from '../../helpers/stack-config.js';
 
 const TERRAFORM_HUMAN = 'Terraform v1.11.4\non linux_amd64\n';
-const TERRAFORM_JSON = '{\n  "terraform_version": "1.11.4",\n  "platform": "linux_amd64",\n  "provider_selections": {},\n  "terraform_outdated": false\n}\n';
+const TERRAFORM_JSON =
+  '{\n  "terraform_version": "1.11.4",\n  "platform": "linux_amd64",\n  "provider_selections": {},\n  "terraform_outdated": false\n}\n';
 const TOFU_HUMAN = 'OpenTofu v1.8.3\non linux_amd64\n';
 const TOFU_JSON = '{\n  "terraform_version": "1.8.3",\n  "platform": "linux_amd64",\n  "provider_selections": {}\n}\n';
 
@@ -90,9 +91,11 @@ module "local" {
     expect(blocks).toEqual(['terraform ', 'module net', 'locals ', 'resource terraform_data a', 'module local']);
   });
 
-  it('reads a module block\'s own attributes, not nested ones', () => {
+  it("reads a module block's own attributes, not nested ones", () => {
     const net = items.find((i) => i.kind === 'block' && i.labels[0] === 'net');
-    const attrs = scanHclBody(net!.kind === 'block' ? net!.body : '').flatMap((a) => (a.kind === 'attribute' ? [[a.name, unquote(a.value)]] : []));
+    const attrs = scanHclBody(net!.kind === 'block' ? net!.body : '').flatMap((a) =>
+      a.kind === 'attribute' ? [[a.name, unquote(a.value)]] : [],
+    );
     expect(attrs).toEqual([
       ['source', 'terraform-aws-modules/vpc/aws'],
       ['version', '5.0.0'],
@@ -123,10 +126,21 @@ describe('env and argv', () => {
   it('layers base < stack env < driftgate settings and sets TF_WORKSPACE only when asked', () => {
     const base = { PATH: '/bin', TF_VAR_password: 'from-base', UNSET: undefined };
     const env = buildChildEnv({ base, stack, pluginCacheDir: '/cache', withWorkspace: true });
-    expect(env).toMatchObject({ PATH: '/bin', AWS_REGION: 'eu-west-1', TF_VAR_password: 's3cr3t-value', TF_PLUGIN_CACHE_DIR: '/cache', TF_WORKSPACE: 'staging' });
+    expect(env).toMatchObject({
+      PATH: '/bin',
+      AWS_REGION: 'eu-west-1',
+      TF_VAR_password: 's3cr3t-value',
+      TF_PLUGIN_CACHE_DIR: '/cache',
+      TF_WORKSPACE: 'staging',
+    });
     expect('UNSET' in env).toBe(false);
-    expect(buildChildEnv({ base, stack: { ...stack, workspace: undefined }, pluginCacheDir: '/cache', withWorkspace: true }).TF_WORKSPACE).toBe('default');
-    expect('TF_WORKSPACE' in buildChildEnv({ base, stack, pluginCacheDir: '/cache', withWorkspace: false })).toBe(false);
+    expect(
+      buildChildEnv({ base, stack: { ...stack, workspace: undefined }, pluginCacheDir: '/cache', withWorkspace: true })
+        .TF_WORKSPACE,
+    ).toBe('default');
+    expect('TF_WORKSPACE' in buildChildEnv({ base, stack, pluginCacheDir: '/cache', withWorkspace: false })).toBe(
+      false,
+    );
   });
 
   it('writes backend config as HCL with templates escaped', () => {
@@ -160,12 +174,14 @@ describe('createMutex', () => {
   it('runs sections one at a time and survives a failing one', async () => {
     const mutex = createMutex();
     const order: string[] = [];
-    const section = (name: string, fail = false) => async () => {
-      order.push(`${name}:start`);
-      await new Promise((r) => setImmediate(r));
-      order.push(`${name}:end`);
-      if (fail) throw new Error(name);
-    };
+    const section =
+      (name: string, fail = false) =>
+      async () => {
+        order.push(`${name}:start`);
+        await new Promise((r) => setImmediate(r));
+        order.push(`${name}:end`);
+        if (fail) throw new Error(name);
+      };
     const results = await Promise.allSettled([mutex.run(section('a', true)), mutex.run(section('b'))]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
     expect(order).toEqual(['a:start', 'a:end', 'b:start', 'b:end']);

@@ -18,9 +18,19 @@ describe('policy lines of driftgate check', () => {
         denied: true,
         findings: [
           { rule: 'iam-warn', effect: 'warn', message: 'aws_iam_role.x: IAM change', address: 'aws_iam_role.x' },
-          { rule: 'destroys', effect: 'require_approval', message: 'aws_db.main would be destroyed', address: 'aws_db.main' },
+          {
+            rule: 'destroys',
+            effect: 'require_approval',
+            message: 'aws_db.main would be destroyed',
+            address: 'aws_db.main',
+          },
           { rule: 'no-gpu', effect: 'deny', message: 'p5 refused', address: 'aws_instance.gpu' },
-          { rule: 'bad', effect: 'warn', message: 'rule bad failed on the plan: `when`: No such key: x; counted as not matched', error: true },
+          {
+            rule: 'bad',
+            effect: 'warn',
+            message: 'rule bad failed on the plan: `when`: No such key: x; counted as not matched',
+            error: true,
+          },
         ],
         approvals: [{ rule: 'destroys', count: 2, from: ['sre-leads', 'senior'] }],
       }),
@@ -53,21 +63,39 @@ describe('policy lines of driftgate check', () => {
     [
       'at most 12 findings, the rest counted',
       evaluation({ findings: Array.from({ length: 15 }, (_, i) => warn(i)) }),
-      [...Array.from({ length: 12 }, (_, i) => `  WARNING   w${i}: warning ${i}`), '            … and 3 more policy findings (--json lists them all)'],
+      [
+        ...Array.from({ length: 12 }, (_, i) => `  WARNING   w${i}: warning ${i}`),
+        '            … and 3 more policy findings (--json lists them all)',
+      ],
     ],
   ])('%s', (_name, policy, lines) => {
     expect(renderPolicyLines(policy, plain)).toEqual(lines);
   });
 
   it('colours the label only, like the status column', () => {
-    const policy = evaluation({ denied: true, findings: [{ rule: 'r', effect: 'deny', message: 'no' }, warn(1)], ignored: [{ address: 'x', rule: 'i' }], allMinor: true });
-    expect(renderPolicyLines(policy, tagged)).toEqual(['  <31>DENIED</> r: no', '  <33>WARNING</> w1: warning 1', '  <2>IGNORED</> 1 change ignored by i: x', '  <32>MINOR</> every change is minor']);
+    const policy = evaluation({
+      denied: true,
+      findings: [{ rule: 'r', effect: 'deny', message: 'no' }, warn(1)],
+      ignored: [{ address: 'x', rule: 'i' }],
+      allMinor: true,
+    });
+    expect(renderPolicyLines(policy, tagged)).toEqual([
+      '  <31>DENIED</> r: no',
+      '  <33>WARNING</> w1: warning 1',
+      '  <2>IGNORED</> 1 change ignored by i: x',
+      '  <32>MINOR</> every change is minor',
+    ]);
   });
 
   it('escapes control characters a value of the plan may bring into a message, and cuts long ones', () => {
-    const policy = evaluation({ findings: [{ rule: 'echo\u009b', effect: 'warn', message: `tag: \u001b[2J\u001b]0;pwned\u0007 ${'x'.repeat(400)}` }] });
+    const policy = evaluation({
+      findings: [
+        { rule: 'echo\u009b', effect: 'warn', message: `tag: \u001b[2J\u001b]0;pwned\u0007 ${'x'.repeat(400)}` },
+      ],
+    });
     const [line] = renderPolicyLines(policy, plain);
     expect(line).toMatch(/^ {2}WARNING {3}echo\\u009b: tag: \\u001b\[2J\\u001b\]0;pwned\\u0007 x+…$/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character may reach the terminal
     expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
     expect(line!.length).toBeLessThan(330);
   });

@@ -5,7 +5,12 @@ import type { Approval, ApprovalRequirement } from '../../../src/domain/approval
 const LEADS: ApprovalRequirement = { count: 2, groups: ['sre-leads'], source: 'approvers.rules[0]' };
 const SENIOR: ApprovalRequirement = { count: 1, groups: ['senior'], source: 'many-destroys' };
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, n));
-const approval = (userId: string, groups: string[] | undefined, n: number): Approval => ({ runId: 'r', userId, at: at(n), ...(groups ? { groups } : {}) });
+const approval = (userId: string, groups: string[] | undefined, n: number): Approval => ({
+  runId: 'r',
+  userId,
+  at: at(n),
+  ...(groups ? { groups } : {}),
+});
 
 describe('evaluateApprovals: several requirements (approvers rule + policies)', () => {
   it.each([
@@ -59,16 +64,33 @@ describe('evaluateApprovals: several requirements (approvers rule + policies)', 
       return;
     }
     const missing = (decision.progress.missing ?? []).map((m) => `${m.count} ${m.groups.join('|')}`).join(', ');
-    expect({ ok: true, complete: decision.complete, have: decision.progress.have, need: decision.progress.need, missing }).toEqual(want);
+    expect({
+      ok: true,
+      complete: decision.complete,
+      have: decision.progress.have,
+      need: decision.progress.need,
+      missing,
+    }).toEqual(want);
   });
 
   it('refuses the author even when they are in the right group', () => {
-    const decision = evaluateApprovals({ requirements: [LEADS], existing: [], userId: 'U5', userGroups: ['sre-leads'], authorSlackIds: ['U9', 'U5'] });
+    const decision = evaluateApprovals({
+      requirements: [LEADS],
+      existing: [],
+      userId: 'U5',
+      userGroups: ['sre-leads'],
+      authorSlackIds: ['U9', 'U5'],
+    });
     expect(decision).toMatchObject({ ok: false, reason: 'author' });
   });
 
   it('counts older approvals recorded without groups toward every requirement', () => {
     const progress = progressOf([LEADS, SENIOR], [approval('U1', undefined, 1)]);
-    expect(progress).toMatchObject({ have: 2, need: 3, approvers: ['U1'], missing: [{ count: 1, groups: ['sre-leads'] }] });
+    expect(progress).toMatchObject({
+      have: 2,
+      need: 3,
+      approvers: ['U1'],
+      missing: [{ count: 1, groups: ['sre-leads'] }],
+    });
   });
 });

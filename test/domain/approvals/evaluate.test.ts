@@ -101,13 +101,26 @@ describe('evaluateApproval', () => {
     const outsider = evaluateApproval({ requirement: onePlatform, existing: [], userId: 'U5', userGroups: [] });
     expect(outsider).toMatchObject({ ok: false, reason: 'not_in_group' });
     if (outsider.ok) throw new Error('unreachable');
-    expect(outsider.message).toBe('Only members of platform or sre-leads can approve this plan, and you are not in any of them.');
+    expect(outsider.message).toBe(
+      'Only members of platform or sre-leads can approve this plan, and you are not in any of them.',
+    );
 
-    const again = evaluateApproval({ requirement: twoSreLeads, existing: [approval('U1')], userId: 'U1', userGroups: ['sre-leads'] });
+    const again = evaluateApproval({
+      requirement: twoSreLeads,
+      existing: [approval('U1')],
+      userId: 'U1',
+      userGroups: ['sre-leads'],
+    });
     if (again.ok) throw new Error('unreachable');
     expect(again.message).toMatch(/already approved this plan \(1\/2\)/);
 
-    const author = evaluateApproval({ requirement: twoSreLeads, existing: [], userId: 'U7', userGroups: ['sre-leads'], authorSlackId: 'U7' });
+    const author = evaluateApproval({
+      requirement: twoSreLeads,
+      existing: [],
+      userId: 'U7',
+      userGroups: ['sre-leads'],
+      authorSlackId: 'U7',
+    });
     if (author.ok) throw new Error('unreachable');
     expect(author.message).toMatch(/You authored this change/);
   });
@@ -116,7 +129,9 @@ describe('evaluateApproval', () => {
 describe('notInGroup', () => {
   it('lets a member decide and names the verb for an outsider', () => {
     expect(notInGroup(twoSreLeads, ['sre-leads'])).toBeUndefined();
-    expect(notInGroup(twoSreLeads, ['x'], 'reject')?.message).toBe('Only members of sre-leads can reject this plan, and you are not in it.');
+    expect(notInGroup(twoSreLeads, ['x'], 'reject')?.message).toBe(
+      'Only members of sre-leads can reject this plan, and you are not in it.',
+    );
   });
 });
 

@@ -3,7 +3,11 @@ import { ApproversConfig } from '../../../src/config/schema.js';
 import { authorSlackId, requirementFor } from '../../../src/domain/approvals/requirement.js';
 
 const approvers = ApproversConfig.parse({
-  groups: { 'sre-leads': { users: ['U001', 'U002'] }, platform: { usergroups: ['@platform'] }, devs: { users: ['U009'] } },
+  groups: {
+    'sre-leads': { users: ['U001', 'U002'] },
+    platform: { usergroups: ['@platform'] },
+    devs: { users: ['U009'] },
+  },
   rules: [
     { stacks: 'prod/*', count: 2, from: ['sre-leads'] },
     { environments: ['staging'], from: ['platform', 'sre-leads'] },
@@ -36,12 +40,17 @@ describe('requirementFor', () => {
 
   it('matches nothing without an approvers section or without rules', () => {
     expect(requirementFor({ name: 'prod/db' }, undefined)).toBeUndefined();
-    expect(requirementFor({ name: 'prod/db' }, ApproversConfig.parse({ groups: { a: { users: ['U001'] } } }))).toBeUndefined();
+    expect(
+      requirementFor({ name: 'prod/db' }, ApproversConfig.parse({ groups: { a: { users: ['U001'] } } })),
+    ).toBeUndefined();
   });
 
   it('treats a rule without criteria as matching every stack', () => {
     const all = ApproversConfig.parse({ groups: { a: { users: ['U001'] } }, rules: [{ from: ['a'] }] });
-    expect(requirementFor({ name: 'anything/at/all' }, all)).toEqual({ rule: 0, requirement: { count: 1, groups: ['a'] } });
+    expect(requirementFor({ name: 'anything/at/all' }, all)).toEqual({
+      rule: 0,
+      requirement: { count: 1, groups: ['a'] },
+    });
   });
 });
 

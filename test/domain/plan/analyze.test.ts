@@ -18,22 +18,61 @@ function find(list: ResourceChange[], address: string): ResourceChange {
 
 function attr(change: ResourceChange, path: string): AttributeChange {
   const a = change.attributes.find((x) => x.path === path);
-  if (!a) throw new Error(`no attribute ${path} on ${change.address}; have ${change.attributes.map((x) => x.path).join(', ')}`);
+  if (!a)
+    throw new Error(
+      `no attribute ${path} on ${change.address}; have ${change.attributes.map((x) => x.path).join(', ')}`,
+    );
   return a;
 }
 
 describe('analyzePlan over real terraform fixtures', () => {
   const summaries: [string, Partial<PlanAnalysis>][] = [
-    ['data-create.json', { counts: { create: 8, update: 0, delete: 0, replace: 0, read: 0 }, hasChanges: true, applyable: true, resourceCount: 0 }],
-    ['data-changes.json', { counts: { create: 1, update: 3, delete: 1, replace: 3, read: 0 }, hasChanges: true, applyable: true, resourceCount: 8 }],
+    [
+      'data-create.json',
+      {
+        counts: { create: 8, update: 0, delete: 0, replace: 0, read: 0 },
+        hasChanges: true,
+        applyable: true,
+        resourceCount: 0,
+      },
+    ],
+    [
+      'data-changes.json',
+      {
+        counts: { create: 1, update: 3, delete: 1, replace: 3, read: 0 },
+        hasChanges: true,
+        applyable: true,
+        resourceCount: 8,
+      },
+    ],
     // terraform itself marks a plan without changes not applyable.
-    ['data-no-changes.json', { counts: { create: 0, update: 0, delete: 0, replace: 0, read: 0 }, hasChanges: false, applyable: false, resourceCount: 8 }],
-    ['s3-drift.json', { counts: { create: 0, update: 1, delete: 0, replace: 0, read: 0 }, hasChanges: true, applyable: true, resourceCount: 1 }],
+    [
+      'data-no-changes.json',
+      {
+        counts: { create: 0, update: 0, delete: 0, replace: 0, read: 0 },
+        hasChanges: false,
+        applyable: false,
+        resourceCount: 8,
+      },
+    ],
+    [
+      's3-drift.json',
+      {
+        counts: { create: 0, update: 1, delete: 0, replace: 0, read: 0 },
+        hasChanges: true,
+        applyable: true,
+        resourceCount: 1,
+      },
+    ],
   ];
 
   it.each(summaries)('%s: counts, flags and resource count', (name, expected) => {
     const analysis = analyse(name);
-    expect(analysis).toMatchObject({ terraformVersion: '1.11.4', formatVersion: expect.stringMatching(/^1\./), ...expected });
+    expect(analysis).toMatchObject({
+      terraformVersion: '1.11.4',
+      formatVersion: expect.stringMatching(/^1\./),
+      ...expected,
+    });
     expect(analysis.fingerprint).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -42,18 +81,31 @@ describe('analyzePlan over real terraform fixtures', () => {
     const { analysis, redactor } = analyzePlan(plan);
     const secrets = collectSecrets(plan);
     expectNoSecret(analysis, [...secrets, ...ALL_FIXTURE_SECRETS]);
-    for (const secret of secrets) expect(redactor.redact(`error near ${secret}!`)).toBe('error near (sensitive value)!');
+    for (const secret of secrets)
+      expect(redactor.redact(`error near ${secret}!`)).toBe('error near (sensitive value)!');
   });
 
   const actions: [string, Partial<ResourceChange>][] = [
     ['terraform_data.legacy', { action: 'delete', actionReason: 'delete_because_no_resource_config' }],
     ['terraform_data.db', { action: 'replace', replaceOrder: 'delete-first', replacePaths: ['triggers_replace'] }],
     ['terraform_data.cache', { action: 'replace', replaceOrder: 'create-first', replacePaths: ['triggers_replace'] }],
-    ['module.app.terraform_data.token', { action: 'replace', replaceOrder: 'delete-first', moduleAddress: 'module.app' }],
+    [
+      'module.app.terraform_data.token',
+      { action: 'replace', replaceOrder: 'delete-first', moduleAddress: 'module.app' },
+    ],
     ['terraform_data.conn', { action: 'create' }],
     ['terraform_data.edited', { action: 'update' }],
     ['terraform_data.new_name', { action: 'no-op', previousAddress: 'terraform_data.old_name', attributes: [] }],
-    ['terraform_data.web', { action: 'update', type: 'terraform_data', name: 'web', mode: 'managed', providerName: 'terraform.io/builtin/terraform' }],
+    [
+      'terraform_data.web',
+      {
+        action: 'update',
+        type: 'terraform_data',
+        name: 'web',
+        mode: 'managed',
+        providerName: 'terraform.io/builtin/terraform',
+      },
+    ],
   ];
 
   it.each(actions)('data-changes.json: %s', (address, expected) => {
@@ -68,7 +120,10 @@ describe('analyzePlan over real terraform fixtures', () => {
       after: { kind: 'value', value: 'platform' },
       forcesReplacement: false,
     });
-    expect(attr(web, 'input.ports[2]')).toMatchObject({ before: { kind: 'absent' }, after: { kind: 'value', value: 8443 } });
+    expect(attr(web, 'input.ports[2]')).toMatchObject({
+      before: { kind: 'absent' },
+      after: { kind: 'value', value: 8443 },
+    });
     expect(attr(web, 'input.name').after).toEqual({ kind: 'value', value: 'web-production' });
     expect(attr(web, 'output').after).toEqual({ kind: 'unknown' });
     expect(web.attributes.map((a) => a.path)).not.toContain('input.ports[0]');
@@ -76,7 +131,11 @@ describe('analyzePlan over real terraform fixtures', () => {
 
   it('data-changes.json: forces replacement on the replace path only', () => {
     const db = find(analyse('data-changes.json').changes, 'terraform_data.db');
-    expect(attr(db, 'triggers_replace')).toMatchObject({ forcesReplacement: true, before: { value: 'staging' }, after: { value: 'production' } });
+    expect(attr(db, 'triggers_replace')).toMatchObject({
+      forcesReplacement: true,
+      before: { value: 'staging' },
+      after: { value: 'production' },
+    });
     expect(attr(db, 'output').forcesReplacement).toBe(false);
   });
 
@@ -97,8 +156,20 @@ describe('analyzePlan over real terraform fixtures', () => {
 
   it('data-changes.json: outputs, sensitive ones masked', () => {
     expect(analyse('data-changes.json').outputs).toEqual([
-      { name: 'db_password', action: 'update', before: { kind: 'sensitive' }, after: { kind: 'sensitive' }, sensitive: true },
-      { name: 'env', action: 'update', before: { kind: 'value', value: 'staging' }, after: { kind: 'value', value: 'production' }, sensitive: false },
+      {
+        name: 'db_password',
+        action: 'update',
+        before: { kind: 'sensitive' },
+        after: { kind: 'sensitive' },
+        sensitive: true,
+      },
+      {
+        name: 'env',
+        action: 'update',
+        before: { kind: 'value', value: 'staging' },
+        after: { kind: 'value', value: 'production' },
+        sensitive: false,
+      },
     ]);
   });
 
@@ -121,9 +192,15 @@ describe('analyzePlan over real terraform fixtures', () => {
     const drift = find(analysis.drift, 'aws_s3_object.report');
     expect(drift.action).toBe('update');
     expect(attr(drift, 'tags.Name').after).toEqual({ kind: 'value', value: 'changed-by-hand' });
-    expect(attr(drift, 'tags.owner')).toMatchObject({ before: { kind: 'absent' }, after: { kind: 'value', value: 'someone' } });
+    expect(attr(drift, 'tags.owner')).toMatchObject({
+      before: { kind: 'absent' },
+      after: { kind: 'value', value: 'someone' },
+    });
     const change = find(analysis.changes, 'aws_s3_object.report');
-    expect(attr(change, 'tags.Name')).toMatchObject({ before: { value: 'changed-by-hand' }, after: { value: 'report' } });
+    expect(attr(change, 'tags.Name')).toMatchObject({
+      before: { value: 'changed-by-hand' },
+      after: { value: 'report' },
+    });
     expect(attr(change, 'tags.owner').after).toEqual({ kind: 'absent' });
   });
 });

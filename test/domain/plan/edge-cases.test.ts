@@ -15,7 +15,10 @@ function analyseChanges(specs: ChangeSpec[], extra: Record<string, unknown> = {}
   return analysis;
 }
 
-function attributes(analysis: PlanAnalysis, address: string): Record<string, Pick<AttributeChange, 'before' | 'after'>> {
+function attributes(
+  analysis: PlanAnalysis,
+  address: string,
+): Record<string, Pick<AttributeChange, 'before' | 'after'>> {
   const change = analysis.changes.find((c) => c.address === address)!;
   return Object.fromEntries(change.attributes.map((a) => [a.path, { before: a.before, after: a.after }]));
 }
@@ -55,11 +58,26 @@ describe('hand-made edge cases', () => {
 
   it('whole-object sensitive marks cover every string beneath', () => {
     const analysis = analyseChanges([
-      { address: 'x_cfg.a', actions: ['update'], before: { conf: { k: 'old-conf-value' } }, after: { conf: { k: 'new-conf-value', n: 2 } }, before_sensitive: { conf: true }, after_sensitive: { conf: true } },
-      { address: 'x_cfg.b', actions: ['create'], after: { user: 'whole-resource-user', port: 5432 }, after_sensitive: true },
+      {
+        address: 'x_cfg.a',
+        actions: ['update'],
+        before: { conf: { k: 'old-conf-value' } },
+        after: { conf: { k: 'new-conf-value', n: 2 } },
+        before_sensitive: { conf: true },
+        after_sensitive: { conf: true },
+      },
+      {
+        address: 'x_cfg.b',
+        actions: ['create'],
+        after: { user: 'whole-resource-user', port: 5432 },
+        after_sensitive: true,
+      },
     ]);
     expect(attributes(analysis, 'x_cfg.a')).toEqual({ conf: { before: SENSITIVE, after: SENSITIVE } });
-    expect(attributes(analysis, 'x_cfg.b')).toEqual({ port: { before: ABSENT, after: SENSITIVE }, user: { before: ABSENT, after: SENSITIVE } });
+    expect(attributes(analysis, 'x_cfg.b')).toEqual({
+      port: { before: ABSENT, after: SENSITIVE },
+      user: { before: ABSENT, after: SENSITIVE },
+    });
   });
 
   it('shows nested and whole-object unknowns as (known after apply)', () => {
@@ -81,7 +99,12 @@ describe('hand-made edge cases', () => {
 
   it('quotes keys that are not identifiers and redacts secrets in keys', () => {
     const analysis = analyseChanges([
-      { address: 'x_tags.t', actions: ['update'], before: { tags: { 'a.b': '1', '0x': '2' } }, after: { tags: { 'a.b': '2', '0x': '3', 'key-ok': 'v' } } },
+      {
+        address: 'x_tags.t',
+        actions: ['update'],
+        before: { tags: { 'a.b': '1', '0x': '2' } },
+        after: { tags: { 'a.b': '2', '0x': '3', 'key-ok': 'v' } },
+      },
     ]);
     expect(Object.keys(attributes(analysis, 'x_tags.t'))).toEqual(['tags["0x"]', 'tags["a.b"]', 'tags.key-ok']);
   });
@@ -101,13 +124,19 @@ describe('hand-made edge cases', () => {
   });
 
   it('marks a forget as such, since nothing is destroyed', () => {
-    expect(analyseChanges([{ address: 'x_r.r', actions: ['forget'], before: { a: 1 } }]).changes[0]!.actionReason).toBe('forget');
+    expect(analyseChanges([{ address: 'x_r.r', actions: ['forget'], before: { a: 1 } }]).changes[0]!.actionReason).toBe(
+      'forget',
+    );
   });
 
   it('rejects an impossible combination of actions with its location', () => {
-    const plan = parsePlanJson(planText({ resource_changes: [resourceChange({ address: 'x_r.r', actions: ['update', 'create'] })] }));
+    const plan = parsePlanJson(
+      planText({ resource_changes: [resourceChange({ address: 'x_r.r', actions: ['update', 'create'] })] }),
+    );
     expect(() => analyzePlan(plan)).toThrow(PlanJsonError);
-    expect(() => analyzePlan(plan)).toThrow('resource_changes[0].change.actions: unsupported combination of actions [update,create]');
+    expect(() => analyzePlan(plan)).toThrow(
+      'resource_changes[0].change.actions: unsupported combination of actions [update,create]',
+    );
   });
 
   it('keeps imports and moves that change no attribute; leaves out plain no-ops', () => {
@@ -124,20 +153,43 @@ describe('hand-made edge cases', () => {
   });
 
   it('is not applyable when terraform says the plan errored', () => {
-    const analysis = analyseChanges([{ address: 'x_r.r', actions: ['create'], after: { a: 1 } }], { errored: true, applyable: false });
+    const analysis = analyseChanges([{ address: 'x_r.r', actions: ['create'], after: { a: 1 } }], {
+      errored: true,
+      applyable: false,
+    });
     expect(analysis).toMatchObject({ applyable: false, hasChanges: true });
   });
 
   it('counts outputs-only plans as changes and masks outputs with nested marks', () => {
     const analysis = analyseChanges([], {
       output_changes: {
-        conn: { actions: ['create'], before: null, after: { user: 'app', pass: 'output-pass-123' }, after_unknown: false, before_sensitive: false, after_sensitive: { pass: true } },
-        later: { actions: ['create'], before: null, after: null, after_unknown: true, before_sensitive: false, after_sensitive: false },
+        conn: {
+          actions: ['create'],
+          before: null,
+          after: { user: 'app', pass: 'output-pass-123' },
+          after_unknown: false,
+          before_sensitive: false,
+          after_sensitive: { pass: true },
+        },
+        later: {
+          actions: ['create'],
+          before: null,
+          after: null,
+          after_unknown: true,
+          before_sensitive: false,
+          after_sensitive: false,
+        },
       },
     });
     expect(analysis.hasChanges).toBe(true);
     expect(analysis.outputs).toEqual([
-      { name: 'conn', action: 'create', before: ABSENT, after: V({ user: 'app', pass: '(sensitive value)' }), sensitive: false },
+      {
+        name: 'conn',
+        action: 'create',
+        before: ABSENT,
+        after: V({ user: 'app', pass: '(sensitive value)' }),
+        sensitive: false,
+      },
       { name: 'later', action: 'create', before: ABSENT, after: UNKNOWN, sensitive: false },
     ]);
   });
@@ -147,7 +199,8 @@ describe('hand-made edge cases', () => {
     const specs: ChangeSpec[] = Array.from({ length: count }, (_, i) => ({
       address: `terraform_data.item[${i}]`,
       actions: i % 10 === 0 ? ['delete', 'create'] : i % 10 === 1 ? ['update'] : ['create'],
-      before: i % 10 < 2 ? { input: { name: `item-${i}`, secret: 'bulk-secret-value' }, output: 'bulk-secret-value' } : null,
+      before:
+        i % 10 < 2 ? { input: { name: `item-${i}`, secret: 'bulk-secret-value' }, output: 'bulk-secret-value' } : null,
       after: { input: { name: `item-${i}-v2`, secret: 'bulk-secret-value' } },
       after_unknown: { output: true, id: true },
       before_sensitive: { input: { secret: true } },

@@ -18,7 +18,13 @@ function mutate(edit: (rc: Json & { change: Json }) => void): unknown {
 describe('fast checks agree with the zod schemas', () => {
   const changes: [string, unknown][] = [
     ['a real resource change', valid],
-    ['unknown extra fields', mutate((rc) => ((rc.new_field = { x: 1 }), (rc.change.new_field = [1])))],
+    [
+      'unknown extra fields',
+      mutate((rc) => {
+        rc.new_field = { x: 1 };
+        rc.change.new_field = [1];
+      }),
+    ],
     ['a string index', mutate((rc) => (rc.index = 'eu-west-1'))],
     ['a numeric index', mutate((rc) => (rc.index = 3))],
     ['a boolean index', mutate((rc) => (rc.index = true))],
@@ -55,14 +61,22 @@ describe('fast checks agree with the zod schemas', () => {
   });
 
   it('still locates an error deep in a long list', () => {
-    const items = Array.from({ length: 5000 }, (_, i) => resourceChange({ address: `x_r.r[${i}]`, actions: ['create'] }));
+    const items = Array.from({ length: 5000 }, (_, i) =>
+      resourceChange({ address: `x_r.r[${i}]`, actions: ['create'] }),
+    );
     (items[4321]!.change as Json).actions = ['launch'];
-    expect(() => parsePlanJson(planText({ resource_changes: items }))).toThrow('resource_changes[4321].change.actions[0]:');
+    expect(() => parsePlanJson(planText({ resource_changes: items }))).toThrow(
+      'resource_changes[4321].change.actions[0]:',
+    );
   });
 
   it('locates an error in a nested module of the prior state', () => {
     const text = planText({
-      prior_state: { values: { root_module: { child_modules: [{ resources: [{ address: 'a.b', mode: 'managed' }, { mode: 'managed' }] }] } } },
+      prior_state: {
+        values: {
+          root_module: { child_modules: [{ resources: [{ address: 'a.b', mode: 'managed' }, { mode: 'managed' }] }] },
+        },
+      },
     });
     expect(() => parsePlanJson(text)).toThrow('prior_state.values.root_module.child_modules[0].resources[1].address:');
   });

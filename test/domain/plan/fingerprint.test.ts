@@ -14,7 +14,11 @@ function fingerprintOf(plan: unknown): string {
 function reverseKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reverseKeys);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reverseKeys(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, reverseKeys(v)]),
+  );
 }
 
 function load(name: string): Json {
@@ -33,7 +37,8 @@ describe('fingerprint', () => {
     reordered.terraform_version = '1.99.0';
     reordered.timestamp = '2031-01-01T00:00:00Z';
     reordered.format_version = '1.9';
-    for (const rc of (reordered.resource_changes as Json[]) ?? []) rc.provider_name = String(rc.provider_name).replace('registry.terraform.io', 'registry.opentofu.org');
+    for (const rc of (reordered.resource_changes as Json[]) ?? [])
+      rc.provider_name = String(rc.provider_name).replace('registry.terraform.io', 'registry.opentofu.org');
     expect(fingerprintOf(reordered)).toBe(fingerprintOf(plan));
   });
 
@@ -54,14 +59,18 @@ describe('fingerprint', () => {
   it('differs when only the action differs', () => {
     const plan = load('data-changes.json');
     const other = load('data-changes.json');
-    const rc = (other.resource_changes as { address: string; change: { actions: string[] } }[]).find((r) => r.address === 'terraform_data.cache')!;
+    const rc = (other.resource_changes as { address: string; change: { actions: string[] } }[]).find(
+      (r) => r.address === 'terraform_data.cache',
+    )!;
     rc.change.actions = ['delete', 'create'];
     expect(fingerprintOf(other)).not.toBe(fingerprintOf(plan));
   });
 
   it('does not depend on secret values (they are masked before hashing)', () => {
     const plan = load('data-changes.json');
-    const rotated = JSON.parse(readFixture('data-changes.json').replaceAll('hunter2-fixture-password-v2', 'another-password-v3')) as Json;
+    const rotated = JSON.parse(
+      readFixture('data-changes.json').replaceAll('hunter2-fixture-password-v2', 'another-password-v3'),
+    ) as Json;
     expect(fingerprintOf(rotated)).toBe(fingerprintOf(plan));
   });
 

@@ -42,7 +42,9 @@ describe('plan analysis on a live terraform run', () => {
     expect(actionsOf(analysis)).toEqual(actionsOf(committed));
     expect(analysis.counts).toEqual(committed.counts);
     expectNoSecret(analysis, Object.values(FIXTURE_SECRETS));
-    const output = analysis.changes.find((c) => c.address === 'terraform_data.password')!.attributes.find((a) => a.path === 'output');
+    const output = analysis.changes
+      .find((c) => c.address === 'terraform_data.password')!
+      .attributes.find((a) => a.path === 'output');
     expect(output?.before).toEqual({ kind: 'sensitive' });
     expect(redactor.redact(`stderr: ${FIXTURE_SECRETS.moduleToken}`)).toBe('stderr: (sensitive value)');
   });

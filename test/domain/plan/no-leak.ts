@@ -5,7 +5,11 @@ import { MIN_SUBSTRING_SECRET_LENGTH } from '../../../src/domain/plan/redact.js'
 import { renderPlanText } from '../../../src/domain/plan/render-text.js';
 
 export function expectNoSecret(analysis: PlanAnalysis, secrets: Iterable<string>): void {
-  const texts = [JSON.stringify(analysis), renderPlanText(analysis), renderPlanText(analysis, { color: true, maxResources: 3 })];
+  const texts = [
+    JSON.stringify(analysis),
+    renderPlanText(analysis),
+    renderPlanText(analysis, { color: true, maxResources: 3 }),
+  ];
   for (const secret of secrets) {
     if (secret.length < MIN_SUBSTRING_SECRET_LENGTH) continue;
     for (const text of texts) expect(text.includes(secret), `secret ${secret.slice(0, 2)}… leaked`).toBe(false);

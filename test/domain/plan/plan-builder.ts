@@ -9,7 +9,12 @@ export function readFixture(name: string): string {
   return readFileSync(join(FIXTURE_DIR, name), 'utf8');
 }
 
-export const REAL_FIXTURES = ['data-create.json', 'data-changes.json', 'data-no-changes.json', 's3-drift.json'] as const;
+export const REAL_FIXTURES = [
+  'data-create.json',
+  'data-changes.json',
+  'data-no-changes.json',
+  's3-drift.json',
+] as const;
 
 export const ALL_FIXTURE_SECRETS: string[] = Object.values(FIXTURE_SECRETS);
 
@@ -39,13 +44,27 @@ export function resourceChange(spec: ChangeSpec): Record<string, unknown> {
     type,
     name,
     provider_name: 'terraform.io/builtin/terraform',
-    change: { before: null, after: null, after_unknown: {}, before_sensitive: false, after_sensitive: false, ...change },
+    change: {
+      before: null,
+      after: null,
+      after_unknown: {},
+      before_sensitive: false,
+      after_sensitive: false,
+      ...change,
+    },
     ...(action_reason ? { action_reason } : {}),
   };
 }
 
 export function makePlan(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { format_version: '1.2', terraform_version: '1.11.4', applyable: true, complete: true, errored: false, ...extra };
+  return {
+    format_version: '1.2',
+    terraform_version: '1.11.4',
+    applyable: true,
+    complete: true,
+    errored: false,
+    ...extra,
+  };
 }
 
 export function planText(extra: Record<string, unknown> = {}): string {

@@ -13,14 +13,23 @@ describe('collectSecrets', () => {
           resourceChange({
             address: 'terraform_data.a',
             actions: ['update'],
-            before: { tags: { public: 'p1', private: 'map-secret-1' }, list: ['l0', 'list-secret-1'], blob: { x: 'obj-secret-1', y: ['obj-secret-2'] } },
+            before: {
+              tags: { public: 'p1', private: 'map-secret-1' },
+              list: ['l0', 'list-secret-1'],
+              blob: { x: 'obj-secret-1', y: ['obj-secret-2'] },
+            },
             before_sensitive: { tags: { private: true }, list: [false, true], blob: true },
             after: { n: 5, deep: [{ k: 'deep-secret-1' }] },
             after_sensitive: { n: true, deep: [{ k: true }] },
           }),
         ],
         resource_drift: [
-          resourceChange({ address: 'terraform_data.b', actions: ['update'], before: { input: 'drift-secret-1' }, before_sensitive: { input: true } }),
+          resourceChange({
+            address: 'terraform_data.b',
+            actions: ['update'],
+            before: { input: 'drift-secret-1' },
+            before_sensitive: { input: true },
+          }),
         ],
       }),
     );
@@ -34,26 +43,61 @@ describe('collectSecrets', () => {
       planText({
         variables: { pw: { value: 'root-var-secret' }, plain: { value: 'not-secret' } },
         output_changes: {
-          out: { actions: ['update'], before: 'out-before', after: 'out-after', before_sensitive: true, after_sensitive: true },
-          open: { actions: ['no-op'], before: 'visible', after: 'visible', before_sensitive: false, after_sensitive: false },
+          out: {
+            actions: ['update'],
+            before: 'out-before',
+            after: 'out-after',
+            before_sensitive: true,
+            after_sensitive: true,
+          },
+          open: {
+            actions: ['no-op'],
+            before: 'visible',
+            after: 'visible',
+            before_sensitive: false,
+            after_sensitive: false,
+          },
         },
         prior_state: {
           values: {
             outputs: { old: { sensitive: true, value: 'state-output-secret' } },
             root_module: {
-              child_modules: [{ resources: [{ address: 'module.m.x.y', mode: 'managed', values: { a: 'state-res-secret' }, sensitive_values: { a: true } }] }],
+              child_modules: [
+                {
+                  resources: [
+                    {
+                      address: 'module.m.x.y',
+                      mode: 'managed',
+                      values: { a: 'state-res-secret' },
+                      sensitive_values: { a: true },
+                    },
+                  ],
+                },
+              ],
             },
           },
         },
         configuration: {
           root_module: {
-            variables: { pw: { sensitive: true }, plain: {}, with_default: { sensitive: true, default: { k: 'default-secret' } } },
+            variables: {
+              pw: { sensitive: true },
+              plain: {},
+              with_default: { sensitive: true, default: { k: 'default-secret' } },
+            },
             module_calls: {
               app: {
-                expressions: { token: { constant_value: 'module-const-secret' }, name: { constant_value: 'module-plain' } },
+                expressions: {
+                  token: { constant_value: 'module-const-secret' },
+                  name: { constant_value: 'module-plain' },
+                },
                 module: {
                   variables: { token: { sensitive: true }, name: {} },
-                  module_calls: { inner: { expressions: { key: { constant_value: 'inner-const-secret' } }, module: { variables: { key: { sensitive: true } } } } },
+                  module_calls: {
+                    inner: {
+                      expressions: { key: { constant_value: 'inner-const-secret' } },
+                      module: { variables: { key: { sensitive: true } } },
+                    },
+                  },
                 },
               },
             },
@@ -77,7 +121,8 @@ describe('collectSecrets', () => {
 
   it('finds every secret of the real fixture', () => {
     const secrets = collectSecrets(parsePlanJson(readFixture('data-changes.json')));
-    for (const secret of [FIXTURE_SECRETS.passwordV1, FIXTURE_SECRETS.passwordV2, FIXTURE_SECRETS.moduleToken]) expect(secrets).toContain(secret);
+    for (const secret of [FIXTURE_SECRETS.passwordV1, FIXTURE_SECRETS.passwordV2, FIXTURE_SECRETS.moduleToken])
+      expect(secrets).toContain(secret);
   });
 });
 

@@ -9,6 +9,7 @@ function analyse(text: string): PlanAnalysis {
   return analyzePlan(parsePlanJson(text)).analysis;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: an ANSI escape is what must not appear
 const ANSI = /\u001b\[/;
 
 describe('formatCounts', () => {
@@ -28,7 +29,12 @@ describe('renderPlanText', () => {
   it('renders a small plan exactly', () => {
     const text = planText({
       resource_changes: [
-        resourceChange({ address: 'x_app.web', actions: ['update'], before: { name: 'a', tags: { 'a.b': 'x' } }, after: { name: 'b', tags: { 'a.b': 'x' } } }),
+        resourceChange({
+          address: 'x_app.web',
+          actions: ['update'],
+          before: { name: 'a', tags: { 'a.b': 'x' } },
+          after: { name: 'b', tags: { 'a.b': 'x' } },
+        }),
         resourceChange({
           address: 'x_db.main',
           actions: ['create', 'delete'],
@@ -39,9 +45,23 @@ describe('renderPlanText', () => {
           after_sensitive: { password: true },
           replace_paths: [['engine']],
         }),
-        resourceChange({ address: 'x_old.gone', actions: ['delete'], before: { id: 'g-1' }, action_reason: 'delete_because_no_resource_config' }),
+        resourceChange({
+          address: 'x_old.gone',
+          actions: ['delete'],
+          before: { id: 'g-1' },
+          action_reason: 'delete_because_no_resource_config',
+        }),
       ],
-      output_changes: { url: { actions: ['create'], before: null, after: 'https://b', after_unknown: false, before_sensitive: false, after_sensitive: false } },
+      output_changes: {
+        url: {
+          actions: ['create'],
+          before: null,
+          after: 'https://b',
+          after_unknown: false,
+          before_sensitive: false,
+          after_sensitive: false,
+        },
+      },
     });
     expect(renderPlanText(analyse(text))).toBe(
       [
@@ -92,17 +112,25 @@ describe('renderPlanText', () => {
     ]) {
       expect(out).toContain(line);
     }
-    expect(out.indexOf('terraform_data.legacy will be destroyed')).toBeLessThan(out.indexOf('terraform_data.web will be updated'));
+    expect(out.indexOf('terraform_data.legacy will be destroyed')).toBeLessThan(
+      out.indexOf('terraform_data.web will be updated'),
+    );
   });
 
   it('shows drift under its own heading', () => {
     const out = renderPlanText(analyse(readFixture('s3-drift.json')));
-    expect(out.startsWith('Changes outside of Terraform (drift):\n\n  # aws_s3_object.report has changed\n  ~ resource "aws_s3_object" "report" {')).toBe(true);
+    expect(
+      out.startsWith(
+        'Changes outside of Terraform (drift):\n\n  # aws_s3_object.report has changed\n  ~ resource "aws_s3_object" "report" {',
+      ),
+    ).toBe(true);
     expect(out).toContain('      + tags.owner     = "someone"');
   });
 
   it('says so when nothing changes', () => {
-    expect(renderPlanText(analyse(readFixture('data-no-changes.json')))).toBe('No changes. Your infrastructure matches the configuration.\n');
+    expect(renderPlanText(analyse(readFixture('data-no-changes.json')))).toBe(
+      'No changes. Your infrastructure matches the configuration.\n',
+    );
   });
 
   it('uses ANSI colour only when asked', () => {
@@ -118,14 +146,23 @@ describe('renderPlanText', () => {
     const out = renderPlanText(analyse(readFixture('data-changes.json')), { maxResources: 4 });
     expect(out.match(/^ {2}# /gm)).toHaveLength(4);
     expect(out).toContain('  … and 5 more resources not shown');
-    for (const address of ['terraform_data.legacy', 'terraform_data.db', 'terraform_data.cache', 'module.app.terraform_data.token']) {
+    for (const address of [
+      'terraform_data.legacy',
+      'terraform_data.db',
+      'terraform_data.cache',
+      'module.app.terraform_data.token',
+    ]) {
       expect(out).toContain(`# ${address} `);
     }
     expect(out).toContain('Plan: +1 ~3 -1 ±3');
   });
 
   it('warns when a plan with changes cannot be applied', () => {
-    const text = planText({ errored: true, applyable: false, resource_changes: [resourceChange({ address: 'x_a.b', actions: ['create'], after: { a: 1 } })] });
+    const text = planText({
+      errored: true,
+      applyable: false,
+      resource_changes: [resourceChange({ address: 'x_a.b', actions: ['create'], after: { a: 1 } })],
+    });
     expect(renderPlanText(analyse(text))).toMatch(/^! This plan cannot be applied/);
   });
 });

@@ -33,7 +33,12 @@ describe('parsePlanJson', () => {
     ['missing terraform_version', JSON.stringify({ format_version: '1.2' }), 'terraform_version:'],
     [
       'an unknown action',
-      planText({ resource_changes: [resourceChange({ address: 'a.b', actions: ['create'] }), resourceChange({ address: 'a.c', actions: ['explode'] })] }),
+      planText({
+        resource_changes: [
+          resourceChange({ address: 'a.b', actions: ['create'] }),
+          resourceChange({ address: 'a.c', actions: ['explode'] }),
+        ],
+      }),
       'resource_changes[1].change.actions[0]:',
     ],
     [
@@ -43,13 +48,23 @@ describe('parsePlanJson', () => {
     ],
     [
       'replace_paths not a list of paths',
-      planText({ resource_drift: [resourceChange({ address: 'a.b', actions: ['update'], replace_paths: ['input' as never] })] }),
+      planText({
+        resource_drift: [resourceChange({ address: 'a.b', actions: ['update'], replace_paths: ['input' as never] })],
+      }),
       'resource_drift[0].change.replace_paths[0]:',
     ],
-    ['an output without actions', planText({ output_changes: { 'a.b': { before: 1, after: 2 } } }), 'output_changes["a.b"].actions:'],
+    [
+      'an output without actions',
+      planText({ output_changes: { 'a.b': { before: 1, after: 2 } } }),
+      'output_changes["a.b"].actions:',
+    ],
     [
       'a non-boolean sensitive flag in a module variable',
-      planText({ configuration: { root_module: { module_calls: { app: { module: { variables: { t: { sensitive: 'yes' } } } } } } } }),
+      planText({
+        configuration: {
+          root_module: { module_calls: { app: { module: { variables: { t: { sensitive: 'yes' } } } } } },
+        },
+      }),
       'configuration.root_module.module_calls.app.module.variables.t.sensitive:',
     ],
   ];

@@ -3,10 +3,16 @@ import { automaticApply } from '../../../src/domain/policy/automatic.js';
 import { emptyEvaluation } from '../../../src/domain/policy/evaluate.js';
 import type { PolicyEvaluation } from '../../../src/domain/policy/model.js';
 
-const evaluation = (overrides: Partial<PolicyEvaluation> = {}): PolicyEvaluation => ({ ...emptyEvaluation(), ...overrides });
+const evaluation = (overrides: Partial<PolicyEvaluation> = {}): PolicyEvaluation => ({
+  ...emptyEvaluation(),
+  ...overrides,
+});
 const plan = { applyable: true, hasChanges: true };
 const deny = evaluation({ denied: true, findings: [{ rule: 'no-gpu', effect: 'deny', message: 'no' }] });
-const needsSenior = evaluation({ approvals: [{ rule: 'many-destroys', count: 1, from: ['senior'] }], findings: [{ rule: 'many-destroys', effect: 'require_approval', message: 'm' }] });
+const needsSenior = evaluation({
+  approvals: [{ rule: 'many-destroys', count: 1, from: ['senior'] }],
+  findings: [{ rule: 'many-destroys', effect: 'require_approval', message: 'm' }],
+});
 const minor = evaluation({ allMinor: true });
 
 describe('automaticApply', () => {
@@ -22,7 +28,13 @@ describe('automaticApply', () => {
     ['auto-apply', plan, needsSenior, false, 'many-destroys requires approval'],
     ['auto-apply', { applyable: false, hasChanges: true }, evaluation(), false, 'errors while planning'],
     ['auto-apply', { applyable: true, hasChanges: false }, evaluation(), false, 'nothing to apply'],
-    ['auto-apply', plan, evaluation({ findings: [{ rule: 'broken-deny', effect: 'warn', message: 'No such key', error: true }] }), false, 'broken-deny could not be evaluated'],
+    [
+      'auto-apply',
+      plan,
+      evaluation({ findings: [{ rule: 'broken-deny', effect: 'warn', message: 'No such key', error: true }] }),
+      false,
+      'broken-deny could not be evaluated',
+    ],
   ] as const)('%s -> apply %s (%s)', (mode, p, policy, apply, reason) => {
     const decision = automaticApply(mode, p, policy);
     expect(decision.apply).toBe(apply);

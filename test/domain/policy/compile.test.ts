@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { compilePolicies } from '../../../src/domain/policy/compile.js';
 import type { PolicyCompileIssue, PolicyRule } from '../../../src/domain/policy/model.js';
 
-const rule = (extra: Partial<PolicyRule>): PolicyRule => ({ name: 'r', scope: 'resource', when: 'true', effect: 'warn', ...extra });
+const rule = (extra: Partial<PolicyRule>): PolicyRule => ({
+  name: 'r',
+  scope: 'resource',
+  when: 'true',
+  effect: 'warn',
+  ...extra,
+});
 
 function issuesOf(rules: PolicyRule[]): PolicyCompileIssue[] {
   const result = compilePolicies(rules);
@@ -20,7 +26,14 @@ const CASES: Case[] = [
   {
     name: 'a syntax error names the line and column, with a caret',
     rules: [rule({ name: 'broken', when: 'resource.type ==' })],
-    issues: [{ rule: 'broken', index: 0, field: 'when', message: 'Unexpected token: EOF at line 1, column 17\n    resource.type ==\n                    ^' }],
+    issues: [
+      {
+        rule: 'broken',
+        index: 0,
+        field: 'when',
+        message: 'Unexpected token: EOF at line 1, column 17\n    resource.type ==\n                    ^',
+      },
+    ],
   },
   {
     name: 'a multi-line expression: the line of the error',
@@ -30,7 +43,9 @@ const CASES: Case[] = [
   {
     name: 'an unknown variable (a typo) fails at compile time',
     rules: [rule({ name: 'typo', when: 'resouce.type == "aws_instance"' })],
-    issues: [{ rule: 'typo', field: 'when', message: expect.stringMatching(/^Unknown variable: resouce at line 1, column 1/) }],
+    issues: [
+      { rule: 'typo', field: 'when', message: expect.stringMatching(/^Unknown variable: resouce at line 1, column 1/) },
+    ],
   },
   {
     name: 'a plan rule has no `resource`',
@@ -40,17 +55,37 @@ const CASES: Case[] = [
   {
     name: 'an unknown function',
     rules: [rule({ name: 'fn', when: 'resource.type.beginsWith("aws_")' })],
-    issues: [{ rule: 'fn', field: 'when', message: expect.stringMatching(/no matching overload .*beginsWith.* at line 1, column 1/) }],
+    issues: [
+      {
+        rule: 'fn',
+        field: 'when',
+        message: expect.stringMatching(/no matching overload .*beginsWith.* at line 1, column 1/),
+      },
+    ],
   },
   {
     name: '`when` must give a bool',
     rules: [rule({ name: 'str', when: '"yes"' })],
-    issues: [{ rule: 'str', field: 'when', message: expect.stringMatching(/^must give a bool, gives string at line 1, column 1/) }],
+    issues: [
+      {
+        rule: 'str',
+        field: 'when',
+        message: expect.stringMatching(/^must give a bool, gives string at line 1, column 1/),
+      },
+    ],
   },
   {
     name: 'a message part: the position is in the message as written',
     rules: [rule({ name: 'msg', message: 'x {{ resource.address ) }} y' })],
-    issues: [{ rule: 'msg', field: 'message', message: expect.stringMatching(/^Unexpected character: '\)' at line 1, column 23\n {4}x \{\{ resource\.address \) \}\} y\n {26}\^$/) }],
+    issues: [
+      {
+        rule: 'msg',
+        field: 'message',
+        message: expect.stringMatching(
+          /^Unexpected character: '\)' at line 1, column 23\n {4}x \{\{ resource\.address \) \}\} y\n {26}\^$/,
+        ),
+      },
+    ],
   },
   {
     name: 'an unclosed and an empty message part',
@@ -67,7 +102,10 @@ const CASES: Case[] = [
   },
   {
     name: 'require_approval needs count and from',
-    rules: [rule({ name: 'ra', effect: 'require_approval' }), rule({ name: 'zero', effect: 'require_approval', count: 0, from: [] })],
+    rules: [
+      rule({ name: 'ra', effect: 'require_approval' }),
+      rule({ name: 'zero', effect: 'require_approval', count: 0, from: [] }),
+    ],
     issues: [
       { rule: 'ra', field: 'count' },
       { rule: 'ra', field: 'from' },
@@ -97,18 +135,31 @@ describe('compilePolicies', () => {
   it.each(CASES)('$name', ({ rules, issues }) => {
     const found = issuesOf(rules);
     expect(found).toHaveLength(issues.length);
-    found.forEach((issue, i) => expect(issue).toMatchObject(issues[i]!));
+    found.forEach((issue, i) => {
+      expect(issue).toMatchObject(issues[i]!);
+    });
   });
 
   it('reports every problem of every rule at once', () => {
-    const found = issuesOf([rule({ name: 'a', when: '(' }), rule({ name: 'b' }), rule({ name: 'c', when: ')', message: '{{ ( }}' })]);
+    const found = issuesOf([
+      rule({ name: 'a', when: '(' }),
+      rule({ name: 'b' }),
+      rule({ name: 'c', when: ')', message: '{{ ( }}' }),
+    ]);
     expect(found.map((i) => `${i.index}:${i.rule}.${i.field}`)).toEqual(['0:a.when', '2:c.when', '2:c.message']);
   });
 
   it('compiles good rules in order, messages included', () => {
     const result = compilePolicies([
       rule({ name: 'a', when: '"delete" in resource.actions', message: '{{ resource.address }} goes' }),
-      rule({ name: 'b', scope: 'plan', when: 'size(terraform.resource_changes) > 5', effect: 'require_approval', count: 2, from: ['x'] }),
+      rule({
+        name: 'b',
+        scope: 'plan',
+        when: 'size(terraform.resource_changes) > 5',
+        effect: 'require_approval',
+        count: 2,
+        from: ['x'],
+      }),
     ]);
     expect(result.ok && result.policy.rules.map((r) => [r.index, r.rule.name])).toEqual([
       [0, 'a'],

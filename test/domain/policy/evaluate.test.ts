@@ -1,11 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { emptyEvaluation, evaluatePolicies } from '../../../src/domain/policy/evaluate.js';
-import type { PolicyEvaluation, PolicyInput, PolicyResourceChange, PolicyRule } from '../../../src/domain/policy/model.js';
+import type {
+  PolicyEvaluation,
+  PolicyInput,
+  PolicyResourceChange,
+  PolicyRule,
+} from '../../../src/domain/policy/model.js';
 import { compileOrThrow } from './helpers.js';
 
 function change(address: string, actions: string[], after: unknown = {}): PolicyResourceChange {
   const [type = 'x', name = 'x'] = address.split('.').slice(-2);
-  return { address, type, name, mode: 'managed', provider_name: 'p', actions, before: null, after, changed_attributes: [] };
+  return {
+    address,
+    type,
+    name,
+    mode: 'managed',
+    provider_name: 'p',
+    actions,
+    before: null,
+    after,
+    changed_attributes: [],
+  };
 }
 
 const input = (changes: PolicyResourceChange[], drift: PolicyResourceChange[] = []): PolicyInput => ({
@@ -14,16 +29,29 @@ const input = (changes: PolicyResourceChange[], drift: PolicyResourceChange[] = 
   run: { kind: 'drift' },
 });
 
-const rule = (name: string, when: string, extra: Partial<PolicyRule> = {}): PolicyRule => ({ name, scope: 'resource', when, effect: 'warn', ...extra });
+const rule = (name: string, when: string, extra: Partial<PolicyRule> = {}): PolicyRule => ({
+  name,
+  scope: 'resource',
+  when,
+  effect: 'warn',
+  ...extra,
+});
 
 type Case = { name: string; rules: PolicyRule[]; input: PolicyInput; expected: Partial<PolicyEvaluation> };
 
-const THREE = [change('aws_s3_bucket.a', ['update']), change('aws_s3_bucket.b', ['update']), change('aws_instance.c', ['update'], { instance_type: 'm5' })];
+const THREE = [
+  change('aws_s3_bucket.a', ['update']),
+  change('aws_s3_bucket.b', ['update']),
+  change('aws_instance.c', ['update'], { instance_type: 'm5' }),
+];
 
 const CASES: Case[] = [
   {
     name: 'a rule that throws is reported once, counted as not matched, and the next rule still runs',
-    rules: [rule('needs-has', 'resource.after.instance_type == "m5"', { effect: 'deny' }), rule('all', 'true', { message: '{{ resource.name }}' })],
+    rules: [
+      rule('needs-has', 'resource.after.instance_type == "m5"', { effect: 'deny' }),
+      rule('all', 'true', { message: '{{ resource.name }}' }),
+    ],
     input: input(THREE),
     expected: {
       denied: true,
@@ -35,7 +63,8 @@ const CASES: Case[] = [
           effect: 'warn',
           error: true,
           address: 'aws_s3_bucket.a',
-          message: 'rule needs-has failed on aws_s3_bucket.a (and 1 more): `when`: No such key: instance_type; counted as not matched',
+          message:
+            'rule needs-has failed on aws_s3_bucket.a (and 1 more): `when`: No such key: instance_type; counted as not matched',
         },
         { rule: 'all', effect: 'warn', message: 'a', address: 'aws_s3_bucket.a' },
         { rule: 'all', effect: 'warn', message: 'b', address: 'aws_s3_bucket.b' },
@@ -50,20 +79,49 @@ const CASES: Case[] = [
     expected: {
       denied: false,
       fired: [],
-      findings: [{ rule: 'broken-deny', effect: 'warn', error: true, address: 'aws_s3_bucket.a', message: 'rule broken-deny failed on aws_s3_bucket.a: `when`: No such key: nope; counted as not matched' }],
+      findings: [
+        {
+          rule: 'broken-deny',
+          effect: 'warn',
+          error: true,
+          address: 'aws_s3_bucket.a',
+          message: 'rule broken-deny failed on aws_s3_bucket.a: `when`: No such key: nope; counted as not matched',
+        },
+      ],
     },
   },
   {
     name: 'a plan rule that throws',
     rules: [rule('plan', 'terraform.nope > 1', { scope: 'plan' })],
     input: input([]),
-    expected: { fired: [], findings: [{ rule: 'plan', effect: 'warn', error: true, message: 'rule plan failed on the plan: `when`: No such key: nope; counted as not matched' }] },
+    expected: {
+      fired: [],
+      findings: [
+        {
+          rule: 'plan',
+          effect: 'warn',
+          error: true,
+          message: 'rule plan failed on the plan: `when`: No such key: nope; counted as not matched',
+        },
+      ],
+    },
   },
   {
     name: 'a dyn `when` that gives no bool',
     rules: [rule('dyn', 'resource.after.flag')],
     input: input([change('a.b', ['update'], { flag: 'yes' })]),
-    expected: { fired: [], findings: [{ rule: 'dyn', effect: 'warn', error: true, address: 'a.b', message: 'rule dyn failed on a.b: `when` gave string, not a bool; counted as not matched' }] },
+    expected: {
+      fired: [],
+      findings: [
+        {
+          rule: 'dyn',
+          effect: 'warn',
+          error: true,
+          address: 'a.b',
+          message: 'rule dyn failed on a.b: `when` gave string, not a bool; counted as not matched',
+        },
+      ],
+    },
   },
   {
     name: 'a message part that throws shows (?) and is reported',
@@ -73,31 +131,58 @@ const CASES: Case[] = [
       fired: ['msg'],
       findings: [
         { rule: 'msg', effect: 'warn', message: 'type (?) on a.b', address: 'a.b' },
-        { rule: 'msg', effect: 'warn', error: true, address: 'a.b', message: 'rule msg failed on a.b: message: No such key: instance_type; shown with (?)' },
+        {
+          rule: 'msg',
+          effect: 'warn',
+          error: true,
+          address: 'a.b',
+          message: 'rule msg failed on a.b: message: No such key: instance_type; shown with (?)',
+        },
       ],
     },
   },
   {
     name: 'numbers: plan values compare with ints, CEL ints render without a suffix',
-    rules: [rule('big', 'resource.after.replicas > 5', { message: '{{ resource.after.replicas }} replicas, {{ size(resource.actions) }} action, {{ resource.after }}' })],
+    rules: [
+      rule('big', 'resource.after.replicas > 5', {
+        message: '{{ resource.after.replicas }} replicas, {{ size(resource.actions) }} action, {{ resource.after }}',
+      }),
+    ],
     input: input([change('a.b', ['update'], { replicas: 7, ratio: 0.5 }), change('a.c', ['update'], { replicas: 5 })]),
-    expected: { fired: ['big'], findings: [{ rule: 'big', effect: 'warn', address: 'a.b', message: '7 replicas, 1 action, {"replicas":7,"ratio":0.5}' }] },
+    expected: {
+      fired: ['big'],
+      findings: [
+        { rule: 'big', effect: 'warn', address: 'a.b', message: '7 replicas, 1 action, {"replicas":7,"ratio":0.5}' },
+      ],
+    },
   },
   {
     name: 'stack and run are in reach',
-    rules: [rule('ctx', 'run.kind == "drift" && "team-a" in stack.labels && stack.name.startsWith("dev/")', { scope: 'plan', message: '{{ stack.name }} {{ run.kind }}' })],
+    rules: [
+      rule('ctx', 'run.kind == "drift" && "team-a" in stack.labels && stack.name.startsWith("dev/")', {
+        scope: 'plan',
+        message: '{{ stack.name }} {{ run.kind }}',
+      }),
+    ],
     input: input([]),
     expected: { fired: ['ctx'], findings: [{ rule: 'ctx', effect: 'warn', message: 'dev/app drift' }] },
   },
   {
     name: 'fired lists each rule once, in rule order',
-    rules: [rule('second', '"delete" in resource.actions'), rule('first', 'true', { effect: 'minor' }), rule('never', 'false')],
+    rules: [
+      rule('second', '"delete" in resource.actions'),
+      rule('first', 'true', { effect: 'minor' }),
+      rule('never', 'false'),
+    ],
     input: input([change('a.b', ['delete']), change('a.c', ['delete'])]),
     expected: { fired: ['second', 'first'], allMinor: true },
   },
   {
     name: 'minor rules together cover the plan; minor findings are not listed',
-    rules: [rule('tags', 'resource.name == "a"', { effect: 'minor' }), rule('desc', 'resource.name == "b"', { effect: 'minor' })],
+    rules: [
+      rule('tags', 'resource.name == "a"', { effect: 'minor' }),
+      rule('desc', 'resource.name == "b"', { effect: 'minor' }),
+    ],
     input: input([change('x.a', ['update']), change('x.b', ['update'])]),
     expected: { fired: ['tags', 'desc'], allMinor: true, findings: [] },
   },
@@ -109,8 +194,15 @@ const CASES: Case[] = [
   },
   {
     name: 'ignore runs over drift and changes; an address is named once, by the first rule',
-    rules: [rule('asg', 'resource.type == "aws_autoscaling_group"', { effect: 'ignore' }), rule('all', 'true', { effect: 'ignore' }), rule('w', 'true')],
-    input: input([change('aws_autoscaling_group.web', ['update'])], [change('aws_autoscaling_group.web', ['update']), change('aws_s3_bucket.logs', ['update'])]),
+    rules: [
+      rule('asg', 'resource.type == "aws_autoscaling_group"', { effect: 'ignore' }),
+      rule('all', 'true', { effect: 'ignore' }),
+      rule('w', 'true'),
+    ],
+    input: input(
+      [change('aws_autoscaling_group.web', ['update'])],
+      [change('aws_autoscaling_group.web', ['update']), change('aws_s3_bucket.logs', ['update'])],
+    ),
     expected: {
       fired: ['asg', 'all', 'w'],
       ignored: [
@@ -123,7 +215,14 @@ const CASES: Case[] = [
   },
   {
     name: 'require_approval adds one requirement per rule, however many resources match',
-    rules: [rule('ra', '"delete" in resource.actions', { effect: 'require_approval', count: 2, from: ['leads', 'seniors'], description: 'destroys' })],
+    rules: [
+      rule('ra', '"delete" in resource.actions', {
+        effect: 'require_approval',
+        count: 2,
+        from: ['leads', 'seniors'],
+        description: 'destroys',
+      }),
+    ],
     input: input([change('a.b', ['delete']), change('a.c', ['delete'])]),
     expected: {
       approvals: [{ rule: 'ra', count: 2, from: ['leads', 'seniors'] }],

@@ -5,7 +5,12 @@ import { makePlan, resourceChange, type ChangeSpec } from '../plan/plan-builder.
 import { DEV_STACK, evaluatePlan, examplePolicy, findingKeys } from './helpers.js';
 
 export const destroy = (address: string): ChangeSpec => ({ address, actions: ['delete'], before: { id: address } });
-export const update = (address: string, before: object, after: object): ChangeSpec => ({ address, actions: ['update'], before, after });
+export const update = (address: string, before: object, after: object): ChangeSpec => ({
+  address,
+  actions: ['update'],
+  before,
+  after,
+});
 export const create = (address: string, after: object): ChangeSpec => ({ address, actions: ['create'], after });
 export const destroys = (n: number) => Array.from({ length: n }, (_, i) => destroy(`aws_s3_bucket.b${i}`));
 
@@ -31,7 +36,10 @@ export interface ExampleCase {
 const policy = examplePolicy();
 
 export function checkExampleCase(c: ExampleCase): void {
-  const plan = makePlan({ resource_changes: (c.changes ?? []).map(resourceChange), resource_drift: (c.drift ?? []).map(resourceChange) });
+  const plan = makePlan({
+    resource_changes: (c.changes ?? []).map(resourceChange),
+    resource_drift: (c.drift ?? []).map(resourceChange),
+  });
   const { evaluation } = evaluatePlan(policy, plan, c.stack ?? DEV_STACK);
   // The shipped rules guard every key they read: they never fail on a resource.
   expect(evaluation.findings.filter((f) => f.error)).toEqual([]);

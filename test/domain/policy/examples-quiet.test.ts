@@ -5,13 +5,22 @@ import { checkExampleCase, create, update, type ExampleCase } from './example-ca
 const CASES: ExampleCase[] = [
   {
     name: 'a tag-only update is minor',
-    changes: [update('aws_s3_bucket.logs', { acl: 'x', tags: { Name: 'a' }, tags_all: { Name: 'a' } }, { acl: 'x', tags: { Name: 'b' }, tags_all: { Name: 'b' } })],
+    changes: [
+      update(
+        'aws_s3_bucket.logs',
+        { acl: 'x', tags: { Name: 'a' }, tags_all: { Name: 'a' } },
+        { acl: 'x', tags: { Name: 'b' }, tags_all: { Name: 'b' } },
+      ),
+    ],
     fired: ['tag-only-changes-are-minor'],
     allMinor: true,
   },
   {
     name: 'a quoted tag key and tags appearing from nothing are tag-only',
-    changes: [update('aws_s3_bucket.logs', { tags: null }, { tags: { 'team.owner': 'x' } }), update('aws_s3_bucket.b', { tags: { a: '1' } }, { tags: { a: '1', 'team:x': 'y' } })],
+    changes: [
+      update('aws_s3_bucket.logs', { tags: null }, { tags: { 'team.owner': 'x' } }),
+      update('aws_s3_bucket.b', { tags: { a: '1' } }, { tags: { a: '1', 'team:x': 'y' } }),
+    ],
     fired: ['tag-only-changes-are-minor'],
     allMinor: true,
   },
@@ -21,32 +30,54 @@ const CASES: ExampleCase[] = [
     fired: [],
     allMinor: false,
   },
-  { name: 'an attribute merely named like tags is not a tag', changes: [update('aws_s3_bucket.logs', { tagsx: 'a' }, { tagsx: 'b' })], fired: [], allMinor: false },
-  { name: 'a create with tags is not minor', changes: [create('aws_s3_bucket.logs', { tags: { Name: 'a' } })], fired: [], allMinor: false },
+  {
+    name: 'an attribute merely named like tags is not a tag',
+    changes: [update('aws_s3_bucket.logs', { tagsx: 'a' }, { tagsx: 'b' })],
+    fired: [],
+    allMinor: false,
+  },
+  {
+    name: 'a create with tags is not minor',
+    changes: [create('aws_s3_bucket.logs', { tags: { Name: 'a' } })],
+    fired: [],
+    allMinor: false,
+  },
   {
     name: 'one minor change beside a non-minor one: not all minor',
-    changes: [update('aws_s3_bucket.a', { tags: { N: '1' } }, { tags: { N: '2' } }), update('aws_s3_bucket.b', { acl: 'a' }, { acl: 'b' })],
+    changes: [
+      update('aws_s3_bucket.a', { tags: { N: '1' } }, { tags: { N: '2' } }),
+      update('aws_s3_bucket.b', { acl: 'a' }, { acl: 'b' }),
+    ],
     fired: ['tag-only-changes-are-minor'],
     allMinor: false,
   },
   { name: 'no changes: not all minor', changes: [], fired: [], allMinor: false },
   {
     name: 'IAM changes warn',
-    changes: [update('aws_iam_role.deploy', { max_session_duration: 3600 }, { max_session_duration: 7200 }), create('aws_iam_policy_attachment.x', {})],
+    changes: [
+      update('aws_iam_role.deploy', { max_session_duration: 3600 }, { max_session_duration: 7200 }),
+      create('aws_iam_policy_attachment.x', {}),
+    ],
     fired: ['iam-changes-warn'],
     messages: ['aws_iam_role.deploy: IAM change (update)', 'aws_iam_policy_attachment.x: IAM change (create)'],
   },
   {
     name: "the autoscaler's desired_capacity drift, and the plan setting it back, are ignored",
-    drift: [update('aws_autoscaling_group.web', { desired_capacity: 2, max_size: 10 }, { desired_capacity: 5, max_size: 10 })],
-    changes: [update('aws_autoscaling_group.web', { desired_capacity: 5, max_size: 10 }, { desired_capacity: 2, max_size: 10 })],
+    drift: [
+      update('aws_autoscaling_group.web', { desired_capacity: 2, max_size: 10 }, { desired_capacity: 5, max_size: 10 }),
+    ],
+    changes: [
+      update('aws_autoscaling_group.web', { desired_capacity: 5, max_size: 10 }, { desired_capacity: 2, max_size: 10 }),
+    ],
     fired: ['autoscaler-owns-desired-capacity'],
     ignored: [{ address: 'aws_autoscaling_group.web', rule: 'autoscaler-owns-desired-capacity' }],
     allMinor: false,
   },
   {
     name: 'desired_capacity with another attribute is not ignored',
-    drift: [update('aws_autoscaling_group.web', { desired_capacity: 2, max_size: 10 }, { desired_capacity: 5, max_size: 20 })],
+    drift: [
+      update('aws_autoscaling_group.web', { desired_capacity: 2, max_size: 10 }, { desired_capacity: 5, max_size: 20 }),
+    ],
     fired: [],
     ignored: [],
   },

@@ -23,7 +23,10 @@ export function exampleRules(): PolicyRule[] {
 
 export function compileOrThrow(rules: readonly PolicyRule[]): CompiledPolicy {
   const result = compilePolicies(rules);
-  if (!result.ok) throw new Error(`rules do not compile:\n${result.issues.map((i) => `${i.rule}.${i.field}: ${i.message}`).join('\n')}`);
+  if (!result.ok)
+    throw new Error(
+      `rules do not compile:\n${result.issues.map((i) => `${i.rule}.${i.field}: ${i.message}`).join('\n')}`,
+    );
   return result.policy;
 }
 
@@ -39,7 +42,12 @@ export interface Evaluated {
 }
 
 /** Plan JSON (an object or its text) through parse, analysis (for its redactor), input and evaluation. */
-export function evaluatePlan(policy: CompiledPolicy, plan: unknown, stack: PolicyStack = DEV_STACK, kind: RunKind = 'drift'): Evaluated {
+export function evaluatePlan(
+  policy: CompiledPolicy,
+  plan: unknown,
+  stack: PolicyStack = DEV_STACK,
+  kind: RunKind = 'drift',
+): Evaluated {
   const parsed = parsePlanJson(typeof plan === 'string' ? plan : JSON.stringify(plan));
   const { redactor } = analyzePlan(parsed);
   const input = buildPolicyInput(parsed, redactor, stack, kind);

@@ -3,7 +3,10 @@ import { emptyEvaluation } from '../../../src/domain/policy/evaluate.js';
 import { everythingIgnored } from '../../../src/domain/policy/ignored.js';
 
 const change = (address: string) => ({ address }) as never;
-const ignoring = (...addresses: string[]) => ({ ...emptyEvaluation(), ignored: addresses.map((address) => ({ address, rule: 'asg-desired' })) });
+const ignoring = (...addresses: string[]) => ({
+  ...emptyEvaluation(),
+  ignored: addresses.map((address) => ({ address, rule: 'asg-desired' })),
+});
 
 describe('everythingIgnored', () => {
   it.each([

@@ -8,14 +8,25 @@ import { makePlan, resourceChange, type ChangeSpec } from '../plan/plan-builder.
 const SECRET = 'correct-horse-battery-staple';
 
 function build(changes: ChangeSpec[], drift: ChangeSpec[] = [], environment?: string): PolicyInput {
-  const plan = parsePlanJson(JSON.stringify(makePlan({ resource_changes: changes.map(resourceChange), resource_drift: drift.map(resourceChange) })));
+  const plan = parsePlanJson(
+    JSON.stringify(
+      makePlan({ resource_changes: changes.map(resourceChange), resource_drift: drift.map(resourceChange) }),
+    ),
+  );
   const stack = { name: 'dev/app', labels: ['a'], ...(environment === undefined ? {} : { environment }) };
   return buildPolicyInput(plan, analyzePlan(plan).redactor, stack, 'pending_change');
 }
 
 describe('buildPolicyInput', () => {
   it('carries terraform fields, the stack (environment "" when unset) and the run kind', () => {
-    const input = build([{ address: 'module.net.aws_vpc.main', actions: ['update'], before: { cidr: 'a', tags: { N: '1' } }, after: { cidr: 'b', tags: { N: '1' } } }]);
+    const input = build([
+      {
+        address: 'module.net.aws_vpc.main',
+        actions: ['update'],
+        before: { cidr: 'a', tags: { N: '1' } },
+        after: { cidr: 'b', tags: { N: '1' } },
+      },
+    ]);
     expect(input.stack).toEqual({ name: 'dev/app', environment: '', labels: ['a'] });
     expect(input.run).toEqual({ kind: 'pending_change' });
     expect(input.terraform.resource_changes).toEqual([
@@ -38,8 +49,20 @@ describe('buildPolicyInput', () => {
     const input = build(
       [
         { address: 'aws_s3_bucket.same', actions: ['no-op'], before: { a: 1 }, after: { a: 1 } },
-        { address: 'aws_s3_bucket.moved', previous_address: 'aws_s3_bucket.old', actions: ['no-op'], before: { a: 1 }, after: { a: 1 } },
-        { address: 'aws_s3_bucket.imported', actions: ['no-op'], importing: { id: 'b' }, before: { a: 1 }, after: { a: 1 } },
+        {
+          address: 'aws_s3_bucket.moved',
+          previous_address: 'aws_s3_bucket.old',
+          actions: ['no-op'],
+          before: { a: 1 },
+          after: { a: 1 },
+        },
+        {
+          address: 'aws_s3_bucket.imported',
+          actions: ['no-op'],
+          importing: { id: 'b' },
+          before: { a: 1 },
+          after: { a: 1 },
+        },
         { address: 'aws_s3_bucket.gone', actions: ['delete'], before: { a: 1 } },
       ],
       [{ address: 'aws_s3_bucket.gone', actions: ['delete'], before: { a: 1 } }],
@@ -49,8 +72,14 @@ describe('buildPolicyInput', () => {
       ['aws_s3_bucket.imported', undefined, true],
       ['aws_s3_bucket.gone', undefined, undefined],
     ]);
-    expect(input.terraform.resource_changes[2]).toMatchObject({ before: { a: 1 }, after: null, changed_attributes: ['a'] });
-    expect(input.terraform.resource_drift).toEqual([expect.objectContaining({ address: 'aws_s3_bucket.gone', actions: ['delete'] })]);
+    expect(input.terraform.resource_changes[2]).toMatchObject({
+      before: { a: 1 },
+      after: null,
+      changed_attributes: ['a'],
+    });
+    expect(input.terraform.resource_drift).toEqual([
+      expect.objectContaining({ address: 'aws_s3_bucket.gone', actions: ['delete'] }),
+    ]);
     // No key holds undefined: CEL would read it as missing.
     expect(Object.values(input.terraform.resource_changes[2]!)).not.toContain(undefined);
   });
@@ -68,7 +97,12 @@ describe('buildPolicyInput', () => {
       { address: 'aws_secret.whole', actions: ['create'], after: { value: SECRET }, after_sensitive: true },
     ]);
     const [db, whole] = input.terraform.resource_changes;
-    expect(db!.after).toEqual({ conn: 'postgres://u:(sensitive value)@db', nested: { list: ['ok', '(sensitive value)'] }, password: '(sensitive value)', size: 2 });
+    expect(db!.after).toEqual({
+      conn: 'postgres://u:(sensitive value)@db',
+      nested: { list: ['ok', '(sensitive value)'] },
+      password: '(sensitive value)',
+      size: 2,
+    });
     expect(db!.changed_attributes).toEqual(['size']);
     expect(whole!.after).toBe('(sensitive value)');
     expect(whole!.changed_attributes).toEqual(['value']);

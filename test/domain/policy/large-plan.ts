@@ -36,11 +36,20 @@ function spec(kind: Kind, i: number): ChangeSpec {
   });
   switch (kind) {
     case 'tags':
-      return update('aws_s3_bucket', {}, { tags: { Name: `thing-${i}`, team: 'data' }, tags_all: { Name: `thing-${i}`, team: 'data' } });
+      return update(
+        'aws_s3_bucket',
+        {},
+        { tags: { Name: `thing-${i}`, team: 'data' }, tags_all: { Name: `thing-${i}`, team: 'data' } },
+      );
     case 'instance':
       return update('aws_instance', { instance_type: 'm5.large' }, { instance_type: 'm5.xlarge' });
     case 'gpu':
-      return { address: `aws_instance.r${i}`, actions: ['create'], after: body(i, { instance_type: 'p4d.24xlarge' }), after_sensitive: SENSITIVE };
+      return {
+        address: `aws_instance.r${i}`,
+        actions: ['create'],
+        after: body(i, { instance_type: 'p4d.24xlarge' }),
+        after_sensitive: SENSITIVE,
+      };
     case 'sg':
       return update('aws_security_group', { ingress: [] }, { ingress: [{ from_port: 443, to_port: 443 }] });
     case 'iam':
@@ -50,11 +59,22 @@ function spec(kind: Kind, i: number): ChangeSpec {
     case 'destroy':
       return { address: `aws_db_instance.r${i}`, actions: ['delete'], before: body(i), before_sensitive: SENSITIVE };
     case 'replace':
-      return { address: `aws_launch_template.r${i}`, actions: ['delete', 'create'], before: body(i), after: body(i, { name: `new-${i}` }), ...marks };
+      return {
+        address: `aws_launch_template.r${i}`,
+        actions: ['delete', 'create'],
+        before: body(i),
+        after: body(i, { name: `new-${i}` }),
+        ...marks,
+      };
     case 'bucket':
       return update('aws_s3_bucket', { acl: 'private' }, { acl: 'public-read' });
     case 'vpc_sg_rule':
-      return { address: `aws_vpc_security_group_ingress_rule.r${i}`, actions: ['create'], after: body(i, { from_port: 22 }), after_sensitive: SENSITIVE };
+      return {
+        address: `aws_vpc_security_group_ingress_rule.r${i}`,
+        actions: ['create'],
+        after: body(i, { from_port: 22 }),
+        after_sensitive: SENSITIVE,
+      };
   }
 }
 
@@ -65,7 +85,12 @@ export function largePlan(count = 10_000): Record<string, unknown> {
   for (let i = 0; i < count; i++) {
     const kind = KINDS[i % KINDS.length]!;
     changes.push(spec(kind, i));
-    if (kind === 'asg') drift.push({ ...spec(kind, i), before: body(i, { desired_capacity: 2 }), after: body(i, { desired_capacity: 5 }) });
+    if (kind === 'asg')
+      drift.push({
+        ...spec(kind, i),
+        before: body(i, { desired_capacity: 2 }),
+        after: body(i, { desired_capacity: 5 }),
+      });
   }
   return makePlan({
     variables: { db_password: { value: LARGE_PLAN_SECRET } },

@@ -12,9 +12,21 @@ const STAGING: PolicyStack = { name: 'staging/data', environment: 'staging', lab
 
 /** Rules that put every value in reach into a message. */
 const echo = compileOrThrow([
-  { name: 'echo-resource', scope: 'resource', when: 'true', effect: 'warn', message: '{{ resource }} {{ resource.before }} {{ resource.after }}' },
+  {
+    name: 'echo-resource',
+    scope: 'resource',
+    when: 'true',
+    effect: 'warn',
+    message: '{{ resource }} {{ resource.before }} {{ resource.after }}',
+  },
   { name: 'echo-plan', scope: 'plan', when: 'true', effect: 'warn', message: '{{ terraform }}' },
-  { name: 'echo-drift', scope: 'plan', when: 'size(terraform.resource_drift) > 0', effect: 'warn', message: '{{ terraform.resource_drift.map(r, r.after) }}' },
+  {
+    name: 'echo-drift',
+    scope: 'plan',
+    when: 'size(terraform.resource_drift) > 0',
+    effect: 'warn',
+    message: '{{ terraform.resource_drift.map(r, r.after) }}',
+  },
 ]);
 
 describe('policies on real plans', () => {
@@ -40,7 +52,14 @@ describe('policies on real plans', () => {
   it('data-create.json: creates of terraform_data fire nothing', () => {
     const { input, evaluation } = evaluatePlan(policy, readFixture('data-create.json'), STAGING);
     expect(input.terraform.resource_changes).toHaveLength(8);
-    expect(evaluation).toMatchObject({ fired: [], findings: [], denied: false, approvals: [], allMinor: false, ignored: [] });
+    expect(evaluation).toMatchObject({
+      fired: [],
+      findings: [],
+      denied: false,
+      approvals: [],
+      allMinor: false,
+      ignored: [],
+    });
   });
 
   it('data-changes.json: every destroy (delete or replace) needs approval; 4 are not "more than 5"', () => {
@@ -51,8 +70,12 @@ describe('policies on real plans', () => {
       'destroy-needs-approval@terraform_data.legacy',
       'destroy-needs-approval@module.app.terraform_data.token',
     ]);
-    expect(evaluation.findings.map((f) => f.message)).toContain('terraform_data.legacy would be destroyed: an SRE lead must approve');
-    expect(evaluation.findings.map((f) => f.message)).toContain('terraform_data.db would be replaced: an SRE lead must approve');
+    expect(evaluation.findings.map((f) => f.message)).toContain(
+      'terraform_data.legacy would be destroyed: an SRE lead must approve',
+    );
+    expect(evaluation.findings.map((f) => f.message)).toContain(
+      'terraform_data.db would be replaced: an SRE lead must approve',
+    );
     expect(evaluation.approvals).toEqual([{ rule: 'destroy-needs-approval', count: 1, from: ['sre-leads'] }]);
     expect(evaluation.allMinor).toBe(false);
     // The move is a change too (as in the analysis): no rule can let it through unseen.
@@ -64,7 +87,9 @@ describe('policies on real plans', () => {
     const token = input.terraform.resource_changes.find((c) => c.address === 'module.app.terraform_data.token')!;
     expect(token).toMatchObject({ module_address: 'module.app', actions: ['delete', 'create'] });
     const web = input.terraform.resource_changes.find((c) => c.address === 'terraform_data.web')!;
-    expect(web.changed_attributes).toEqual(expect.arrayContaining(['input.name', 'input.ports[2]', 'input.tags["team.owner"]']));
+    expect(web.changed_attributes).toEqual(
+      expect.arrayContaining(['input.name', 'input.ports[2]', 'input.tags["team.owner"]']),
+    );
   });
 
   it('data-no-changes.json: nothing to evaluate', () => {
@@ -74,11 +99,32 @@ describe('policies on real plans', () => {
   });
 
   it('s3-drift.json: the real tag drift is tag-only, hence minor; no ignore rule owns those tags', () => {
-    const { input, evaluation } = evaluatePlan(policy, readFixture('s3-drift.json'), { name: 'prod/storage', environment: 'prod', labels: [] });
+    const { input, evaluation } = evaluatePlan(policy, readFixture('s3-drift.json'), {
+      name: 'prod/storage',
+      environment: 'prod',
+      labels: [],
+    });
     expect(input.terraform.resource_changes).toHaveLength(1);
-    expect(input.terraform.resource_changes[0]!.changed_attributes).toEqual(['tags.Name', 'tags.owner', 'tags_all.Name', 'tags_all.owner']);
-    expect(input.terraform.resource_drift[0]).toMatchObject({ address: 'aws_s3_object.report', type: 'aws_s3_object', actions: ['update'] });
-    expect(input.terraform.resource_drift[0]!.changed_attributes).toEqual(expect.arrayContaining(['tags.Name', 'tags.owner']));
-    expect(evaluation).toMatchObject({ fired: ['tag-only-changes-are-minor'], findings: [], allMinor: true, ignored: [], denied: false });
+    expect(input.terraform.resource_changes[0]!.changed_attributes).toEqual([
+      'tags.Name',
+      'tags.owner',
+      'tags_all.Name',
+      'tags_all.owner',
+    ]);
+    expect(input.terraform.resource_drift[0]).toMatchObject({
+      address: 'aws_s3_object.report',
+      type: 'aws_s3_object',
+      actions: ['update'],
+    });
+    expect(input.terraform.resource_drift[0]!.changed_attributes).toEqual(
+      expect.arrayContaining(['tags.Name', 'tags.owner']),
+    );
+    expect(evaluation).toMatchObject({
+      fired: ['tag-only-changes-are-minor'],
+      findings: [],
+      allMinor: true,
+      ignored: [],
+      denied: false,
+    });
   });
 });

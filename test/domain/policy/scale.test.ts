@@ -19,7 +19,9 @@ describe('policies at scale', () => {
       'iam-changes-warn': 1_000,
     });
     expect(evaluation.findings.filter((f) => f.error)).toEqual([]);
-    expect(evaluation.findings.find((f) => f.rule === 'many-destroys-need-senior')?.message).toBe('2000 resources would be destroyed: a senior approver must approve');
+    expect(evaluation.findings.find((f) => f.rule === 'many-destroys-need-senior')?.message).toBe(
+      '2000 resources would be destroyed: a senior approver must approve',
+    );
     expect(evaluation.fired).toEqual([
       'destroy-needs-approval',
       'many-destroys-need-senior',

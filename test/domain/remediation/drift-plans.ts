@@ -51,7 +51,9 @@ export function driftPlan(rows: DriftRow[], extra: Record<string, unknown> = {})
       prior_state: {
         values: {
           root_module: {
-            resources: rows.filter((r) => !r.notInPrior).map((r) => ({ address: r.address, mode: 'managed', values: r.real })),
+            resources: rows
+              .filter((r) => !r.notInPrior)
+              .map((r) => ({ address: r.address, mode: 'managed', values: r.real })),
           },
         },
       },

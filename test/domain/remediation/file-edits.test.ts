@@ -21,11 +21,21 @@ resource "aws_s3_object" "c" {
 }
 `;
 
-const edit = (resourceName: string, path: (string | number)[], value: unknown) => ({ resourceType: 'aws_s3_object', resourceName, path, value });
+const edit = (resourceName: string, path: (string | number)[], value: unknown) => ({
+  resourceType: 'aws_s3_object',
+  resourceName,
+  path,
+  value,
+});
 
 describe('createFileEdits', () => {
   it('gives what rewriting the whole file edit by edit gives, for edits that move later blocks', () => {
-    const steps = [edit('a', ['tags', 'Owner'], 'team-with-a-long-name'), edit('c', ['key'], 'c-renamed'), edit('a', ['key'], 'a2'), edit('c', ['content_type'], 'text/plain')];
+    const steps = [
+      edit('a', ['tags', 'Owner'], 'team-with-a-long-name'),
+      edit('c', ['key'], 'c-renamed'),
+      edit('a', ['key'], 'a2'),
+      edit('c', ['content_type'], 'text/plain'),
+    ];
     const edits = createFileEdits([{ path: 'main.tf', text: FILE }]);
     let whole = FILE;
     for (const step of steps) {
@@ -39,11 +49,16 @@ describe('createFileEdits', () => {
 
   it('names the file’s own lines in a refusal, after earlier edits added lines above', () => {
     const edits = createFileEdits([{ path: 'main.tf', text: FILE }]);
-    expect(edits.rewrite('main.tf', edit('a', ['tags'], { Name: 'a', Owner: 'x', Team: 'y' }))).toMatchObject({ ok: true });
+    expect(edits.rewrite('main.tf', edit('a', ['tags'], { Name: 'a', Owner: 'x', Team: 'y' }))).toMatchObject({
+      ok: true,
+    });
     const refused = edits.rewrite('main.tf', edit('b', ['grant', 'permission'], 'READ'));
     const direct = rewriteAttribute(edits.text('main.tf'), edit('b', ['grant', 'permission'], 'READ'));
     expect(refused).toEqual(direct);
-    expect(refused).toEqual({ ok: false, reason: 'aws_s3_object.b.grant.permission: grant blocks come from a dynamic block (line 13)' });
+    expect(refused).toEqual({
+      ok: false,
+      reason: 'aws_s3_object.b.grant.permission: grant blocks come from a dynamic block (line 13)',
+    });
   });
 
   it('keeps CRLF line endings in a block too short to show them', () => {
@@ -58,7 +73,10 @@ describe('createFileEdits', () => {
     const twice = `${FILE}\nresource "aws_s3_object" "c" {\n  key = "again"\n}\n`;
     const edits = createFileEdits([{ path: 'main.tf', text: twice }]);
     expect(edits.rewrite('main.tf', edit('c', ['key'], 'x'))).toEqual(rewriteAttribute(twice, edit('c', ['key'], 'x')));
-    expect(edits.rewrite('main.tf', edit('zzz', ['key'], 'x'))).toEqual({ ok: false, reason: 'no resource aws_s3_object.zzz in this file' });
+    expect(edits.rewrite('main.tf', edit('zzz', ['key'], 'x'))).toEqual({
+      ok: false,
+      reason: 'no resource aws_s3_object.zzz in this file',
+    });
     expect(edits.changed()).toEqual([]);
   });
 });

@@ -41,7 +41,9 @@ describe('hclLiteral', () => {
   });
 
   it('indents nested lines from the given indentation', () => {
-    expect(hclLiteral({ a: [{ b: 1 }] }, '    ')).toBe('{\n      a = [\n        {\n          b = 1\n        },\n      ]\n    }');
+    expect(hclLiteral({ a: [{ b: 1 }] }, '    ')).toBe(
+      '{\n      a = [\n        {\n          b = 1\n        },\n      ]\n    }',
+    );
   });
 
   it('refuses values with no literal', () => {
@@ -50,14 +52,22 @@ describe('hclLiteral', () => {
   });
 
   it('every case is fmt-clean and reads back as the same value in terraform (apply, then compare)', async () => {
-    const resources = cases.map((c, i) => `resource "terraform_data" "case_${i}" {\n  input = ${hclLiteral(c.value, '  ')}\n}\n`);
-    const outputs = cases.map((c, i) => `output "case_${i}" {\n  value = terraform_data.case_${i}.input == jsondecode(${hclLiteral(JSON.stringify(c.value), '  ')})\n}\n`);
+    const resources = cases.map(
+      (c, i) => `resource "terraform_data" "case_${i}" {\n  input = ${hclLiteral(c.value, '  ')}\n}\n`,
+    );
+    const outputs = cases.map(
+      (c, i) =>
+        `output "case_${i}" {\n  value = terraform_data.case_${i}.input == jsondecode(${hclLiteral(JSON.stringify(c.value), '  ')})\n}\n`,
+    );
     const text = [...resources, ...outputs].join('\n');
     expect(await fmtDiff(env(), text)).toBe('');
     const dir = await validateStack(env(), 'literals', text);
     await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd: dir, env: env().env });
     const { stdout } = await execa('terraform', ['output', '-json'], { cwd: dir, env: env().env });
-    const equal = Object.entries(JSON.parse(stdout) as Record<string, { value: unknown }>).map(([k, o]) => [k, o.value]);
+    const equal = Object.entries(JSON.parse(stdout) as Record<string, { value: unknown }>).map(([k, o]) => [
+      k,
+      o.value,
+    ]);
     expect(Object.fromEntries(equal)).toEqual(Object.fromEntries(cases.map((_, i) => [`case_${i}`, true])));
   });
 });

@@ -5,12 +5,32 @@ const kinds = (text: string) => tokenize(text).map((t) => `${t.kind}:${tokenText
 
 describe('tokenize', () => {
   it.each([
-    { name: 'template nesting a string with a brace', text: 'a = "x${f("}")}y"', want: ['ident:a', 'punct:=', 'string:"x${f("}")}y"'] },
+    {
+      name: 'template nesting a string with a brace',
+      text: 'a = "x${f("}")}y"',
+      want: ['ident:a', 'punct:=', 'string:"x${f("}")}y"'],
+    },
     { name: 'escaped template sequences', text: '"$${a} %%{b} \\""', want: ['string:"$${a} %%{b} \\""'] },
-    { name: 'heredoc holding braces and a block header', text: 'c = <<EOF\n}\nresource "x" "y" {\nEOF\n', want: ['ident:c', 'punct:=', 'heredoc:<<EOF\n}\nresource "x" "y" {\nEOF', 'newline:\n'] },
-    { name: 'indented heredoc', text: 'c = <<-EOT\n  x\n  EOT\n}', want: ['ident:c', 'punct:=', 'heredoc:<<-EOT\n  x\n  EOT', 'newline:\n', 'punct:}'] },
-    { name: 'comments of all three kinds, CRLF', text: '# a }\r\n// b {\r\n/* c\r\n} */x', want: ['comment:# a }', 'newline:\r\n', 'comment:// b {', 'newline:\r\n', 'comment:/* c\r\n} */', 'ident:x'] },
-    { name: 'operators and numbers', text: 'x == -1.5e3 => ...', want: ['ident:x', 'punct:==', 'punct:-', 'number:1.5e3', 'punct:=>', 'punct:...'] },
+    {
+      name: 'heredoc holding braces and a block header',
+      text: 'c = <<EOF\n}\nresource "x" "y" {\nEOF\n',
+      want: ['ident:c', 'punct:=', 'heredoc:<<EOF\n}\nresource "x" "y" {\nEOF', 'newline:\n'],
+    },
+    {
+      name: 'indented heredoc',
+      text: 'c = <<-EOT\n  x\n  EOT\n}',
+      want: ['ident:c', 'punct:=', 'heredoc:<<-EOT\n  x\n  EOT', 'newline:\n', 'punct:}'],
+    },
+    {
+      name: 'comments of all three kinds, CRLF',
+      text: '# a }\r\n// b {\r\n/* c\r\n} */x',
+      want: ['comment:# a }', 'newline:\r\n', 'comment:// b {', 'newline:\r\n', 'comment:/* c\r\n} */', 'ident:x'],
+    },
+    {
+      name: 'operators and numbers',
+      text: 'x == -1.5e3 => ...',
+      want: ['ident:x', 'punct:==', 'punct:-', 'number:1.5e3', 'punct:=>', 'punct:...'],
+    },
   ])('$name', ({ text, want }) => {
     expect(kinds(text)).toEqual(want);
   });

@@ -5,7 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { collectSecrets, createRedactor, parsePlanJson, type PlanJson } from '../../../src/domain/plan/index.js';
-import { planRemediation, type RemediationOptions, type StackFile } from '../../../src/domain/remediation/plan-remediation.js';
+import {
+  planRemediation,
+  type RemediationOptions,
+  type StackFile,
+} from '../../../src/domain/remediation/plan-remediation.js';
 import { driftPlan, type DriftRow } from './drift-plans.js';
 import { fmtDiff, useTerraformEnv } from './terraform-checks.js';
 
@@ -42,25 +46,44 @@ describe('planRemediation on the real s3 drift plan', () => {
   it('codifies the changed tag and the added tag, per key, and leaves the rest of the file alone', async () => {
     const result = plan(s3Drift, files);
     expect(result.edits).toEqual([
-      { file: 'main.tf', address: 'aws_s3_object.report', path: ['tags', 'Name'], value: 'changed-by-hand', before: 'report' },
-      { file: 'main.tf', address: 'aws_s3_object.report', path: ['tags', 'owner'], value: 'someone', before: undefined },
+      {
+        file: 'main.tf',
+        address: 'aws_s3_object.report',
+        path: ['tags', 'Name'],
+        value: 'changed-by-hand',
+        before: 'report',
+      },
+      {
+        file: 'main.tf',
+        address: 'aws_s3_object.report',
+        path: ['tags', 'owner'],
+        value: 'someone',
+        before: undefined,
+      },
     ]);
-    const expected = S3_MAIN_TF.replace('    Name = "report"\n', '    Name  = "changed-by-hand"\n    owner = "someone"\n');
+    const expected = S3_MAIN_TF.replace(
+      '    Name = "report"\n',
+      '    Name  = "changed-by-hand"\n    owner = "someone"\n',
+    );
     expect(result.files).toEqual([{ path: 'main.tf', text: expected }]);
     expect(await fmtDiff(env(), result.files[0]!.text)).toBe('');
   });
 
   it('does not codify metadata (read back as {} where the code leaves it unset: apply changes nothing)', () => {
     const result = plan(s3Drift, files);
-    expect([...result.edits, ...result.skipped].map((x) => ('path' in x ? x.path[0] : x.attribute))).not.toContain('metadata');
+    expect([...result.edits, ...result.skipped].map((x) => ('path' in x ? x.path[0] : x.attribute))).not.toContain(
+      'metadata',
+    );
   });
 
   it('skips tags_all, which the code does not set and the plan cannot say is settable', () => {
     expect(plan(s3Drift, files).skipped).toEqual([
       expect.objectContaining({ address: 'aws_s3_object.report', attribute: 'tags_all', code: 'maybe-computed' }),
     ]);
-    const known = plan(s3Drift, files, { settable: (type, attr) => (attr === 'tags_all' ? false : undefined) });
-    expect(known.skipped).toEqual([expect.objectContaining({ attribute: 'tags_all', code: 'computed', reason: 'computed by the provider' })]);
+    const known = plan(s3Drift, files, { settable: (_type, attr) => (attr === 'tags_all' ? false : undefined) });
+    expect(known.skipped).toEqual([
+      expect.objectContaining({ attribute: 'tags_all', code: 'computed', reason: 'computed by the provider' }),
+    ]);
   });
 });
 
@@ -93,7 +116,8 @@ describe('planRemediation skips what it cannot codify safely', () => {
   });
 
   it('names the local and its locals block', () => {
-    const text = 'locals {\n  ct = "text/plain"\n}\n\nresource "aws_s3_object" "site" {\n  bucket       = "b"\n  content_type = local.ct\n}\n';
+    const text =
+      'locals {\n  ct = "text/plain"\n}\n\nresource "aws_s3_object" "site" {\n  bucket       = "b"\n  content_type = local.ct\n}\n';
     const row = siteRow({ expressions: { content_type: { references: ['local.ct'] } } });
     const result = plan(driftPlan([row]), [{ path: 'main.tf', text }]);
     expect(result.skipped.map((s) => s.guidance)).toEqual(['set local.ct (main.tf) to "text/html"']);
@@ -115,7 +139,11 @@ describe('planRemediation skips what it cannot codify safely', () => {
     ['deleted-outside-terraform', { driftActions: ['delete'] }],
     ['deleted-outside-terraform', { notInPrior: true }],
   ] as const)('skips the whole resource: %s', (code, over) => {
-    const row = siteRow({ ...over, driftActions: 'driftActions' in over ? [...over.driftActions] : undefined, expressions: { content_type: { constant_value: 'text/plain' } } });
+    const row = siteRow({
+      ...over,
+      driftActions: 'driftActions' in over ? [...over.driftActions] : undefined,
+      expressions: { content_type: { constant_value: 'text/plain' } },
+    });
     const text = 'resource "aws_s3_object" "site" {\n  content_type = "text/plain"\n}\n';
     const result = plan(driftPlan([row]), [{ path: 'main.tf', text }]);
     expect(result.edits).toEqual([]);
@@ -140,7 +168,8 @@ describe('planRemediation skips what it cannot codify safely', () => {
         expressions: { content: { constant_value: 'plain' } },
       }),
     ];
-    const text = 'resource "aws_s3_object" "site" {\n  content = "old-secret-value"\n}\n\nresource "aws_s3_object" "copy" {\n  content = "plain"\n}\n';
+    const text =
+      'resource "aws_s3_object" "site" {\n  content = "old-secret-value"\n}\n\nresource "aws_s3_object" "copy" {\n  content = "plain"\n}\n';
     const result = plan(driftPlan(rows), [{ path: 'main.tf', text }]);
     expect(result.edits).toEqual([]);
     expect(result.files).toEqual([]);
@@ -170,8 +199,13 @@ describe('planRemediation codifies literals', () => {
       code: { bucket: 'b', tags: { Name: 'site', env: 'prod' } },
       expressions: { bucket: { constant_value: 'b' }, tags: { constant_value: { Name: 'site', env: 'prod' } } },
     });
-    const result = plan(driftPlan([row]), [{ path: 'main.tf', text: tagsTf }, { path: 'other.tf', text: '# nothing\n' }]);
-    expect(result.edits).toEqual([{ file: 'main.tf', address: 'aws_s3_object.site', path: ['tags', 'env'], value: 'staging', before: 'prod' }]);
+    const result = plan(driftPlan([row]), [
+      { path: 'main.tf', text: tagsTf },
+      { path: 'other.tf', text: '# nothing\n' },
+    ]);
+    expect(result.edits).toEqual([
+      { file: 'main.tf', address: 'aws_s3_object.site', path: ['tags', 'env'], value: 'staging', before: 'prod' },
+    ]);
     expect(result.skipped).toEqual([]);
     expect(result.files).toEqual([{ path: 'main.tf', text: tagsTf.replace('env  = "prod"', 'env  = "staging"') }]);
   });
@@ -184,8 +218,18 @@ describe('planRemediation codifies literals', () => {
     });
     const text = 'resource "aws_s3_object" "site" {\n  bucket = "b"\n}\n';
     const result = plan(driftPlan([row]), [{ path: 'main.tf', text }], { settable: () => true });
-    expect(result.edits).toEqual([{ file: 'main.tf', address: 'aws_s3_object.site', path: ['cache_control'], value: 'max-age=60', before: undefined }]);
-    expect(result.files[0]!.text).toBe('resource "aws_s3_object" "site" {\n  bucket        = "b"\n  cache_control = "max-age=60"\n}\n');
+    expect(result.edits).toEqual([
+      {
+        file: 'main.tf',
+        address: 'aws_s3_object.site',
+        path: ['cache_control'],
+        value: 'max-age=60',
+        before: undefined,
+      },
+    ]);
+    expect(result.files[0]!.text).toBe(
+      'resource "aws_s3_object" "site" {\n  bucket        = "b"\n  cache_control = "max-age=60"\n}\n',
+    );
   });
 
   it('turns a refusal of the rewriter into a skip with its reason', () => {
@@ -193,7 +237,11 @@ describe('planRemediation codifies literals', () => {
     const result = plan(driftPlan([row]), [{ path: 'main.tf', text: SITE_TF }]);
     expect(result.edits).toEqual([]);
     expect(result.skipped).toEqual([
-      expect.objectContaining({ code: 'rewrite-refused', attribute: 'content_type', guidance: 'edit main.tf by hand: set aws_s3_object.site.content_type to "text/html"' }),
+      expect.objectContaining({
+        code: 'rewrite-refused',
+        attribute: 'content_type',
+        guidance: 'edit main.tf by hand: set aws_s3_object.site.content_type to "text/html"',
+      }),
     ]);
   });
 
@@ -210,7 +258,15 @@ describe('planRemediation on changes refresh did not report (an edited state)', 
   it('codifies an update from the state, as drift from the code to it', () => {
     const p = driftPlan([siteRow({ expressions: literal })], { resource_drift: [] });
     const result = plan(p, [{ path: 'main.tf', text }]);
-    expect(result.edits).toEqual([{ file: 'main.tf', address: 'aws_s3_object.site', path: ['content_type'], value: 'text/html', before: 'text/plain' }]);
+    expect(result.edits).toEqual([
+      {
+        file: 'main.tf',
+        address: 'aws_s3_object.site',
+        path: ['content_type'],
+        value: 'text/html',
+        before: 'text/plain',
+      },
+    ]);
     expect(result.skipped).toEqual([]);
   });
 
@@ -225,8 +281,16 @@ describe('planRemediation on changes refresh did not report (an edited state)', 
     const result = plan({ ...p, resource_changes: [created, deleted, unchanged] }, [{ path: 'main.tf', text }]);
     expect(result.edits).toEqual([]);
     expect(result.skipped.map((s) => [s.address, s.code, s.guidance])).toEqual([
-      ['aws_s3_object.site', 'missing-from-state', 'if aws_s3_object.site still exists, `terraform import` it; if it is gone for good, remove its block from the code'],
-      ['aws_s3_object.old', 'missing-from-code', 'write a block for aws_s3_object.old into the code, or `terraform state rm` it if terraform should stop managing it'],
+      [
+        'aws_s3_object.site',
+        'missing-from-state',
+        'if aws_s3_object.site still exists, `terraform import` it; if it is gone for good, remove its block from the code',
+      ],
+      [
+        'aws_s3_object.old',
+        'missing-from-code',
+        'write a block for aws_s3_object.old into the code, or `terraform state rm` it if terraform should stop managing it',
+      ],
     ]);
   });
 

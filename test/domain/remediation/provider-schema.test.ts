@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseProviderSchema, ProviderSchemaError, sensitiveFrom, settableFrom } from '../../../src/domain/remediation/index.js';
+import {
+  parseProviderSchema,
+  ProviderSchemaError,
+  sensitiveFrom,
+  settableFrom,
+} from '../../../src/domain/remediation/index.js';
 
 const attr = (flags: Record<string, boolean>) => ({ type: 'string', description_kind: 'plain', ...flags });
 
@@ -7,7 +12,11 @@ function schemaJson(providers: Record<string, Record<string, unknown>>, extra: R
   const provider_schemas = Object.fromEntries(
     Object.entries(providers).map(([name, resources]) => [
       name,
-      { provider: { version: 0, block: {} }, resource_schemas: resources, data_source_schemas: { ignored: { block: { attributes: 'not read' } } } },
+      {
+        provider: { version: 0, block: {} },
+        resource_schemas: resources,
+        data_source_schemas: { ignored: { block: { attributes: 'not read' } } },
+      },
     ]),
   );
   return JSON.stringify({ format_version: '1.0', provider_schemas, ...extra });
@@ -51,12 +60,17 @@ describe('parseProviderSchema and its lookups', () => {
     expect(settableFrom(schema)('aws_s3_bucket', 'bucket')).toBeUndefined();
     expect(schema.resources.get('aws_s3_object')?.blockTypes.rule).toEqual({
       nesting: 'list',
-      block: { attributes: { days: { required: false, optional: true, computed: false, sensitive: false } }, blockTypes: {} },
+      block: {
+        attributes: { days: { required: false, optional: true, computed: false, sensitive: false } },
+        blockTypes: {},
+      },
     });
   });
 
   it('leaves a type two providers declare unknown', () => {
-    const both = parseProviderSchema(schemaJson({ [AWS]: { aws_s3_object: objectSchema }, 'example.com/fork/aws': { aws_s3_object: objectSchema } }));
+    const both = parseProviderSchema(
+      schemaJson({ [AWS]: { aws_s3_object: objectSchema }, 'example.com/fork/aws': { aws_s3_object: objectSchema } }),
+    );
     expect(settableFrom(both)('aws_s3_object', 'bucket')).toBeUndefined();
   });
 
@@ -80,8 +94,18 @@ describe('parseProviderSchema errors name what was wrong', () => {
     ['', '', /not JSON \(the text is empty\)/],
     ['{"format_version":', '', /not JSON \(syntax error\)/],
     ['{"format_version":"2.0"}', 'format_version', /unsupported format_version/],
-    [schemaJson({ [AWS]: { aws_s3_object: { block: { attributes: { bucket: { optional: 'yes' } } } } } }), `provider_schemas["${AWS}"].resource_schemas.aws_s3_object.block.attributes.bucket.optional`, /boolean/],
-    [schemaJson({ [AWS]: { aws_s3_object: { block: { block_types: { rule: { nesting_mode: 'tree', block: {} } } } } } }), `provider_schemas["${AWS}"].resource_schemas.aws_s3_object.block.block_types.rule.nesting_mode`, /./],
+    [
+      schemaJson({ [AWS]: { aws_s3_object: { block: { attributes: { bucket: { optional: 'yes' } } } } } }),
+      `provider_schemas["${AWS}"].resource_schemas.aws_s3_object.block.attributes.bucket.optional`,
+      /boolean/,
+    ],
+    [
+      schemaJson({
+        [AWS]: { aws_s3_object: { block: { block_types: { rule: { nesting_mode: 'tree', block: {} } } } } },
+      }),
+      `provider_schemas["${AWS}"].resource_schemas.aws_s3_object.block.block_types.rule.nesting_mode`,
+      /./,
+    ],
   ])('%#', (text, path, message) => {
     const [issue] = issues(text);
     expect(issue?.path).toBe(path);

@@ -2,7 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePlan, type PlanJson } from '../../../src/domain/plan/index.js';
 import { planRemediation, type StackFile } from '../../../src/domain/remediation/plan-remediation.js';
-import { pullRequestTitle, remediationBranch, remediationPullRequestText } from '../../../src/domain/remediation/pull-request.js';
+import {
+  pullRequestTitle,
+  remediationBranch,
+  remediationPullRequestText,
+} from '../../../src/domain/remediation/pull-request.js';
 import { driftPlan } from './drift-plans.js';
 
 const SECRET = 'hunter2-correct-horse';
@@ -28,8 +32,20 @@ function drifted(): PlanJson {
   return driftPlan([
     {
       address: 'aws_s3_object.site',
-      real: { bucket: 'b', content_type: 'text/html', content: SECRET, acl: 'public-read', tags: { Name: 'site-`prod`' } },
-      code: { bucket: 'b', content_type: 'text/plain', content: 'old-secret-value', acl: 'private', tags: { Name: 'site' } },
+      real: {
+        bucket: 'b',
+        content_type: 'text/html',
+        content: SECRET,
+        acl: 'public-read',
+        tags: { Name: 'site-`prod`' },
+      },
+      code: {
+        bucket: 'b',
+        content_type: 'text/plain',
+        content: 'old-secret-value',
+        acl: 'private',
+        tags: { Name: 'site' },
+      },
       expressions: {
         bucket: { constant_value: 'b' },
         content_type: { constant_value: 'text/plain' },
@@ -48,7 +64,11 @@ function drifted(): PlanJson {
   ]);
 }
 
-function textFor(plan: PlanJson, files: StackFile[] = [{ path: 'main.tf', text: MAIN_TF }], extra: { threadUrl?: string } = {}) {
+function textFor(
+  plan: PlanJson,
+  files: StackFile[] = [{ path: 'main.tf', text: MAIN_TF }],
+  extra: { threadUrl?: string } = {},
+) {
   const { analysis, redactor } = analyzePlan(plan);
   const remediation = planRemediation(plan, files, { redactor });
   const text = remediationPullRequestText({
@@ -84,7 +104,9 @@ describe('remediationPullRequestText', () => {
       'aws_s3_object.logo.content_type',
     ]);
     expect(text.title).toBe('Accept drift in prod/web: 3 attributes in 2 resources');
-    expect(pullRequestTitle('x', { ...remediation, edits: remediation.edits.slice(2) })).toBe('Accept drift in x: 1 attribute in 1 resource');
+    expect(pullRequestTitle('x', { ...remediation, edits: remediation.edits.slice(2) })).toBe(
+      'Accept drift in x: 1 attribute in 1 resource',
+    );
   });
 
   it('lists what was codified, with the values before and after, and what was left with guidance', () => {
@@ -96,7 +118,9 @@ describe('remediationPullRequestText', () => {
     expect(text.body).toContain('### Left for a person (2)');
     expect(text.body).toMatch(/- `aws_s3_object\.site` `content` \(not codified: sensitive\): .*by hand/);
     expect(text.body).toMatch(/- `aws_s3_object\.site` `acl` \(set from var\.acl\): set var\.acl .* to "public-read"/);
-    expect(text.body).toContain('Asked for by @\u200bada in Slack from [the drift alert in Slack](https://acme.slack.com/archives/C1/p123).');
+    expect(text.body).toContain(
+      'Asked for by @\u200bada in Slack from [the drift alert in Slack](https://acme.slack.com/archives/C1/p123).',
+    );
     expect(text.body).toContain('<!-- driftgate fingerprint=3f9a0c1d2e4b5a6978877665544332211 run=r-20261203-abc -->');
     expect(text.body).toContain('<summary>Drift as terraform planned it (sensitive values masked)</summary>');
     expect(text.body).toContain('aws_s3_object.logo');
@@ -134,7 +158,9 @@ describe('remediationPullRequestText', () => {
         expressions: { content_type: { constant_value: 'image/gif' } },
       },
     ]);
-    const { text } = textFor(plan, [{ path: 'main.tf', text: 'resource "aws_s3_object" "logo" {\n  content_type = "image/gif"\n}\n' }]);
+    const { text } = textFor(plan, [
+      { path: 'main.tf', text: 'resource "aws_s3_object" "logo" {\n  content_type = "image/gif"\n}\n' },
+    ]);
     expect(text.body).toContain('Nothing: every drifted attribute was codified.');
     expect(text.commitMessage).not.toContain('left for a person');
   });
@@ -147,7 +173,9 @@ describe('remediationPullRequestText', () => {
       code: { content_type: 'text/plain' },
       expressions: { content_type: { constant_value: 'text/plain' } },
     }));
-    const tf = rows.map((r) => `resource "aws_s3_object" "${r.address.split('.')[1]}" {\n  content_type = "text/plain"\n}\n`).join('\n');
+    const tf = rows
+      .map((r) => `resource "aws_s3_object" "${r.address.split('.')[1]}" {\n  content_type = "text/plain"\n}\n`)
+      .join('\n');
     const { text, remediation } = textFor(driftPlan(rows), [{ path: 'main.tf', text: tf }]);
     expect(remediation.edits).toHaveLength(400);
     expect(text.body.length).toBeLessThanOrEqual(65_536);

@@ -10,10 +10,24 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectSecrets, createRedactor, parsePlanJson } from '../../../src/domain/plan/index.js';
-import { parseProviderSchema, planRemediation, type ProviderSchema, type RemediationPlan, settableFrom, sensitiveFrom } from '../../../src/domain/remediation/index.js';
+import {
+  parseProviderSchema,
+  planRemediation,
+  type ProviderSchema,
+  type RemediationPlan,
+  settableFrom,
+  sensitiveFrom,
+} from '../../../src/domain/remediation/index.js';
 import type { TerraformRunner } from '../../../src/ports/terraform.js';
 import { testRunner } from '../../adapters/terraform/fixtures.js';
-import { changeOutOfBand, s3ObjectStackHcl, s3StackSettings, s3TestClient, tagAsCreated, type S3ObjectSpec } from '../../helpers/s3-object-stack.js';
+import {
+  changeOutOfBand,
+  s3ObjectStackHcl,
+  s3StackSettings,
+  s3TestClient,
+  tagAsCreated,
+  type S3ObjectSpec,
+} from '../../helpers/s3-object-stack.js';
 import { startLocalS3, type LocalS3 } from '../../helpers/s3rver.js';
 import { stackConfig } from '../../helpers/stack-config.js';
 import { HAS_AWS_MIRROR, makeTerraformEnv, type TestTerraformEnv } from '../../helpers/terraform-env.js';
@@ -21,7 +35,14 @@ import { fmtDiff } from './terraform-checks.js';
 
 const BUCKET = 'site';
 const OBJECTS: S3ObjectSpec[] = [
-  { name: 'report', key: 'report.txt', content: 'hello', contentType: 'text/plain', metadata: { owner: 'team-a', stage: 'draft' }, tags: { Name: 'report' } },
+  {
+    name: 'report',
+    key: 'report.txt',
+    content: 'hello',
+    contentType: 'text/plain',
+    metadata: { owner: 'team-a', stage: 'draft' },
+    tags: { Name: 'report' },
+  },
   // No metadata in the code: it can only be added because the schema says it may be set.
   { name: 'bare', key: 'bare.txt', content: 'bare', contentType: 'text/plain' },
 ];
@@ -71,7 +92,10 @@ describe.skipIf(!HAS_AWS_MIRROR)('codifying real S3 drift with the real provider
     const schemaText = await runner.providersSchema(stack);
     const schemaMs = Date.now() - started;
     const schema = parseProviderSchema(schemaText);
-    const result = planRemediation(plan, [{ path: 'main.tf', text: original }], { redactor: createRedactor(collectSecrets(plan)), settable: settableFrom(schema) });
+    const result = planRemediation(plan, [{ path: 'main.tf', text: original }], {
+      redactor: createRedactor(collectSecrets(plan)),
+      settable: settableFrom(schema),
+    });
     for (const file of result.files) await writeFile(join(dir, file.path), file.text);
     setup = { tf, s3, client, runner, stack, original, schemaText, schemaMs, schema, result };
   }, 400_000);
@@ -118,7 +142,9 @@ describe.skipIf(!HAS_AWS_MIRROR)('codifying real S3 drift with the real provider
       ]),
     );
     expect(edits).toHaveLength(5);
-    expect(setup.result.files[0]!.text).toContain('  content_type = "text/plain"\n  metadata = {\n    added = "by-hand"\n  }\n}\n');
+    expect(setup.result.files[0]!.text).toContain(
+      '  content_type = "text/plain"\n  metadata = {\n    added = "by-hand"\n  }\n}\n',
+    );
   });
 
   it('writes no computed attribute: tags_all (optional+computed, derived from tags) is left with guidance', () => {
@@ -135,7 +161,11 @@ describe.skipIf(!HAS_AWS_MIRROR)('codifying real S3 drift with the real provider
     expect(text).not.toBe(setup.original);
     expect(await fmtDiff(setup.tf, setup.original)).toBe('');
     expect(await fmtDiff(setup.tf, text)).toBe('');
-    const validate = await execa('terraform', ['validate', '-no-color'], { cwd: setup.stack.dir, env: { ...process.env, ...setup.tf.env }, reject: false });
+    const validate = await execa('terraform', ['validate', '-no-color'], {
+      cwd: setup.stack.dir,
+      env: { ...process.env, ...setup.tf.env },
+      reject: false,
+    });
     expect(validate.stderr).toBe('');
     expect(validate.exitCode).toBe(0);
   });

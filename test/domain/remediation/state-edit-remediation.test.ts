@@ -48,7 +48,10 @@ it('codifies state edits of literals, lists expressions and resources missing fr
     input.size = 'huge';
   });
   // queue's input is a string, not an object editResourceInput can change in place.
-  const pulled = JSON.parse((await execa('terraform', ['state', 'pull'], { cwd: dir, env: tf.env })).stdout) as { serial: number; resources: { name: string; instances: { attributes: Record<string, unknown> }[] }[] };
+  const pulled = JSON.parse((await execa('terraform', ['state', 'pull'], { cwd: dir, env: tf.env })).stdout) as {
+    serial: number;
+    resources: { name: string; instances: { attributes: Record<string, unknown> }[] }[];
+  };
   const queue = pulled.resources.find((r) => r.name === 'queue')!.instances[0]!.attributes;
   queue.input = { value: 'kafka', type: 'string' };
   queue.output = { value: 'kafka', type: 'string' };
@@ -59,9 +62,13 @@ it('codifies state edits of literals, lists expressions and resources missing fr
   expect(await runner.plan(stack, planFile)).toMatchObject({ hasChanges: true });
   const plan = parsePlanJson(await runner.showJson(stack, planFile));
   expect(plan.resource_drift ?? []).toEqual([]);
-  const result = planRemediation(plan, [{ path: 'main.tf', text: MAIN_TF }], { redactor: createRedactor(collectSecrets(plan)) });
+  const result = planRemediation(plan, [{ path: 'main.tf', text: MAIN_TF }], {
+    redactor: createRedactor(collectSecrets(plan)),
+  });
 
-  expect(result.edits.map((e) => [e.address, e.path, e.value, e.before])).toEqual([['terraform_data.db', ['input', 'size'], 'huge', 'small']]);
+  expect(result.edits.map((e) => [e.address, e.path, e.value, e.before])).toEqual([
+    ['terraform_data.db', ['input', 'size'], 'huge', 'small'],
+  ]);
   expect(result.skipped.map((s) => [s.address, s.code])).toEqual(
     expect.arrayContaining([
       ['terraform_data.cache', 'missing-from-state'],
@@ -80,7 +87,9 @@ it('codifies state edits of literals, lists expressions and resources missing fr
   await runner.validate(stack);
   expect(await runner.plan(stack, planFile)).toMatchObject({ hasChanges: true });
   const next = parsePlanJson(await runner.showJson(stack, planFile));
-  const changed = (next.resource_changes ?? []).filter((rc) => !rc.change.actions.includes('no-op')).map((rc) => [rc.address, rc.change.actions]);
+  const changed = (next.resource_changes ?? [])
+    .filter((rc) => !rc.change.actions.includes('no-op'))
+    .map((rc) => [rc.address, rc.change.actions]);
   // The db matches now; the cache is created again and the queue waits for its local.
   expect(changed).toEqual([
     ['terraform_data.cache', ['create']],

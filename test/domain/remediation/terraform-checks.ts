@@ -6,7 +6,11 @@ import { makeTerraformEnv, type TestTerraformEnv } from '../../helpers/terraform
 
 /** `terraform fmt -check -` over the text on stdin: what terraform would change, or '' when fmt-clean. */
 export async function fmtDiff(tf: TestTerraformEnv, text: string): Promise<string> {
-  const check = await execa('terraform', ['fmt', '-check', '-no-color', '-'], { input: text, env: tf.env, reject: false });
+  const check = await execa('terraform', ['fmt', '-check', '-no-color', '-'], {
+    input: text,
+    env: tf.env,
+    reject: false,
+  });
   if (check.exitCode === 0) return '';
   const formatted = await execa('terraform', ['fmt', '-no-color', '-'], { input: text, env: tf.env, reject: false });
   return `fmt -check exited ${check.exitCode}; fmt gives:\n${formatted.stdout}${formatted.stderr}`;

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { AWAITING_DECISION, IN_FLIGHT, RUN_STATES, RUN_TRIGGERS, canTransition, isTerminal, type RunState } from '../../../src/domain/run/state.js';
+import {
+  AWAITING_DECISION,
+  IN_FLIGHT,
+  RUN_STATES,
+  RUN_TRIGGERS,
+  canTransition,
+  isTerminal,
+  type RunState,
+} from '../../../src/domain/run/state.js';
 
 /**
  * The state machine as the product means it, written out here apart from state.ts (a second, independent
@@ -22,7 +30,16 @@ const ALLOWED: Record<string, string[]> = Object.fromEntries(
 );
 const allowed = (from: RunState, to: RunState) => ALLOWED[from]?.includes(to) ?? false;
 
-const TERMINAL: readonly RunState[] = ['no_changes', 'applied', 'apply_failed', 'rejected', 'errored', 'superseded', 'expired', 'interrupted'];
+const TERMINAL: readonly RunState[] = [
+  'no_changes',
+  'applied',
+  'apply_failed',
+  'rejected',
+  'errored',
+  'superseded',
+  'expired',
+  'interrupted',
+];
 
 const PAIRS = RUN_STATES.flatMap((from) => RUN_STATES.map((to) => ({ from, to, allowed: allowed(from, to) })));
 
@@ -57,15 +74,22 @@ describe('canTransition over every (from, to) pair', () => {
 
   it('allows exactly the listed pairs and nothing else', () => {
     const allowed = PAIRS.filter((p) => canTransition(p.from, p.to)).map((p) => `${p.from}->${p.to}`);
-    expect(allowed.sort()).toEqual(PAIRS.filter((p) => p.allowed).map((p) => `${p.from}->${p.to}`).sort());
+    expect(allowed.sort()).toEqual(
+      PAIRS.filter((p) => p.allowed)
+        .map((p) => `${p.from}->${p.to}`)
+        .sort(),
+    );
     expect(allowed).toHaveLength(25);
   });
 });
 
 describe('isTerminal', () => {
-  it.each(RUN_STATES.map((state) => ({ state, terminal: TERMINAL.includes(state) })))('$state terminal: $terminal', ({ state, terminal }) => {
-    expect(isTerminal(state)).toBe(terminal);
-  });
+  it.each(RUN_STATES.map((state) => ({ state, terminal: TERMINAL.includes(state) })))(
+    '$state terminal: $terminal',
+    ({ state, terminal }) => {
+      expect(isTerminal(state)).toBe(terminal);
+    },
+  );
 
   it('holds for exactly the states with no way out', () => {
     expect(RUN_STATES.filter(isTerminal)).toEqual(TERMINAL);
@@ -85,7 +109,9 @@ describe('state groups', () => {
   it('a run awaiting a decision can be applied, superseded, expired or errored, and is not terminal', () => {
     for (const state of AWAITING_DECISION) {
       expect(isTerminal(state)).toBe(false);
-      expect(['applying', 'superseded', 'expired', 'errored'].filter((to) => !canTransition(state, to as RunState))).toEqual([]);
+      expect(
+        ['applying', 'superseded', 'expired', 'errored'].filter((to) => !canTransition(state, to as RunState)),
+      ).toEqual([]);
     }
   });
 

@@ -66,12 +66,19 @@ export function createAuth(options: { tokens: string[]; app?: EmulatedApp; now: 
     if (header.alg !== 'RS256' || !signed || String(claims.iss) !== String(app.id)) throw undecodable();
     const now = Math.floor(options.now().getTime() / 1000);
     if (typeof claims.iat !== 'number' || claims.iat > now + SKEW_S) {
-      throw new ApiError(401, "'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued");
+      throw new ApiError(
+        401,
+        "'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued",
+      );
     }
     if (typeof claims.exp !== 'number' || claims.exp <= now) {
-      throw new ApiError(401, "'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires");
+      throw new ApiError(
+        401,
+        "'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires",
+      );
     }
-    if (claims.exp > now + JWT_MAX_LIFETIME_S + SKEW_S) throw new ApiError(401, "'Expiration time' claim ('exp') is too far in the future");
+    if (claims.exp > now + JWT_MAX_LIFETIME_S + SKEW_S)
+      throw new ApiError(401, "'Expiration time' claim ('exp') is too far in the future");
   }
 
   return {

@@ -27,7 +27,10 @@ export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
 export interface GitObjects {
   readonly dir: string;
-  run(args: string[], options?: { input?: string | Buffer; env?: Record<string, string> }): Promise<{ ok: boolean; stdout: string; stderr: string }>;
+  run(
+    args: string[],
+    options?: { input?: string | Buffer; env?: Record<string, string> },
+  ): Promise<{ ok: boolean; stdout: string; stderr: string }>;
   /** `rev-parse --verify` of a revision (`main`, `<sha>:path`), undefined when it names nothing. */
   resolve(spec: string): Promise<string | undefined>;
   /** The object's type, or undefined when the repository has no such object. */
@@ -35,7 +38,13 @@ export interface GitObjects {
   writeBlob(bytes: Buffer): Promise<string>;
   readBlob(spec: string): Promise<Buffer>;
   commit(sha: string): Promise<CommitObject | undefined>;
-  writeCommit(input: { tree: string; parents: string[]; message: string; author?: Partial<Identity>; committer: Identity }): Promise<string>;
+  writeCommit(input: {
+    tree: string;
+    parents: string[];
+    message: string;
+    author?: Partial<Identity>;
+    committer: Identity;
+  }): Promise<string>;
   /** A branch's head, undefined when it does not exist. */
   branch(name: string): Promise<string | undefined>;
   /** Moves `ref` to `sha` if it still points at `expected` (ZERO_SHA: if it does not exist yet). */
@@ -49,7 +58,13 @@ export interface GitObjects {
 }
 
 export function gitObjects(dir: string): GitObjects {
-  const baseEnv = { PATH: process.env.PATH ?? '', HOME: dir, GIT_DIR: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+  const baseEnv = {
+    PATH: process.env.PATH ?? '',
+    HOME: dir,
+    GIT_DIR: dir,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+  };
 
   const run: GitObjects['run'] = async (args, options = {}) => {
     const result = await execa('git', args, {
@@ -87,7 +102,14 @@ export function gitObjects(dir: string): GitObjects {
     typeOf,
     writeBlob: (bytes) => out(['hash-object', '-w', '--stdin'], bytes),
     async readBlob(spec) {
-      const result = await execa('git', ['cat-file', 'blob', spec], { cwd: dir, env: baseEnv, extendEnv: false, encoding: 'buffer', stdin: 'ignore', stripFinalNewline: false });
+      const result = await execa('git', ['cat-file', 'blob', spec], {
+        cwd: dir,
+        env: baseEnv,
+        extendEnv: false,
+        encoding: 'buffer',
+        stdin: 'ignore',
+        stripFinalNewline: false,
+      });
       return Buffer.from(result.stdout);
     },
     async commit(sha) {
@@ -150,5 +172,9 @@ function parseCommit(sha: string, text: string): CommitObject {
 function parseIdentity(line: string): Identity {
   const match = /^(.*) <([^>]*)> (\d+) ([+-]\d{4})$/.exec(line);
   if (!match) return { name: line, email: '', date: new Date(0).toISOString() };
-  return { name: match[1]!, email: match[2]!, date: new Date(Number(match[3]) * 1000).toISOString().replace('.000Z', 'Z') };
+  return {
+    name: match[1]!,
+    email: match[2]!,
+    date: new Date(Number(match[3]) * 1000).toISOString().replace('.000Z', 'Z'),
+  };
 }

@@ -26,8 +26,10 @@ export function gitRoutes(ctx: EmulatorContext): Route[] {
     if (!current) throw unprocessable('Reference does not exist');
     const sha = str(body.sha);
     if (!sha || (await git.typeOf(sha)) !== 'commit') throw unprocessable('Object does not exist');
-    if (body.force !== true && !(await git.isAncestor(current, sha))) throw unprocessable('Update is not a fast forward');
-    if (!(await git.setRef(`refs/heads/${branch}`, sha, current))) throw new ApiError(409, 'Reference cannot be updated');
+    if (body.force !== true && !(await git.isAncestor(current, sha)))
+      throw unprocessable('Update is not a fast forward');
+    if (!(await git.setRef(`refs/heads/${branch}`, sha, current)))
+      throw new ApiError(409, 'Reference cannot be updated');
     return refJson(site, `refs/heads/${branch}`, sha);
   }
 
@@ -50,10 +52,16 @@ export function gitRoutes(ctx: EmulatorContext): Route[] {
     });
     if (type === 'tree') {
       const listed = (await treeJson(sha)).tree as { path: string; type: string; sha: string }[];
-      return listed.map((e) => entry(e.path, path ? `${path}/${e.path}` : e.path, e.sha, e.type === 'tree' ? 'dir' : 'file', 0));
+      return listed.map((e) =>
+        entry(e.path, path ? `${path}/${e.path}` : e.path, e.sha, e.type === 'tree' ? 'dir' : 'file', 0),
+      );
     }
     const bytes = await git.readBlob(sha);
-    return { ...entry(path.split('/').pop()!, path, sha, 'file', bytes.length), encoding: 'base64', content: base64Lines(bytes) };
+    return {
+      ...entry(path.split('/').pop()!, path, sha, 'file', bytes.length),
+      encoding: 'base64',
+      content: base64Lines(bytes),
+    };
   }
 
   return [
@@ -105,9 +113,11 @@ export function gitRoutes(ctx: EmulatorContext): Route[] {
         const parents = input.parents ?? [];
         if (message === undefined) throw unprocessable('Invalid request.\n\n"message" wasn\'t supplied.');
         if (!tree || (await git.typeOf(tree)) !== 'tree') throw unprocessable('Tree SHA does not exist');
-        if (!Array.isArray(parents) || parents.some((p) => typeof p !== 'string')) throw unprocessable('Invalid request.\n\n"parents" must be an array of shas.');
+        if (!Array.isArray(parents) || parents.some((p) => typeof p !== 'string'))
+          throw unprocessable('Invalid request.\n\n"parents" must be an array of shas.');
         for (const parent of parents as string[]) {
-          if ((await git.typeOf(parent)) !== 'commit') throw unprocessable('Parent SHA does not exist or is not a commit object');
+          if ((await git.typeOf(parent)) !== 'commit')
+            throw unprocessable('Parent SHA does not exist or is not a commit object');
         }
         const author = typeof input.author === 'object' && input.author !== null ? (input.author as Json) : undefined;
         const sha = await git.writeCommit({
@@ -128,7 +138,8 @@ export function gitRoutes(ctx: EmulatorContext): Route[] {
         if (typeof ref !== 'string' || !/^refs\/[^/]+\/.+/.test(ref) || !(await git.isRefName(ref))) {
           throw unprocessable("Reference name must start with 'refs/' and have at least two slashes.");
         }
-        if (typeof sha !== 'string' || (await git.typeOf(sha)) !== 'commit') throw unprocessable('Object does not exist');
+        if (typeof sha !== 'string' || (await git.typeOf(sha)) !== 'commit')
+          throw unprocessable('Object does not exist');
         if (!(await git.setRef(ref, sha, ZERO_SHA))) throw unprocessable('Reference already exists');
         return created(refJson(site, ref, sha));
       },
@@ -141,7 +152,8 @@ export function gitRoutes(ctx: EmulatorContext): Route[] {
     {
       method: 'GET',
       pattern: /^\/contents(?:\/(.*))?$/,
-      handle: async ({ params: [path], query }) => ok(await contents((path ?? '').replace(/\/$/, ''), query.get('ref') ?? site.defaultBranch)),
+      handle: async ({ params: [path], query }) =>
+        ok(await contents((path ?? '').replace(/\/$/, ''), query.get('ref') ?? site.defaultBranch)),
     },
   ];
 }

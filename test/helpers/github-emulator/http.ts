@@ -23,7 +23,11 @@ export class ApiError extends Error {
   }
 }
 
-export function errorBody(status: number, message: string, errors?: Record<string, unknown>[]): Record<string, unknown> {
+export function errorBody(
+  status: number,
+  message: string,
+  errors?: Record<string, unknown>[],
+): Record<string, unknown> {
   return { message, ...(errors ? { errors } : {}), documentation_url: DOCS, status: String(status) };
 }
 
@@ -31,7 +35,8 @@ export const notFound = () => new ApiError(404, 'Not Found');
 /** A 422 about one thing, the way the git data API words it: `Reference already exists`. */
 export const unprocessable = (message: string) => new ApiError(422, message);
 /** A 422 about fields, the way the pulls API words it: `Validation Failed` with `errors`. */
-export const validationFailed = (...errors: Record<string, unknown>[]) => new ApiError(422, 'Validation Failed', errors);
+export const validationFailed = (...errors: Record<string, unknown>[]) =>
+  new ApiError(422, 'Validation Failed', errors);
 
 export const ok = (body: unknown): Answer => ({ status: 200, body });
 export const created = (body: unknown): Answer => ({ status: 201, body });
@@ -40,7 +45,8 @@ export type Json = Record<string, unknown>;
 
 /** The body as an object; a handler that needs fields gets a 400 like GitHub's for anything else. */
 export function objectBody(body: unknown): Json {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError(400, 'Problems parsing JSON');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ApiError(400, 'Problems parsing JSON');
   return body as Json;
 }
 

@@ -93,19 +93,38 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
   const auth = createAuth({ tokens, now, ...(options.app ? { app: options.app } : {}) });
   const recorded: RecordedCall[] = [];
   const script: Scripted[] = [];
-  const site: Site = { apiUrl: '', webUrl: options.webUrl ?? 'https://github.com', owner, repo, defaultBranch: options.defaultBranch ?? 'main' };
+  const site: Site = {
+    apiUrl: '',
+    webUrl: options.webUrl ?? 'https://github.com',
+    owner,
+    repo,
+    defaultBranch: options.defaultBranch ?? 'main',
+  };
   const user = options.user ?? 'driftgate-bot';
-  const ctx: EmulatorContext = { git: gitObjects(options.repoDir), site, now, user, identity: () => identityOf({ now, user }) };
+  const ctx: EmulatorContext = {
+    git: gitObjects(options.repoDir),
+    site,
+    now,
+    user,
+    identity: () => identityOf({ now, user }),
+  };
   const store = createPullStore(ctx);
   const routes: Route[] = [...gitRoutes(ctx), ...store.routes];
 
-  async function route(method: string, path: string, query: URLSearchParams, body: unknown, authorization: string | undefined): Promise<Answer> {
+  async function route(
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    body: unknown,
+    authorization: string | undefined,
+  ): Promise<Answer> {
     const token = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path);
     if (token && method === 'POST') return auth.issueInstallationToken(authorization, token[1]!);
     const inRepo = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(path);
     if (!inRepo) throw notFound();
     auth.requireToken(authorization);
-    if (inRepo[1]!.toLowerCase() !== owner.toLowerCase() || inRepo[2]!.toLowerCase() !== repo.toLowerCase()) throw notFound();
+    if (inRepo[1]!.toLowerCase() !== owner.toLowerCase() || inRepo[2]!.toLowerCase() !== repo.toLowerCase())
+      throw notFound();
     const rest = inRepo[3] ?? '';
     for (const r of routes) {
       const match = r.method === method ? r.pattern.exec(rest) : null;
@@ -123,7 +142,11 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
       headers['retry-after'] = String(wait);
     } else if (o.primaryRateLimit) {
       message = 'API rate limit exceeded for installation.';
-      Object.assign(headers, { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.ceil(now().getTime() / 1000) + wait) });
+      Object.assign(headers, {
+        'x-ratelimit-limit': '5000',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(Math.ceil(now().getTime() / 1000) + wait),
+      });
     } else if (o.retryAfter !== undefined) {
       headers['retry-after'] = String(o.retryAfter);
     }
@@ -152,7 +175,14 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
       if (!(err instanceof ApiError)) throw err;
       answer = err.answer();
     }
-    recorded.push({ method, path, query: Object.fromEntries(query), body, status: answer.status, auth: auth.kindOf(req.headers.authorization) });
+    recorded.push({
+      method,
+      path,
+      query: Object.fromEntries(query),
+      body,
+      status: answer.status,
+      auth: auth.kindOf(req.headers.authorization),
+    });
     send(res, answer);
   }
 

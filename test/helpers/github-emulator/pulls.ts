@@ -43,7 +43,11 @@ const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.com' };
 export function createPullStore(ctx: EmulatorContext): PullStore {
   const { git, site } = ctx;
   const pulls: EmulatedPull[] = [];
-  const stamp = () => ctx.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const stamp = () =>
+    ctx
+      .now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
 
   const find = (number: number) => pulls.find((p) => p.number === number);
   const headSha = async (pr: EmulatedPull) => pr.mergedHead ?? (await git.branch(pr.head)) ?? null;
@@ -85,12 +89,24 @@ export function createPullStore(ctx: EmulatorContext): PullStore {
       author_association: 'MEMBER',
     };
     // As on GitHub, only the single-PR endpoint says `merged`; lists carry `merged_at` alone.
-    if (detail) Object.assign(json, { merged: pr.merged, mergeable: pr.state === 'open' ? true : null, commits: (await commitsOf(pr)).length });
+    if (detail)
+      Object.assign(json, {
+        merged: pr.merged,
+        mergeable: pr.state === 'open' ? true : null,
+        commits: (await commitsOf(pr)).length,
+      });
     return json;
   }
 
   function labelJson(name: string): Json {
-    return { id: idOf(`label/${name}`), name, color: 'ededed', default: false, description: null, url: `${repoApi(site)}/labels/${encodeURIComponent(name)}` };
+    return {
+      id: idOf(`label/${name}`),
+      name,
+      color: 'ededed',
+      default: false,
+      description: null,
+      url: `${repoApi(site)}/labels/${encodeURIComponent(name)}`,
+    };
   }
 
   /** `owner:branch`, or a bare branch (the same repository); undefined for another owner's fork. */
@@ -109,10 +125,18 @@ export function createPullStore(ctx: EmulatorContext): PullStore {
     if (!headSha) throw validationFailed({ resource: 'PullRequest', field: 'head', code: 'invalid' });
     if (!baseSha) throw validationFailed({ resource: 'PullRequest', field: 'base', code: 'invalid' });
     if (pulls.some((p) => p.state === 'open' && p.head === head && p.base === base)) {
-      throw validationFailed({ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${site.owner}:${head}.` });
+      throw validationFailed({
+        resource: 'PullRequest',
+        code: 'custom',
+        message: `A pull request already exists for ${site.owner}:${head}.`,
+      });
     }
     if ((await git.commitsBetween(baseSha, headSha)).length === 0) {
-      throw validationFailed({ resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${head}` });
+      throw validationFailed({
+        resource: 'PullRequest',
+        code: 'custom',
+        message: `No commits between ${base} and ${head}`,
+      });
     }
     const pr: EmulatedPull = {
       number: pulls.length + 1,
@@ -138,7 +162,10 @@ export function createPullStore(ctx: EmulatorContext): PullStore {
     // GitHub ignores a `head` that is not `owner:branch` and lists every PR: a client bug this keeps visible.
     const headBranch = head?.includes(':') ? (ownBranch(head) ?? '\0') : undefined;
     return pulls.filter(
-      (p) => (state === 'all' || p.state === state) && (headBranch === undefined || p.head === headBranch) && (!base || p.base === base),
+      (p) =>
+        (state === 'all' || p.state === state) &&
+        (headBranch === undefined || p.head === headBranch) &&
+        (!base || p.base === base),
     );
   }
 
@@ -157,14 +184,23 @@ export function createPullStore(ctx: EmulatorContext): PullStore {
 
   async function merge(number: number, method: MergeMethod): Promise<string> {
     const pr = find(number);
-    if (!pr || pr.state !== 'open') throw new Error(`PR #${number} is not open`);
+    if (pr?.state !== 'open') throw new Error(`PR #${number} is not open`);
     const [base, head] = [await git.branch(pr.base), await git.branch(pr.head)];
     if (!base || !head) throw new Error(`PR #${number}: branch ${pr.base} or ${pr.head} is gone`);
     const commits = await git.commitsBetween(base, head);
     if (method === 'rebase') {
-      if (!(await git.isAncestor(base, head))) throw new Error(`PR #${number}: the emulator rebases only a branch that starts at ${pr.base}'s head`);
-      if (!(await git.setRef(`refs/heads/${pr.base}`, head, base))) throw new Error(`PR #${number}: ${pr.base} moved while merging`);
-      Object.assign(pr, { state: 'closed', merged: true, mergedAt: stamp(), mergeCommitSha: head, mergedCommits: commits, mergedHead: head });
+      if (!(await git.isAncestor(base, head)))
+        throw new Error(`PR #${number}: the emulator rebases only a branch that starts at ${pr.base}'s head`);
+      if (!(await git.setRef(`refs/heads/${pr.base}`, head, base)))
+        throw new Error(`PR #${number}: ${pr.base} moved while merging`);
+      Object.assign(pr, {
+        state: 'closed',
+        merged: true,
+        mergedAt: stamp(),
+        mergeCommitSha: head,
+        mergedCommits: commits,
+        mergedHead: head,
+      });
       return head;
     }
     const tree = await git.mergeTree(base, head);
@@ -172,11 +208,25 @@ export function createPullStore(ctx: EmulatorContext): PullStore {
     const committer = { ...GITHUB_COMMITTER, date: stamp() };
     const sha = await git.writeCommit(
       method === 'merge'
-        ? { tree, parents: [base, head], message: `Merge pull request #${number} from ${site.owner}/${pr.head}\n\n${pr.title}\n`, author: ctx.identity(), committer }
+        ? {
+            tree,
+            parents: [base, head],
+            message: `Merge pull request #${number} from ${site.owner}/${pr.head}\n\n${pr.title}\n`,
+            author: ctx.identity(),
+            committer,
+          }
         : { tree, parents: [base], message: `${pr.title} (#${number})\n`, author: ctx.identity(), committer },
     );
-    if (!(await git.setRef(`refs/heads/${pr.base}`, sha, base))) throw new Error(`PR #${number}: ${pr.base} moved while merging`);
-    Object.assign(pr, { state: 'closed', merged: true, mergedAt: stamp(), mergeCommitSha: sha, mergedCommits: commits, mergedHead: head });
+    if (!(await git.setRef(`refs/heads/${pr.base}`, sha, base)))
+      throw new Error(`PR #${number}: ${pr.base} moved while merging`);
+    Object.assign(pr, {
+      state: 'closed',
+      merged: true,
+      mergedAt: stamp(),
+      mergeCommitSha: sha,
+      mergedCommits: commits,
+      mergedHead: head,
+    });
     return sha;
   }
 
@@ -189,15 +239,25 @@ export function createPullStore(ctx: EmulatorContext): PullStore {
 
   const routes: Route[] = [
     { method: 'GET', pattern: /^\/pulls$/, handle: async ({ query }) => jsonList(await list(query)) },
-    { method: 'POST', pattern: /^\/pulls$/, handle: async ({ body }) => created(await pullJson(await open(objectBody(body)), true)) },
-    { method: 'GET', pattern: /^\/pulls\/(\d+)$/, handle: async ({ params: [n] }) => ok(await pullJson(existing(n), true)) },
+    {
+      method: 'POST',
+      pattern: /^\/pulls$/,
+      handle: async ({ body }) => created(await pullJson(await open(objectBody(body)), true)),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/pulls\/(\d+)$/,
+      handle: async ({ params: [n] }) => ok(await pullJson(existing(n), true)),
+    },
     {
       method: 'POST',
       pattern: /^\/issues\/(\d+)\/labels$/,
       async handle({ params: [n], body }) {
         const pr = existing(n);
         const given = Array.isArray(body) ? body : objectBody(body).labels;
-        const names = Array.isArray(given) ? given.map((l) => (typeof l === 'string' ? l : str((l as Json)?.name))) : [];
+        const names = Array.isArray(given)
+          ? given.map((l) => (typeof l === 'string' ? l : str((l as Json)?.name)))
+          : [];
         if (names.length === 0 || names.some((name) => !name)) {
           throw validationFailed({ resource: 'Label', code: 'invalid', field: 'labels' });
         }
@@ -205,12 +265,16 @@ export function createPullStore(ctx: EmulatorContext): PullStore {
         return ok(pr.labels.map((name) => labelJson(name)));
       },
     },
-    { method: 'GET', pattern: /^\/commits\/([^/]+)\/pulls$/, handle: async ({ params: [sha] }) => jsonList(await ofCommit(sha!)) },
+    {
+      method: 'GET',
+      pattern: /^\/commits\/([^/]+)\/pulls$/,
+      handle: async ({ params: [sha] }) => jsonList(await ofCommit(sha!)),
+    },
   ];
 
   function closeUnmerged(number: number): void {
     const pr = find(number);
-    if (!pr || pr.state !== 'open') throw new Error(`PR #${number} is not open`);
+    if (pr?.state !== 'open') throw new Error(`PR #${number} is not open`);
     Object.assign(pr, { state: 'closed', closedAt: stamp() });
   }
 

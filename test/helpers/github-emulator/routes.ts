@@ -27,5 +27,12 @@ export interface Route {
 }
 
 export function identityOf(ctx: Pick<EmulatorContext, 'now' | 'user'>): Identity {
-  return { name: ctx.user, email: `${ctx.user}@users.noreply.github.com`, date: ctx.now().toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  return {
+    name: ctx.user,
+    email: `${ctx.user}@users.noreply.github.com`,
+    date: ctx
+      .now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z'),
+  };
 }

@@ -59,7 +59,11 @@ export function gitCommitJson(site: Site, commit: CommitObject): Json {
     committer: identityJson(commit.committer),
     message: commit.message.replace(/\n$/, ''),
     tree: { sha: commit.tree, url: `${repoApi(site)}/git/trees/${commit.tree}` },
-    parents: commit.parents.map((sha) => ({ sha, url: `${repoApi(site)}/git/commits/${sha}`, html_url: `${repoWeb(site)}/commit/${sha}` })),
+    parents: commit.parents.map((sha) => ({
+      sha,
+      url: `${repoApi(site)}/git/commits/${sha}`,
+      html_url: `${repoWeb(site)}/commit/${sha}`,
+    })),
     verification: { verified: false, reason: 'unsigned', signature: null, payload: null },
   };
 }

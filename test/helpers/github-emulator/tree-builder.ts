@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import type { GitObjects, ObjectType } from './git-objects.js';
 import { unprocessable, type Json } from './http.js';
 
-const MODES: Record<string, ObjectType> = { '100644': 'blob', '100755': 'blob', '120000': 'blob', '040000': 'tree', '160000': 'commit' };
+const MODES: Record<string, ObjectType> = {
+  '100644': 'blob',
+  '100755': 'blob',
+  '120000': 'blob',
+  '040000': 'tree',
+  '160000': 'commit',
+};
 
 interface IndexEntry {
   mode: string;
@@ -32,7 +38,8 @@ export async function buildTree(git: GitObjects, baseTree: unknown, entries: unk
 function readEdit(raw: unknown): Edit {
   const entry = (typeof raw === 'object' && raw !== null ? raw : {}) as Json;
   const { path, mode, type } = entry;
-  if (typeof path !== 'string' || !isCleanPath(path)) throw unprocessable('tree.path contains a malformed path component');
+  if (typeof path !== 'string' || !isCleanPath(path))
+    throw unprocessable('tree.path contains a malformed path component');
   if (typeof mode !== 'string' || !MODES[mode]) throw unprocessable(`tree.mode ${String(mode)} is not a valid mode`);
   if (type !== MODES[mode]) throw unprocessable(`tree.type ${String(type)} does not match mode ${mode}`);
   const kind: ObjectType = MODES[mode];
@@ -40,7 +47,8 @@ function readEdit(raw: unknown): Edit {
   const hasContent = 'content' in entry;
   if (hasSha === hasContent) throw unprocessable('Must supply either tree.sha or tree.content');
   if (hasContent) {
-    if (typeof entry.content !== 'string' || kind !== 'blob') throw unprocessable('tree.content is only valid for blobs');
+    if (typeof entry.content !== 'string' || kind !== 'blob')
+      throw unprocessable('tree.content is only valid for blobs');
     return { path, mode, type: kind, content: entry.content };
   }
   if (entry.sha !== null && typeof entry.sha !== 'string') throw unprocessable('tree.sha must be a string or null');
@@ -89,7 +97,11 @@ async function writeIndex(git: GitObjects, index: Map<string, IndexEntry>): Prom
   try {
     const env = { GIT_INDEX_FILE: join(dir, 'index') };
     const lines = [...index].map(([path, e]) => `${e.mode} ${e.sha}\t${path}\n`).join('');
-    const steps: [string[], string?][] = [[['read-tree', '--empty']], [['update-index', '--index-info'], lines], [['write-tree']]];
+    const steps: [string[], string?][] = [
+      [['read-tree', '--empty']],
+      [['update-index', '--index-info'], lines],
+      [['write-tree']],
+    ];
     let last = '';
     for (const [args, input] of steps) {
       const result = await git.run(args, { env, ...(input === undefined ? {} : { input }) });

@@ -21,7 +21,8 @@ function invalidBlocks(message: Args): Body | undefined {
 }
 
 function viewError(view: unknown): Body | undefined {
-  if (typeof view !== 'object' || view === null) return fail('invalid_arguments', { problems: ['view is not an object'] });
+  if (typeof view !== 'object' || view === null)
+    return fail('invalid_arguments', { problems: ['view is not an object'] });
   const blocks = (view as Args).blocks;
   const problems = Array.isArray(blocks) ? blockProblems(blocks, 'view') : ['view.blocks is not an array'];
   return problems.length ? fail('invalid_blocks', { problems }) : undefined;
@@ -46,7 +47,15 @@ const content = (args: Args) => ({
 });
 
 export const METHODS: Record<string, MethodHandler> = {
-  'auth.test': () => ({ ok: true, url: 'https://emulated.slack.com/', team: 'Emulated', user: 'driftgate', team_id: 'T0EMU', user_id: 'U0BOT', bot_id: 'B0BOT' }),
+  'auth.test': () => ({
+    ok: true,
+    url: 'https://emulated.slack.com/',
+    team: 'Emulated',
+    user: 'driftgate',
+    team_id: 'T0EMU',
+    user_id: 'U0BOT',
+    bot_id: 'B0BOT',
+  }),
 
   'chat.postMessage'(state, args) {
     const channel = str(args.channel);
@@ -56,7 +65,12 @@ export const METHODS: Record<string, MethodHandler> = {
     if (threadTs && !findMessage(state, channel!, threadTs)) return fail('thread_not_found');
     const message: EmulatedMessage = { channel: channel!, ts: newTs(state), threadTs, ...content(args), updates: 0 };
     state.messages.push(message);
-    return { ok: true, channel: message.channel, ts: message.ts, message: { ...content(args), ts: message.ts, thread_ts: threadTs } };
+    return {
+      ok: true,
+      channel: message.channel,
+      ts: message.ts,
+      message: { ...content(args), ts: message.ts, thread_ts: threadTs },
+    };
   },
 
   'chat.update'(state, args) {
@@ -77,7 +91,13 @@ export const METHODS: Record<string, MethodHandler> = {
     const refused = channelError(state, channel) ?? (user ? undefined : fail('user_not_found')) ?? invalidBlocks(args);
     if (refused) return refused;
     const messageTs = newTs(state);
-    state.ephemerals.push({ channel: channel!, user: user!, messageTs, text: str(args.text), blocks: content(args).blocks });
+    state.ephemerals.push({
+      channel: channel!,
+      user: user!,
+      messageTs,
+      text: str(args.text),
+      blocks: content(args).blocks,
+    });
     return { ok: true, message_ts: messageTs };
   },
 
@@ -117,7 +137,14 @@ export const METHODS: Record<string, MethodHandler> = {
       if (channel) file!.shared = { channel, threadTs };
     }
     if (channel) {
-      state.messages.push({ channel, ts: newTs(state), threadTs, text: str(args.initial_comment), updates: 0, files: files.map((f) => f!.id) });
+      state.messages.push({
+        channel,
+        ts: newTs(state),
+        threadTs,
+        text: str(args.initial_comment),
+        updates: 0,
+        files: files.map((f) => f!.id),
+      });
     }
     return { ok: true, files: files.map((f) => ({ id: f!.id, title: f!.title ?? f!.filename })) };
   },

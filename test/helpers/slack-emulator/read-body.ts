@@ -10,11 +10,15 @@ export async function readRaw(req: IncomingMessage): Promise<Buffer> {
  * A Web API request's arguments, as Slack reads them: a JSON body, or a form body whose structured
  * fields (`blocks`, `view`, `files`, …) arrive as JSON text. The `token` field is dropped; it is auth, not an argument.
  */
-export function parseArgs(contentType: string | undefined, raw: Buffer): { args: Record<string, unknown>; formToken?: string } {
+export function parseArgs(
+  contentType: string | undefined,
+  raw: Buffer,
+): { args: Record<string, unknown>; formToken?: string } {
   const text = raw.toString('utf8');
   if ((contentType ?? '').includes('application/json')) {
     const parsed: unknown = text ? JSON.parse(text) : {};
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('JSON body is not an object');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new Error('JSON body is not an object');
     return { args: parsed as Record<string, unknown> };
   }
   const args: Record<string, unknown> = {};

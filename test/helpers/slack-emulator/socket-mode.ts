@@ -12,7 +12,10 @@ export interface SocketModeLink {
   /** Resolves once an app is connected (after `hello`). */
   connected(): Promise<void>;
   /** Sends an envelope; resolves with what the app acked it with (`{ envelope_id, payload? }`). */
-  send(type: 'slash_commands' | 'interactive' | 'events_api', payload: Record<string, unknown>): Promise<Record<string, unknown>>;
+  send(
+    type: 'slash_commands' | 'interactive' | 'events_api',
+    payload: Record<string, unknown>,
+  ): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -32,7 +35,14 @@ export async function startSocketModeLink(): Promise<SocketModeLink> {
       acks.get(envelopeId)?.(ack);
       acks.delete(envelopeId);
     });
-    ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'emulator' }, connection_info: { app_id: 'A111' } }));
+    ws.send(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: 1,
+        debug_info: { host: 'emulator' },
+        connection_info: { app_id: 'A111' },
+      }),
+    );
     for (const resolve of onConnect) resolve();
     onConnect = [];
   });
@@ -46,7 +56,16 @@ export async function startSocketModeLink(): Promise<SocketModeLink> {
       if (!socket) return Promise.reject(new Error('no app connected'));
       const envelopeId = `env-${++seq}`;
       const acked = new Promise<Record<string, unknown>>((resolve) => acks.set(envelopeId, resolve));
-      socket.send(JSON.stringify({ envelope_id: envelopeId, type, payload, accepts_response_payload: type !== 'events_api', retry_attempt: 0, retry_reason: '' }));
+      socket.send(
+        JSON.stringify({
+          envelope_id: envelopeId,
+          type,
+          payload,
+          accepts_response_payload: type !== 'events_api',
+          retry_attempt: 0,
+          retry_reason: '',
+        }),
+      );
       return acked;
     },
     async close() {

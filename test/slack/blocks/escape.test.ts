@@ -1,9 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { codeBlockTail, escapeCode, escapeMrkdwn, safeLink, safeMention, truncate, userRef } from '../../../src/slack/blocks/escape.js';
+import {
+  codeBlockTail,
+  escapeCode,
+  escapeMrkdwn,
+  safeLink,
+  safeMention,
+  truncate,
+  userRef,
+} from '../../../src/slack/blocks/escape.js';
 import { renderRunMessage } from '../../../src/slack/blocks/render-run-message.js';
 import { analysisOf, attribute, expectNoInjection, makeRun, mrkdwnTexts, resource } from './helpers.js';
 
-const HOSTILE = ['<!channel>', '<!here>', '<https://evil.example|click>', '<@U999>', '<!subteam^S1>', 'a & b', '```', '`'];
+const HOSTILE = [
+  '<!channel>',
+  '<!here>',
+  '<https://evil.example|click>',
+  '<@U999>',
+  '<!subteam^S1>',
+  'a & b',
+  '```',
+  '`',
+];
 
 describe('mrkdwn escaping', () => {
   it.each(HOSTILE)('escapeMrkdwn(%s) leaves no control character', (value) => {
@@ -40,9 +57,14 @@ describe('mrkdwn escaping', () => {
   });
 
   it('a plan full of hostile addresses, values, stack name and reason pings and links nobody', () => {
-    const changes = HOSTILE.map((h, i) => resource(`terraform_data.x${i}["${h}"]`, 'update', [attribute(`tags["${h}"]`, h, `${h}\`<!channel>\``)]));
+    const changes = HOSTILE.map((h, i) =>
+      resource(`terraform_data.x${i}["${h}"]`, 'update', [attribute(`tags["${h}"]`, h, `${h}\`<!channel>\``)]),
+    );
     const run = makeRun({ id: 'run-<!channel>', commitSha: '<!here>' });
-    for (const phase of [{ kind: 'awaiting' } as const, { kind: 'rejected', by: '<!channel>', reason: '<https://evil.example|click> <!here>' } as const]) {
+    for (const phase of [
+      { kind: 'awaiting' } as const,
+      { kind: 'rejected', by: '<!channel>', reason: '<https://evil.example|click> <!here>' } as const,
+    ]) {
       const { message } = renderRunMessage({
         stack: { name: 'prod/<!channel>', environment: '<!here>', mode: 'alert' },
         run,

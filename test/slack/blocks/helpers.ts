@@ -15,7 +15,16 @@ export function fixtureAnalysis(name: string): PlanAnalysis {
 
 export function makeRun(overrides: Partial<Run> = {}): Run {
   const at = new Date('2025-03-04T05:06:07Z');
-  return { id: 'run-0001', stack: 'prod/database', state: 'drifted', trigger: 'schedule', kind: 'drift', createdAt: at, updatedAt: at, ...overrides };
+  return {
+    id: 'run-0001',
+    stack: 'prod/database',
+    state: 'drifted',
+    trigger: 'schedule',
+    kind: 'drift',
+    createdAt: at,
+    updatedAt: at,
+    ...overrides,
+  };
 }
 
 const value = (v: unknown) => ({ kind: 'value', value: v }) as const;
@@ -24,7 +33,11 @@ export function attribute(path: string, before: unknown, after: unknown, forcesR
   return { path, segments: [path], before: value(before), after: value(after), forcesReplacement };
 }
 
-export function resource(address: string, action: ResourceChange['action'], attributes: AttributeChange[] = []): ResourceChange {
+export function resource(
+  address: string,
+  action: ResourceChange['action'],
+  attributes: AttributeChange[] = [],
+): ResourceChange {
   const [type = 'terraform_data', name = 'x'] = address.split('.').slice(-2);
   return {
     address,
@@ -39,7 +52,11 @@ export function resource(address: string, action: ResourceChange['action'], attr
 }
 
 /** A hand-made analysis; counts follow the changes. */
-export function analysisOf(changes: ResourceChange[], drift: ResourceChange[] = [], extra: Partial<PlanAnalysis> = {}): PlanAnalysis {
+export function analysisOf(
+  changes: ResourceChange[],
+  drift: ResourceChange[] = [],
+  extra: Partial<PlanAnalysis> = {},
+): PlanAnalysis {
   const counts = { create: 0, update: 0, delete: 0, replace: 0, read: 0 };
   for (const c of changes) if (c.action !== 'no-op') counts[c.action] += 1;
   return {
@@ -74,10 +91,15 @@ export function mrkdwnTexts(payload: unknown): string[] {
   return out;
 }
 
-export function buttonsOf(blocks: unknown[]): { action_id: string; value?: string; style?: string; confirm?: { text: { text: string } } }[] {
+export function buttonsOf(
+  blocks: unknown[],
+): { action_id: string; value?: string; style?: string; confirm?: { text: { text: string } } }[] {
   return blocks.flatMap((b) => {
     const block = b as { type: string; elements?: unknown[]; accessory?: unknown };
-    const elements = [...(block.type === 'actions' ? (block.elements ?? []) : []), ...(block.accessory ? [block.accessory] : [])];
+    const elements = [
+      ...(block.type === 'actions' ? (block.elements ?? []) : []),
+      ...(block.accessory ? [block.accessory] : []),
+    ];
     return elements.filter((e) => (e as { type: string }).type === 'button') as ReturnType<typeof buttonsOf>;
   });
 }

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { RemediationSkip } from '../../../src/domain/remediation/plan-remediation.js';
 import type { RemediationRecord } from '../../../src/domain/remediation/record.js';
-import { renderNothingToCodify, renderRemediationMerged, renderRemediationOpened } from '../../../src/slack/blocks/render-remediation.js';
+import {
+  renderNothingToCodify,
+  renderRemediationMerged,
+  renderRemediationOpened,
+} from '../../../src/slack/blocks/render-remediation.js';
 import { textOf } from '../flows/fixtures.js';
 import { expectValidMessage } from './helpers.js';
 
@@ -24,13 +28,19 @@ describe('remediation thread replies', () => {
     const message = renderRemediationOpened(record, 'U0ADA');
     expectValidMessage(message);
     const text = textOf(message);
-    expect(text).toContain('<@U0ADA> opened remediation PR <https://github.com/acme/infra/pull/7|#7>: 3 attributes written into the code, 1 left for a person (listed in the PR)');
+    expect(text).toContain(
+      '<@U0ADA> opened remediation PR <https://github.com/acme/infra/pull/7|#7>: 3 attributes written into the code, 1 left for a person (listed in the PR)',
+    );
     expect(text).toContain('`driftgate/prod/db/ffffffffffff`');
-    expect(textOf(renderRemediationOpened({ ...record, leftForPerson: 0 }, 'U0ADA'))).not.toContain('left for a person');
+    expect(textOf(renderRemediationOpened({ ...record, leftForPerson: 0 }, 'U0ADA'))).not.toContain(
+      'left for a person',
+    );
   });
 
   it('links the PR already open, and says a merged one is being checked', () => {
-    expect(textOf(renderRemediationOpened(record, 'U0BOB', true))).toContain('<@U0BOB> asked for a remediation PR: <https://github.com/acme/infra/pull/7|#7> is already open for this drift.');
+    expect(textOf(renderRemediationOpened(record, 'U0BOB', true))).toContain(
+      '<@U0BOB> asked for a remediation PR: <https://github.com/acme/infra/pull/7|#7> is already open for this drift.',
+    );
     const merged = renderRemediationMerged(record, 'U0BOB');
     expectValidMessage(merged);
     expect(textOf(merged)).toContain('is merged already. driftgate checks prod/db again now');

@@ -21,14 +21,25 @@ import {
 const stack = { name: 'prod/database', environment: 'prod', mode: 'alert' as const };
 
 function input(overrides: Partial<RunMessageInput> = {}): RunMessageInput {
-  return { stack, run: makeRun(), analysis: fixtureAnalysis('data-changes.json'), phase: { kind: 'awaiting' }, canRemediate: false, ...overrides };
+  return {
+    stack,
+    run: makeRun(),
+    analysis: fixtureAnalysis('data-changes.json'),
+    phase: { kind: 'awaiting' },
+    canRemediate: false,
+    ...overrides,
+  };
 }
 
 const PHASES: [RunPhase, string, boolean][] = [
   [{ kind: 'awaiting' }, 'Waiting for', true],
   [{ kind: 'applying', by: 'U2' }, 'Applying…', false],
   [{ kind: 'applied', durationMs: 34_000, verification: 'clean' }, 'Applied in 34 s, verified: no drift', false],
-  [{ kind: 'applied', durationMs: 125_000, verification: 'still_drifting' }, 'Applied in 2 min 5 s, verification: still drifting', false],
+  [
+    { kind: 'applied', durationMs: 125_000, verification: 'still_drifting' },
+    'Applied in 2 min 5 s, verification: still drifting',
+    false,
+  ],
   [{ kind: 'applied', durationMs: 1000, verification: 'failed' }, 'verification failed', false],
   [{ kind: 'apply_failed' }, 'Apply failed: see thread', false],
   [{ kind: 'rejected', by: 'U2', reason: 'reason' }, 'Rejected by <@U2>: reason', false],
@@ -80,7 +91,9 @@ describe('renderRunMessage', () => {
   it('pending changes get their own header; an errored plan has no approve button', () => {
     const analysis = analysisOf([resource('terraform_data.a', 'create', [attribute('input', null, 'x')])]);
     const run = makeRun({ kind: 'pending_change' });
-    expect(renderRunMessage(input({ run, analysis })).message.blocks[0]).toMatchObject({ text: { text: 'Changes waiting to be applied in prod/database' } });
+    expect(renderRunMessage(input({ run, analysis })).message.blocks[0]).toMatchObject({
+      text: { text: 'Changes waiting to be applied in prod/database' },
+    });
     const errored = renderRunMessage(input({ run, analysis: { ...analysis, applyable: false } })).message;
     expect(buttonsOf(errored.blocks).map((b) => b.action_id)).not.toContain(ACTION_IDS.approve);
     expect(JSON.stringify(errored.blocks)).toContain('cannot be applied');
@@ -90,13 +103,20 @@ describe('renderRunMessage', () => {
     const without = buttonsOf(renderRunMessage(input()).message.blocks);
     expect(without.map((b) => b.action_id)).toEqual([ACTION_IDS.approve, ACTION_IDS.reject, ACTION_IDS.viewPlan]);
     const withPr = buttonsOf(renderRunMessage(input({ canRemediate: true })).message.blocks);
-    expect(withPr.map((b) => b.action_id)).toEqual([ACTION_IDS.approve, ACTION_IDS.reject, ACTION_IDS.remediate, ACTION_IDS.viewPlan]);
+    expect(withPr.map((b) => b.action_id)).toEqual([
+      ACTION_IDS.approve,
+      ACTION_IDS.reject,
+      ACTION_IDS.remediate,
+      ACTION_IDS.viewPlan,
+    ]);
     expect(withPr.every((b) => b.value === 'run-0001')).toBe(true);
     expect(withPr[0]).toMatchObject({ style: 'primary' });
     expect(withPr[1]).toMatchObject({ style: 'danger' });
     expect(withPr[0]!.confirm!.text.text).toContain('prod/database');
     expect(withPr[0]!.confirm!.text.text).toContain('+1 ~3 -1 ±3');
-    const opened = renderRunMessage(input({ canRemediate: true, remediationUrl: 'https://github.com/o/r/pull/7' })).message;
+    const opened = renderRunMessage(
+      input({ canRemediate: true, remediationUrl: 'https://github.com/o/r/pull/7' }),
+    ).message;
     expect(buttonsOf(opened.blocks).map((b) => b.action_id)).not.toContain(ACTION_IDS.remediate);
     expect(JSON.stringify(opened.blocks)).toContain('<https://github.com/o/r/pull/7|open on GitHub>');
   });
@@ -104,9 +124,13 @@ describe('renderRunMessage', () => {
   it('approval progress lists every approver; the on-call mention only while awaiting', () => {
     const approval = { progress: { have: 1, need: 2, approvers: ['U1'] }, groups: ['sre-leads'] };
     const awaiting = renderRunMessage(input({ approval, mention: '<!subteam^S123>' })).message;
-    expect(JSON.stringify(awaiting.blocks)).toContain('Approved by <@U1> (1/2) · Waiting for 1 approval more from sre-leads');
+    expect(JSON.stringify(awaiting.blocks)).toContain(
+      'Approved by <@U1> (1/2) · Waiting for 1 approval more from sre-leads',
+    );
     expect(JSON.stringify(awaiting.blocks)).toContain('<!subteam^S123>');
-    const applied = renderRunMessage(input({ approval, mention: '<!subteam^S123>', phase: { kind: 'applied', durationMs: 1, verification: 'clean' } })).message;
+    const applied = renderRunMessage(
+      input({ approval, mention: '<!subteam^S123>', phase: { kind: 'applied', durationMs: 1, verification: 'clean' } }),
+    ).message;
     expect(JSON.stringify(applied)).not.toContain('subteam');
     const bad = renderRunMessage(input({ mention: '<!channel>' })).message;
     expect(JSON.stringify(bad)).not.toContain('<!channel>');
@@ -114,9 +138,13 @@ describe('renderRunMessage', () => {
 
   it('10,000 resources: cut with "+N more resources", destroys kept, within limits', () => {
     const changes = Array.from({ length: 10_000 }, (_, i) =>
-      resource(`module.m${i}.terraform_data.r${i}`, i % 7 === 0 ? 'delete' : 'update', [attribute('input', `old-${i}`, `new-${i}`)]),
+      resource(`module.m${i}.terraform_data.r${i}`, i % 7 === 0 ? 'delete' : 'update', [
+        attribute('input', `old-${i}`, `new-${i}`),
+      ]),
     );
-    const drift = Array.from({ length: 500 }, (_, i) => resource(`terraform_data.d${i}`, 'update', [attribute('input', 'a', 'b')]));
+    const drift = Array.from({ length: 500 }, (_, i) =>
+      resource(`terraform_data.d${i}`, 'update', [attribute('input', 'a', 'b')]),
+    );
     const { message, omittedResources } = renderRunMessage(input({ analysis: analysisOf(changes, drift) }));
     expectValidMessage(message);
     const json = JSON.stringify(message.blocks);
@@ -134,7 +162,9 @@ describe('renderRunMessage', () => {
     const changes = Array.from({ length: 60 }, (_, i) =>
       resource(`module.${'a'.repeat(280)}.terraform_data.r${i}`, 'replace', [
         attribute('input', long, `${long}-2`, true),
-        ...Array.from({ length: 30 }, (_, j) => attribute(`attr_${j}_${'p'.repeat(200)}`, long, '<!channel>&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&')),
+        ...Array.from({ length: 30 }, (_, j) =>
+          attribute(`attr_${j}_${'p'.repeat(200)}`, long, '<!channel>&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&'),
+        ),
       ]),
     );
     const { message, omittedResources } = renderRunMessage(input({ analysis: analysisOf(changes) }));
@@ -146,7 +176,10 @@ describe('renderRunMessage', () => {
 });
 
 describe('renderRunMessage with policy results', () => {
-  const policy = (overrides: Partial<PolicyEvaluation> = {}): PolicyEvaluation => ({ ...emptyEvaluation(), ...overrides });
+  const policy = (overrides: Partial<PolicyEvaluation> = {}): PolicyEvaluation => ({
+    ...emptyEvaluation(),
+    ...overrides,
+  });
 
   it('lists denials before warnings, takes the Approve button away from a denied plan and says why', () => {
     const { message } = renderRunMessage(
@@ -154,8 +187,18 @@ describe('renderRunMessage with policy results', () => {
         policy: policy({
           denied: true,
           findings: [
-            { rule: 'iam-warn', effect: 'warn', message: 'IAM role changes: review carefully', address: 'aws_iam_role.x' },
-            { rule: 'no-gpu-outside-prod', effect: 'deny', message: 'p4d.24xlarge is not allowed in dev <!channel>', address: 'aws_instance.x' },
+            {
+              rule: 'iam-warn',
+              effect: 'warn',
+              message: 'IAM role changes: review carefully',
+              address: 'aws_iam_role.x',
+            },
+            {
+              rule: 'no-gpu-outside-prod',
+              effect: 'deny',
+              message: 'p4d.24xlarge is not allowed in dev <!channel>',
+              address: 'aws_instance.x',
+            },
           ],
           fired: ['no-gpu-outside-prod', 'iam-warn'],
         }),
@@ -172,7 +215,10 @@ describe('renderRunMessage with policy results', () => {
   it('shows every approval still needed, the policy ones named, and what was ignored', () => {
     const { message } = renderRunMessage(
       input({
-        policy: policy({ approvals: [{ rule: 'many-destroys', count: 1, from: ['senior'] }], ignored: [{ address: 'aws_autoscaling_group.web', rule: 'asg-desired' }] }),
+        policy: policy({
+          approvals: [{ rule: 'many-destroys', count: 1, from: ['senior'] }],
+          ignored: [{ address: 'aws_autoscaling_group.web', rule: 'asg-desired' }],
+        }),
         approval: {
           progress: {
             have: 1,

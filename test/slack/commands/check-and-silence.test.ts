@@ -58,14 +58,22 @@ describe('/drift check, status, show, silence and unsilence against real terrafo
     const posted = alerts(h, CHANNEL);
     expect(posted).toHaveLength(1);
     expect(textOf(posted[0])).toContain(`Drift detected in ${DRIFTED}`);
-    expect(store().listAudit({ stack: DRIFTED }).find((a) => a.action === 'check_requested')).toMatchObject({ actor: LEAD1 });
+    expect(
+      store()
+        .listAudit({ stack: DRIFTED })
+        .find((a) => a.action === 'check_requested'),
+    ).toMatchObject({ actor: LEAD1 });
   });
 
   it('status lists every stack by state after the check', async () => {
-    const { answers: [status] } = await ask(h, 'status', LEAD1);
+    const {
+      answers: [status],
+    } = await ask(h, 'status', LEAD1);
     expect(JSON.parse(status!)[0]).toContain('2 stacks: 0 in sync, 1 drifted');
     const blocks = sections(status);
-    expect(blocks.find((t) => t.includes('*Drifted*'))).toContain(`*${DRIFTED}* (staging) · ~1 · 1 pending approval · checked <!date^`);
+    expect(blocks.find((t) => t.includes('*Drifted*'))).toContain(
+      `*${DRIFTED}* (staging) · ~1 · 1 pending approval · checked <!date^`,
+    );
     expect(blocks.find((t) => t.includes('*Not checked yet*'))).toContain(`*${UNCHECKED}* (dev) · never checked`);
   });
 
@@ -98,7 +106,11 @@ describe('/drift check, status, show, silence and unsilence against real terrafo
     const { answers: checked } = await ask(h, `check ${DRIFTED}`, LEAD1);
     expect(checked[1]).toContain(`${DRIFTED}: drifted (~1)`);
     const [newest] = store().listRuns({ stack: DRIFTED, limit: 1 });
-    expect(store().listAudit({ runId: newest!.id }).map((a) => a.action)).toContain('alert_silenced');
+    expect(
+      store()
+        .listAudit({ runId: newest!.id })
+        .map((a) => a.action),
+    ).toContain('alert_silenced');
     expect(alerts(h, CHANNEL)).toHaveLength(1);
   });
 
@@ -106,7 +118,11 @@ describe('/drift check, status, show, silence and unsilence against real terrafo
     const { answers: first } = await ask(h, `unsilence ${DRIFTED}`, LEAD1);
     expect(first[0]).toContain(`${DRIFTED} alerts again.`);
     expect(store().getSilence(DRIFTED, h.now.value)).toBeUndefined();
-    expect(store().listAudit({ stack: DRIFTED }).find((a) => a.action === 'unsilenced')).toMatchObject({ actor: LEAD1, detail: { wasSilenced: true } });
+    expect(
+      store()
+        .listAudit({ stack: DRIFTED })
+        .find((a) => a.action === 'unsilenced'),
+    ).toMatchObject({ actor: LEAD1, detail: { wasSilenced: true } });
 
     const { answers: again } = await ask(h, `unsilence ${DRIFTED}`, LEAD1);
     expect(again[0]).toContain('was not silenced');

@@ -3,7 +3,7 @@ import { useSlackServe } from '../../helpers/use-slack-serve.js';
 import { SIGNING_SECRET, type SlackServe } from '../../helpers/slack-serve.js';
 import { postSigned, slashCommand } from '../../helpers/slack-signing.js';
 import { APPROVERS, LEAD1, NETWORK, OUTSIDER } from '../flows/fixtures.js';
-import { answers, ask, postEvent } from './helpers.js';
+import { ask, postEvent } from './helpers.js';
 
 const STACK = 'staging/network';
 const OTHER = 'dev/app';
@@ -26,7 +26,8 @@ describe('/drift answers that need no plan', () => {
     const help = await ask(h, 'help', LEAD1);
     expect(help.status).toBe(200);
     expect(help.answers).toHaveLength(1);
-    for (const usage of ['/drift check', '/drift show', '/drift silence', '/drift unsilence', '/drift unlock']) expect(help.answers[0]).toContain(usage);
+    for (const usage of ['/drift check', '/drift show', '/drift silence', '/drift unsilence', '/drift unlock'])
+      expect(help.answers[0]).toContain(usage);
 
     const { answers: status } = await ask(h, '', LEAD1);
     expect(status[0]).toContain('2 stacks: 0 in sync, 0 drifted');
@@ -52,7 +53,10 @@ describe('/drift answers that need no plan', () => {
   it('acks a malformed command body with 200, ignores it, and keeps serving', async () => {
     const h = await serve();
     const events = `${h.base}/slack/events`;
-    const malformed = slashCommand('check all', '', { channel_id: 'C0ALERTS', response_url: h.emulator.responseUrl('malformed') });
+    const malformed = slashCommand('check all', '', {
+      channel_id: 'C0ALERTS',
+      response_url: h.emulator.responseUrl('malformed'),
+    });
     const response = await postSigned(events, SIGNING_SECRET, malformed);
     expect(response.status).toBe(200);
     await h.settle();
@@ -76,7 +80,10 @@ describe('/drift answers that need no plan', () => {
     expect(refused[0]).toContain('Only members of sre-leads');
     expect(store.getStack(STACK)?.blockedReason).toBe('apply interrupted');
     expect(store.getLock(STACK)?.runId).toBe(run.id);
-    expect(store.listAudit({ stack: STACK }).find((a) => a.action === 'unlock_refused')).toMatchObject({ actor: OUTSIDER, detail: { reason: 'not_in_group' } });
+    expect(store.listAudit({ stack: STACK }).find((a) => a.action === 'unlock_refused')).toMatchObject({
+      actor: OUTSIDER,
+      detail: { reason: 'not_in_group' },
+    });
     expect(store.listAudit({ stack: STACK }).map((a) => a.action)).not.toContain('unlock');
 
     const { answers: done } = await ask(h, `unlock ${STACK}`, LEAD1);
@@ -98,7 +105,10 @@ describe('/drift answers that need no plan', () => {
     const { answers: refused } = await ask(h, `silence ${STACK} 2h quiet please`, OUTSIDER);
     expect(refused[0]).toContain(`Silencing ${STACK} takes someone who may approve its plans`);
     expect(store.getSilence(STACK, h.now.value)).toBeUndefined();
-    expect(store.listAudit({ stack: STACK }).find((a) => a.action === 'silence_refused')).toMatchObject({ actor: OUTSIDER, detail: { reason: 'not_in_group' } });
+    expect(store.listAudit({ stack: STACK }).find((a) => a.action === 'silence_refused')).toMatchObject({
+      actor: OUTSIDER,
+      detail: { reason: 'not_in_group' },
+    });
 
     const { answers: tooLong } = await ask(h, `silence ${STACK} 60d`, LEAD1);
     expect(tooLong[0]).toContain('a silence lasts at most 30 days');
@@ -109,8 +119,12 @@ describe('/drift answers that need no plan', () => {
 describe('app_home_opened', () => {
   it('publishes the Home tab listing the stacks, and nothing for the Messages tab', async () => {
     const h = await serve();
-    expect((await postEvent(h, { type: 'app_home_opened', user: OUTSIDER, channel: 'D0MSG', tab: 'messages' })).status).toBe(200);
-    expect((await postEvent(h, { type: 'app_home_opened', user: LEAD1, channel: 'D0HOME', tab: 'home' })).status).toBe(200);
+    expect(
+      (await postEvent(h, { type: 'app_home_opened', user: OUTSIDER, channel: 'D0MSG', tab: 'messages' })).status,
+    ).toBe(200);
+    expect((await postEvent(h, { type: 'app_home_opened', user: LEAD1, channel: 'D0HOME', tab: 'home' })).status).toBe(
+      200,
+    );
     // Bolt acks an event before its listener runs: wait for the view (bounded), then look at all of them.
     for (let i = 0; i < 100 && h.emulator.views().length === 0; i++) {
       await new Promise((r) => setTimeout(r, 20));

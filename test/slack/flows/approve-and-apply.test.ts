@@ -11,7 +11,10 @@ describe('drift -> Slack alert -> approvals -> apply, through the real Bolt rece
     const h = await startServe({
       stacks: { 'prod/network': NETWORK },
       stackSettings: { 'prod/network': { environment: 'prod' } },
-      config: { ...APPROVERS, slack: { digestWindow: '0s', onCall: { usergroup: 'S0ONCALL', environments: ['prod'] } } },
+      config: {
+        ...APPROVERS,
+        slack: { digestWindow: '0s', onCall: { usergroup: 'S0ONCALL', environments: ['prod'] } },
+      },
     });
     await makeDrift(h, 'prod/network');
     const outcome = await h.running.scheduler.request('prod/network');
@@ -34,7 +37,9 @@ describe('drift -> Slack alert -> approvals -> apply, through the real Bolt rece
     await h.settle();
     expect(textOf({ text: JSON.stringify(h.emulator.responses('outsider')) })).toContain('sre-leads');
     expect(h.running.context.store.getRun(runId)?.state).toBe('drifted');
-    expect(h.running.context.store.listAudit({ runId }).map((a) => `${a.actor}:${a.action}`)).toContain(`${OUTSIDER}:approve_refused`);
+    expect(h.running.context.store.listAudit({ runId }).map((a) => `${a.actor}:${a.action}`)).toContain(
+      `${OUTSIDER}:approve_refused`,
+    );
 
     await h.click(ACTION_IDS.approve, runId, LEAD1, { id: 'lead1' });
     await h.settle();

@@ -6,7 +6,11 @@ const startServe = useSlackServe();
 
 describe('auto-apply does not loop', () => {
   it('asks a person when the same changes it applied automatically come back', async () => {
-    const h = await startServe({ stacks: { 'dev/network': NETWORK }, stackSettings: { 'dev/network': { environment: 'dev', mode: 'auto-apply' } }, config: APPROVERS });
+    const h = await startServe({
+      stacks: { 'dev/network': NETWORK },
+      stackSettings: { 'dev/network': { environment: 'dev', mode: 'auto-apply' } },
+      config: APPROVERS,
+    });
     await makeDrift(h, 'dev/network', 'reverted-by-a-cron-job');
     const first = await h.running.scheduler.request('dev/network');
     if (first.status !== 'drifted') throw new Error(`expected drift, got ${first.status}`);
@@ -21,6 +25,8 @@ describe('auto-apply does not loop', () => {
     await h.settle();
     expect(again.run.fingerprint).toBe(first.run.fingerprint);
     expect(store.getRun(again.run.id)?.state).toBe('drifted');
-    expect(store.listAudit({ runId: again.run.id }).find((a) => a.action === 'auto_apply_declined')?.detail?.reason).toContain(`applied automatically in run ${first.run.id} and came back`);
+    expect(
+      store.listAudit({ runId: again.run.id }).find((a) => a.action === 'auto_apply_declined')?.detail?.reason,
+    ).toContain(`applied automatically in run ${first.run.id} and came back`);
   });
 });

@@ -4,12 +4,27 @@ import { useSlackServe } from '../../helpers/use-slack-serve.js';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
 import { CHANNEL, SIGNING_SECRET, type SlackServe } from '../../helpers/slack-serve.js';
 import { postSigned, slackSignature } from '../../helpers/slack-signing.js';
-import { APPROVERS, LEAD1, LEAD2, LEAD3, NETWORK, actionIds, alerts, driftAgain, makeDrift, textOf } from './fixtures.js';
+import {
+  APPROVERS,
+  LEAD1,
+  LEAD2,
+  LEAD3,
+  NETWORK,
+  actionIds,
+  alerts,
+  driftAgain,
+  makeDrift,
+  textOf,
+} from './fixtures.js';
 
 const startServe = useSlackServe();
 
 async function driftedStack(stack: string, config: ConfigPatch = APPROVERS): Promise<{ h: SlackServe; runId: string }> {
-  const h = await startServe({ stacks: { [stack]: NETWORK }, stackSettings: { [stack]: { environment: stack.split('/')[0] } }, config });
+  const h = await startServe({
+    stacks: { [stack]: NETWORK },
+    stackSettings: { [stack]: { environment: stack.split('/')[0] } },
+    config,
+  });
   await makeDrift(h, stack);
   const outcome = await h.running.scheduler.request(stack);
   if (outcome.status !== 'drifted') throw new Error(`expected drift, got ${outcome.status}`);
@@ -30,7 +45,9 @@ describe('decisions from Slack', () => {
   it('applies exactly once when many approvers click at the same moment', async () => {
     const { h, runId } = await driftedStack('staging/network');
     const users = [LEAD1, LEAD2, LEAD3];
-    const clicks = await Promise.all(Array.from({ length: 12 }, (_, i) => h.click(ACTION_IDS.approve, runId, users[i % 3]!, { id: `race-${i}` })));
+    const clicks = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => h.click(ACTION_IDS.approve, runId, users[i % 3]!, { id: `race-${i}` })),
+    );
     expect(clicks.map((r) => r.status)).toEqual(Array(12).fill(200));
     await h.settle();
     const store = h.running.context.store;
@@ -46,13 +63,24 @@ describe('decisions from Slack', () => {
   it('refuses an unsigned, a wrongly signed and a replayed request with 401, and acts on none', async () => {
     const { h, runId } = await driftedStack('staging/network');
     const events = `${h.base}/slack/events`;
-    const payload = JSON.stringify({ type: 'block_actions', user: { id: LEAD1 }, actions: [{ action_id: ACTION_IDS.approve, value: runId }] });
+    const payload = JSON.stringify({
+      type: 'block_actions',
+      user: { id: LEAD1 },
+      actions: [{ action_id: ACTION_IDS.approve, value: runId }],
+    });
     const body = new URLSearchParams({ payload }).toString();
-    const unsigned = await fetch(events, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    const unsigned = await fetch(events, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
     const wrong = await postSigned(events, 'not-the-signing-secret', { payload });
     const replayed = await fetch(events, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...slackSignature(SIGNING_SECRET, body, Math.floor(Date.now() / 1000) - 600) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        ...slackSignature(SIGNING_SECRET, body, Math.floor(Date.now() / 1000) - 600),
+      },
       body,
     });
     expect([unsigned.status, wrong.status, replayed.status]).toEqual([401, 401, 401]);
@@ -91,7 +119,9 @@ describe('decisions from Slack', () => {
     const audit = store.listAudit({ runId }).map((a) => a.action);
     expect(audit).toContain('apply_refused_stale');
     expect(audit).not.toContain('applied');
-    expect(textOf(h.emulator.message(first!.channel, first!.ts))).toContain('the state changed after this plan was made');
+    expect(textOf(h.emulator.message(first!.channel, first!.ts))).toContain(
+      'the state changed after this plan was made',
+    );
     expect(textOf(alerts(h, CHANNEL)[1])).toContain('second-cowboy');
   });
 
@@ -117,7 +147,9 @@ describe('decisions from Slack', () => {
     const again = await h.running.scheduler.request('staging/network');
     await h.settle();
     expect(alerts(h, CHANNEL)).toHaveLength(1);
-    expect(store.listAudit({ runId: 'run' in again ? again.run?.id : '' }).map((a) => a.action)).toContain('alert_snoozed');
+    expect(store.listAudit({ runId: 'run' in again ? again.run?.id : '' }).map((a) => a.action)).toContain(
+      'alert_snoozed',
+    );
 
     // After the 24 h snooze it alerts again.
     h.now.value = new Date(h.now.value.getTime() + 24 * 3600_000);

@@ -10,7 +10,10 @@ describe('escalation of drift nobody resolved', () => {
     const h = await startServe({
       stacks: { 'prod/network': NETWORK, 'prod/quiet': NETWORK },
       stackSettings: { 'prod/network': { environment: 'prod' }, 'prod/quiet': { environment: 'prod' } },
-      config: { ...APPROVERS, slack: { digestWindow: '0s', onCall: { usergroup: 'S0ONCALL', environments: ['prod'], escalateAfter: '1h' } } },
+      config: {
+        ...APPROVERS,
+        slack: { digestWindow: '0s', onCall: { usergroup: 'S0ONCALL', environments: ['prod'], escalateAfter: '1h' } },
+      },
     });
     await makeDrift(h, 'prod/network');
     await makeDrift(h, 'prod/quiet');
@@ -35,6 +38,8 @@ describe('escalation of drift nobody resolved', () => {
     expect(textOf(replies[0])).toContain('Drift in prod/network unresolved for 2 h');
     const call = h.emulator.calls('chat.postMessage').find((c) => c.args.thread_ts === alert.ts);
     expect(String(call?.args.reply_broadcast)).toBe('true');
-    expect(h.running.context.store.listAudit({ stack: 'prod/quiet' }).map((a) => a.action)).not.toContain('drift_escalated');
+    expect(h.running.context.store.listAudit({ stack: 'prod/quiet' }).map((a) => a.action)).not.toContain(
+      'drift_escalated',
+    );
   });
 });

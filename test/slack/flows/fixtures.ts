@@ -26,9 +26,14 @@ export async function makeDrift(h: SlackServe, stack: string, team = 'console-co
 }
 
 export async function driftAgain(h: SlackServe, stack: string, team: string): Promise<void> {
-  await editResourceInput({ binary: 'terraform', env: h.env }, h.stackDir(stack), { type: 'terraform_data', name: 'vpc' }, (input) => {
-    (input.tags as Record<string, string>).Team = team;
-  });
+  await editResourceInput(
+    { binary: 'terraform', env: h.env },
+    h.stackDir(stack),
+    { type: 'terraform_data', name: 'vpc' },
+    (input) => {
+      (input.tags as Record<string, string>).Team = team;
+    },
+  );
 }
 
 /** All the text of a message: its fallback and every block's text, for asserting what a person sees. */

@@ -8,7 +8,11 @@ const STACK = 'staging/network';
 
 describe('App Home', () => {
   it('lists a pending approval with its buttons, and answers clicks made there on the Home tab itself', async () => {
-    const h = await startServe({ stacks: { [STACK]: NETWORK }, stackSettings: { [STACK]: { environment: 'staging' } }, config: APPROVERS });
+    const h = await startServe({
+      stacks: { [STACK]: NETWORK },
+      stackSettings: { [STACK]: { environment: 'staging' } },
+      config: APPROVERS,
+    });
     await makeDrift(h, STACK);
     const outcome = await h.running.scheduler.request(STACK);
     if (outcome.status !== 'drifted') throw new Error(`expected drift, got ${outcome.status}`);
@@ -32,7 +36,12 @@ describe('App Home', () => {
     await h.click(ACTION_IDS.approve, outcome.run.id, LEAD1, { inHome: true });
     await h.settle();
     expect(h.running.context.store.getRun(outcome.run.id)?.state).toBe('applied');
-    const after = JSON.stringify(h.emulator.views().filter((v) => v.userId === LEAD1).at(-1)?.view.blocks);
+    const after = JSON.stringify(
+      h.emulator
+        .views()
+        .filter((v) => v.userId === LEAD1)
+        .at(-1)?.view.blocks,
+    );
     expect(after).toContain(`applying ${STACK} now`);
     expect(after).toContain('Waiting for approval (0)');
   });

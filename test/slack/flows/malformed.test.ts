@@ -16,12 +16,37 @@ describe('malformed Slack payloads', () => {
       // No user or team: Bolt itself cannot route it and answers 500; nothing reaches driftgate.
       (await send({ type: 'block_actions', actions: [{ action_id: ACTION_IDS.approve }] })).status,
       // No container, no response_url, and a user id that is empty.
-      (await send({ type: 'block_actions', user: { id: '' }, team: { id: 'T1' }, actions: [{ action_id: ACTION_IDS.approve, value: 'r_1' }] })).status,
-      (await send({ type: 'block_actions', user: { id: LEAD1 }, actions: [{ action_id: ACTION_IDS.approve, value: 'x'.repeat(5000) }] })).status,
+      (
+        await send({
+          type: 'block_actions',
+          user: { id: '' },
+          team: { id: 'T1' },
+          actions: [{ action_id: ACTION_IDS.approve, value: 'r_1' }],
+        })
+      ).status,
+      (
+        await send({
+          type: 'block_actions',
+          user: { id: LEAD1 },
+          actions: [{ action_id: ACTION_IDS.approve, value: 'x'.repeat(5000) }],
+        })
+      ).status,
       // A driftgate-looking button driftgate never rendered.
-      (await send({ type: 'block_actions', user: { id: LEAD1 }, actions: [{ action_id: 'driftgate.drop_tables', value: 'r_1' }] })).status,
+      (
+        await send({
+          type: 'block_actions',
+          user: { id: LEAD1 },
+          actions: [{ action_id: 'driftgate.drop_tables', value: 'r_1' }],
+        })
+      ).status,
       // A reject submission without the run id.
-      (await send({ type: 'view_submission', user: { id: LEAD1 }, view: { callback_id: 'driftgate.reject_modal', state: { values: {} } } })).status,
+      (
+        await send({
+          type: 'view_submission',
+          user: { id: LEAD1 },
+          view: { callback_id: 'driftgate.reject_modal', state: { values: {} } },
+        })
+      ).status,
     ];
     expect(statuses).toEqual([500, 200, 200, 200, 200]);
     await h.settle();

@@ -57,11 +57,20 @@ function messageOf(h: SlackServe, runId: string): EmulatedMessage | undefined {
 }
 
 const editVpc = (h: SlackServe, edit: (input: Record<string, unknown>) => void) =>
-  editResourceInput({ binary: 'terraform', env: h.env }, h.stackDir('dev/network'), { type: 'terraform_data', name: 'vpc' }, edit);
+  editResourceInput(
+    { binary: 'terraform', env: h.env },
+    h.stackDir('dev/network'),
+    { type: 'terraform_data', name: 'vpc' },
+    edit,
+  );
 
 describe('remediation modes', () => {
   it('auto-apply applies drift without a person, posts it and audits it with the mode as the actor', async () => {
-    const h = await startServe({ stacks: { 'dev/network': NETWORK }, stackSettings: { 'dev/network': { environment: 'dev', mode: 'auto-apply' } }, config: APPROVERS });
+    const h = await startServe({
+      stacks: { 'dev/network': NETWORK },
+      stackSettings: { 'dev/network': { environment: 'dev', mode: 'auto-apply' } },
+      config: APPROVERS,
+    });
     await makeDrift(h, 'dev/network');
     const outcome = await h.running.scheduler.request('dev/network');
     if (outcome.status !== 'drifted') throw new Error(`expected drift, got ${outcome.status}`);
@@ -70,7 +79,10 @@ describe('remediation modes', () => {
     const store = h.running.context.store;
     expect(store.getRun(outcome.run.id)?.state).toBe('applied');
     const audit = store.listAudit({ runId: outcome.run.id });
-    expect(audit.find((a) => a.action === 'auto_apply_started')).toMatchObject({ actor: 'driftgate:auto-apply', detail: { reason: 'mode auto-apply' } });
+    expect(audit.find((a) => a.action === 'auto_apply_started')).toMatchObject({
+      actor: 'driftgate:auto-apply',
+      detail: { reason: 'mode auto-apply' },
+    });
     expect(audit.find((a) => a.action === 'apply_started')?.actor).toBe('driftgate:auto-apply');
     const [alert] = alerts(h, CHANNEL);
     expect(alerts(h, CHANNEL)).toHaveLength(1);
@@ -80,13 +92,19 @@ describe('remediation modes', () => {
   });
 
   it('alert mode never applies by itself', async () => {
-    const h = await startServe({ stacks: { 'dev/network': NETWORK }, stackSettings: { 'dev/network': { environment: 'dev' } }, config: APPROVERS });
+    const h = await startServe({
+      stacks: { 'dev/network': NETWORK },
+      stackSettings: { 'dev/network': { environment: 'dev' } },
+      config: APPROVERS,
+    });
     await makeDrift(h, 'dev/network');
     const outcome = await h.running.scheduler.request('dev/network');
     if (outcome.status !== 'drifted') throw new Error(`expected drift, got ${outcome.status}`);
     await h.settle();
     expect(h.running.context.store.getRun(outcome.run.id)?.state).toBe('drifted');
-    expect(h.running.context.store.listAudit({ runId: outcome.run.id }).map((a) => a.action)).not.toContain('apply_started');
+    expect(h.running.context.store.listAudit({ runId: outcome.run.id }).map((a) => a.action)).not.toContain(
+      'apply_started',
+    );
   });
 
   it('auto-minor applies a tag-only drift by itself, and asks people for a CIDR change and for a destroy', async () => {
@@ -102,8 +120,14 @@ describe('remediation modes', () => {
     await makeDrift(h, 'dev/network');
     const tags = await checkNow(h, 'dev/network');
     expect(store.getRun(tags)?.state).toBe('applied');
-    expect(decision(tags)).toMatchObject({ actor: 'driftgate:auto-minor', action: 'auto_apply_started', detail: { reason: 'mode auto-minor: every change is minor', rules: ['tag-only-changes-are-minor'] } });
-    expect(store.listAudit({ runId: tags }).find((a) => a.action === 'apply_started')?.actor).toBe('driftgate:auto-minor');
+    expect(decision(tags)).toMatchObject({
+      actor: 'driftgate:auto-minor',
+      action: 'auto_apply_started',
+      detail: { reason: 'mode auto-minor: every change is minor', rules: ['tag-only-changes-are-minor'] },
+    });
+    expect(store.listAudit({ runId: tags }).find((a) => a.action === 'apply_started')?.actor).toBe(
+      'driftgate:auto-minor',
+    );
     const applied = messageOf(h, tags);
     expect(applied?.text).toMatch(/Applied in \d+ s, verified: no drift$/);
     expect(actionIds(applied)).toEqual([]);
@@ -116,7 +140,11 @@ describe('remediation modes', () => {
     });
     const cidr = await checkNow(h, 'dev/network');
     expect(store.getRun(cidr)?.state).toBe('drifted');
-    expect(decision(cidr)).toMatchObject({ actor: 'driftgate:auto-minor', action: 'auto_apply_declined', detail: { reason: 'mode auto-minor: not every change is minor' } });
+    expect(decision(cidr)).toMatchObject({
+      actor: 'driftgate:auto-minor',
+      action: 'auto_apply_declined',
+      detail: { reason: 'mode auto-minor: not every change is minor' },
+    });
     expect(actionIds(messageOf(h, cidr))).toEqual([ACTION_IDS.approve, ACTION_IDS.reject, ACTION_IDS.viewPlan]);
 
     // The CIDR is set back and a resource is removed from the code: a destroy needs an SRE lead.
@@ -127,7 +155,10 @@ describe('remediation modes', () => {
     const destroy = await checkNow(h, 'dev/network');
     expect(store.getRun(destroy)?.state).toBe('drifted');
     expect(store.getRun(cidr)?.state).toBe('superseded');
-    expect(decision(destroy)).toMatchObject({ action: 'auto_apply_declined', detail: { reason: 'destroy-needs-approval requires approval', rules: ['destroy-needs-approval'] } });
+    expect(decision(destroy)).toMatchObject({
+      action: 'auto_apply_declined',
+      detail: { reason: 'destroy-needs-approval requires approval', rules: ['destroy-needs-approval'] },
+    });
     const asks = messageOf(h, destroy);
     expect(textOf(asks)).toContain('terraform_data.legacy would be destroyed: an SRE lead must approve');
     expect(actionIds(asks)).toEqual([ACTION_IDS.approve, ACTION_IDS.reject, ACTION_IDS.viewPlan]);

@@ -9,14 +9,22 @@ import { APPROVERS, LEAD1, NETWORK, actionIds, alerts, driftAgain, makeDrift, te
 const startServe = useSlackServe();
 
 function buttonValues(message: { blocks?: unknown[] } | undefined): string[] {
-  return JSON.stringify(message?.blocks ?? []).match(/"value":"([^"]+)"/g)?.map((v) => v.slice(9, -1)) ?? [];
+  return (
+    JSON.stringify(message?.blocks ?? [])
+      .match(/"value":"([^"]+)"/g)
+      ?.map((v) => v.slice(9, -1)) ?? []
+  );
 }
 
 const runIdOf = (outcome: { status: string; run?: { id: string } }) => outcome.run?.id ?? '';
 
 describe('what the notifier posts as runs come and go', () => {
   it('takes over the message on a re-plan, marks it superseded by new drift, and resolved when the drift is gone', async () => {
-    const h = await startServe({ stacks: { 'dev/network': NETWORK }, stackSettings: { 'dev/network': { environment: 'dev' } }, config: APPROVERS });
+    const h = await startServe({
+      stacks: { 'dev/network': NETWORK },
+      stackSettings: { 'dev/network': { environment: 'dev' } },
+      config: APPROVERS,
+    });
     await makeDrift(h, 'dev/network');
     const first = await h.running.scheduler.request('dev/network');
     await h.settle();
@@ -29,14 +37,20 @@ describe('what the notifier posts as runs come and go', () => {
     const refreshed = h.emulator.message(alert!.channel, alert!.ts);
     expect(buttonValues(refreshed)).toEqual([runIdOf(again), runIdOf(again), runIdOf(again)]);
     expect(h.running.context.store.getRun(runIdOf(first))?.state).toBe('superseded');
-    expect(h.running.context.store.getMessage(runIdOf(again))).toEqual({ runId: runIdOf(again), channel: alert!.channel, ts: alert!.ts });
+    expect(h.running.context.store.getMessage(runIdOf(again))).toEqual({
+      runId: runIdOf(again),
+      channel: alert!.channel,
+      ts: alert!.ts,
+    });
 
     // Different drift: a new alert, and the old message says it was superseded.
     await driftAgain(h, 'dev/network', 'someone-else');
     const other = await h.running.scheduler.request('dev/network');
     await h.settle();
     expect(alerts(h, CHANNEL)).toHaveLength(2);
-    expect(textOf(h.emulator.message(alert!.channel, alert!.ts))).toContain(`Superseded by a newer plan (run ${runIdOf(other)})`);
+    expect(textOf(h.emulator.message(alert!.channel, alert!.ts))).toContain(
+      `Superseded by a newer plan (run ${runIdOf(other)})`,
+    );
     expect(actionIds(h.emulator.message(alert!.channel, alert!.ts))).toEqual([]);
 
     // Someone puts it back by hand: the open alert says the drift is resolved.
@@ -50,7 +64,10 @@ describe('what the notifier posts as runs come and go', () => {
   });
 
   it('posts a failing plan once per distinct error, with the end of stderr', async () => {
-    const h = await startServe({ stacks: { 'dev/broken': 'resource "terraform_data" "x" {\n  input = \n}\n' }, config: APPROVERS });
+    const h = await startServe({
+      stacks: { 'dev/broken': 'resource "terraform_data" "x" {\n  input = \n}\n' },
+      config: APPROVERS,
+    });
     expect((await h.running.scheduler.request('dev/broken')).status).toBe('errored');
     expect((await h.running.scheduler.request('dev/broken')).status).toBe('errored');
     await h.settle();
@@ -81,7 +98,9 @@ describe('what the notifier posts as runs come and go', () => {
     expect(textOf(digest)).toContain('Drift in 6 stacks');
     expect(buttonValues(digest).sort()).toEqual(outcomes.map(runIdOf).sort());
 
-    await h.click(ACTION_IDS.openStack, runIdOf(outcomes[0]!), LEAD1, { message: { channel: digest!.channel, ts: digest!.ts } });
+    await h.click(ACTION_IDS.openStack, runIdOf(outcomes[0]!), LEAD1, {
+      message: { channel: digest!.channel, ts: digest!.ts },
+    });
     await h.settle();
     const thread = h.emulator.messages(CHANNEL).filter((m) => m.threadTs === digest!.ts);
     expect(thread).toHaveLength(1);

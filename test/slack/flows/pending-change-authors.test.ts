@@ -29,7 +29,12 @@ it('links the rebased commit to its PR, refuses the PR author, and asks GitHub o
   repo = await makeTestRepo();
   const statePath = join(repo.dir, 'state', 'db.tfstate');
   const a = await repo.commit({ '.gitignore': '.terraform/\n', 'db/main.tf': stackHcl(statePath, 'small') }, 'Add db');
-  github = await startGitHubEmulator({ repoDir: join(repo.dir, 'origin.git'), owner: 'acme', repo: 'infra', user: 'grace' });
+  github = await startGitHubEmulator({
+    repoDir: join(repo.dir, 'origin.git'),
+    owner: 'acme',
+    repo: 'infra',
+    user: 'grace',
+  });
   const h = await startServe({
     stacks: {},
     config: {
@@ -42,13 +47,23 @@ it('links the rebased commit to its PR, refuses the PR author, and asks GitHub o
   });
   const work = join(repo.dir, 'work', 'db');
   await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: work, env: h.env, extendEnv: false });
-  await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd: work, env: h.env, extendEnv: false });
+  await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], {
+    cwd: work,
+    env: h.env,
+    extendEnv: false,
+  });
   expect(await h.running.scheduler.request(STACK)).toMatchObject({ status: 'no_changes', run: { commitSha: a } });
 
   // Ada's commit; Grace opened the PR, which was rebased onto main.
   const resize = await repo.commitOnBranch('resize', { 'db/main.tf': stackHcl(statePath, 'medium') }, 'Resize db');
-  const client = createGitHubClient({ apiUrl: github.apiUrl, auth: { type: 'token', token: github.token } }, { retries: 0, writeSpacingMs: 0 });
-  await client.openPullRequest({ owner: 'acme', name: 'infra' }, { head: 'resize', base: 'main', title: 'Resize the db', body: '', labels: [] });
+  const client = createGitHubClient(
+    { apiUrl: github.apiUrl, auth: { type: 'token', token: github.token } },
+    { retries: 0, writeSpacingMs: 0 },
+  );
+  await client.openPullRequest(
+    { owner: 'acme', name: 'infra' },
+    { head: 'resize', base: 'main', title: 'Resize the db', body: '', labels: [] },
+  );
   expect(await github.merge(1, { method: 'rebase' })).toBe(resize);
 
   const outcome = await h.running.scheduler.request(STACK);
@@ -58,13 +73,16 @@ it('links the rebased commit to its PR, refuses the PR author, and asks GitHub o
   const [alert] = alerts(h, CHANNEL);
   expect(textOf(alert)).toContain('Resize db');
   expect(textOf(alert)).toContain('<https://github.com/acme/infra/pull/1|#1>');
-  const lookups = () => github!.calls('GET').filter((c) => c.path === `/repos/acme/infra/commits/${resize}/pulls`).length;
+  const lookups = () =>
+    github!.calls('GET').filter((c) => c.path === `/repos/acme/infra/commits/${resize}/pulls`).length;
   expect(lookups()).toBe(1);
 
   // Grace (LEAD1) opened the PR: not hers to approve, though Ada wrote the commit.
   await h.click(ACTION_IDS.approve, runId, LEAD1, { id: 'grace', message: { channel: alert!.channel, ts: alert!.ts } });
   await h.settle();
-  expect(JSON.stringify(h.emulator.responses('grace'))).toContain('You authored this change, so you cannot approve it yourself');
+  expect(JSON.stringify(h.emulator.responses('grace'))).toContain(
+    'You authored this change, so you cannot approve it yourself',
+  );
   expect(h.running.context.store.getRun(runId)?.state).toBe('pending_approval');
 
   await h.click(ACTION_IDS.approve, runId, LEAD2, { id: 'other', message: { channel: alert!.channel, ts: alert!.ts } });

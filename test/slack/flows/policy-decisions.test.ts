@@ -23,7 +23,9 @@ resource "terraform_data" "db" {
 }
 `;
 
-const APPROVERS = approvers({ 'sre-leads': [LEAD1, LEAD2], senior: [SENIOR] }, [{ stacks: '*', count: 1, from: ['sre-leads'] }]);
+const APPROVERS = approvers({ 'sre-leads': [LEAD1, LEAD2], senior: [SENIOR] }, [
+  { stacks: '*', count: 1, from: ['sre-leads'] },
+]);
 
 // terraform_data's attribute is `input`; `output` mirrors it and is unknown after any change of it.
 const POLICIES: ConfigPatch = {
@@ -55,12 +57,24 @@ const POLICIES: ConfigPatch = {
 const startServe = useSlackServe();
 
 /** A staging stack applied, changed out of band by `edits`, and checked: its drifted run and message. */
-async function driftedRun(hcl: string, edits: Record<string, (input: Record<string, unknown>) => void>): Promise<{ h: SlackServe; runId: string; message: () => EmulatedMessage | undefined }> {
+async function driftedRun(
+  hcl: string,
+  edits: Record<string, (input: Record<string, unknown>) => void>,
+): Promise<{ h: SlackServe; runId: string; message: () => EmulatedMessage | undefined }> {
   const stack = 'staging/network';
-  const h = await startServe({ stacks: { [stack]: hcl }, stackSettings: { [stack]: { environment: 'staging' } }, config: { ...APPROVERS, ...POLICIES } });
+  const h = await startServe({
+    stacks: { [stack]: hcl },
+    stackSettings: { [stack]: { environment: 'staging' } },
+    config: { ...APPROVERS, ...POLICIES },
+  });
   await h.applyWithTerraform(stack);
   for (const [name, edit] of Object.entries(edits)) {
-    await editResourceInput({ binary: 'terraform', env: h.env }, h.stackDir(stack), { type: 'terraform_data', name }, edit);
+    await editResourceInput(
+      { binary: 'terraform', env: h.env },
+      h.stackDir(stack),
+      { type: 'terraform_data', name },
+      edit,
+    );
   }
   const outcome = await h.running.scheduler.request(stack);
   if (outcome.status !== 'drifted') throw new Error(`expected drift, got ${outcome.status}`);
@@ -94,7 +108,10 @@ describe('policies in Slack decisions', () => {
     await h.settle();
     expect(said(h, 'denied')).toContain('the CIDR belongs to the network team, change it in IPAM');
     const store = h.running.context.store;
-    expect(store.listAudit({ runId }).find((a) => a.action === 'approve_refused')).toMatchObject({ actor: LEAD1, detail: { reason: 'denied' } });
+    expect(store.listAudit({ runId }).find((a) => a.action === 'approve_refused')).toMatchObject({
+      actor: LEAD1,
+      detail: { reason: 'denied' },
+    });
     expect(store.getRun(runId)?.state).toBe('drifted');
     expect(store.listApprovals(runId)).toEqual([]);
   });
@@ -111,7 +128,9 @@ describe('policies in Slack decisions', () => {
     const store = h.running.context.store;
     expect(textOf(message())).toContain('1 change ignored by `cost-tool-tags`');
     expect(textOf(message())).toContain('terraform_data.db: a database size change needs a senior approver');
-    expect(textOf(message())).toContain('Waiting for 2 approvals: 1 from sre-leads and 1 from senior (policy db-size-needs-senior)');
+    expect(textOf(message())).toContain(
+      'Waiting for 2 approvals: 1 from sre-leads and 1 from senior (policy db-size-needs-senior)',
+    );
 
     // A lead's approval meets the approvers rule, not the policy's: nothing is applied.
     await h.click(ACTION_IDS.approve, runId, LEAD1, { id: 'lead1' });

@@ -84,14 +84,21 @@ async function world(): Promise<World> {
   const work = join(repo.dir, 'work', 'db');
   const tfEnv = { ...h.env, TF_VAR_password: PASSWORD };
   await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: work, env: tfEnv, extendEnv: false });
-  await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd: work, env: tfEnv, extendEnv: false });
+  await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], {
+    cwd: work,
+    env: tfEnv,
+    extendEnv: false,
+  });
   return { h, repo, github, origin, work, commit, tfEnv };
 }
 
 /** Changes `terraform_data.<name>`'s string input (and the output that mirrors it) in the state, keeping its sensitivity marks. */
 async function editStringInput(w: World, name: string, value: string): Promise<void> {
   const env = { env: w.tfEnv, extendEnv: false, cwd: w.work };
-  const state = JSON.parse((await execa('terraform', ['state', 'pull'], env)).stdout) as { serial: number; resources: { name: string; instances: { attributes: Record<string, unknown> }[] }[] };
+  const state = JSON.parse((await execa('terraform', ['state', 'pull'], env)).stdout) as {
+    serial: number;
+    resources: { name: string; instances: { attributes: Record<string, unknown> }[] }[];
+  };
   const attributes = state.resources.find((r) => r.name === name)!.instances[0]!.attributes;
   attributes.input = { value, type: 'string' };
   attributes.output = { value, type: 'string' };
@@ -100,10 +107,18 @@ async function editStringInput(w: World, name: string, value: string): Promise<v
 }
 
 async function drift(w: World): Promise<Run> {
-  expect(await w.h.running.scheduler.request(STACK)).toMatchObject({ status: 'no_changes', run: { commitSha: w.commit } });
-  await editResourceInput({ binary: 'terraform', env: w.tfEnv }, w.work, { type: 'terraform_data', name: 'db' }, (input) => {
-    input.size = 'huge';
+  expect(await w.h.running.scheduler.request(STACK)).toMatchObject({
+    status: 'no_changes',
+    run: { commitSha: w.commit },
   });
+  await editResourceInput(
+    { binary: 'terraform', env: w.tfEnv },
+    w.work,
+    { type: 'terraform_data', name: 'db' },
+    (input) => {
+      input.size = 'huge';
+    },
+  );
   await editStringInput(w, 'login', ROTATED);
   const outcome = await w.h.running.scheduler.request(STACK);
   expect(outcome).toMatchObject({ status: 'drifted', run: { kind: 'drift', commitSha: w.commit } });
@@ -111,7 +126,8 @@ async function drift(w: World): Promise<Run> {
   return (outcome as { run: Run }).run;
 }
 
-const git = (w: World, args: string[]) => execa('git', ['--git-dir', w.origin, ...args], { stripFinalNewline: false }).then((r) => r.stdout);
+const git = (w: World, args: string[]) =>
+  execa('git', ['--git-dir', w.origin, ...args], { stripFinalNewline: false }).then((r) => r.stdout);
 const writes = (g: GitHubEmulator) => g.calls().filter((c) => c.method !== 'GET');
 
 describe('remediation PRs from Slack, through driftgate serve and the GitHub emulator', () => {
@@ -125,7 +141,9 @@ describe('remediation PRs from Slack, through driftgate serve and the GitHub emu
     // Not an approver of the stack: refused before anything reaches GitHub.
     expect((await w.h.click('driftgate.remediate', run.id, OUTSIDER, { ...at, id: 'outsider' })).status).toBe(200);
     await w.h.settle();
-    expect(textOf(w.h.emulator.responses('outsider').at(-1)?.body as never)).toContain('Opening a remediation PR for prod/db takes someone who may approve its plans. Only members of dba');
+    expect(textOf(w.h.emulator.responses('outsider').at(-1)?.body as never)).toContain(
+      'Opening a remediation PR for prod/db takes someone who may approve its plans. Only members of dba',
+    );
     expect(w.github.calls()).toEqual([]);
 
     // GitHub down: a clear error, nothing recorded, no branch.
@@ -146,7 +164,15 @@ describe('remediation PRs from Slack, through driftgate serve and the GitHub emu
     const [pr, ...others] = w.github.pulls();
     expect(others).toEqual([]);
     const branch = `driftgate/prod/db/${run.fingerprint!.slice(0, 12)}`;
-    expect(pr).toMatchObject({ number: 1, title: 'Accept drift in prod/db: 1 attribute in 1 resource', head: branch, base: 'main', draft: false, labels: ['driftgate', 'drift'], state: 'open' });
+    expect(pr).toMatchObject({
+      number: 1,
+      title: 'Accept drift in prod/db: 1 attribute in 1 resource',
+      head: branch,
+      base: 'main',
+      draft: false,
+      labels: ['driftgate', 'drift'],
+      state: 'open',
+    });
     expect(pr!.body).toContain('terraform_data.db');
     expect(pr!.body).toContain('`terraform_data.db` `input.size` in `db/main.tf`: `"small"` → `"huge"`');
     expect(pr!.body).toMatch(/terraform_data\.login[^\n]*input/);
@@ -156,16 +182,36 @@ describe('remediation PRs from Slack, through driftgate serve and the GitHub emu
     // The branch: one commit on top of the planned one, the literal rewritten and everything else as it was.
     expect((await git(w, ['rev-parse', `${branch}^`])).trim()).toBe(w.commit);
     const text = await git(w, ['show', `${branch}:db/main.tf`]);
-    expect(text).toBe(stackHcl(join(w.repo.dir, 'state', 'db.tfstate')).replace('size = "small" # the default', 'size = "huge" # the default'));
+    expect(text).toBe(
+      stackHcl(join(w.repo.dir, 'state', 'db.tfstate')).replace(
+        'size = "small" # the default',
+        'size = "huge" # the default',
+      ),
+    );
     expect((await git(w, ['diff', '--stat', w.commit, branch])).trim()).toMatch(/^db\/main.tf \| 2 \+-/);
 
     // Slack: the thread says who asked, and the alert links the PR.
     const thread = w.h.emulator.messages(CHANNEL).filter((m) => m.threadTs === alert!.ts);
-    expect(thread.map(textOf).some((t) => t.includes(`<@${LEAD1}> opened remediation PR`) && t.includes('https://github.com/acme/infra/pull/1'))).toBe(true);
+    expect(
+      thread
+        .map(textOf)
+        .some(
+          (t) => t.includes(`<@${LEAD1}> opened remediation PR`) && t.includes('https://github.com/acme/infra/pull/1'),
+        ),
+    ).toBe(true);
     expect(textOf(w.h.emulator.message(alert!.channel, alert!.ts))).toContain('https://github.com/acme/infra/pull/1');
-    expect(w.h.running.context.store.getRemediation(STACK, run.fingerprint!)).toMatchObject({ prNumber: 1, branch, requestedBy: LEAD1, codified: 1, leftForPerson: 1 });
+    expect(w.h.running.context.store.getRemediation(STACK, run.fingerprint!)).toMatchObject({
+      prNumber: 1,
+      branch,
+      requestedBy: LEAD1,
+      codified: 1,
+      leftForPerson: 1,
+    });
     const audit = w.h.running.context.store.listAudit({ runId: run.id });
-    expect(audit.find((a) => a.action === 'remediation_opened')).toMatchObject({ actor: LEAD1, detail: { pr: 1, branch, codified: 1, leftForPerson: 1 } });
+    expect(audit.find((a) => a.action === 'remediation_opened')).toMatchObject({
+      actor: LEAD1,
+      detail: { pr: 1, branch, codified: 1, leftForPerson: 1 },
+    });
 
     // The same drift again: the PR already open is linked, no second branch or PR.
     const writesBefore = writes(w.github).length;
@@ -173,14 +219,25 @@ describe('remediation PRs from Slack, through driftgate serve and the GitHub emu
     await w.h.settle();
     expect(w.github.pulls()).toHaveLength(1);
     expect(writes(w.github)).toHaveLength(writesBefore);
-    expect(w.h.emulator.messages(CHANNEL).filter((m) => m.threadTs === alert!.ts).map(textOf).some((t) => t.includes(`<@${LEAD2}> asked for a remediation PR`) && t.includes('already open'))).toBe(true);
+    expect(
+      w.h.emulator
+        .messages(CHANNEL)
+        .filter((m) => m.threadTs === alert!.ts)
+        .map(textOf)
+        .some((t) => t.includes(`<@${LEAD2}> asked for a remediation PR`) && t.includes('already open')),
+    ).toBe(true);
 
     // The branch planned with real terraform: the codified drift is gone, the sensitive one is left.
     scratch = await mkdtemp(join(tmpdir(), 'driftgate-remediation-branch-'));
     await execa('git', ['clone', '--quiet', '--branch', branch, w.repo.url, scratch]);
     const cwd = join(scratch, 'db');
     await execa('terraform', ['init', '-input=false', '-no-color'], { cwd, env: w.tfEnv, extendEnv: false });
-    const plan = await execa('terraform', ['plan', '-input=false', '-no-color', '-detailed-exitcode'], { cwd, env: w.tfEnv, extendEnv: false, reject: false });
+    const plan = await execa('terraform', ['plan', '-input=false', '-no-color', '-detailed-exitcode'], {
+      cwd,
+      env: w.tfEnv,
+      extendEnv: false,
+      reject: false,
+    });
     expect(plan.exitCode).toBe(2);
     expect(plan.stdout).not.toContain('terraform_data.db ');
     expect(plan.stdout).toContain('terraform_data.login will be updated in-place');
@@ -191,10 +248,18 @@ describe('remediation PRs from Slack, through driftgate serve and the GitHub emu
     await w.h.click('driftgate.remediate', run.id, LEAD1, { ...at, id: 'merged' });
     await w.h.settle();
     expect(w.github.pulls()).toHaveLength(1);
-    expect(w.h.emulator.messages(CHANNEL).filter((m) => m.threadTs === alert!.ts).map(textOf).some((t) => t.includes('is merged already') && t.includes('checks prod/db again now'))).toBe(true);
+    expect(
+      w.h.emulator
+        .messages(CHANNEL)
+        .filter((m) => m.threadTs === alert!.ts)
+        .map(textOf)
+        .some((t) => t.includes('is merged already') && t.includes('checks prod/db again now')),
+    ).toBe(true);
     let check: Run | undefined;
     for (let i = 0; i < 400 && !check; i++) {
-      check = w.h.running.context.store.listRuns({ stack: STACK }).find((r) => !earlier.has(r.id) && r.state !== 'planning');
+      check = w.h.running.context.store
+        .listRuns({ stack: STACK })
+        .find((r) => !earlier.has(r.id) && r.state !== 'planning');
       if (!check) await new Promise((r) => setTimeout(r, 25));
     }
     expect(check).toMatchObject({ trigger: 'manual', commitSha: merge });
@@ -227,13 +292,19 @@ describe('remediation PRs from Slack, through driftgate serve and the GitHub emu
 
     await w.h.click('driftgate.remediate', run.id, LEAD1, { ...at, id: 'nothing' });
     await w.h.settle();
-    const reply = w.h.emulator.messages(CHANNEL).filter((m) => m.threadTs === alert!.ts).map(textOf).find((t) => t.includes('No remediation PR'));
+    const reply = w.h.emulator
+      .messages(CHANNEL)
+      .filter((m) => m.threadTs === alert!.ts)
+      .map(textOf)
+      .find((t) => t.includes('No remediation PR'));
     expect(reply).toContain('none of the drift in prod/db can be written into the code safely');
     expect(reply).toContain('terraform_data.login.input');
     expect(reply).toContain('its value is sensitive');
     expect(writes(w.github)).toEqual([]);
     expect(w.github.pulls()).toEqual([]);
-    expect(w.h.running.context.store.listAudit({ runId: run.id }).map((a) => a.action)).toContain('remediation_nothing_to_codify');
+    expect(w.h.running.context.store.listAudit({ runId: run.id }).map((a) => a.action)).toContain(
+      'remediation_nothing_to_codify',
+    );
 
     // Put back by hand: the next check resolves the drift, and the old alert's button is refused.
     await editStringInput(w, 'login', PASSWORD);
@@ -241,9 +312,15 @@ describe('remediation PRs from Slack, through driftgate serve and the GitHub emu
     const calls = w.github.calls().length;
     await w.h.click('driftgate.remediate', run.id, LEAD1, { ...at, id: 'over' });
     await w.h.settle();
-    expect(textOf(w.h.emulator.responses('over').at(-1)?.body as never)).toMatch(new RegExp(`run ${run.id} is [a-z ]+: only a drift awaiting a decision is codified`));
+    expect(textOf(w.h.emulator.responses('over').at(-1)?.body as never)).toMatch(
+      new RegExp(`run ${run.id} is [a-z ]+: only a drift awaiting a decision is codified`),
+    );
     expect(w.github.calls()).toHaveLength(calls);
-    const everything = [JSON.stringify(w.h.emulator.messages()), JSON.stringify(w.h.emulator.responses()), w.h.logs.join('\n')].join('\n');
+    const everything = [
+      JSON.stringify(w.h.emulator.messages()),
+      JSON.stringify(w.h.emulator.responses()),
+      w.h.logs.join('\n'),
+    ].join('\n');
     expect(everything).not.toContain(PASSWORD);
     expect(everything).not.toContain(ROTATED);
   });
@@ -270,17 +347,27 @@ describe('remediation PRs without GitHub credentials', () => {
     await execa('terraform', ['init', '-input=false', '-no-color'], env);
     await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], env);
     expect(await h.running.scheduler.request(STACK)).toMatchObject({ status: 'no_changes' });
-    await editResourceInput({ binary: 'terraform', env: env.env }, work, { type: 'terraform_data', name: 'db' }, (input) => {
-      input.size = 'huge';
-    });
+    await editResourceInput(
+      { binary: 'terraform', env: env.env },
+      work,
+      { type: 'terraform_data', name: 'db' },
+      (input) => {
+        input.size = 'huge';
+      },
+    );
     const outcome = await h.running.scheduler.request(STACK);
     expect(outcome).toMatchObject({ status: 'drifted' });
     await h.settle();
     const [alert] = alerts(h, CHANNEL);
     expect(actionIds(alert)).toContain('driftgate.approve');
     expect(actionIds(alert)).not.toContain('driftgate.remediate');
-    await h.click('driftgate.remediate', (outcome as { run: Run }).run.id, LEAD1, { id: 'forged', message: { channel: alert!.channel, ts: alert!.ts } });
+    await h.click('driftgate.remediate', (outcome as { run: Run }).run.id, LEAD1, {
+      id: 'forged',
+      message: { channel: alert!.channel, ts: alert!.ts },
+    });
     await h.settle();
-    expect(textOf(h.emulator.responses('forged').at(-1)?.body as never)).toContain('Remediation pull requests need a GitHub integration (GITHUB_TOKEN or a GitHub App)');
+    expect(textOf(h.emulator.responses('forged').at(-1)?.body as never)).toContain(
+      'Remediation pull requests need a GitHub integration (GITHUB_TOKEN or a GitHub App)',
+    );
   });
 });

@@ -11,7 +11,11 @@ const startServe = useSlackServe();
 const STACK = 'staging/network';
 
 async function serve(): Promise<SlackServe> {
-  const h = await startServe({ stacks: { [STACK]: NETWORK }, stackSettings: { [STACK]: { environment: 'staging' } }, config: APPROVERS });
+  const h = await startServe({
+    stacks: { [STACK]: NETWORK },
+    stackSettings: { [STACK]: { environment: 'staging' } },
+    config: APPROVERS,
+  });
   return h;
 }
 
@@ -69,7 +73,8 @@ describe('Slack failing, slow terraform, restarts', () => {
     const response = await h.click(ACTION_IDS.approve, outcome.run.id, LEAD1, { id: 'slow' });
     expect(response.status).toBe(200);
     // The click was answered; the apply is still held by the provisioner.
-    for (let i = 0; i < 400 && h.running.context.store.getRun(outcome.run.id)?.state !== 'applying'; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 400 && h.running.context.store.getRun(outcome.run.id)?.state !== 'applying'; i++)
+      await new Promise((r) => setTimeout(r, 25));
     expect(h.running.context.store.getRun(outcome.run.id)?.state).toBe('applying');
     const [alert] = alerts(h, CHANNEL);
     await writeFile(release, '');

@@ -15,7 +15,14 @@ import { makeTestRepo, type TestRepo } from '../../adapters/git/git-repo.js';
 import { approvers, gitSource, stackEntry } from '../../helpers/config-builder.js';
 import { startGitHubEmulator, type GitHubEmulator } from '../../helpers/github-emulator/index.js';
 import { deliverWebhook, mergedPullRequest } from '../../helpers/github-webhook.js';
-import { changeOutOfBand, s3ObjectStackHcl, s3StackSettings, s3TestClient, tagAsCreated, type S3ObjectSpec } from '../../helpers/s3-object-stack.js';
+import {
+  changeOutOfBand,
+  s3ObjectStackHcl,
+  s3StackSettings,
+  s3TestClient,
+  tagAsCreated,
+  type S3ObjectSpec,
+} from '../../helpers/s3-object-stack.js';
 import { startLocalS3, type LocalS3 } from '../../helpers/s3rver.js';
 import { CHANNEL } from '../../helpers/slack-serve.js';
 import { HAS_AWS_MIRROR } from '../../helpers/terraform-env.js';
@@ -26,7 +33,14 @@ const STACK = 'prod/site';
 const BUCKET = 'site';
 const SECRET = 'webhook-secret-of-the-s3-loop';
 const OBJECTS: S3ObjectSpec[] = [
-  { name: 'index', key: 'index.html', content: '<h1>hi</h1>', contentType: 'text/plain', metadata: { owner: 'web', stage: 'draft' }, tags: { Name: 'index' } },
+  {
+    name: 'index',
+    key: 'index.html',
+    content: '<h1>hi</h1>',
+    contentType: 'text/plain',
+    metadata: { owner: 'web', stage: 'draft' },
+    tags: { Name: 'index' },
+  },
   { name: 'robots', key: 'robots.txt', content: 'User-agent: *', contentType: 'text/plain' },
 ];
 
@@ -52,7 +66,10 @@ describe.skipIf(!HAS_AWS_MIRROR)('remediating real S3 drift from Slack to a merg
     client = s3TestClient(s3);
     const statePath = join(repo.dir, 'state', 'site.tfstate');
     const hcl = s3ObjectStackHcl({ bucket: BUCKET, objects: OBJECTS, statePath });
-    const planned = await repo.commit({ '.gitignore': '.terraform/\n.terraform.lock.hcl\n', 'site/main.tf': hcl }, 'Add the site objects (#12)');
+    const planned = await repo.commit(
+      { '.gitignore': '.terraform/\n.terraform.lock.hcl\n', 'site/main.tf': hcl },
+      'Add the site objects (#12)',
+    );
     const origin = join(repo.dir, 'origin.git');
     github = await startGitHubEmulator({ repoDir: origin, owner: 'acme', repo: 'infra' });
     const settings = s3StackSettings(s3);
@@ -72,10 +89,17 @@ describe.skipIf(!HAS_AWS_MIRROR)('remediating real S3 drift from Slack to a merg
     await execa('terraform', ['init', '-input=false', '-no-color'], inWork);
     await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], inWork);
     await tagAsCreated(client, BUCKET, OBJECTS);
-    expect(await h.running.scheduler.request(STACK)).toMatchObject({ status: 'no_changes', run: { commitSha: planned } });
+    expect(await h.running.scheduler.request(STACK)).toMatchObject({
+      status: 'no_changes',
+      run: { commitSha: planned },
+    });
 
     // Someone in the console: a new content type and metadata, and a tag.
-    await changeOutOfBand(client, BUCKET, 'index.html', { contentType: 'text/html', metadata: { owner: 'web-team', stage: 'draft', cdn: 'on' }, tags: { Name: 'index-v2' } });
+    await changeOutOfBand(client, BUCKET, 'index.html', {
+      contentType: 'text/html',
+      metadata: { owner: 'web-team', stage: 'draft', cdn: 'on' },
+      tags: { Name: 'index-v2' },
+    });
     await changeOutOfBand(client, BUCKET, 'robots.txt', { contentType: 'text/x-robots' });
     const outcome = await h.running.scheduler.request(STACK);
     expect(outcome).toMatchObject({ status: 'drifted', run: { kind: 'drift', commitSha: planned } });
@@ -89,7 +113,13 @@ describe.skipIf(!HAS_AWS_MIRROR)('remediating real S3 drift from Slack to a merg
     const [pr, ...more] = github.pulls();
     expect(more).toEqual([]);
     const branch = `driftgate/prod/site/${run.fingerprint!.slice(0, 12)}`;
-    expect(pr).toMatchObject({ head: branch, base: 'main', draft: true, labels: ['drift'], title: 'Accept drift in prod/site: 5 attributes in 2 resources' });
+    expect(pr).toMatchObject({
+      head: branch,
+      base: 'main',
+      draft: true,
+      labels: ['drift'],
+      title: 'Accept drift in prod/site: 5 attributes in 2 resources',
+    });
     const body = pr!.body!;
     for (const line of [
       '`aws_s3_object.index` `content_type` in `site/main.tf`: `"text/plain"` → `"text/html"`',
@@ -112,18 +142,28 @@ describe.skipIf(!HAS_AWS_MIRROR)('remediating real S3 drift from Slack to a merg
     await execa('git', ['clone', '--quiet', '--branch', branch, repo.url, scratch]);
     const inBranch = { ...inWork, cwd: join(scratch, 'site') };
     await execa('terraform', ['init', '-input=false', '-no-color'], inBranch);
-    const plan = await execa('terraform', ['plan', '-input=false', '-no-color', '-detailed-exitcode', '-lock=false'], { ...inBranch, reject: false });
+    const plan = await execa('terraform', ['plan', '-input=false', '-no-color', '-detailed-exitcode', '-lock=false'], {
+      ...inBranch,
+      reject: false,
+    });
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('No changes.');
     expect(plan.exitCode).toBe(0);
 
     // Merged on GitHub; GitHub tells driftgate, which checks again at the merge and resolves the alert.
     const merge = await github.merge(1, { method: 'merge' });
-    const delivery = await deliverWebhook(h.base, SECRET, 'pull_request', mergedPullRequest('acme/infra', 'main', 1, branch));
+    const delivery = await deliverWebhook(
+      h.base,
+      SECRET,
+      'pull_request',
+      mergedPullRequest('acme/infra', 'main', 1, branch),
+    );
     expect(delivery).toMatchObject({ status: 202, body: { accepted: true } });
     let resolved: Run | undefined;
     for (let i = 0; i < 2400 && !resolved; i++) {
-      resolved = h.running.context.store.listRuns({ stack: STACK }).find((r) => r.trigger === 'webhook' && r.state !== 'planning');
+      resolved = h.running.context.store
+        .listRuns({ stack: STACK })
+        .find((r) => r.trigger === 'webhook' && r.state !== 'planning');
       if (!resolved) await new Promise((r) => setTimeout(r, 25));
     }
     expect(resolved).toMatchObject({ state: 'no_changes', commitSha: merge });

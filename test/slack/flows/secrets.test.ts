@@ -20,9 +20,14 @@ describe('sensitive values and Slack', () => {
       env: { DB_PASSWORD: SECRET, TF_VAR_password: SECRET },
     });
     await h.applyWithTerraform('staging/db');
-    await editResourceInput({ binary: 'terraform', env: h.env }, h.stackDir('staging/db'), { type: 'terraform_data', name: 'creds' }, (input) => {
-      input.user = 'root';
-    });
+    await editResourceInput(
+      { binary: 'terraform', env: h.env },
+      h.stackDir('staging/db'),
+      { type: 'terraform_data', name: 'creds' },
+      (input) => {
+        input.user = 'root';
+      },
+    );
     const outcome = await h.running.scheduler.request('staging/db');
     if (outcome.status !== 'drifted') throw new Error(`expected drift, got ${outcome.status}`);
     // The raw plan really holds the secret, so the checks below can fail.

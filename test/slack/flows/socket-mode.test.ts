@@ -17,7 +17,9 @@ describe('Socket Mode', () => {
     // No HTTP endpoint for Slack in Socket Mode: nothing to sign, nothing to expose.
     expect((await fetch(`${h.base}/slack/events`, { method: 'POST', body: '{}' })).status).toBe(405);
 
-    const command = { ...slashCommand('help', LEAD1, { channel_id: CHANNEL, response_url: h.emulator.responseUrl('sm-help') }) };
+    const command = {
+      ...slashCommand('help', LEAD1, { channel_id: CHANNEL, response_url: h.emulator.responseUrl('sm-help') }),
+    };
     const commandAck = await socket.send('slash_commands', command);
     expect(commandAck.envelope_id).toMatch(/^env-/);
     const click = {

@@ -11,7 +11,11 @@ import { runOfClick } from './run-of-click.js';
  * and audited; a refused click changes nothing and is told why. The click that completes the approvals
  * starts the apply; of concurrent completing clicks the store's compare-and-set lets exactly one win.
  */
-export async function handleApprove(deps: ApprovalServiceDeps & Pick<SlackDeps, 'stack' | 'messages' | 'apply'>, click: ButtonClick, tell: Tell): Promise<void> {
+export async function handleApprove(
+  deps: ApprovalServiceDeps & Pick<SlackDeps, 'stack' | 'messages' | 'apply'>,
+  click: ButtonClick,
+  tell: Tell,
+): Promise<void> {
   const found = await runOfClick(deps, click.value, tell);
   if (!found) return;
   const { stack } = found;

@@ -30,20 +30,26 @@ const HANDLERS: Record<string, ClickHandler> = {
  * of driftgate's buttons, so Bolt matches a click against one constraint rather than one per button.
  */
 export function register(app: App, deps: SlackDeps): void {
-  app.action(/^driftgate\./, async ({ ack, body, respond }: AllMiddlewareArgs & { ack: () => Promise<void>; body: unknown; respond?: RespondFn }) => {
-    await ack();
-    const click = ButtonClick.safeParse(body);
-    if (!click.success) {
-      deps.logger.warn({ problem: payloadProblem(click.error) }, 'malformed Slack button payload; ignored');
-      return;
-    }
-    const handler = HANDLERS[click.data.actionId];
-    if (!handler) {
-      deps.logger.warn({ actionId: click.data.actionId }, 'click on a button driftgate does not know; ignored');
-      return;
-    }
-    const tell = tellClicker(deps, click.data, click.data.responseUrl ? respond : undefined);
-    deps.jobs.run(click.data.actionId, () => handler(deps, click.data, tell));
-  });
-
+  app.action(
+    /^driftgate\./,
+    async ({
+      ack,
+      body,
+      respond,
+    }: AllMiddlewareArgs & { ack: () => Promise<void>; body: unknown; respond?: RespondFn }) => {
+      await ack();
+      const click = ButtonClick.safeParse(body);
+      if (!click.success) {
+        deps.logger.warn({ problem: payloadProblem(click.error) }, 'malformed Slack button payload; ignored');
+        return;
+      }
+      const handler = HANDLERS[click.data.actionId];
+      if (!handler) {
+        deps.logger.warn({ actionId: click.data.actionId }, 'click on a button driftgate does not know; ignored');
+        return;
+      }
+      const tell = tellClicker(deps, click.data, click.data.responseUrl ? respond : undefined);
+      deps.jobs.run(click.data.actionId, () => handler(deps, click.data, tell));
+    },
+  );
 }

@@ -17,12 +17,22 @@ function latest(deps: Pick<SlackDeps, 'store'>, run: Run): Run {
 }
 
 /** A digest's Open button: the stack's own interactive message, posted in the digest's thread. */
-export async function handleOpenStack(deps: Pick<SlackDeps, 'store' | 'stack' | 'messages' | 'now'>, click: ButtonClick, tell: Tell): Promise<void> {
+export async function handleOpenStack(
+  deps: Pick<SlackDeps, 'store' | 'stack' | 'messages' | 'now'>,
+  click: ButtonClick,
+  tell: Tell,
+): Promise<void> {
   const found = await runOfClick(deps, click.value, tell);
   if (!found) return;
   const run = latest(deps, found.run);
   if (deps.store.hasMessage(run.id)) return tell(renderAck(`${run.stack} is already open: see the digest's thread.`));
   if (!click.message) return;
   await deps.messages.post(run, { thread: click.message });
-  deps.store.appendAudit({ at: deps.now(), actor: click.userId, action: 'alert_opened', runId: run.id, stack: run.stack });
+  deps.store.appendAudit({
+    at: deps.now(),
+    actor: click.userId,
+    action: 'alert_opened',
+    runId: run.id,
+    stack: run.stack,
+  });
 }

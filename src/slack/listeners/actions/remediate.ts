@@ -1,8 +1,16 @@
 import { DriftgateError, errorMessage } from '../../../domain/errors.js';
 import { slackPermalink } from '../../message-links.js';
-import { openRemediationPr, remediationRefusal, type RemediationOutcome } from '../../../services/open-remediation-pr.js';
+import {
+  openRemediationPr,
+  remediationRefusal,
+  type RemediationOutcome,
+} from '../../../services/open-remediation-pr.js';
 import { renderAck, renderCommandError, renderNotAllowed } from '../../blocks/render-command-replies.js';
-import { renderNothingToCodify, renderRemediationMerged, renderRemediationOpened } from '../../blocks/render-remediation.js';
+import {
+  renderNothingToCodify,
+  renderRemediationMerged,
+  renderRemediationOpened,
+} from '../../blocks/render-remediation.js';
 import type { SlackDeps } from '../deps.js';
 import type { ButtonClick } from '../../payloads.js';
 import { mayActOn, refuse } from '../commands/stack-rights.js';
@@ -17,7 +25,11 @@ import { runOfClick } from './run-of-click.js';
 export async function handleRemediate(deps: SlackDeps, click: ButtonClick, tell: Tell): Promise<void> {
   const remediation = deps.remediation;
   if (!remediation) {
-    await tell(renderNotAllowed('Remediation pull requests need a GitHub integration (GITHUB_TOKEN or a GitHub App), and none is configured for driftgate.'));
+    await tell(
+      renderNotAllowed(
+        'Remediation pull requests need a GitHub integration (GITHUB_TOKEN or a GitHub App), and none is configured for driftgate.',
+      ),
+    );
     return;
   }
   const found = await runOfClick(deps, click.value, tell);
@@ -46,9 +58,17 @@ export async function handleRemediate(deps: SlackDeps, click: ButtonClick, tell:
     );
   } catch (err) {
     const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
-    if (!(err instanceof DriftgateError)) deps.logger.error({ err, runId: run.id, stack: stack.name }, 'remediation failed');
+    if (!(err instanceof DriftgateError))
+      deps.logger.error({ err, runId: run.id, stack: stack.name }, 'remediation failed');
     else deps.logger.warn({ runId: run.id, stack: stack.name, error: reason }, 'remediation failed');
-    deps.store.appendAudit({ at: deps.now(), actor: click.userId, action: 'remediation_failed', runId: run.id, stack: stack.name, detail: { error: reason } });
+    deps.store.appendAudit({
+      at: deps.now(),
+      actor: click.userId,
+      action: 'remediation_failed',
+      runId: run.id,
+      stack: stack.name,
+      detail: { error: reason },
+    });
     await tell(renderCommandError(`No remediation PR for ${stack.name}: ${reason}`));
     return;
   }
@@ -58,16 +78,33 @@ export async function handleRemediate(deps: SlackDeps, click: ButtonClick, tell:
     case 'existing': {
       const current = deps.store.getRun(run.id) ?? run;
       await deps.messages.update(current, { kind: 'awaiting' });
-      deps.messages.reply(current, renderRemediationOpened(outcome.record, click.userId, outcome.status === 'existing'));
+      deps.messages.reply(
+        current,
+        renderRemediationOpened(outcome.record, click.userId, outcome.status === 'existing'),
+      );
       return;
     }
     case 'merged':
       deps.messages.reply(run, renderRemediationMerged(outcome.record, click.userId));
       // The merge may have resolved the drift: find out now rather than at the next scheduled check.
-      deps.scheduler.request(stack.name, 'manual').catch((err: unknown) => deps.logger.warn({ stack: stack.name, error: errorMessage(err) }, 'check after a merged remediation PR failed'));
+      deps.scheduler
+        .request(stack.name, 'manual')
+        .catch((err: unknown) =>
+          deps.logger.warn(
+            { stack: stack.name, error: errorMessage(err) },
+            'check after a merged remediation PR failed',
+          ),
+        );
       return;
     case 'nothing_to_codify':
-      deps.store.appendAudit({ at: deps.now(), actor: click.userId, action: 'remediation_nothing_to_codify', runId: run.id, stack: stack.name, detail: { left: outcome.skipped.length } });
+      deps.store.appendAudit({
+        at: deps.now(),
+        actor: click.userId,
+        action: 'remediation_nothing_to_codify',
+        runId: run.id,
+        stack: stack.name,
+        detail: { left: outcome.skipped.length },
+      });
       deps.messages.reply(run, renderNothingToCodify(stack.name, outcome.skipped));
       return;
   }

@@ -7,18 +7,38 @@ import type { Tell } from '../tell.js';
 import { runOfClick } from './run-of-click.js';
 
 /** View full plan: the whole masked plan as a file in the run's thread (once), or a summary where there is no thread. */
-export async function handleViewPlan(deps: Pick<SlackDeps, 'store' | 'stack' | 'messages' | 'artifacts' | 'now'>, click: ButtonClick, tell: Tell): Promise<void> {
+export async function handleViewPlan(
+  deps: Pick<SlackDeps, 'store' | 'stack' | 'messages' | 'artifacts' | 'now'>,
+  click: ButtonClick,
+  tell: Tell,
+): Promise<void> {
   const found = await runOfClick(deps, click.value, tell);
   if (!found) return;
   const { run, stack } = found;
   if (!deps.store.hasMessage(run.id)) {
     const analysis = await loadAnalysis(deps, run.id);
-    return tell(renderShow({ stack: { name: stack.name, environment: stack.environment, mode: stack.mode }, run, ...(analysis ? { analysis } : {}) }));
+    return tell(
+      renderShow({
+        stack: { name: stack.name, environment: stack.environment, mode: stack.mode },
+        run,
+        ...(analysis ? { analysis } : {}),
+      }),
+    );
   }
   const posted = deps.store.listAudit({ runId: run.id }).some((a) => a.action === 'plan_file_posted');
   if (!posted) {
     await deps.messages.uploadPlan(run);
-    deps.store.appendAudit({ at: deps.now(), actor: click.userId, action: 'plan_file_posted', runId: run.id, stack: stack.name });
+    deps.store.appendAudit({
+      at: deps.now(),
+      actor: click.userId,
+      action: 'plan_file_posted',
+      runId: run.id,
+      stack: stack.name,
+    });
   }
-  await tell(renderAck(`The full plan of ${stack.name} (sensitive values masked) is ${posted ? 'already' : 'being posted'} in the message's thread.`));
+  await tell(
+    renderAck(
+      `The full plan of ${stack.name} (sensitive values masked) is ${posted ? 'already' : 'being posted'} in the message's thread.`,
+    ),
+  );
 }

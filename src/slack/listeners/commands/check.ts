@@ -32,13 +32,24 @@ export function outcomeLine(outcome: CheckOutcome): string {
  * `/drift check`: queue every stack first (ahead of scheduled checks), say so, then answer once more
  * when all are done. A stack already queued or running is not planned twice: the user gets its result.
  */
-export const handleCheck: CommandHandler<'check', Pick<SlackDeps, 'scheduler' | 'store' | 'now'>> = async (deps, command, userId, tell) => {
+export const handleCheck: CommandHandler<'check', Pick<SlackDeps, 'scheduler' | 'store' | 'now'>> = async (
+  deps,
+  command,
+  userId,
+  tell,
+) => {
   if (command.stacks.length === 0) return tell(renderAck('No stacks are configured, so there is nothing to check.'));
   const lines = command.stacks.map((name) => {
     deps.store.appendAudit({ at: deps.now(), actor: userId, action: 'check_requested', stack: name });
-    return deps.scheduler.request(name, 'manual').then(outcomeLine, (err: unknown) => `${name}: failed: ${truncate(errorMessage(err), 300)}`);
+    return deps.scheduler
+      .request(name, 'manual')
+      .then(outcomeLine, (err: unknown) => `${name}: failed: ${truncate(errorMessage(err), 300)}`);
   });
-  await tell(renderAck(`Queued ${plural(command.stacks.length, 'stack')}: ${truncate(command.stacks.join(', '), 500)}. Alerts go to each stack's channel.`));
+  await tell(
+    renderAck(
+      `Queued ${plural(command.stacks.length, 'stack')}: ${truncate(command.stacks.join(', '), 500)}. Alerts go to each stack's channel.`,
+    ),
+  );
   const done = await Promise.all(lines);
   const more = done.length > MAX_LINES ? [`… and ${done.length - MAX_LINES} more`] : [];
   await tell(renderAck(`Check finished:\n${[...done.slice(0, MAX_LINES), ...more].join('\n')}`));

@@ -13,11 +13,11 @@ import { handleShow } from './show.js';
 import { handleSilence, handleUnsilence } from './silence.js';
 import { handleUnlock } from './unlock.js';
 
-
 type Handlers = { [K in DriftCommand['kind']]: CommandHandler<K> };
 
 const HANDLERS: Handlers = {
-  status: async (deps, _command, _userId, tell) => tell(renderStatus(stackRows(deps.store, deps.config.stacks, deps.now()))),
+  status: async (deps, _command, _userId, tell) =>
+    tell(renderStatus(stackRows(deps.store, deps.config.stacks, deps.now()))),
   help: async (_deps, _command, _userId, tell) => tell(renderHelp()),
   error: async (_deps, command, _userId, tell) => tell(renderCommandError(command.message, command.suggestions)),
   check: handleCheck,
@@ -40,16 +40,26 @@ async function runCommand(deps: SlackDeps, command: DriftCommand, userId: string
 
 /** `/drift`: ack at once (Slack waits 3 s), check the payload, and hand the work to the job queue. */
 export function register(app: App, deps: SlackDeps): void {
-  app.command('/drift', async ({ ack, body, respond }: AllMiddlewareArgs & { ack: () => Promise<void>; body: unknown; respond?: RespondFn }) => {
-    await ack();
-    const parsed = SlashCommand.safeParse(body);
-    if (!parsed.success) {
-      deps.logger.warn({ problem: payloadProblem(parsed.error) }, 'malformed /drift payload; ignored');
-      return;
-    }
-    const { userId, text, responseUrl } = parsed.data;
-    const command = parseDriftCommand(text, deps.config.stacks.map((s) => s.name));
-    const tell = tellClicker(deps, { userId, inView: false }, responseUrl ? respond : undefined);
-    deps.jobs.run(`/drift ${command.kind}`, () => runCommand(deps, command, userId, tell));
-  });
+  app.command(
+    '/drift',
+    async ({
+      ack,
+      body,
+      respond,
+    }: AllMiddlewareArgs & { ack: () => Promise<void>; body: unknown; respond?: RespondFn }) => {
+      await ack();
+      const parsed = SlashCommand.safeParse(body);
+      if (!parsed.success) {
+        deps.logger.warn({ problem: payloadProblem(parsed.error) }, 'malformed /drift payload; ignored');
+        return;
+      }
+      const { userId, text, responseUrl } = parsed.data;
+      const command = parseDriftCommand(
+        text,
+        deps.config.stacks.map((s) => s.name),
+      );
+      const tell = tellClicker(deps, { userId, inView: false }, responseUrl ? respond : undefined);
+      deps.jobs.run(`/drift ${command.kind}`, () => runCommand(deps, command, userId, tell));
+    },
+  );
 }

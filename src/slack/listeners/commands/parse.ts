@@ -41,7 +41,9 @@ export function parseDriftCommand(text: string, stackNames: readonly string[]): 
       if (args.length === 0) return fail(`usage: ${usage.check}`);
       if (args.length === 1 && args[0] === 'all') return { kind: 'check', stacks: [...stackNames] };
       const match = matchStacks(stackNames, args);
-      return match.ok ? { kind: 'check', stacks: match.names } : fail(`no stack matches \`${match.pattern}\``, match.suggestions);
+      return match.ok
+        ? { kind: 'check', stacks: match.names }
+        : fail(`no stack matches \`${match.pattern}\``, match.suggestions);
     }
     case 'show':
     case 'unsilence':
@@ -53,7 +55,8 @@ export function parseDriftCommand(text: string, stackNames: readonly string[]): 
       const stack = oneStack(args[0]);
       if (typeof stack !== 'string') return stack;
       const durationMs = args[1] ? parseDuration(args[1]) : undefined;
-      if (!durationMs) return fail(`\`${args[1] ?? ''}\` is not a duration (use e.g. 2h, 1d, 30m); usage: ${usage.silence}`);
+      if (!durationMs)
+        return fail(`\`${args[1] ?? ''}\` is not a duration (use e.g. 2h, 1d, 30m); usage: ${usage.silence}`);
       const reason = args.slice(2).join(' ');
       return { kind: 'silence', stack, durationMs, ...(reason ? { reason } : {}) };
     }

@@ -19,25 +19,59 @@ function utc(date: Date): string {
  * `/drift silence`: no alerts for the stack until the time is up (checks still run and are recorded).
  * Silencing hides drift, so it takes someone who may approve the stack's plans; unsilencing anyone may.
  */
-export const handleSilence: CommandHandler<'silence', ApprovalServiceDeps & Pick<SlackDeps, 'stack'>> = async (deps, command, userId, tell) => {
+export const handleSilence: CommandHandler<'silence', ApprovalServiceDeps & Pick<SlackDeps, 'stack'>> = async (
+  deps,
+  command,
+  userId,
+  tell,
+) => {
   const stack = deps.stack(command.stack);
   if (!stack || !(await mayActOn(deps, stack, userId, 'silence', tell))) return;
   if (command.durationMs > MAX_SILENCE_MS) {
-    return tell(renderCommandError(`a silence lasts at most 30 days; for longer, change the code or the config so that the drift stops alerting for a stated reason`));
+    return tell(
+      renderCommandError(
+        `a silence lasts at most 30 days; for longer, change the code or the config so that the drift stops alerting for a stated reason`,
+      ),
+    );
   }
   const now = deps.now();
   const until = new Date(now.getTime() + command.durationMs);
   const reason = command.reason ? deps.secrets.redact(command.reason).slice(0, MAX_REASON) : undefined;
   deps.store.silence({ stack: command.stack, until, by: userId, ...(reason ? { reason } : {}) });
-  deps.store.appendAudit({ at: now, actor: userId, action: 'silenced', stack: command.stack, detail: { until: until.toISOString(), reason: reason ?? null } });
-  await tell(renderAck(`${command.stack} is silenced for ${formatDuration(command.durationMs)}, until ${utc(until)}: no alerts until then.`));
+  deps.store.appendAudit({
+    at: now,
+    actor: userId,
+    action: 'silenced',
+    stack: command.stack,
+    detail: { until: until.toISOString(), reason: reason ?? null },
+  });
+  await tell(
+    renderAck(
+      `${command.stack} is silenced for ${formatDuration(command.durationMs)}, until ${utc(until)}: no alerts until then.`,
+    ),
+  );
 };
 
 /** `/drift unsilence`: alerts again from the next check on. */
-export const handleUnsilence: CommandHandler<'unsilence', ApprovalServiceDeps & Pick<SlackDeps, 'stack'>> = async (deps, command, userId, tell) => {
+export const handleUnsilence: CommandHandler<'unsilence', ApprovalServiceDeps & Pick<SlackDeps, 'stack'>> = async (
+  deps,
+  command,
+  userId,
+  tell,
+) => {
   const now = deps.now();
   const removed = deps.store.unsilence(command.stack);
   const wasSilenced = removed !== undefined && removed.until > now;
-  deps.store.appendAudit({ at: now, actor: userId, action: 'unsilenced', stack: command.stack, detail: { wasSilenced } });
-  await tell(renderAck(wasSilenced ? `${command.stack} alerts again.` : `${command.stack} was not silenced; it alerts as before.`));
+  deps.store.appendAudit({
+    at: now,
+    actor: userId,
+    action: 'unsilenced',
+    stack: command.stack,
+    detail: { wasSilenced },
+  });
+  await tell(
+    renderAck(
+      wasSilenced ? `${command.stack} alerts again.` : `${command.stack} was not silenced; it alerts as before.`,
+    ),
+  );
 };

@@ -20,10 +20,25 @@ export async function mayActOn(
   const rights = await decisionRights(deps, stack, userId, 'approve');
   if (!('status' in rights)) return true;
   refuse(deps, stack.name, userId, action, rights.reason, rights.message);
-  await tell(renderNotAllowed(`${GERUND[action]} ${stack.name} takes someone who may approve its plans. ${rights.message}`));
+  await tell(
+    renderNotAllowed(`${GERUND[action]} ${stack.name} takes someone who may approve its plans. ${rights.message}`),
+  );
   return false;
 }
 
-export function refuse(deps: Pick<ApprovalServiceDeps, 'store' | 'now'>, stack: string, userId: string, action: string, reason: string, message: string): void {
-  deps.store.appendAudit({ at: deps.now(), actor: userId, action: `${action}_refused`, stack, detail: { reason, message } });
+export function refuse(
+  deps: Pick<ApprovalServiceDeps, 'store' | 'now'>,
+  stack: string,
+  userId: string,
+  action: string,
+  reason: string,
+  message: string,
+): void {
+  deps.store.appendAudit({
+    at: deps.now(),
+    actor: userId,
+    action: `${action}_refused`,
+    stack,
+    detail: { reason, message },
+  });
 }

@@ -8,7 +8,10 @@ import { mayActOn, refuse } from './stack-rights.js';
  * `/drift unlock`: what `driftgate unlock` does, for a person who may approve the stack's plans. A lock
  * held by a check or apply running in this process right now is not stale, so it is never broken.
  */
-export const handleUnlock: CommandHandler<'unlock', ApprovalServiceDeps & Pick<SlackDeps, 'stack' | 'scheduler'>> = async (deps, command, userId, tell) => {
+export const handleUnlock: CommandHandler<
+  'unlock',
+  ApprovalServiceDeps & Pick<SlackDeps, 'stack' | 'scheduler'>
+> = async (deps, command, userId, tell) => {
   const stack = deps.stack(command.stack);
   if (!stack) return;
   if (!(await mayActOn(deps, stack, userId, 'unlock', tell))) return;
@@ -27,6 +30,15 @@ export const handleUnlock: CommandHandler<'unlock', ApprovalServiceDeps & Pick<S
     stack: stack.name,
     detail: { blockedReason: record?.blockedReason ?? null, brokenLock: lock?.runId ?? null },
   });
-  const done = [record?.blockedReason ? `lifted the block (${record.blockedReason})` : '', lock ? `broke the lock of run ${lock.runId}` : ''].filter(Boolean);
-  await tell(renderAck(done.length ? `${stack.name}: ${done.join(' and ')}. The next check plans it again.` : `${stack.name} was neither blocked nor locked; nothing to do.`));
+  const done = [
+    record?.blockedReason ? `lifted the block (${record.blockedReason})` : '',
+    lock ? `broke the lock of run ${lock.runId}` : '',
+  ].filter(Boolean);
+  await tell(
+    renderAck(
+      done.length
+        ? `${stack.name}: ${done.join(' and ')}. The next check plans it again.`
+        : `${stack.name} was neither blocked nor locked; nothing to do.`,
+    ),
+  );
 };

@@ -15,6 +15,8 @@ export function register(app: App, deps: SlackDeps): void {
       return;
     }
     const { data } = submission;
-    deps.jobs.run('reject', () => handleRejectSubmission(deps, data, (stack) => tellInChannel(deps, data.userId, stack, data.runId)));
+    deps.jobs.run('reject', () =>
+      handleRejectSubmission(deps, data, (stack) => tellInChannel(deps, data.userId, stack, data.runId)),
+    );
   });
 }

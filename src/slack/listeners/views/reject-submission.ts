@@ -17,5 +17,9 @@ export async function handleRejectSubmission(
   const reason = submission.values[REJECT_MODAL.reasonBlockId]?.[REJECT_MODAL.reasonActionId]?.value ?? undefined;
   const outcome = await rejectRun(deps, stack, run.id, submission.userId, reason);
   if (outcome.status === 'refused') return tellFor(stack.name)(renderNotAllowed(outcome.message));
-  await deps.messages.update(outcome.run, { kind: 'rejected', by: submission.userId, ...(outcome.reason ? { reason: outcome.reason } : {}) });
+  await deps.messages.update(outcome.run, {
+    kind: 'rejected',
+    by: submission.userId,
+    ...(outcome.reason ? { reason: outcome.reason } : {}),
+  });
 }

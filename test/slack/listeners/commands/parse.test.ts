@@ -12,7 +12,10 @@ describe('parseDriftCommand', () => {
     ['check prod/*', { kind: 'check', stacks: ['prod/networking', 'prod/database'] }],
     ['check */networking dev/app', { kind: 'check', stacks: ['prod/networking', 'staging/networking', 'dev/app'] }],
     ['show prod/database', { kind: 'show', stack: 'prod/database' }],
-    ['silence prod/database 2h planned migration', { kind: 'silence', stack: 'prod/database', durationMs: 7_200_000, reason: 'planned migration' }],
+    [
+      'silence prod/database 2h planned migration',
+      { kind: 'silence', stack: 'prod/database', durationMs: 7_200_000, reason: 'planned migration' },
+    ],
     ['silence dev/app 1d', { kind: 'silence', stack: 'dev/app', durationMs: 86_400_000 }],
     ['unsilence dev/app', { kind: 'unsilence', stack: 'dev/app' }],
     ['unlock prod/networking', { kind: 'unlock', stack: 'prod/networking' }],
