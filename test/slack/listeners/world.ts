@@ -4,6 +4,7 @@
  * messages, and recording seams for what a handler only asks for (apply, requestCheck, the scheduler).
  * `told` keeps every text the person was told.
  */
+import { App, type Receiver } from '@slack/bolt';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
@@ -233,5 +234,25 @@ async function listenerWorld(options: { remediation?: SlackDeps['remediation'] }
       checks: [...recorded.checksRequested],
     }),
     warnings: () => app.logs.filter((l) => l.includes('"level":40')).join('\n'),
+  };
+}
+
+/**
+ * A real Bolt App with no HTTP receiver, driftgate's listeners registered on it: `send` hands it one
+ * payload through `processEvent`, with an ack that records when it came relative to the jobs started.
+ */
+export function boltWith(w: ListenerWorld, register: (app: App, deps: SlackDeps) => void) {
+  const order: string[] = [];
+  const jobs = w.deps.jobs;
+  const deps: SlackDeps = { ...w.deps, jobs: { run: (name, work) => (order.push(`job ${name}`), jobs.run(name, work)), idle: () => jobs.idle() } };
+  const receiver: Receiver = { init: () => undefined, start: async () => undefined, stop: async () => undefined };
+  const app = new App({ token: w.emulator.token, receiver, tokenVerificationEnabled: false, clientOptions: { slackApiUrl: w.emulator.apiUrl } });
+  register(app, deps);
+  return {
+    order,
+    async send(body: Record<string, unknown>): Promise<void> {
+      await app.processEvent({ body, ack: async () => void order.push('ack') });
+      await jobs.idle();
+    },
   };
 }
