@@ -7,7 +7,7 @@
 import { App, type Receiver } from '@slack/bolt';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import type { Run } from '../../../src/domain/run/model.js';
 import type { RunState } from '../../../src/domain/run/state.js';
 import type { CheckOutcome } from '../../../src/services/check-stack.js';
@@ -23,7 +23,7 @@ import { createUsergroupResolver } from '../../../src/slack/usergroups.js';
 import { makeTestApp, type TestApp } from '../../helpers/app.js';
 import { approvers, slack } from '../../helpers/config-builder.js';
 import { startSlackEmulator, type SlackEmulator } from '../../helpers/slack-emulator.js';
-import { fixtureAnalysis } from '../blocks/helpers.js';
+import { ALL_FIXTURE_SECRETS, fixtureAnalysis } from '../blocks/helpers.js';
 import { textOf } from '../flows/fixtures.js';
 
 export { LEAD1, LEAD2, LEAD3, OUTSIDER } from '../flows/fixtures.js';
@@ -255,4 +255,18 @@ export function boltWith(w: ListenerWorld, register: (app: App, deps: SlackDeps)
       await jobs.idle();
     },
   };
+}
+
+/**
+ * The person was told, once, the summary of `runId`'s plan (the real plan of the fixture, masked), and
+ * nothing was posted or audited.
+ */
+export function expectToldPlanSummary(w: ListenerWorld, stack: string, runId: string): void {
+  expect(w.told).toHaveLength(1);
+  expect(w.told[0]).toContain(`Latest plan: ${stack}`);
+  expect(w.told[0]).toContain(runId);
+  expect(w.told[0]).toContain('terraform_data.web');
+  for (const secret of ALL_FIXTURE_SECRETS) expect(w.told[0]).not.toContain(secret);
+  expect(w.outbox()).toEqual([]);
+  expect(w.audit()).toEqual([]);
 }
