@@ -10,7 +10,10 @@ describe('tellClicker', () => {
   it('answers a message click ephemerally through respond, never replacing the message', async () => {
     const w = await world();
     const said: RespondArguments[] = [];
-    await tellClicker(w.deps, { userId: LEAD1, inView: false }, async (args) => (said.push(args as RespondArguments), new Response('ok')))(MESSAGE);
+    await tellClicker(w.deps, { userId: LEAD1, inView: false }, async (args) => {
+      said.push(args as RespondArguments);
+      return new Response('ok');
+    })(MESSAGE);
     expect(said).toEqual([{ response_type: 'ephemeral', replace_original: false, ...MESSAGE }]);
   });
 
@@ -39,7 +42,11 @@ describe('tellInChannel', () => {
     await tellInChannel(w.deps, LEAD1, STAGING, run.id)(MESSAGE);
     await tellInChannel(w.deps, LEAD1, STAGING, undefined)(MESSAGE);
     expect(w.outbox()).toEqual([
-      { key: `stack:${STAGING}`, method: 'chat.postEphemeral', payload: { channel: 'C0THREAD', user: LEAD1, ...MESSAGE } },
+      {
+        key: `stack:${STAGING}`,
+        method: 'chat.postEphemeral',
+        payload: { channel: 'C0THREAD', user: LEAD1, ...MESSAGE },
+      },
       { key: `stack:${STAGING}`, method: 'chat.postEphemeral', payload: { channel: CHANNEL, user: LEAD1, ...MESSAGE } },
     ]);
   });

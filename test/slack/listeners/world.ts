@@ -86,7 +86,11 @@ export interface ListenerWorld {
   tell: Tell;
   recorded: Recorded;
   /** What `scheduler.request` answers; `running` is what `scheduler.status()` says runs. */
-  scheduler: { answer: (stack: string) => Promise<CheckOutcome>; running: string[]; exclusiveAnswer: () => Promise<unknown> };
+  scheduler: {
+    answer: (stack: string) => Promise<CheckOutcome>;
+    running: string[];
+    exclusiveAnswer: () => Promise<unknown>;
+  };
   /** The GitHub logins `authorOf` answers for a run (absent: no author, as for drift). */
   authors: Map<string, string[]>;
   run(stack: string, state: RunState, options?: RunOptions): Promise<Run>;
@@ -115,7 +119,11 @@ async function listenerWorld(options: { remediation?: SlackDeps['remediation'] }
   const emulator = await startSlackEmulator({ usergroups: [{ id: 'S0ONCALL', handle: 'oncall', users: [ONCALL] }] });
   const app = await makeTestApp({
     stacks: { [PROD]: undefined, [STAGING]: undefined, [UNRULED]: undefined },
-    stackSettings: { [PROD]: { environment: 'prod' }, [STAGING]: { environment: 'staging' }, [UNRULED]: { environment: 'dev' } },
+    stackSettings: {
+      [PROD]: { environment: 'prod' },
+      [STAGING]: { environment: 'staging' },
+      [UNRULED]: { environment: 'dev' },
+    },
     config: {
       ...slack(CHANNEL),
       ...approvers(
@@ -140,7 +148,13 @@ async function listenerWorld(options: { remediation?: SlackDeps['remediation'] }
     running: [],
     exclusiveAnswer: () => Promise.reject(new Error('no exclusive answer set')),
   };
-  const messages = createRunMessages({ config, store, services: context.deps, stack: context.stack, canRemediate: Boolean(options.remediation) });
+  const messages = createRunMessages({
+    config,
+    store,
+    services: context.deps,
+    stack: context.stack,
+    canRemediate: Boolean(options.remediation),
+  });
   const deps: SlackDeps = {
     ...context.deps,
     store,
@@ -174,8 +188,16 @@ async function listenerWorld(options: { remediation?: SlackDeps['remediation'] }
   const outbox = () => {
     const db = new Database(dbPath, { readonly: true });
     try {
-      const rows = db.prepare('SELECT key, method, payload FROM outbox ORDER BY id').all() as { key: string; method: string; payload: string }[];
-      return rows.map((r) => ({ key: r.key, method: r.method, payload: JSON.parse(r.payload) as Record<string, unknown> }));
+      const rows = db.prepare('SELECT key, method, payload FROM outbox ORDER BY id').all() as {
+        key: string;
+        method: string;
+        payload: string;
+      }[];
+      return rows.map((r) => ({
+        key: r.key,
+        method: r.method,
+        payload: JSON.parse(r.payload) as Record<string, unknown>,
+      }));
     } finally {
       db.close();
     }
@@ -194,14 +216,23 @@ async function listenerWorld(options: { remediation?: SlackDeps['remediation'] }
     authors,
     async run(stack, state, runOptions = {}) {
       store.upsertStack(stack);
-      let run = store.createRun({ stack, trigger: 'schedule', ...(runOptions.commitSha ? { commitSha: runOptions.commitSha } : {}) });
+      let run = store.createRun({
+        stack,
+        trigger: 'schedule',
+        ...(runOptions.commitSha ? { commitSha: runOptions.commitSha } : {}),
+      });
       const analysis = runOptions.analysis ? fixtureAnalysis('data-changes.json') : undefined;
       if (analysis) await storeArtifact(context.deps, run.id, 'analysis', JSON.stringify(analysis));
       let from: RunState = 'planning';
       for (const to of PATHS[state] ?? []) {
         const patch =
           from === 'planning'
-            ? { kind: runOptions.kind ?? 'drift', fingerprint: analysis?.fingerprint ?? `fp-${run.id}`, counts: analysis?.counts ?? { create: 0, update: 1, delete: 0, replace: 0, read: 0 }, planSha256: 'a'.repeat(64) }
+            ? {
+                kind: runOptions.kind ?? 'drift',
+                fingerprint: analysis?.fingerprint ?? `fp-${run.id}`,
+                counts: analysis?.counts ?? { create: 0, update: 1, delete: 0, replace: 0, read: 0 },
+                planSha256: 'a'.repeat(64),
+              }
             : to === 'superseded' && runOptions.supersededBy
               ? { supersededBy: runOptions.supersededBy }
               : {};
@@ -244,9 +275,23 @@ async function listenerWorld(options: { remediation?: SlackDeps['remediation'] }
 export function boltWith(w: ListenerWorld, register: (app: App, deps: SlackDeps) => void) {
   const order: string[] = [];
   const jobs = w.deps.jobs;
-  const deps: SlackDeps = { ...w.deps, jobs: { run: (name, work) => (order.push(`job ${name}`), jobs.run(name, work)), idle: () => jobs.idle() } };
+  const deps: SlackDeps = {
+    ...w.deps,
+    jobs: {
+      run: (name, work) => {
+        order.push(`job ${name}`);
+        jobs.run(name, work);
+      },
+      idle: () => jobs.idle(),
+    },
+  };
   const receiver: Receiver = { init: () => undefined, start: async () => undefined, stop: async () => undefined };
-  const app = new App({ token: w.emulator.token, receiver, tokenVerificationEnabled: false, clientOptions: { slackApiUrl: w.emulator.apiUrl } });
+  const app = new App({
+    token: w.emulator.token,
+    receiver,
+    tokenVerificationEnabled: false,
+    clientOptions: { slackApiUrl: w.emulator.apiUrl },
+  });
   register(app, deps);
   return {
     order,

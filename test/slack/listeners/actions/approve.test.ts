@@ -1,12 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import type { RunState } from '../../../../src/domain/run/state.js';
 import { handleApprove } from '../../../../src/slack/listeners/actions/approve.js';
-import { GONE, LEAD1, LEAD1_LOGIN, LEAD2, ONCALL, OUTSIDER, PROD, STAGING, UNRULED, useListenerWorld, type ListenerWorld } from '../world.js';
+import {
+  GONE,
+  LEAD1,
+  LEAD1_LOGIN,
+  LEAD2,
+  ONCALL,
+  OUTSIDER,
+  PROD,
+  STAGING,
+  UNRULED,
+  useListenerWorld,
+  type ListenerWorld,
+} from '../world.js';
 
 const world = useListenerWorld();
 
 /** A refused click: told once, audited once as approve_refused with `reason`, and nothing else moved. */
-async function expectRefused(w: ListenerWorld, runId: string, userId: string, reason: string, told: RegExp): Promise<void> {
+async function expectRefused(
+  w: ListenerWorld,
+  runId: string,
+  userId: string,
+  reason: string,
+  told: RegExp,
+): Promise<void> {
   const before = w.snapshot(runId);
   const auditBefore = w.audit({ runId });
   await handleApprove(w.deps, w.click(runId, userId), w.tell);
@@ -28,7 +46,10 @@ describe('handleApprove', () => {
     expect(w.store.getRun(run.id)?.state).toBe('approved');
     expect(w.store.listApprovals(run.id).map((a) => [a.userId, a.groups])).toEqual([[LEAD1, ['sre-leads']]]);
     expect(w.audit({ runId: run.id })).toEqual(['approved']);
-    expect(w.store.listAudit({ runId: run.id })[0]).toMatchObject({ actor: LEAD1, detail: { have: 1, need: 1, rule: 1 } });
+    expect(w.store.listAudit({ runId: run.id })[0]).toMatchObject({
+      actor: LEAD1,
+      detail: { have: 1, need: 1, rule: 1 },
+    });
   });
 
   it('a first of two approvals is recorded, re-renders the message and applies nothing; the second applies as its approver', async () => {
@@ -66,7 +87,13 @@ describe('handleApprove', () => {
   it('refuses everyone on a stack no approvers rule covers', async () => {
     const w = await world();
     const run = await w.run(UNRULED, 'drifted');
-    await expectRefused(w, run.id, LEAD1, 'no_rule', /No approval rule in driftgate's config covers dev\/app, so nobody can approve its plans from Slack/);
+    await expectRefused(
+      w,
+      run.id,
+      LEAD1,
+      'no_rule',
+      /No approval rule in driftgate's config covers dev\/app, so nobody can approve its plans from Slack/,
+    );
   });
 
   it("refuses the change's author, known through approvers.authors", async () => {
@@ -109,12 +136,16 @@ describe('handleApprove', () => {
     const run = await w.run(STAGING, 'drifted');
     w.app.now.value = new Date(w.app.now.value.getTime() + 5 * 3600_000);
     await handleApprove(w.deps, w.click(run.id, LEAD1), w.tell);
-    expect(w.told).toEqual([expect.stringMatching(/This plan is 5h old, older than the 4h a plan may be applied within/)]);
+    expect(w.told).toEqual([
+      expect.stringMatching(/This plan is 5h old, older than the 4h a plan may be applied within/),
+    ]);
     expect(w.store.getRun(run.id)?.state).toBe('expired');
     expect(w.recorded.checksRequested).toEqual([STAGING]);
     expect(w.recorded.applied).toEqual([]);
     expect(w.store.listApprovals(run.id)).toEqual([]);
-    expect(w.store.listAudit({ runId: run.id })).toMatchObject([{ action: 'approve_refused', detail: { reason: 'expired', state: 'expired' } }]);
+    expect(w.store.listAudit({ runId: run.id })).toMatchObject([
+      { action: 'approve_refused', detail: { reason: 'expired', state: 'expired' } },
+    ]);
   });
 
   it.each([

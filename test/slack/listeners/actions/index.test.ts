@@ -37,9 +37,24 @@ describe('actions register()', () => {
   });
 
   it.each([
-    ['an empty user id', click(ACTION_IDS.approve, 'r_1', { user: { id: '' } }), 'malformed Slack button payload; ignored', 'user.id'],
-    ['an oversized value', click(ACTION_IDS.approve, 'x'.repeat(201)), 'malformed Slack button payload; ignored', 'actions.0.value'],
-    ['a driftgate-looking button driftgate never rendered', click('driftgate.drop_tables', 'r_1'), 'click on a button driftgate does not know; ignored', 'driftgate.drop_tables'],
+    [
+      'an empty user id',
+      click(ACTION_IDS.approve, 'r_1', { user: { id: '' } }),
+      'malformed Slack button payload; ignored',
+      'user.id',
+    ],
+    [
+      'an oversized value',
+      click(ACTION_IDS.approve, 'x'.repeat(201)),
+      'malformed Slack button payload; ignored',
+      'actions.0.value',
+    ],
+    [
+      'a driftgate-looking button driftgate never rendered',
+      click('driftgate.drop_tables', 'r_1'),
+      'click on a button driftgate does not know; ignored',
+      'driftgate.drop_tables',
+    ],
   ])('acks, logs and ignores %s', async (_case, body, warning, where) => {
     const w = await world();
     const run = await w.run(STAGING, 'drifted');

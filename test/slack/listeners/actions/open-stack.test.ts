@@ -12,10 +12,16 @@ describe('handleOpenStack', () => {
     await handleOpenStack(w.deps, w.click(run.id, LEAD1, { message: DIGEST }), w.tell);
     const [post, ...rest] = w.outbox();
     expect(rest).toEqual([]);
-    expect(post).toMatchObject({ key: `stack:${STAGING}`, method: 'chat.postMessage', payload: { channel: CHANNEL, thread_ts: DIGEST.ts } });
+    expect(post).toMatchObject({
+      key: `stack:${STAGING}`,
+      method: 'chat.postMessage',
+      payload: { channel: CHANNEL, thread_ts: DIGEST.ts },
+    });
     expect(JSON.stringify(post!.payload)).toContain(`Drift detected in ${STAGING}`);
     expect(w.store.hasMessage(run.id)).toBe(true);
-    expect(w.store.listAudit({ runId: run.id })).toMatchObject([{ action: 'alert_opened', actor: LEAD1, stack: STAGING }]);
+    expect(w.store.listAudit({ runId: run.id })).toMatchObject([
+      { action: 'alert_opened', actor: LEAD1, stack: STAGING },
+    ]);
     expect(w.told).toEqual([]);
   });
 
@@ -53,7 +59,10 @@ describe('handleOpenStack', () => {
     const gone = await w.run(GONE, 'drifted', { analysis: true });
     await handleOpenStack(w.deps, w.click('r_missing', LEAD1, { message: DIGEST }), w.tell);
     await handleOpenStack(w.deps, w.click(gone.id, LEAD1, { message: DIGEST }), w.tell);
-    expect(w.told).toEqual([expect.stringContaining('there is no run r_missing'), expect.stringContaining("stack legacy/vpc is no longer in driftgate's config")]);
+    expect(w.told).toEqual([
+      expect.stringContaining('there is no run r_missing'),
+      expect.stringContaining("stack legacy/vpc is no longer in driftgate's config"),
+    ]);
     expect(w.outbox()).toEqual([]);
     expect(w.audit()).toEqual([]);
   });

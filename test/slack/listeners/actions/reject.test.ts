@@ -29,7 +29,12 @@ describe('handleRejectClick', () => {
 
   it.each([
     ['a run that is no longer waiting', 'applied' as const, {}, /This plan has already been applied\./],
-    ['a click without a trigger id', 'drifted' as const, { triggerId: undefined }, /without a trigger id, so the reject dialog cannot open/],
+    [
+      'a click without a trigger id',
+      'drifted' as const,
+      { triggerId: undefined },
+      /without a trigger id, so the reject dialog cannot open/,
+    ],
   ])('refuses %s: told why, no modal, nothing audited or changed', async (_case, state, more, told) => {
     const w = await world();
     const run = await w.run(STAGING, state);
@@ -46,7 +51,10 @@ describe('handleRejectClick', () => {
     const gone = await w.run(GONE, 'drifted');
     await handleRejectClick(w.deps, w.click('r_missing', LEAD1), w.tell);
     await handleRejectClick(w.deps, w.click(gone.id, LEAD1), w.tell);
-    expect(w.told).toEqual([expect.stringContaining('there is no run r_missing'), expect.stringContaining("stack legacy/vpc is no longer in driftgate's config")]);
+    expect(w.told).toEqual([
+      expect.stringContaining('there is no run r_missing'),
+      expect.stringContaining("stack legacy/vpc is no longer in driftgate's config"),
+    ]);
     expect(w.emulator.views()).toEqual([]);
     expect(w.store.getRun(gone.id)?.state).toBe('drifted');
   });

@@ -22,7 +22,10 @@ const COMMIT = 'c0ffee'.padEnd(40, '0');
 async function remediationDeps(w: ListenerWorld): Promise<RemediationDeps> {
   const { context } = w.app;
   const { deps } = context;
-  const settings = githubSettingsFor({ GITHUB_TOKEN: 'gh-test-token', GITHUB_API_URL: `http://127.0.0.1:${await closedPort()}` })!;
+  const settings = githubSettingsFor({
+    GITHUB_TOKEN: 'gh-test-token',
+    GITHUB_API_URL: `http://127.0.0.1:${await closedPort()}`,
+  })!;
   return {
     store: context.store,
     artifacts: deps.artifacts,
@@ -40,7 +43,18 @@ async function withGitHub(w: ListenerWorld): Promise<SlackDeps> {
   const remediation = await remediationDeps(w);
   const stack: SlackDeps['stack'] = (name) => {
     const found = w.deps.stack(name);
-    return found && name === STAGING ? { ...found, git: { url: 'https://github.com/acme/infra.git', branch: 'main', repository: 'acme/infra', path: 'staging/network', varFiles: [] } } : found;
+    return found && name === STAGING
+      ? {
+          ...found,
+          git: {
+            url: 'https://github.com/acme/infra.git',
+            branch: 'main',
+            repository: 'acme/infra',
+            path: 'staging/network',
+            varFiles: [],
+          },
+        }
+      : found;
   };
   return { ...w.deps, remediation, stack };
 }
@@ -70,20 +84,43 @@ describe('handleRemediate', () => {
   });
 
   it.each([
-    ['a stack in a local directory', 'drifted' as const, 'drift' as const, false, /stack staging\/network is a local directory: remediation PRs need the stack in a Git repository/],
-    ['a pending change', 'pending_approval' as const, 'pending_change' as const, true, /is not drift: only drift of the real infrastructure is codified/],
-    ['a drift no longer awaiting a decision', 'rejected' as const, 'drift' as const, true, /is rejected: only a drift awaiting a decision is codified/],
-  ])('refuses %s: audited as remediate_refused (unavailable), nothing asked of the scheduler', async (_case, state, kind, git, told) => {
-    const w = await world();
-    const deps = git ? await withGitHub(w) : { ...w.deps, remediation: await remediationDeps(w) };
-    const run = await w.run(STAGING, state, { kind, commitSha: COMMIT, message: true });
-    const before = w.snapshot(run.id);
-    await handleRemediate(deps, w.click(run.id, LEAD1), w.tell);
-    expect(w.told).toEqual([expect.stringMatching(told)]);
-    expect(w.store.listAudit({ stack: STAGING })).toMatchObject([{ action: 'remediate_refused', actor: LEAD1, detail: { reason: 'unavailable' } }]);
-    expect(w.snapshot(run.id)).toEqual(before);
-    expect(w.recorded.exclusive).toEqual([]);
-  });
+    [
+      'a stack in a local directory',
+      'drifted' as const,
+      'drift' as const,
+      false,
+      /stack staging\/network is a local directory: remediation PRs need the stack in a Git repository/,
+    ],
+    [
+      'a pending change',
+      'pending_approval' as const,
+      'pending_change' as const,
+      true,
+      /is not drift: only drift of the real infrastructure is codified/,
+    ],
+    [
+      'a drift no longer awaiting a decision',
+      'rejected' as const,
+      'drift' as const,
+      true,
+      /is rejected: only a drift awaiting a decision is codified/,
+    ],
+  ])(
+    'refuses %s: audited as remediate_refused (unavailable), nothing asked of the scheduler',
+    async (_case, state, kind, git, told) => {
+      const w = await world();
+      const deps = git ? await withGitHub(w) : { ...w.deps, remediation: await remediationDeps(w) };
+      const run = await w.run(STAGING, state, { kind, commitSha: COMMIT, message: true });
+      const before = w.snapshot(run.id);
+      await handleRemediate(deps, w.click(run.id, LEAD1), w.tell);
+      expect(w.told).toEqual([expect.stringMatching(told)]);
+      expect(w.store.listAudit({ stack: STAGING })).toMatchObject([
+        { action: 'remediate_refused', actor: LEAD1, detail: { reason: 'unavailable' } },
+      ]);
+      expect(w.snapshot(run.id)).toEqual(before);
+      expect(w.recorded.exclusive).toEqual([]);
+    },
+  );
 
   it('refuses someone who may not approve the stack: audited with the reason, nothing asked of the scheduler', async () => {
     const w = await world();
@@ -91,31 +128,50 @@ describe('handleRemediate', () => {
     const run = await w.run(STAGING, 'drifted', { commitSha: COMMIT, message: true });
     const before = w.snapshot(run.id);
     await handleRemediate(deps, w.click(run.id, OUTSIDER), w.tell);
-    expect(w.told).toEqual([expect.stringMatching(/Opening a remediation PR for staging\/network takes someone who may approve its plans\. Only members of/)]);
-    expect(w.store.listAudit({ stack: STAGING })).toMatchObject([{ action: 'remediate_refused', actor: OUTSIDER, detail: { reason: 'not_in_group' } }]);
+    expect(w.told).toEqual([
+      expect.stringMatching(
+        /Opening a remediation PR for staging\/network takes someone who may approve its plans\. Only members of/,
+      ),
+    ]);
+    expect(w.store.listAudit({ stack: STAGING })).toMatchObject([
+      { action: 'remediate_refused', actor: OUTSIDER, detail: { reason: 'not_in_group' } },
+    ]);
     expect(w.snapshot(run.id)).toEqual(before);
     expect(w.recorded.exclusive).toEqual([]);
   });
 
   it.each([
-    ['opened', /opened remediation PR <https:\/\/github\.com\/acme\/infra\/pull\/7\|#7>: 2 attributes written into the code, 1 left for a person/],
-    ['existing', /asked for a remediation PR: <https:\/\/github\.com\/acme\/infra\/pull\/7\|#7> is already open for this drift/],
-  ] as const)('a PR %s: acked, run as exclusive work on the stack, the message re-rendered and the PR linked in its thread', async (status, reply) => {
-    const w = await world();
-    const deps = await withGitHub(w);
-    const run = await w.run(STAGING, 'drifted', { commitSha: COMMIT, analysis: true, message: true });
-    const outcome = { status, record: record(run.id, run.fingerprint!) } as RemediationOutcome;
-    w.scheduler.exclusiveAnswer = async () => outcome;
-    await handleRemediate(deps, w.click(run.id, LEAD1), w.tell);
-    expect(w.told).toEqual([expect.stringContaining(`Writing the drift of ${STAGING} into its code; the PR link follows in the alert's thread.`)]);
-    expect(w.recorded.exclusive).toEqual([STAGING]);
-    const [update, thread, ...rest] = w.outbox();
-    expect(rest).toEqual([]);
-    expect(update?.method).toBe('chat.update');
-    expect(thread?.method).toBe('chat.postMessage');
-    expect(JSON.stringify(thread?.payload)).toMatch(reply);
-    expect(w.store.getRun(run.id)?.state).toBe('drifted');
-  });
+    [
+      'opened',
+      /opened remediation PR <https:\/\/github\.com\/acme\/infra\/pull\/7\|#7>: 2 attributes written into the code, 1 left for a person/,
+    ],
+    [
+      'existing',
+      /asked for a remediation PR: <https:\/\/github\.com\/acme\/infra\/pull\/7\|#7> is already open for this drift/,
+    ],
+  ] as const)(
+    'a PR %s: acked, run as exclusive work on the stack, the message re-rendered and the PR linked in its thread',
+    async (status, reply) => {
+      const w = await world();
+      const deps = await withGitHub(w);
+      const run = await w.run(STAGING, 'drifted', { commitSha: COMMIT, analysis: true, message: true });
+      const outcome = { status, record: record(run.id, run.fingerprint!) } as RemediationOutcome;
+      w.scheduler.exclusiveAnswer = async () => outcome;
+      await handleRemediate(deps, w.click(run.id, LEAD1), w.tell);
+      expect(w.told).toEqual([
+        expect.stringContaining(
+          `Writing the drift of ${STAGING} into its code; the PR link follows in the alert's thread.`,
+        ),
+      ]);
+      expect(w.recorded.exclusive).toEqual([STAGING]);
+      const [update, thread, ...rest] = w.outbox();
+      expect(rest).toEqual([]);
+      expect(update?.method).toBe('chat.update');
+      expect(thread?.method).toBe('chat.postMessage');
+      expect(JSON.stringify(thread?.payload)).toMatch(reply);
+      expect(w.store.getRun(run.id)?.state).toBe('drifted');
+    },
+  );
 
   it('a PR merged already: says so in the thread and asks for a check of the stack', async () => {
     const w = await world();
@@ -133,16 +189,35 @@ describe('handleRemediate', () => {
     const w = await world();
     const deps = await withGitHub(w);
     const run = await w.run(STAGING, 'drifted', { commitSha: COMMIT, message: true });
-    const skipped = [{ address: 'module.app.terraform_data.token', code: 'in-module' as const, reason: 'inside a module', guidance: 'change the module' }];
+    const skipped = [
+      {
+        address: 'module.app.terraform_data.token',
+        code: 'in-module' as const,
+        reason: 'inside a module',
+        guidance: 'change the module',
+      },
+    ];
     w.scheduler.exclusiveAnswer = async () => ({ status: 'nothing_to_codify', skipped });
     await handleRemediate(deps, w.click(run.id, LEAD1), w.tell);
-    expect(w.store.listAudit({ runId: run.id })).toMatchObject([{ action: 'remediation_nothing_to_codify', actor: LEAD1, detail: { left: 1 } }]);
+    expect(w.store.listAudit({ runId: run.id })).toMatchObject([
+      { action: 'remediation_nothing_to_codify', actor: LEAD1, detail: { left: 1 } },
+    ]);
     expect(JSON.stringify(w.outbox()[0]!.payload)).toContain('module.app.terraform_data.token');
   });
 
   it.each([
-    ['a driftgate error: its message is told and logged as a warning', new RemediationUnavailableError('the branch is protected'), 'the branch is protected', '"level":40'],
-    ['a bug: told as unexpected, logged as an error', new TypeError('x is undefined'), 'unexpected error: x is undefined', '"level":50'],
+    [
+      'a driftgate error: its message is told and logged as a warning',
+      new RemediationUnavailableError('the branch is protected'),
+      'the branch is protected',
+      '"level":40',
+    ],
+    [
+      'a bug: told as unexpected, logged as an error',
+      new TypeError('x is undefined'),
+      'unexpected error: x is undefined',
+      '"level":50',
+    ],
   ])('a failure that is %s; audited as remediation_failed', async (_case, error, reason, level) => {
     const w = await world();
     const deps = await withGitHub(w);
@@ -152,7 +227,9 @@ describe('handleRemediate', () => {
     };
     await handleRemediate(deps, w.click(run.id, LEAD1), w.tell);
     expect(w.told[1]).toContain(`No remediation PR for ${STAGING}: ${reason}`);
-    expect(w.store.listAudit({ runId: run.id })).toMatchObject([{ action: 'remediation_failed', actor: LEAD1, detail: { error: reason } }]);
+    expect(w.store.listAudit({ runId: run.id })).toMatchObject([
+      { action: 'remediation_failed', actor: LEAD1, detail: { error: reason } },
+    ]);
     expect(w.app.logs.filter((l) => l.includes(level)).join('')).toContain('remediation failed');
     expect(w.outbox()).toEqual([]);
     expect(w.store.getRun(run.id)?.state).toBe('drifted');

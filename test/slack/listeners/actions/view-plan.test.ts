@@ -12,17 +12,27 @@ describe('handleViewPlan', () => {
     const w = await world();
     const run = await w.run(STAGING, 'drifted', { analysis: true, message: true });
     await handleViewPlan(w.deps, w.click(run.id, LEAD1), w.tell);
-    expect(w.told).toEqual([expect.stringContaining(`The full plan of ${STAGING} (sensitive values masked) is being posted in the message's thread.`)]);
+    expect(w.told).toEqual([
+      expect.stringContaining(
+        `The full plan of ${STAGING} (sensitive values masked) is being posted in the message's thread.`,
+      ),
+    ]);
     const [upload, ...rest] = w.outbox();
     expect(rest).toEqual([]);
-    expect(upload).toMatchObject({ key: `stack:${STAGING}`, method: UPLOAD_METHOD, payload: { filename: `plan-staging-network-${run.id}.txt` } });
+    expect(upload).toMatchObject({
+      key: `stack:${STAGING}`,
+      method: UPLOAD_METHOD,
+      payload: { filename: `plan-staging-network-${run.id}.txt` },
+    });
     const content = String(upload!.payload.content);
     expect(content).toContain('terraform_data.web');
     for (const secret of ALL_FIXTURE_SECRETS) expect(content).not.toContain(secret);
     expect(w.store.listAudit({ runId: run.id })).toMatchObject([{ action: 'plan_file_posted', actor: LEAD1 }]);
 
     await handleViewPlan(w.deps, w.click(run.id, LEAD2), w.tell);
-    expect(w.told[1]).toContain(`The full plan of ${STAGING} (sensitive values masked) is already in the message's thread.`);
+    expect(w.told[1]).toContain(
+      `The full plan of ${STAGING} (sensitive values masked) is already in the message's thread.`,
+    );
     expect(w.outbox()).toHaveLength(1);
     expect(w.audit({ runId: run.id })).toEqual(['plan_file_posted']);
   });
@@ -39,7 +49,10 @@ describe('handleViewPlan', () => {
     const gone = await w.run(GONE, 'drifted', { analysis: true, message: true });
     await handleViewPlan(w.deps, w.click('r_missing', LEAD1), w.tell);
     await handleViewPlan(w.deps, w.click(gone.id, LEAD1), w.tell);
-    expect(w.told).toEqual([expect.stringContaining('there is no run r_missing'), expect.stringContaining("stack legacy/vpc is no longer in driftgate's config")]);
+    expect(w.told).toEqual([
+      expect.stringContaining('there is no run r_missing'),
+      expect.stringContaining("stack legacy/vpc is no longer in driftgate's config"),
+    ]);
     expect(w.outbox()).toEqual([]);
     expect(w.audit()).toEqual([]);
   });

@@ -34,7 +34,9 @@ describe('handleCheck', () => {
     expect(w.told[1]).toContain(`${PROD}: blocked: apply interrupted`);
     expect(w.told[1]).toContain(`${UNRULED}: failed: terraform init failed`);
     expect(w.told).toHaveLength(2);
-    expect(w.store.listAudit({})).toMatchObject([STAGING, PROD, UNRULED].map((stack) => ({ action: 'check_requested', actor: LEAD1, stack })));
+    expect(w.store.listAudit({})).toMatchObject(
+      [STAGING, PROD, UNRULED].map((stack) => ({ action: 'check_requested', actor: LEAD1, stack })),
+    );
   });
 
   it('with no stacks configured, says there is nothing to check and queues nothing', async () => {

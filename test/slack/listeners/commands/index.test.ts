@@ -19,7 +19,9 @@ describe('commands register()', () => {
     const bolt = boltWith(w, register);
     await bolt.send(command(`show ${STAGING}`, LEAD1, w.emulator.responseUrl('show')));
     expect(bolt.order).toEqual(['ack', 'job /drift show']);
-    expect(JSON.stringify(w.emulator.responses('show').map((r) => r.body))).toContain(`${STAGING} has not been checked yet`);
+    expect(JSON.stringify(w.emulator.responses('show').map((r) => r.body))).toContain(
+      `${STAGING} has not been checked yet`,
+    );
   });
 
   it("a handler that throws: the details go to the log, the person learns it failed on driftgate's side", async () => {

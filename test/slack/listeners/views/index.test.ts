@@ -12,7 +12,11 @@ const submission = (userId: string, metadata: string | undefined, reason: string
   view: {
     callback_id: REJECT_MODAL.callbackId,
     ...(metadata === undefined ? {} : { private_metadata: metadata }),
-    state: { values: { [REJECT_MODAL.reasonBlockId]: { [REJECT_MODAL.reasonActionId]: { type: 'plain_text_input', value: reason } } } },
+    state: {
+      values: {
+        [REJECT_MODAL.reasonBlockId]: { [REJECT_MODAL.reasonActionId]: { type: 'plain_text_input', value: reason } },
+      },
+    },
   },
 });
 
@@ -24,7 +28,9 @@ describe('views register()', () => {
     await bolt.send(submission(LEAD1, run.id, 'intended'));
     expect(bolt.order).toEqual(['ack', 'job reject']);
     expect(w.store.getRun(run.id)?.state).toBe('rejected');
-    expect(w.store.listAudit({ runId: run.id })).toMatchObject([{ action: 'rejected', actor: LEAD1, detail: { reason: 'intended' } }]);
+    expect(w.store.listAudit({ runId: run.id })).toMatchObject([
+      { action: 'rejected', actor: LEAD1, detail: { reason: 'intended' } },
+    ]);
   });
 
   it("tells a refused person ephemerally in the channel of the run's message, through the outbox", async () => {
@@ -34,7 +40,11 @@ describe('views register()', () => {
     expect(w.store.getRun(run.id)?.state).toBe('drifted');
     const [told, ...rest] = w.outbox();
     expect(rest).toEqual([]);
-    expect(told).toMatchObject({ key: `stack:${STAGING}`, method: 'chat.postEphemeral', payload: { channel: MESSAGE.channel, user: OUTSIDER } });
+    expect(told).toMatchObject({
+      key: `stack:${STAGING}`,
+      method: 'chat.postEphemeral',
+      payload: { channel: MESSAGE.channel, user: OUTSIDER },
+    });
     expect(JSON.stringify(told!.payload)).toContain('can reject this plan');
   });
 

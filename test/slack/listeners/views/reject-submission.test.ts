@@ -2,22 +2,42 @@ import { describe, expect, it } from 'vitest';
 import { REJECT_MODAL } from '../../../../src/slack/action-ids.js';
 import type { Tell } from '../../../../src/slack/listeners/tell.js';
 import { handleRejectSubmission } from '../../../../src/slack/listeners/views/reject-submission.js';
-import { GONE, LEAD1, LEAD1_LOGIN, OUTSIDER, STAGING, UNRULED, useListenerWorld, type ListenerWorld } from '../world.js';
+import {
+  GONE,
+  LEAD1,
+  LEAD1_LOGIN,
+  OUTSIDER,
+  STAGING,
+  UNRULED,
+  useListenerWorld,
+  type ListenerWorld,
+} from '../world.js';
 
 const world = useListenerWorld();
 
 type Values = Record<string, Record<string, { value?: string | null }>>;
 
-const submission = (runId: string, userId: string, reason?: string | null): { userId: string; runId: string; values: Values } => ({
+const submission = (
+  runId: string,
+  userId: string,
+  reason?: string | null,
+): { userId: string; runId: string; values: Values } => ({
   userId,
   runId,
-  values: reason === undefined ? {} : { [REJECT_MODAL.reasonBlockId]: { [REJECT_MODAL.reasonActionId]: { value: reason } } },
+  values:
+    reason === undefined ? {} : { [REJECT_MODAL.reasonBlockId]: { [REJECT_MODAL.reasonActionId]: { value: reason } } },
 });
 
 /** The tell for a stack, recording which stack it was asked for. */
 function tellFor(w: ListenerWorld): { stacks: string[]; tellFor: (stack: string) => Tell } {
   const stacks: string[] = [];
-  return { stacks, tellFor: (stack) => (stacks.push(stack), w.tell) };
+  return {
+    stacks,
+    tellFor: (stack) => {
+      stacks.push(stack);
+      return w.tell;
+    },
+  };
 }
 
 describe('handleRejectSubmission', () => {
@@ -33,7 +53,15 @@ describe('handleRejectSubmission', () => {
     expect(w.store.isSnoozed(STAGING, rejected.fingerprint!, new Date(snoozedUntil.getTime() - 1))).toBe(true);
     expect(w.store.isSnoozed(STAGING, rejected.fingerprint!, new Date(snoozedUntil.getTime() + 1))).toBe(false);
     expect(w.store.listAudit({ runId: run.id })).toMatchObject([
-      { action: 'rejected', actor: LEAD1, detail: { reason: 'intended: codified in PR #42', snoozedUntil: snoozedUntil.toISOString(), fingerprint: rejected.fingerprint } },
+      {
+        action: 'rejected',
+        actor: LEAD1,
+        detail: {
+          reason: 'intended: codified in PR #42',
+          snoozedUntil: snoozedUntil.toISOString(),
+          fingerprint: rejected.fingerprint,
+        },
+      },
     ]);
     const [update, ...rest] = w.outbox();
     expect(rest).toEqual([]);
@@ -53,21 +81,40 @@ describe('handleRejectSubmission', () => {
   });
 
   it.each([
-    ['someone in no approver group', STAGING, 'drifted' as const, OUTSIDER, 'not_in_group', /Only members of .*sre-leads.* can reject this plan/],
+    [
+      'someone in no approver group',
+      STAGING,
+      'drifted' as const,
+      OUTSIDER,
+      'not_in_group',
+      /Only members of .*sre-leads.* can reject this plan/,
+    ],
     ['a stack no rule covers', UNRULED, 'drifted' as const, LEAD1, 'no_rule', /nobody can reject its plans from Slack/],
-    ['a run that is no longer waiting', STAGING, 'approved' as const, LEAD1, 'not_awaiting', /already been approved and is being applied/],
-  ])('refuses %s: told in the stack’s channel, audited, nothing else changes', async (_case, stack, state, userId, reason, message) => {
-    const w = await world();
-    const run = await w.run(stack, state, { message: true });
-    const before = w.snapshot(run.id);
-    const told = tellFor(w);
-    await handleRejectSubmission(w.deps, submission(run.id, userId, 'no'), told.tellFor);
-    expect(told.stacks).toEqual([stack]);
-    expect(w.told).toEqual([expect.stringMatching(message)]);
-    expect(w.store.listAudit({ runId: run.id })).toMatchObject([{ action: 'reject_refused', actor: userId, detail: { reason, state } }]);
-    expect(w.snapshot(run.id)).toEqual(before);
-    expect(w.store.isSnoozed(stack, w.store.getRun(run.id)!.fingerprint!, w.app.now.value)).toBe(false);
-  });
+    [
+      'a run that is no longer waiting',
+      STAGING,
+      'approved' as const,
+      LEAD1,
+      'not_awaiting',
+      /already been approved and is being applied/,
+    ],
+  ])(
+    'refuses %s: told in the stack’s channel, audited, nothing else changes',
+    async (_case, stack, state, userId, reason, message) => {
+      const w = await world();
+      const run = await w.run(stack, state, { message: true });
+      const before = w.snapshot(run.id);
+      const told = tellFor(w);
+      await handleRejectSubmission(w.deps, submission(run.id, userId, 'no'), told.tellFor);
+      expect(told.stacks).toEqual([stack]);
+      expect(w.told).toEqual([expect.stringMatching(message)]);
+      expect(w.store.listAudit({ runId: run.id })).toMatchObject([
+        { action: 'reject_refused', actor: userId, detail: { reason, state } },
+      ]);
+      expect(w.snapshot(run.id)).toEqual(before);
+      expect(w.store.isSnoozed(stack, w.store.getRun(run.id)!.fingerprint!, w.app.now.value)).toBe(false);
+    },
+  );
 
   it('drops a submission for an unknown run or a stack no longer configured, silently and without a trace', async () => {
     const w = await world();
