@@ -37,6 +37,25 @@ export async function approveRun(
 
   const run = decidableRun(deps, stack, runId);
   if ('status' in run) return refuse(run);
+  const policy = await deps.policyOf?.(run);
+  // Rights first: a click by someone who may not approve changes nothing, not even an old plan's state.
+  const rights = await decisionRights(
+    deps,
+    stack,
+    userId,
+    'approve',
+    (policy?.approvals ?? []).flatMap((a) => a.from),
+  );
+  if ('status' in rights) return refuse(rights, run);
+  if (policy?.denied) {
+    const why = policy.findings.filter((f) => f.effect === 'deny').map((f) => `${f.rule}: ${f.message}`);
+    return refuse({
+      status: 'refused',
+      reason: 'denied',
+      message: `A policy denies this plan, so it cannot be applied from Slack. ${why.join('; ')}`,
+      run,
+    });
+  }
   if (planExpired(run, deps.now(), deps.maxPlanAgeMs)) {
     const age = planAgeMs(run, deps.now());
     const expired = deps.store.transition(run.id, DECIDABLE, 'expired', { error: 'plan older than maxPlanAge' });
@@ -50,24 +69,6 @@ export async function approveRun(
     });
   }
 
-  const policy = await deps.policyOf?.(run);
-  if (policy?.denied) {
-    const why = policy.findings.filter((f) => f.effect === 'deny').map((f) => `${f.rule}: ${f.message}`);
-    return refuse({
-      status: 'refused',
-      reason: 'denied',
-      message: `A policy denies this plan, so it cannot be applied from Slack. ${why.join('; ')}`,
-      run,
-    });
-  }
-  const rights = await decisionRights(
-    deps,
-    stack,
-    userId,
-    'approve',
-    (policy?.approvals ?? []).flatMap((a) => a.from),
-  );
-  if ('status' in rights) return refuse(rights, run);
   let login: string | string[] | undefined;
   try {
     login = await deps.authorOf?.(run);

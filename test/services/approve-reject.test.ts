@@ -256,6 +256,22 @@ describe('approve and reject without a plan run', () => {
     ]);
   });
 
+  it('checks rights first: a user in no group on a 5-hour-old plan changes nothing', async () => {
+    const { app, deps, store, stack, run, checksRequested } = await setupWaiting('prod/db');
+    const expiredEvents: unknown[] = [];
+    deps.bus.on('plan_expired', (event) => void expiredEvents.push(event));
+    app.now.value = new Date(app.now.value.getTime() + 5 * 3_600_000);
+
+    const outcome = await approveRun(deps, stack, run.id, OUTSIDER);
+    expect(outcome).toMatchObject({ status: 'refused', reason: 'not_in_group' });
+    expect(store.getRun(run.id)?.state).toBe('drifted');
+    expect(expiredEvents).toEqual([]);
+    expect(checksRequested).toEqual([]);
+    expect(store.listAudit({ runId: run.id }).map((a) => `${a.actor}:${a.action}`)).toEqual([
+      `${OUTSIDER}:approve_refused`,
+    ]);
+  });
+
   it('refuses when no rule covers the stack, and for an unknown run', async () => {
     const { deps, store, stack, run } = await setupWaiting('dev/app');
     const outcome = await approveRun(deps, stack, run.id, LEAD1);
