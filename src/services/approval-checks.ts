@@ -4,11 +4,11 @@ import type { ApprovalRefusal, ApprovalRequirement } from '../domain/approvals/m
 import { requirementFor } from '../domain/approvals/requirement.js';
 import { DriftgateError, errorMessage } from '../domain/errors.js';
 import type { Run } from '../domain/run/model.js';
-import type { RunState } from '../domain/run/state.js';
+import { UNDECIDED, type RunState } from '../domain/run/state.js';
 import type { ApprovalServiceDeps } from './approval-deps.js';
 
 /** The states in which a person can still approve or reject a run. */
-export const DECIDABLE: readonly RunState[] = ['drifted', 'pending_approval'];
+export const DECIDABLE: readonly RunState[] = UNDECIDED;
 
 export type DecisionRefusalReason =
   | 'not_found'

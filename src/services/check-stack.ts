@@ -9,7 +9,7 @@ import type { PolicyEvaluation } from '../domain/policy/model.js';
 import { parsePlanJson } from '../domain/plan/schema.js';
 import { classifyRun } from '../domain/run/classify.js';
 import type { Run } from '../domain/run/model.js';
-import { AWAITING_DECISION, type RunTrigger } from '../domain/run/state.js';
+import { UNDECIDED, type RunTrigger } from '../domain/run/state.js';
 import { storeArtifact } from './artifacts.js';
 import type { ServiceDeps } from './deps.js';
 
@@ -134,10 +134,9 @@ async function recordOutcome(
   const before = store.getStack(stack.name);
   const kind = classifyRun({ analysis, commitSha: run.commitSha, lastAppliedCommit: before?.lastAppliedCommit });
   const patch = { fingerprint: analysis.fingerprint, counts: analysis.counts, planSha256 };
-  const undecided = store
-    .listRuns({ stack: stack.name, states: [...AWAITING_DECISION] })
-    .filter((r) => r.id !== run.id);
-  for (const old of undecided) store.transition(old.id, AWAITING_DECISION, 'superseded', { supersededBy: run.id });
+  // An approved run waits for its apply: a re-plan never takes it away (the apply's own plan check decides).
+  const undecided = store.listRuns({ stack: stack.name, states: [...UNDECIDED] }).filter((r) => r.id !== run.id);
+  for (const old of undecided) store.transition(old.id, UNDECIDED, 'superseded', { supersededBy: run.id });
 
   if (!kind) {
     const done = store.transition(run.id, 'planning', 'no_changes', patch) ?? run;
@@ -172,6 +171,7 @@ async function recordOutcome(
   const done = store.transition(run.id, 'planning', to, { ...patch, kind }) ?? run;
   store.setStackStatus(stack.name, to === 'drifted' ? 'drifted' : 'pending_approval', run.id);
   const previous = undecided.find((r) => r.fingerprint === analysis.fingerprint);
+  if (previous && previous.commitSha === done.commitSha) carryApprovals(deps, previous, done);
   const withPolicy = policy ? { policy } : {};
   const isNew =
     kind === 'drift'
@@ -196,6 +196,25 @@ async function recordOutcome(
     });
   }
   return { stack: stack.name, status: to, run: done, analysis, isNew, ...(policy ? { policy } : {}) };
+}
+
+/**
+ * The same changes planned again at the same commit: the approvals given to the plan it replaces still
+ * hold, so a re-plan (a `/drift check`, the schedule) never wipes a decision in progress.
+ */
+function carryApprovals(deps: ServiceDeps, from: Run, to: Run): void {
+  const approvals = deps.store.listApprovals(from.id);
+  const carried = approvals.filter((a) => deps.store.addApproval({ ...a, runId: to.id }));
+  if (carried.length === 0) return;
+  deps.store.appendAudit({
+    at: deps.now(),
+    actor: 'system',
+    action: 'approvals_carried',
+    runId: to.id,
+    stack: to.stack,
+    planSha256: to.planSha256,
+    detail: { from: from.id, users: carried.map((a) => a.userId) },
+  });
 }
 
 /**

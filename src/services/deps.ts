@@ -4,7 +4,7 @@ import type { PlanJson } from '../domain/plan/schema.js';
 import type { PolicyEvaluation } from '../domain/policy/model.js';
 import type { RunKind } from '../domain/run/state.js';
 import type { ArtifactStore } from '../ports/artifacts.js';
-import type { RunStore } from '../ports/store.js';
+import type { Store } from '../ports/store.js';
 import type { TerraformRunner } from '../ports/terraform.js';
 import type { EventBus } from './event-bus.js';
 
@@ -17,7 +17,8 @@ export interface ServiceLogger {
 
 /** Everything the run services need; built once by the composition root (src/app). */
 export interface ServiceDeps {
-  store: RunStore;
+  /** Runs, and what decisions leave on them (approvals); one database. */
+  store: Store;
   artifacts: ArtifactStore;
   terraform: TerraformRunner;
   bus: EventBus;

@@ -49,6 +49,9 @@ export function isTerminal(state: RunState): boolean {
 /** States in which a run waits for a person; such a run holds no stack lock. */
 export const AWAITING_DECISION: readonly RunState[] = ['drifted', 'pending_approval', 'approved'];
 
+/** States in which people still decide: `approved` is decided and waits for its apply. */
+export const UNDECIDED: readonly RunState[] = ['drifted', 'pending_approval'];
+
 /** States in which terraform may be running for the run. Left over after a crash, they become interrupted. */
 export const IN_FLIGHT: readonly RunState[] = ['planning', 'applying'];
 
