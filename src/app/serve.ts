@@ -5,6 +5,7 @@ import { createPager } from '../services/page-oncall.js';
 import { slackLinks } from '../slack/message-links.js';
 import { createOutboxWorker } from '../slack/outbox/worker.js';
 import { GithubConfig, type DriftgateConfig } from '../config/schema.js';
+import { metricsAddressFrom } from '../http/metrics-address.js';
 import { startHttpServer, type HttpServer } from '../http/server.js';
 import type { Run } from '../domain/run/model.js';
 import type { CheckOutcome } from '../services/check-stack.js';
@@ -43,6 +44,8 @@ export interface RunningServe {
   context: AppContext;
   scheduler: Scheduler<CheckOutcome>;
   health: HttpServer;
+  /** `/metrics` on its own address, when METRICS_ADDRESS is set. */
+  metricsServer?: HttpServer;
   slack?: SlackRuntime;
   slackApp?: SlackApp;
   /** Graceful stop: no new checks, running plans get `defaults.shutdownTimeout`, the rest are interrupted. */
@@ -57,6 +60,7 @@ export interface RunningServe {
 export async function startServe(config: DriftgateConfig, options: ServeOptions): Promise<RunningServe> {
   // Before anything starts: a Slack misconfiguration fails here, with nothing left running.
   const slackSettings = slackSettingsFor(config, options.env);
+  const metricsAddress = metricsAddressFrom(options.env);
   const pagerdutySettings = pagerdutySettingsFor(config, options.env);
   // The GitHub webhook is on when its secret is set; the secret signs every delivery and is never logged.
   const githubWebhookSecret = options.env.GITHUB_WEBHOOK_SECRET || undefined;
@@ -197,31 +201,41 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
         logger,
       })
     : undefined;
+  const checks = {
+    live: () => true,
+    ready: () => {
+      if (stopping) return { ok: false as const, reason: 'shutting down' };
+      if (slack && !slack.isReady())
+        return { ok: false as const, reason: 'slack: not connected yet (auth.test is retried)' };
+      return { ok: true as const };
+    },
+  };
+  // With METRICS_ADDRESS, /metrics listens there only: not on the port Slack's requests come in on.
+  const metricsServer = metricsAddress
+    ? await startHttpServer({ ...metricsAddress, checks, metrics: metrics.registry })
+    : undefined;
   const health = await startHttpServer({
     port: options.port,
     host: options.host,
-    metrics: metrics.registry,
+    ...(metricsServer ? {} : { metrics: metrics.registry }),
     mounts: [
       ...(slack?.listener
         ? [{ path: '/slack/events', listener: slack.listener, available: () => slack.isReady() }]
         : []),
       ...(webhook ? [{ path: GITHUB_WEBHOOK_PATH, listener: webhook, available: () => !stopping }] : []),
     ],
-    checks: {
-      live: () => true,
-      ready: () => {
-        if (stopping) return { ok: false, reason: 'shutting down' };
-        if (slack && !slack.isReady()) return { ok: false, reason: 'slack: not connected yet (auth.test is retried)' };
-        return { ok: true };
-      },
-    },
+    checks,
   });
-  logger.info({ stacks: config.stacks.length, port: health.port }, 'driftgate serving');
+  logger.info(
+    { stacks: config.stacks.length, port: health.port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) },
+    'driftgate serving',
+  );
 
   return {
     context,
     scheduler,
     health,
+    ...(metricsServer ? { metricsServer } : {}),
     ...(slack ? { slack } : {}),
     ...(slackApp ? { slackApp } : {}),
     async stop() {
@@ -237,6 +251,7 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
       await jobs.idle();
       await slack?.stop();
       await health.close();
+      await metricsServer?.close();
       context.close();
     },
   };
