@@ -26,6 +26,7 @@ import { loadPolicy } from '../slack/notifier/load-analysis.js';
 import { createNotifier } from '../slack/notifier/notifier.js';
 import { createRunMessages } from '../slack/notifier/run-messages.js';
 import { createOutboxWorker, type OutboxWorkerOptions } from '../slack/outbox/worker.js';
+import { createSlackDirectory } from '../slack/directory.js';
 import { createUsergroupResolver } from '../slack/usergroups.js';
 import type { AppContext } from './context.js';
 
@@ -121,6 +122,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     ...(options.git ? { git: options.git } : {}),
     store,
     usergroups: createUsergroupResolver({ call: api.call, ttlMs: config.slack.usergroupCacheTtl, now, logger }),
+    directory: createSlackDirectory({ call: api.call, ttlMs: config.slack.usergroupCacheTtl, now }),
     approvers: config.approvers,
     snoozeMs: config.defaults.snooze,
     policyOf: (run: Run) => loadPolicy(context.deps, run.id),

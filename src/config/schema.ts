@@ -1,3 +1,4 @@
+import { STACK_VISIBILITIES, type VisibilityRules } from '../domain/visibility.js';
 import { z } from 'zod';
 import cron from 'node-cron';
 import { POLICY_EFFECTS, type PolicyRule } from '../domain/policy/model.js';
@@ -204,8 +205,15 @@ export const SlackConfig = z.strictObject({
   digestThreshold: z.number().int().min(2).default(5),
   /** How long alerts are gathered before they are posted, to tell a storm from a single drift. */
   digestWindow: duration().prefault('30s'),
-  /** How long a resolved user group membership is trusted. */
+  /** How long a resolved user group membership (and a channel's members, a user's guest flag) is trusted. */
   usergroupCacheTtl: duration().prefault('5m'),
+  /** Who may read a stack's plans, errors and audit in `/drift show`, `/drift status` and the App Home. */
+  visibility: z
+    .strictObject({
+      stacks: z.enum(STACK_VISIBILITIES).default('channel-or-approvers'),
+      guests: z.boolean().default(false),
+    })
+    .prefault({}) satisfies z.ZodType<VisibilityRules>,
 });
 export type SlackConfig = z.infer<typeof SlackConfig>;
 

@@ -1,21 +1,34 @@
 import { renderHome } from './blocks/render-home.js';
-import { stackRows, pendingApprovals } from './stack-rows.js';
 import type { SlackDeps } from './listeners/deps.js';
+import { pendingApprovals, stackRows } from './stack-rows.js';
+import { VISIBILITY_UNKNOWN, type ViewerDeps, visibleTo } from './visible.js';
+
+export type HomeDeps = ViewerDeps & Pick<SlackDeps, 'now' | 'stack' | 'api'>;
 
 /**
- * Publishes a user's App Home tab. `notice` is shown on top: a click on the Home tab has no channel and
- * no response_url, so that is where a refusal or result is told.
+ * Publishes a user's App Home tab: the stacks, pending approvals and activity they may read
+ * (slack.visibility). `notice` is shown on top: a click on the Home tab has no channel and no
+ * response_url, so that is where a refusal or result is told.
  */
-export type HomeDeps = Pick<SlackDeps, 'now' | 'store' | 'config' | 'stack' | 'messages' | 'api'>;
-
 export async function publishHome(deps: HomeDeps, userId: string, notice?: string): Promise<void> {
   const now = deps.now();
+  const visible = await visibleTo(deps, userId).catch(() => undefined);
+  const sees = (stack: string | undefined) => Boolean(visible && stack && visible.has(stack));
+  const shown = notice ?? (visible ? undefined : VISIBILITY_UNKNOWN);
   const view = renderHome({
-    stacks: stackRows(deps.store, deps.config.stacks, now),
-    pending: pendingApprovals(deps.store, deps.stack, deps.messages),
-    activity: deps.store.listAudit({ limit: 40 }).reverse(),
+    stacks: stackRows(
+      deps.store,
+      deps.config.stacks.filter((s) => sees(s.name)),
+      now,
+    ),
+    pending: pendingApprovals(deps.store, deps.stack, deps.messages).filter((p) => sees(p.stack.name)),
+    activity: deps.store
+      .listAudit({ limit: 200 })
+      .filter((a) => sees(a.stack))
+      .slice(0, 40)
+      .reverse(),
     now,
-    ...(notice ? { notice } : {}),
+    ...(shown ? { notice: shown } : {}),
   });
   await deps.api.call('views.publish', { user_id: userId, view });
 }

@@ -32,6 +32,8 @@ export interface SlackEmulatorOptions {
   channels?: string[];
   users?: EmulatedUser[];
   usergroups?: EmulatedUsergroup[];
+  /** Channel id -> its members (conversations.members); a channel not listed has none. */
+  members?: Record<string, string[]>;
   /** Serves Socket Mode: `apps.connections.open` with this app token opens `socket`. */
   appToken?: string;
 }
@@ -56,6 +58,8 @@ export interface SlackEmulator {
   files(): EmulatedFile[];
   seedUser(user: EmulatedUser): void;
   seedUsergroup(group: EmulatedUsergroup): void;
+  /** Sets a channel's members. */
+  seedMembers(channel: string, members: string[]): void;
   /** The next `n` requests answer with this HTTP status (body `{ ok: false, error: 'internal_error' }`). */
   failNext(n: number, options: { status: 500 | 502 | 503 }): void;
   /** The next `n` requests answer HTTP 429 with `Retry-After: retryAfterSeconds`. */
@@ -74,6 +78,7 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
   const state = createState(options.token ?? 'xoxb-emulator-token', options.channels);
   for (const user of options.users ?? []) state.users.set(user.id, user);
   for (const group of options.usergroups ?? []) state.usergroups.set(group.id, group);
+  for (const [channel, members] of Object.entries(options.members ?? {})) state.members.set(channel, members);
   const socket = options.appToken ? await startSocketModeLink() : undefined;
   const recorded: RecordedCall[] = [];
   const responses: { id: string; body: Record<string, unknown> }[] = [];
@@ -215,6 +220,7 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
     files: () => [...state.files.values()],
     seedUser: (user) => void state.users.set(user.id, user),
     seedUsergroup: (group) => void state.usergroups.set(group.id, group),
+    seedMembers: (channel, members) => void state.members.set(channel, members),
     failNext(n, { status }) {
       for (let i = 0; i < n; i++) script.push({ kind: 'status', status });
     },

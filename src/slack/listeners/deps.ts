@@ -5,6 +5,7 @@ import type { ApprovalServiceDeps } from '../../services/approval-deps.js';
 import type { CheckOutcome } from '../../services/check-stack.js';
 import type { RemediationDeps } from '../../services/open-remediation-pr.js';
 import type { Scheduler } from '../../services/scheduler.js';
+import type { SlackDirectory } from '../../ports/slack-directory.js';
 import type { SlackApi } from '../api.js';
 import type { RunMessages } from '../notifier/run-messages.js';
 import type { Jobs } from '../../services/jobs.js';
@@ -26,6 +27,8 @@ export interface SlackDeps extends ApprovalServiceDeps {
   /** For calls that cannot wait in the outbox: views.open must use its trigger_id within 3 s. */
   api: SlackApi;
   stack(name: string): Stack | undefined;
+  /** Guests and channel members, for who may read which stack. */
+  directory: SlackDirectory;
   /** Set when GitHub is configured: remediation PRs. */
   remediation?: RemediationDeps;
   /** The workspace's address for links to messages, once `auth.test` has answered. */

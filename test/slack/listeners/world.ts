@@ -19,6 +19,7 @@ import type { SlackDeps } from '../../../src/slack/listeners/deps.js';
 import type { Tell } from '../../../src/slack/listeners/tell.js';
 import { createRunMessages } from '../../../src/slack/notifier/run-messages.js';
 import type { ButtonClick } from '../../../src/slack/payloads.js';
+import { createSlackDirectory } from '../../../src/slack/directory.js';
 import { createUsergroupResolver } from '../../../src/slack/usergroups.js';
 import { makeTestApp, type TestApp } from '../../helpers/app.js';
 import { approvers, slack } from '../../helpers/config-builder.js';
@@ -159,6 +160,7 @@ async function listenerWorld(options: { remediation?: SlackDeps['remediation'] }
     ...context.deps,
     store,
     usergroups: createUsergroupResolver({ call: api.call, ttlMs: 60_000, now, logger }),
+    directory: createSlackDirectory({ call: api.call, ttlMs: 60_000, now }),
     approvers: config.approvers,
     snoozeMs: config.defaults.snooze,
     authorOf: async (run) => authors.get(run.id),

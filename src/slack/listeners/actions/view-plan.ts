@@ -1,4 +1,5 @@
-import { renderAck } from '../../blocks/render-command-replies.js';
+import { renderAck, renderCommandError } from '../../blocks/render-command-replies.js';
+import { NOT_VISIBLE, VISIBILITY_UNKNOWN, type ViewerDeps, visibleTo } from '../../visible.js';
 import { renderShow } from '../../blocks/render-show.js';
 import type { SlackDeps } from '../deps.js';
 import { loadAnalysis } from '../../notifier/load-analysis.js';
@@ -8,7 +9,7 @@ import { runOfClick } from './run-of-click.js';
 
 /** View full plan: the whole masked plan as a file in the run's thread (once), or a summary where there is no thread. */
 export async function handleViewPlan(
-  deps: Pick<SlackDeps, 'store' | 'stack' | 'messages' | 'artifacts' | 'now'>,
+  deps: ViewerDeps & Pick<SlackDeps, 'stack'>,
   click: ButtonClick,
   tell: Tell,
 ): Promise<void> {
@@ -16,6 +17,10 @@ export async function handleViewPlan(
   if (!found) return;
   const { run, stack } = found;
   if (!deps.store.hasMessage(run.id)) {
+    // No thread to post into: the summary goes to the clicker alone, if they may read the stack.
+    const visible = await visibleTo(deps, click.userId).catch(() => undefined);
+    if (!visible) return tell(renderCommandError(VISIBILITY_UNKNOWN));
+    if (!visible.has(stack.name)) return tell(renderCommandError(NOT_VISIBLE));
     const analysis = await loadAnalysis(deps, run.id);
     return tell(
       renderShow({

@@ -8,6 +8,7 @@ import { parseDriftCommand, type DriftCommand } from './parse.js';
 import { SlashCommand, payloadProblem } from '../../payloads.js';
 import { tellClicker, type Tell } from '../tell.js';
 import type { CommandHandler } from './handler.js';
+import { VISIBILITY_UNKNOWN, visibleTo } from '../../visible.js';
 import { handleCheck } from './check.js';
 import { handleShow } from './show.js';
 import { handleSilence, handleUnsilence } from './silence.js';
@@ -16,8 +17,12 @@ import { handleUnlock } from './unlock.js';
 type Handlers = { [K in DriftCommand['kind']]: CommandHandler<K> };
 
 const HANDLERS: Handlers = {
-  status: async (deps, _command, _userId, tell) =>
-    tell(renderStatus(stackRows(deps.store, deps.config.stacks, deps.now()))),
+  status: async (deps, _command, userId, tell) => {
+    const visible = await visibleTo(deps, userId).catch(() => undefined);
+    if (!visible) return tell(renderCommandError(VISIBILITY_UNKNOWN));
+    const stacks = deps.config.stacks.filter((s) => visible.has(s.name));
+    await tell(renderStatus(stackRows(deps.store, stacks, deps.now()), deps.config.stacks.length - stacks.length));
+  },
   help: async (_deps, _command, _userId, tell) => tell(renderHelp()),
   error: async (_deps, command, _userId, tell) => tell(renderCommandError(command.message, command.suggestions)),
   check: handleCheck,

@@ -1,17 +1,22 @@
 import { renderShow } from '../../blocks/render-show.js';
 import { loadAnalysis, loadPolicy } from '../../notifier/load-analysis.js';
 import type { SlackDeps } from '../deps.js';
+import { renderCommandError } from '../../blocks/render-command-replies.js';
+import { NOT_VISIBLE, VISIBILITY_UNKNOWN, type ViewerDeps, visibleTo } from '../../visible.js';
 import type { CommandHandler } from './handler.js';
 
 /** `/drift show`: the stack's latest run and what its plan found. */
-export const handleShow: CommandHandler<'show', Pick<SlackDeps, 'stack' | 'store' | 'artifacts'>> = async (
+export const handleShow: CommandHandler<'show', ViewerDeps & Pick<SlackDeps, 'stack'>> = async (
   deps,
   command,
-  _userId,
+  userId,
   tell,
 ) => {
   const stack = deps.stack(command.stack);
   if (!stack) return;
+  const visible = await visibleTo(deps, userId).catch(() => undefined);
+  if (!visible) return tell(renderCommandError(VISIBILITY_UNKNOWN));
+  if (!visible.has(stack.name)) return tell(renderCommandError(NOT_VISIBLE));
   const [run] = deps.store.listRuns({ stack: stack.name, limit: 1 });
   const analysis = run ? await loadAnalysis(deps, run.id) : undefined;
   const policy = run ? await loadPolicy(deps, run.id) : undefined;
