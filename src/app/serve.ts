@@ -25,6 +25,7 @@ import { createScheduler, type Scheduler } from '../services/scheduler.js';
 import { applyApprovedRun, approvedRunsLeftOver, type ApplyDeps } from '../services/apply-approved-run.js';
 import { autoApplyAfterCheck } from '../services/auto-apply.js';
 import { createJobs } from '../services/jobs.js';
+import { reportInterruptedApplies } from '../services/report-interrupted-applies.js';
 import { createAppContext, type AppContext } from './context.js';
 
 export interface ServeOptions {
@@ -69,7 +70,8 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   const { logger, store, deps } = context;
 
   // Runs left planning or applying by a process that died; an interrupted apply blocks its stack.
-  for (const run of store.recoverInterrupted()) {
+  const interrupted = store.recoverInterrupted();
+  for (const run of interrupted) {
     logger.warn({ runId: run.id, stack: run.stack, error: run.error }, 'run interrupted by an earlier stop');
   }
   for (const stack of config.stacks) store.upsertStack(stack.name);
@@ -183,6 +185,8 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
     : undefined;
   slackApp?.start();
   void slack?.connect();
+  // Told where people look (its message, its thread, the audit log, on-call), now that all of them listen.
+  jobs.run('report-interrupted-applies', () => reportInterruptedApplies(deps, interrupted));
   // Approvals complete before an earlier stop whose apply had not started: applied now.
   for (const { run, actor } of approvedRunsLeftOver(store)) {
     logger.warn(

@@ -196,6 +196,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     start() {
       lookUpWorkspace();
       worker.start(options.outboxPollMs ?? 250);
+      jobs.run('resume-held-alerts', () => notifier.resume());
       escalation = setInterval(() => jobs.run('escalate', async () => escalateStaleDrift(escalateDeps)), 60_000);
       escalation.unref();
     },

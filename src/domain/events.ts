@@ -48,6 +48,11 @@ export type DomainEvent =
   /** The apply never started (the stack is blocked or locked, the run's commit cannot be checked out). */
   | { type: 'apply_not_started'; stack: string; run: Run; actor: string; reason: string; blocked: boolean }
   /**
+   * Found at start: driftgate stopped (a crash, a power cut) while applying `run`, which `startedBy` had
+   * started. The real infrastructure may be half applied and the stack is blocked until a person looks.
+   */
+  | { type: 'apply_interrupted'; stack: string; run: Run; startedBy: string }
+  /**
    * The plan can no longer be applied: older than maxPlanAge, or (`stale`) terraform refused it because
    * the state changed after it was made. A fresh plan has been asked for.
    */

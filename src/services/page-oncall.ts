@@ -1,11 +1,17 @@
 /**
  * Domain events -> PagerDuty, through the outbox: new drift on a stack with `pagerduty.routing` pages
- * (one incident per stack, see pageDedupKey), and the drift going away resolves that incident. A stack no
+ * (one incident per stack, see pageDedupKey), and the drift going away resolves that incident; an apply
+ * driftgate stopped in the middle of (found at its next start) pages on its own incident. A stack no
  * rule routes never pages. Each page enqueued is written to the audit log with the variable it was routed
  * by, so a resolve reaches the service its trigger went to even after the routing changed.
  */
 import type { PagingRules } from '../domain/oncall/model.js';
-import { buildResolveEvent, buildTriggerEvent, type PageEventBody } from '../domain/oncall/page-event.js';
+import {
+  buildInterruptedApplyEvent,
+  buildResolveEvent,
+  buildTriggerEvent,
+  type PageEventBody,
+} from '../domain/oncall/page-event.js';
 import { pageRouteFor } from '../domain/oncall/route.js';
 import { everythingIgnored } from '../domain/policy/ignored.js';
 import type { SlackStore } from '../ports/slack-store.js';
@@ -89,6 +95,18 @@ export function createPager(deps: PagerDeps): Pager {
         ...(firstSeenAt ? { firstSeenAt } : {}),
       });
       enqueue(name, run.id, route.routingKeyEnv, event);
+    }),
+    // Not held by a silence: the silence is about drift, and this is driftgate's own apply left half done.
+    deps.bus.on('apply_interrupted', ({ stack: name, run, startedBy }) => {
+      const stack = deps.stack(name);
+      const route = stack && pageRouteFor(deps.config.pagerduty, stack);
+      if (!stack || !route) return;
+      enqueue(
+        name,
+        run.id,
+        route.routingKeyEnv,
+        buildInterruptedApplyEvent({ stack, severity: route.severity, run, startedBy }),
+      );
     }),
     deps.bus.on('drift_resolved', ({ stack: name, run }) => {
       const stack = deps.stack(name);

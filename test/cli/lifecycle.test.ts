@@ -7,6 +7,7 @@ import type { RunStore } from '../../src/ports/store.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../helpers/cli.js';
 import { configYaml, stackEntry } from '../helpers/config-builder.js';
 import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-env.js';
+import { waitFor } from '../helpers/serve-process.js';
 
 /**
  * The process as a whole: Ctrl-C during a plan, kill -9 during a plan, and the next start. A plan is kept
@@ -17,16 +18,6 @@ let env: Record<string, string | undefined>;
 let config: string;
 let stackDir: string;
 let holder: ResultPromise | undefined;
-
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 function withStore<T>(fn: (store: RunStore) => T): T {
   const store = openSqliteStore({ path: join(tf.dir, 'data', 'driftgate.db') });

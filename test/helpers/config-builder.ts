@@ -75,3 +75,16 @@ export function slack(defaultChannel: string, more: Omit<Partial<SlackInput>, 'd
 export function gitSource(url: string, more: Omit<NonNullable<ConfigInput['source']>['git'], 'url'> = {}): ConfigPatch {
   return { source: { git: { url, ...more } } };
 }
+
+/** A test's `driftgate serve`: no scheduled checks, no jitter, alerts to `channel` at once (no digest window). */
+export function serveConfig(
+  dataDir: string,
+  stacks: StackInput[],
+  channel: string,
+  logLevel: NonNullable<ConfigInput['log']>['level'] = 'debug',
+): ConfigPatch {
+  return mergeConfig(
+    { version: 1, dataDir, log: { level: logLevel }, defaults: { jitter: '0s', schedule: '0 0 1 1 *' }, stacks },
+    slack(channel, { digestWindow: '0s' }),
+  );
+}

@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { startServe, type RunningServe, type ServeOptions } from '../../src/app/serve.js';
 import { parseConfig } from '../../src/config/load.js';
-import { configYaml, slack, type ConfigPatch, type StackSettings } from './config-builder.js';
+import { configYaml, serveConfig, type ConfigPatch, type StackSettings } from './config-builder.js';
 import { startSlackEmulator, type EmulatedUsergroup, type SlackEmulator } from './slack-emulator.js';
-import { postSigned, slashCommand } from './slack-signing.js';
+import { buttonClick, interactionForm, postSigned, slashCommand } from './slack-signing.js';
 import { lineSink, writeStacks } from './stack-files.js';
 import { makeTerraformEnv, type TestTerraformEnv } from './terraform-env.js';
 
@@ -79,17 +79,7 @@ export async function startSlackServe(options: SlackServeOptions): Promise<Slack
   });
   const root = join(tf.dir, 'repo');
   const stacks = await writeStacks(root, options.stacks, options.stackSettings);
-  const text = configYaml(
-    {
-      version: 1,
-      dataDir: join(tf.dir, 'data'),
-      log: { level: options.logLevel ?? 'debug' },
-      defaults: { jitter: '0s', schedule: '0 0 1 1 *' },
-      stacks,
-    },
-    slack(CHANNEL, { digestWindow: '0s' }),
-    options.config,
-  );
+  const text = configYaml(serveConfig(join(tf.dir, 'data'), stacks, CHANNEL, options.logLevel), options.config);
   const env = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -126,16 +116,7 @@ export async function startSlackServe(options: SlackServeOptions): Promise<Slack
   const stackDir = (name: string) => config.stacks.find((s) => s.name === name)!.dir;
 
   const interaction = (user: string, triggerId: string, payload: Record<string, unknown>) =>
-    postSigned(events, SIGNING_SECRET, {
-      payload: JSON.stringify({
-        team: { id: 'T111', domain: 'example' },
-        user: { id: user, username: user.toLowerCase(), team_id: 'T111' },
-        api_app_id: 'A111',
-        token: 'legacy-verification-token',
-        trigger_id: triggerId,
-        ...payload,
-      }),
-    });
+    postSigned(events, SIGNING_SECRET, interactionForm(user, triggerId, payload));
 
   return {
     get running() {
@@ -162,31 +143,14 @@ export async function startSlackServe(options: SlackServeOptions): Promise<Slack
     },
     click(actionId, value, user, opts = {}) {
       const id = opts.id ?? `click-${++seq}`;
-      return interaction(user, `trigger-${id}`, {
-        type: 'block_actions',
-        ...(opts.inHome
-          ? { container: { type: 'view', view_id: 'V123' }, view: { id: 'V123', type: 'home' } }
-          : {
-              response_url: emulator.responseUrl(id),
-              container: {
-                type: 'message',
-                channel_id: opts.message?.channel ?? CHANNEL,
-                message_ts: opts.message?.ts ?? '1.000001',
-                is_ephemeral: false,
-              },
-              channel: { id: opts.message?.channel ?? CHANNEL, name: 'alerts' },
-            }),
-        actions: [
-          {
-            type: 'button',
-            action_id: actionId,
-            block_id: 'b',
-            value,
-            action_ts: '1700000000.000001',
-            text: { type: 'plain_text', text: 'x' },
-          },
-        ],
-      });
+      const where = opts.inHome
+        ? { inHome: true as const }
+        : {
+            responseUrl: emulator.responseUrl(id),
+            channel: opts.message?.channel ?? CHANNEL,
+            ts: opts.message?.ts ?? '1.000001',
+          };
+      return interaction(user, `trigger-${id}`, buttonClick(actionId, value, where));
     },
     submitReject(runId, user, reason) {
       return interaction(user, `trigger-submit-${++seq}`, {

@@ -46,3 +46,49 @@ export function slashCommand(text: string, user = 'U111', extra: Record<string, 
     ...extra,
   };
 }
+
+/** The form of an interaction (a click, a modal submission) by `user`, as Slack POSTs it. */
+export function interactionForm(
+  user: string,
+  triggerId: string,
+  payload: Record<string, unknown>,
+): Record<string, string> {
+  return {
+    payload: JSON.stringify({
+      team: { id: 'T111', domain: 'example' },
+      user: { id: user, username: user.toLowerCase(), team_id: 'T111' },
+      api_app_id: 'A111',
+      token: 'legacy-verification-token',
+      trigger_id: triggerId,
+      ...payload,
+    }),
+  };
+}
+
+/** A block_actions payload of a button clicked in a message (`channel`, `ts`), or in App Home. */
+export function buttonClick(
+  actionId: string,
+  value: string,
+  where: { responseUrl: string; channel: string; ts: string } | { inHome: true },
+): Record<string, unknown> {
+  return {
+    type: 'block_actions',
+    ...('inHome' in where
+      ? { container: { type: 'view', view_id: 'V123' }, view: { id: 'V123', type: 'home' } }
+      : {
+          response_url: where.responseUrl,
+          container: { type: 'message', channel_id: where.channel, message_ts: where.ts, is_ephemeral: false },
+          channel: { id: where.channel, name: 'alerts' },
+        }),
+    actions: [
+      {
+        type: 'button',
+        action_id: actionId,
+        block_id: 'b',
+        value,
+        action_ts: '1700000000.000001',
+        text: { type: 'plain_text', text: 'x' },
+      },
+    ],
+  };
+}

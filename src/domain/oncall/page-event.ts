@@ -34,20 +34,38 @@ export interface PageDetails {
   resources_omitted?: number;
 }
 
-export interface PagePayload {
+/** What a page about an interrupted apply carries: the run and who started it (a Slack user id). */
+export interface InterruptedApplyDetails {
+  run_id: string;
+  started_by: string;
+  slack_message?: string;
+  slack_channel?: string;
+}
+
+export interface PagePayload<D = PageDetails> {
   summary: string;
   source: string;
   severity: PageSeverity;
   timestamp: string;
   component: string;
   group?: string;
-  class: 'drift';
-  custom_details: PageDetails;
+  class: 'drift' | 'apply_interrupted';
+  custom_details: D;
 }
 
 /** An Events API v2 event without its `routing_key`. */
+type TriggerBody<D> = {
+  event_action: 'trigger';
+  dedup_key: string;
+  payload: PagePayload<D>;
+  client: string;
+  client_url?: string;
+};
+export type DriftPageEvent = TriggerBody<PageDetails> | { event_action: 'resolve'; dedup_key: string };
+/** Any page driftgate sends: about drift, or about an apply driftgate could not finish. */
 export type PageEventBody =
-  | { event_action: 'trigger'; dedup_key: string; payload: PagePayload; client: string; client_url?: string }
+  | TriggerBody<PageDetails>
+  | TriggerBody<InterruptedApplyDetails>
   | { event_action: 'resolve'; dedup_key: string };
 
 export interface TriggerInput {
@@ -74,7 +92,7 @@ export function pageDedupKey(stackName: string): string {
   return `${PAGE_SOURCE}:sha256:${createHash('sha256').update(stackName).digest('hex')}`;
 }
 
-export function buildTriggerEvent(input: TriggerInput): PageEventBody {
+export function buildTriggerEvent(input: TriggerInput): DriftPageEvent {
   const { stack, run, analysis } = input;
   const shown = analysis.changes.slice(0, PAGE_MAX_RESOURCES).map((c) => `${c.action} ${c.address}`);
   const omitted = analysis.changes.length - shown.length;
@@ -90,7 +108,7 @@ export function buildTriggerEvent(input: TriggerInput): PageEventBody {
     event_action: 'trigger',
     dedup_key: pageDedupKey(stack.name),
     payload: {
-      summary: pageSummary(stack.name, `: ${formatCounts(analysis.counts)} (run ${run.id})`),
+      summary: pageSummary('Drift in ', stack.name, `: ${formatCounts(analysis.counts)} (run ${run.id})`),
       source: PAGE_SOURCE,
       severity: input.severity,
       timestamp: run.updatedAt.toISOString(),
@@ -107,27 +125,60 @@ export function buildTriggerEvent(input: TriggerInput): PageEventBody {
  * A trigger with its Slack link, added when it is delivered rather than built: the alert is usually
  * posted a little after the page is queued. A message's permalink is also the incident's `client_url`.
  */
-export function withSlackLink(event: PageEventBody, link: PageSlackLink | undefined): PageEventBody {
+export function withSlackLink<E extends PageEventBody>(event: E, link: PageSlackLink | undefined): E {
   if (!link || event.event_action !== 'trigger') return event;
   const details = 'message' in link ? { slack_message: link.message } : { slack_channel: link.channel };
+  const { payload } = event as Extract<PageEventBody, { event_action: 'trigger' }>;
+  // Both kinds of details have room for the link: the spread keeps the event's own kind.
   return {
     ...event,
-    payload: { ...event.payload, custom_details: { ...event.payload.custom_details, ...details } },
+    payload: { ...payload, custom_details: { ...payload.custom_details, ...details } },
     ...('message' in link ? { client_url: link.message } : {}),
-  };
+  } as E;
 }
 
-export function buildResolveEvent(stack: Pick<Stack, 'name'>): PageEventBody {
+export function buildResolveEvent(stack: Pick<Stack, 'name'>): DriftPageEvent {
   return { event_action: 'resolve', dedup_key: pageDedupKey(stack.name) };
 }
 
 /**
- * `Drift in <stack><tail>` within PagerDuty's 1024 characters. A long stack name is cut in its middle,
+ * driftgate stopped while applying `run` (found at its next start): the stack may be half applied. Its own
+ * incident, per run: folded into the stack's drift incident, which is usually still open, it would wake nobody.
+ */
+export function buildInterruptedApplyEvent(input: {
+  stack: Pick<Stack, 'name' | 'environment'>;
+  severity: PageSeverity;
+  run: Pick<Run, 'id' | 'updatedAt'>;
+  startedBy: string;
+}): PageEventBody {
+  const { stack, run } = input;
+  return {
+    event_action: 'trigger',
+    dedup_key: `${PAGE_SOURCE}:apply-interrupted:${run.id}`,
+    payload: {
+      summary: pageSummary(
+        'Apply interrupted in ',
+        stack.name,
+        `: driftgate stopped while applying run ${run.id}; the infrastructure may be half applied`,
+      ),
+      source: PAGE_SOURCE,
+      severity: input.severity,
+      timestamp: run.updatedAt.toISOString(),
+      component: stack.name,
+      ...(stack.environment !== undefined ? { group: stack.environment } : {}),
+      class: 'apply_interrupted',
+      custom_details: { run_id: run.id, started_by: input.startedBy },
+    },
+    client: PAGE_SOURCE,
+  };
+}
+
+/**
+ * `<head><stack><tail>` within PagerDuty's 1024 characters. A long stack name is cut in its middle,
  * not the end of the line: the counts and the run id are what the person paged reads first. (Stack
  * names are ASCII, see the config schema, so a cut cannot split a character.)
  */
-function pageSummary(stackName: string, tail: string): string {
-  const head = 'Drift in ';
+function pageSummary(head: string, stackName: string, tail: string): string {
   const whole = `${head}${stackName}${tail}`;
   const room = PAGE_LIMITS.summary - head.length - tail.length - 1;
   if (whole.length <= PAGE_LIMITS.summary || room < 2) return whole.slice(0, PAGE_LIMITS.summary);

@@ -13,6 +13,8 @@ export type RunPhase =
   | { kind: 'applying'; by?: string }
   | { kind: 'applied'; durationMs: number; verification: Verification }
   | { kind: 'apply_failed' }
+  /** driftgate stopped while applying (found at the next start); the stack is blocked until someone looks. */
+  | { kind: 'interrupted'; stack: string }
   | { kind: 'rejected'; by: string; reason?: string }
   | { kind: 'superseded'; by: string }
   | { kind: 'drift_resolved' }
@@ -74,6 +76,8 @@ export function phaseStatusLine(phase: RunPhase, approval?: ApprovalInfo): strin
     }
     case 'apply_failed':
       return ':x: Apply failed: see thread';
+    case 'interrupted':
+      return `:warning: Apply interrupted: driftgate stopped while applying; the real infrastructure may be half applied. An approver runs \`/drift unlock ${escapeMrkdwn(phase.stack)}\` after checking it`;
     case 'rejected': {
       const reason = phase.reason?.trim() ? `: ${escapeMrkdwn(phase.reason.trim().replace(/\s*\n\s*/g, ' '))}` : '';
       return `:no_entry_sign: Rejected by ${userRef(phase.by)}${reason}`;

@@ -1,8 +1,8 @@
 /**
  * Tells an alert storm from a single drift: alerts for one channel are gathered for `windowMs`; more than
  * `threshold` of them become one digest, fewer go out one by one. With a zero window every alert goes out
- * at once. Alerts held in a window live only in memory: after a crash the next check of the stack finds
- * the same drift with no message and alerts again, so nothing is lost for long.
+ * at once. The batcher itself keeps alerts in memory only: the notifier records each alert before adding
+ * it here, and a restart hands it the ones a crash caught in their window (Notifier.resume).
  */
 export interface AlertBatcherOptions<T> {
   windowMs: number;

@@ -1,10 +1,11 @@
 /**
  * Apply events -> the run's message and thread: "Applying…", then "Applied in 34 s, verified: no drift"
  * or "Apply failed: see thread" with terraform's masked output in the thread, "Expired" when the plan can
- * no longer be applied, and the reason plus a next step when the apply could not start.
+ * no longer be applied, the reason plus a next step when the apply could not start, and "Apply
+ * interrupted" with who started it when driftgate stopped part way (found at the next start).
  */
 import type { EventBus } from '../../services/event-bus.js';
-import { escapeMrkdwn } from '../blocks/escape.js';
+import { escapeMrkdwn, userRef } from '../blocks/escape.js';
 import { section } from '../blocks/message.js';
 import { renderApplyOutput } from '../blocks/render-apply-output.js';
 import type { RunMessages } from './run-messages.js';
@@ -23,6 +24,19 @@ export function followApplies(bus: EventBus, messages: RunMessages): (() => void
     bus.on('apply_failed', async ({ run, durationMs, error, output }) => {
       await messages.update(run, { kind: 'apply_failed' });
       messages.reply(run, renderApplyOutput({ ok: false, output: `${error}\n\n${output}`.trim(), durationMs }));
+    }),
+    bus.on('apply_interrupted', async ({ run, startedBy }) => {
+      await messages.ensurePosted(run);
+      await messages.update(run, { kind: 'interrupted', stack: run.stack });
+      const text = `The apply started by ${userRef(startedBy)} was interrupted: driftgate stopped before it finished.`;
+      messages.reply(run, {
+        text,
+        blocks: [
+          section(
+            `:warning: ${text} Check the stack's real infrastructure and state, then run \`/drift unlock ${escapeMrkdwn(run.stack)}\` and \`/drift check ${escapeMrkdwn(run.stack)}\`.`,
+          ),
+        ],
+      });
     }),
     bus.on('plan_expired', async ({ run, stale }) => {
       await messages.update(run, { kind: 'expired', ...(stale ? { stale: true } : {}) });

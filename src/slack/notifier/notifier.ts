@@ -2,8 +2,9 @@
  * Domain events -> Slack. New drift or a new pending change is alerted (unless the stack is silenced or
  * that drift was rejected and is snoozed), a re-plan of the same changes takes over its predecessor's
  * message, resolved drift and superseded runs update their messages, and a failing plan is reported
- * once per distinct error, and applies are followed in their run's message. What was alerted how is written to the audit log, which is also how a re-plan
- * of a digested alert knows not to alert again.
+ * once per distinct error, and applies are followed in their run's message. What was alerted how is
+ * written to the audit log, which is also how a re-plan of a digested alert knows not to alert again, and
+ * how a restart finds the alerts a crash caught in their digest window (`alert_held`, nothing after it).
  */
 import { createHash } from 'node:crypto';
 import type { Store } from '../../ports/store.js';
@@ -35,10 +36,17 @@ export interface NotifierDeps {
 export interface Notifier {
   /** Posts alerts still held in a digest window. */
   flush(): Promise<void>;
+  /**
+   * At start: posts the alerts an earlier process decided on (`alert_held`) but never sent, because it
+   * died inside their digest window. Their window is over; a storm of them still makes one digest.
+   */
+  resume(): Promise<void>;
   stop(): void;
 }
 
 const ALERTED = ['alert_posted', 'alert_digested'];
+/** Written the moment an alert is decided, before it waits out its digest window: a crash cannot lose it. */
+const ALERT_HELD = 'alert_held';
 
 export function createNotifier(deps: NotifierDeps): Notifier {
   const { store, messages, logger } = deps;
@@ -94,7 +102,17 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       audit(run, reason);
       return;
     }
-    batcher.add(messages.channelOf(run.stack), run);
+    const channel = messages.channelOf(run.stack);
+    audit(run, ALERT_HELD, { channel });
+    batcher.add(channel, run);
+  }
+
+  /** Runs still undecided whose alert was held and neither posted nor digested (its process died first). */
+  function heldBefore(): Run[] {
+    return store.listRuns({ states: ['drifted', 'pending_approval'] }).filter((run) => {
+      const actions = store.listAudit({ runId: run.id }).map((a) => a.action);
+      return actions.includes(ALERT_HELD) && !actions.some((a) => ALERTED.includes(a)) && !store.hasMessage(run.id);
+    });
   }
 
   /** Messages of the runs this run replaced say so (all but `except`, whose message the run takes over). */
@@ -172,6 +190,13 @@ export function createNotifier(deps: NotifierDeps): Notifier {
 
   return {
     flush: () => batcher.flush(),
+    async resume() {
+      const held = heldBefore();
+      if (held.length === 0) return;
+      logger.warn({ runs: held.map((r) => r.id) }, 'alerts held by an earlier process were not sent; sending them now');
+      for (const run of held) batcher.add(messages.channelOf(run.stack), run);
+      await batcher.flush();
+    },
     stop: () => {
       for (const off of unsubscribe) off();
     },

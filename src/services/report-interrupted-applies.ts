@@ -1,0 +1,28 @@
+import type { Run } from '../domain/run/model.js';
+import type { ServiceDeps } from './deps.js';
+
+export const APPLY_INTERRUPTED = 'apply_interrupted';
+
+/**
+ * At start, after the store marked the runs a dead process left in flight `interrupted`: each of them that
+ * had started an apply is audited and published, so its Slack message, its thread and on-call say so where
+ * people look. An interrupted plan changed nothing and is only logged.
+ */
+export async function reportInterruptedApplies(
+  deps: Pick<ServiceDeps, 'store' | 'bus' | 'now'>,
+  interrupted: readonly Run[],
+): Promise<void> {
+  for (const run of interrupted) {
+    const started = deps.store.listAudit({ runId: run.id }).findLast((a) => a.action === 'apply_started');
+    if (!started) continue;
+    deps.store.appendAudit({
+      at: deps.now(),
+      actor: 'system',
+      action: APPLY_INTERRUPTED,
+      runId: run.id,
+      stack: run.stack,
+      detail: { startedBy: started.actor },
+    });
+    await deps.bus.publish({ type: 'apply_interrupted', stack: run.stack, run, startedBy: started.actor });
+  }
+}

@@ -1,0 +1,129 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
+import { ACTION_IDS } from '../../../src/slack/action-ids.js';
+import { HAS_BUILD, NO_BUILD_REASON } from '../../helpers/cli.js';
+import { mergeConfig } from '../../helpers/config-builder.js';
+import {
+  PD_KEY_ENV,
+  PROCESS_CHANNEL as CHANNEL,
+  startServeProcessWorld,
+  waitFor,
+  type ServeProcessWorld,
+} from '../../helpers/serve-process.js';
+import type { EmulatedMessage } from '../../helpers/slack-emulator.js';
+import { APPROVERS, LEAD1, NETWORK, actionIds, textOf } from './fixtures.js';
+
+/**
+ * `driftgate serve` killed for real (kill -9 of its whole process tree) and started again: what was
+ * decided before the crash still reaches Slack and PagerDuty, once, without waiting for another check.
+ */
+const STACK = 'staging/network';
+const PAGING = { pagerduty: { routing: [{ environments: ['staging'], routingKeyEnv: PD_KEY_ENV }] } };
+
+let world: ServeProcessWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+async function startWorld(config = {}): Promise<ServeProcessWorld> {
+  world = await startServeProcessWorld({
+    stacks: { [STACK]: NETWORK },
+    stackSettings: { [STACK]: { environment: 'staging' } },
+    config: mergeConfig(APPROVERS, PAGING, config),
+  });
+  const cwd = world.stackDir(STACK);
+  const { env } = world;
+  await execa('terraform', ['init', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
+  await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
+  return world;
+}
+
+const topLevel = (w: ServeProcessWorld): EmulatedMessage[] => w.emulator.messages(CHANNEL).filter((m) => !m.threadTs);
+const triggers = (w: ServeProcessWorld) => w.pagerduty.accepted().filter((e) => e.event_action === 'trigger');
+
+/** Asks for a check with `/drift check` and waits until its run is recorded and its page is out. */
+async function checkDrifted(w: ServeProcessWorld): Promise<string> {
+  expect((await w.command(`check ${STACK}`, LEAD1)).status).toBe(200);
+  const run = await waitFor('the check to record drift', () =>
+    w.withStore((s) => s.listRuns({ stack: STACK, states: ['drifted'] })[0]),
+  );
+  await waitFor('the drift page', () => (triggers(w).length > 0 ? true : undefined));
+  return run.id;
+}
+
+describe.skipIf(!HAS_BUILD)(`crash and restart of serve (${HAS_BUILD ? 'built' : NO_BUILD_REASON})`, () => {
+  it('after kill -9 during an apply, the restart tells the alert, its thread, the audit log and on-call', async () => {
+    const w = await startWorld();
+    const started = join(w.tf.dir, 'provisioner-started');
+    const release = join(w.tf.dir, 'never-created');
+    const slow = `\nresource "terraform_data" "slow" {\n  input = "slow"\n  provisioner "local-exec" {\n    command = "touch ${started}; while [ ! -f ${release} ]; do sleep 0.1; done"\n  }\n}\n`;
+    await writeFile(join(w.stackDir(STACK), 'main.tf'), NETWORK + slow);
+    await w.start();
+    const runId = await checkDrifted(w);
+    const alert = await waitFor('the alert', () => topLevel(w)[0]);
+
+    const click = await w.click(ACTION_IDS.approve, runId, LEAD1, { channel: alert.channel, ts: alert.ts });
+    expect(click.status).toBe(200);
+    await waitFor('the provisioner to run', () => (existsSync(started) ? true : undefined));
+    await waitFor('the alert to say Applying', () =>
+      textOf(w.emulator.message(alert.channel, alert.ts)).includes('Applying') ? true : undefined,
+    );
+    await w.kill9();
+    expect(w.withStore((s) => s.getRun(runId)?.state)).toBe('applying');
+
+    await w.start();
+    const updated = await waitFor('the alert to say the apply was interrupted', () => {
+      const message = w.emulator.message(alert.channel, alert.ts);
+      return textOf(message).includes('Apply interrupted') ? message : undefined;
+    });
+    expect(textOf(updated)).toContain(`/drift unlock ${STACK}`);
+    expect(textOf(updated)).toContain('half applied');
+    expect(actionIds(updated)).toEqual([]);
+    const reply = await waitFor('a reply in its thread', () =>
+      w.emulator.messages(CHANNEL).find((m) => m.threadTs === alert.ts && textOf(m).includes('interrupted')),
+    );
+    expect(textOf(reply)).toContain(`<@${LEAD1}>`);
+    const page = await waitFor('a page about the interrupted apply', () =>
+      triggers(w).find((e) => JSON.stringify(e).includes('interrupted')),
+    );
+    expect(JSON.stringify(page)).toContain(runId);
+    // Its own incident: folded into the drift's open one, it would wake nobody.
+    expect(page.dedup_key).not.toBe(triggers(w)[0]!.dedup_key);
+    const audit = w.withStore((s) => s.listAudit({ runId }));
+    expect(audit.filter((a) => a.action === 'apply_interrupted')).toEqual([
+      expect.objectContaining({ actor: 'system', detail: { startedBy: LEAD1 } }),
+    ]);
+    expect(w.withStore((s) => s.getRun(runId)?.state)).toBe('interrupted');
+  });
+
+  it('posts an alert held in its digest window when kill -9 came before the window closed, once', async () => {
+    const w = await startWorld({ slack: { digestWindow: '10m' } });
+    await editResourceInput(
+      { binary: 'terraform', env: w.env },
+      w.stackDir(STACK),
+      { type: 'terraform_data', name: 'vpc' },
+      (input) => {
+        (input.tags as Record<string, string>).Team = 'console-cowboy';
+      },
+    );
+    await w.start();
+    const runId = await checkDrifted(w);
+    // The alert waits out its window: nothing in Slack yet.
+    expect(topLevel(w)).toEqual([]);
+    await w.kill9();
+
+    await w.start();
+    const alert = await waitFor('the held alert', () => topLevel(w)[0], 30_000);
+    expect(textOf(alert)).toContain(runId);
+    await waitFor('the outbox to drain', () => (w.withStore((s) => s.pendingCount()) === 0 ? true : undefined));
+    expect(topLevel(w)).toHaveLength(1);
+    expect(triggers(w)).toHaveLength(1);
+    // Posted from what was recorded, not found again by another check.
+    expect(w.withStore((s) => s.listRuns({ stack: STACK }).map((r) => r.id))).toEqual([runId]);
+  });
+});
