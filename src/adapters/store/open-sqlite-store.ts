@@ -23,8 +23,16 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
+/** How this connection commits: what a power cut can cost. */
+export interface SqliteSettings {
+  journalMode: string;
+  synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
+}
+
 /** Runs and Slack-side state share one database file and one connection, so they can share transactions. */
-export type SqliteStore = Store;
+export type SqliteStore = Store & { settings(): SqliteSettings };
+
+const SYNCHRONOUS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const;
 
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const now = options.now ?? (() => new Date());
@@ -36,6 +44,11 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     // WAL lets the Slack handlers read while a runner writes; the busy timeout turns brief write
     // contention between connections into a wait instead of an error.
     db.pragma('journal_mode = WAL');
+    // FULL: a commit is on disk before the call returns, so `applying` is durable before terraform starts.
+    // SQLite's WAL default (NORMAL) may lose the last commits to an OS crash or a power cut, and a lost
+    // `approved -> applying` would have the next start apply the run again. Set after the journal mode,
+    // which otherwise resets it; its cost per transition is in bench/results.md (store).
+    db.pragma('synchronous = FULL');
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     db.pragma('foreign_keys = ON');
     applyMigrations(db, options.path);
@@ -54,6 +67,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...outboxQueries(ctx),
     ...remediationQueries(ctx),
     recoverInterrupted: () => recoverInterrupted(ctx),
+    settings: () => ({
+      journalMode: String(db.pragma('journal_mode', { simple: true })),
+      synchronous: SYNCHRONOUS[Number(db.pragma('synchronous', { simple: true }))] ?? 'OFF',
+    }),
     close: () => db.close(),
   };
 }
