@@ -10,6 +10,7 @@ import { AWAITING_DECISION } from '../domain/run/state.js';
 import { loadArtifact, storeArtifact } from './artifacts.js';
 import { checkStack, type CheckOutcome } from './check-stack.js';
 import type { ServiceDeps } from './deps.js';
+import { holdStackLock } from './stack-lock.js';
 
 export type ApplyOutcome =
   | { status: 'applied'; run: Run; output: string; verification: CheckOutcome }
@@ -46,12 +47,12 @@ export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, a
     };
   }
 
-  const lock = store.acquireLock(stack.name, run.id, deps.timeouts.apply + deps.timeouts.killGrace + 60_000);
+  const lock = holdStackLock(deps, stack.name, run.id);
   if (!lock.acquired)
     return { status: 'refused', code: 'locked', reason: `stack ${stack.name} is locked by run ${lock.holder.runId}` };
   const applying = store.transition(run.id, AWAITING_DECISION, 'applying');
   if (!applying) {
-    store.releaseLock(stack.name, run.id);
+    lock.release();
     const state = store.getRun(run.id)?.state ?? 'unknown';
     return { status: 'refused', code: 'not_applyable', reason: `run ${run.id} is ${state}; it cannot be applied` };
   }
@@ -69,7 +70,7 @@ export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, a
   try {
     result = await applySavedPlan(deps, stack, applying, runDir);
   } finally {
-    store.releaseLock(stack.name, run.id);
+    lock.release();
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }
 

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { ProcessOwner } from '../../domain/run/model.js';
 import type { Store } from '../../ports/store.js';
 import { createStoreContext } from './context.js';
 import { lockQueries } from './lock-queries.js';
@@ -9,6 +10,7 @@ import { recordQueries } from './record-queries.js';
 import { remediationQueries } from './remediation-queries.js';
 import { recoverInterrupted } from './recover-interrupted.js';
 import { outboxQueries } from './outbox-queries.js';
+import { ownerState, processOwner } from './process-owner.js';
 import { newRunId } from './run-id.js';
 import { runQueries } from './run-queries.js';
 import { slackQueries } from './slack-queries.js';
@@ -21,6 +23,8 @@ export interface SqliteStoreOptions {
   newId?: () => string;
   /** How long a write waits for another connection's lock before SQLITE_BUSY. */
   busyTimeoutMs?: number;
+  /** The process recorded on the locks and in-flight runs this connection writes; default this process. */
+  owner?: ProcessOwner;
 }
 
 /** How this connection commits: what a power cut can cost. */
@@ -57,7 +61,11 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     throw err;
   }
 
-  const ctx = createStoreContext(db, () => now().getTime(), options.newId ?? (() => newRunId(now())));
+  const self = processOwner();
+  const ctx = createStoreContext(db, () => now().getTime(), options.newId ?? (() => newRunId(now())), {
+    owner: options.owner ?? self,
+    ownerState: (owner) => ownerState(owner, self),
+  });
   return {
     ...stackQueries(ctx),
     ...runQueries(ctx),
