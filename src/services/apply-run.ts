@@ -7,6 +7,7 @@ import { parsePlanJson } from '../domain/plan/schema.js';
 import type { Run } from '../domain/run/model.js';
 import { planExpired } from '../domain/run/plan-age.js';
 import { AWAITING_DECISION } from '../domain/run/state.js';
+import { applyDir, markApplyHanded } from './apply-handoff.js';
 import { loadArtifact, storeArtifact } from './artifacts.js';
 import { checkStack, type CheckOutcome } from './check-stack.js';
 import type { ServiceDeps } from './deps.js';
@@ -65,7 +66,7 @@ export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, a
     planSha256: run.planSha256,
   });
 
-  const runDir = join(deps.workDir, `${run.id}-apply`);
+  const runDir = applyDir(deps.workDir, run.id);
   let result: ApplyAttempt;
   try {
     result = await applySavedPlan(deps, stack, applying, runDir);
@@ -121,6 +122,7 @@ async function applySavedPlan(deps: ServiceDeps, stack: Stack, run: Run, runDir:
     await mkdir(runDir, { recursive: true, mode: 0o700 });
     const planFile = join(runDir, 'plan.tfplan');
     await writeFile(planFile, plan, { mode: 0o600 });
+    await markApplyHanded(deps.workDir, run.id);
     const out = await deps.terraform.apply(stack, planFile);
     const output = deps.secrets.redact(`${out.stdout}\n${out.stderr}`.trim());
     await storeArtifact(deps, run.id, 'apply_log', output);

@@ -1,11 +1,12 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../src/adapters/store/open-sqlite-store.js';
 import type { Run } from '../../src/domain/run/model.js';
 import type { RunStore } from '../../src/ports/store.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../helpers/cli.js';
+import { waitFor, withStoreAt } from '../helpers/process-wait.js';
 import { configYaml, stackEntry } from '../helpers/config-builder.js';
 import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-env.js';
 
@@ -25,24 +26,7 @@ let run: Run;
 const provisioned = async () =>
   (await readFile(join(stackDir, 'provisioned.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
 
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const until = Date.now() + 60_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function withStore<T>(fn: (store: RunStore) => T): T {
-  const store = openSqliteStore({ path: join(tf.dir, 'data', 'driftgate.db') });
-  try {
-    return fn(store);
-  } finally {
-    store.close();
-  }
-}
+const withStore = <T>(fn: (store: RunStore) => T): T => withStoreAt(join(tf.dir, 'data', 'driftgate.db'), fn);
 
 const check = () => execa('node', [BIN, 'check', 'app', '--config', config], { env, extendEnv: false, reject: false });
 const startServe = () =>
@@ -115,4 +99,18 @@ describe.skipIf(!HAS_BUILD)(`stack locks across processes (${HAS_BUILD ? 'built'
     expect(after.stdout).not.toMatch(/locked by run/);
     expect(withStore((s) => s.getLock('app'))).toBeUndefined();
   }, 180_000);
+
+  it('a restart never applies again a run whose apply was handed to terraform, though the store lost applying', async () => {
+    // The store loses `approved -> applying` (synchronous=NORMAL and an OS crash): the run reads approved.
+    const db = new Database(join(tf.dir, 'data', 'driftgate.db'));
+    db.prepare("UPDATE runs SET state = 'approved' WHERE id = ?").run(run.id);
+    db.close();
+    serve = startServe();
+    await waitFor('recovery', () => withStore((s) => (s.getRun(run.id)?.state === 'interrupted' ? true : undefined)));
+    expect(withStore((s) => s.getStack('app')?.blockedReason)).toMatch(new RegExp(`apply of run ${run.id}`));
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await provisioned()).toBe(2);
+    serve.kill('SIGTERM');
+    await serve;
+  }, 120_000);
 });
