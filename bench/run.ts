@@ -7,10 +7,11 @@ import { benchPlanAnalysis } from './plan-analysis.js';
 import { benchPolicies } from './policy.js';
 import { benchRemediation } from './remediation.js';
 import { benchSlackClicks } from './slack-clicks.js';
+import { benchStore } from './store.js';
 import { benchSweep } from './sweep.js';
 
 /**
- * `npm run bench [-- sweep|analysis|slack|policy|remediation]`: runs the benchmarks and rewrites their sections of
+ * `npm run bench [-- sweep|analysis|slack|policy|remediation|store]`: runs the benchmarks and rewrites their sections of
  * bench/results.md, keeping the sections of benchmarks not run this time.
  */
 const BENCHES: Record<
@@ -22,6 +23,7 @@ const BENCHES: Record<
   slack: benchSlackClicks,
   policy: benchPolicies,
   remediation: benchRemediation,
+  store: benchStore,
 };
 
 async function machine(): Promise<string> {

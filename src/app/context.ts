@@ -117,6 +117,7 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
     workDir,
     timeouts: config.terraform.timeouts,
     maxPlanAgeMs: config.defaults.maxPlanAge,
+    lockTtlMs: config.defaults.lockTtl,
     ...(evaluatePolicies ? { evaluatePolicies } : {}),
   };
   return {

@@ -23,6 +23,7 @@ import { createSlackRuntime, type SlackRuntime } from '../slack/slack-runtime.js
 import { pruneArtifacts } from '../services/retention.js';
 import { createScheduler, type Scheduler } from '../services/scheduler.js';
 import { applyApprovedRun, approvedRunsLeftOver, type ApplyDeps } from '../services/apply-approved-run.js';
+import { interruptHandedApplies } from '../services/apply-handoff.js';
 import { autoApplyAfterCheck } from '../services/auto-apply.js';
 import { createJobs } from '../services/jobs.js';
 import { reportInterruptedApplies } from '../services/report-interrupted-applies.js';
@@ -73,6 +74,9 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   const interrupted = store.recoverInterrupted();
   for (const run of interrupted) {
     logger.warn({ runId: run.id, stack: run.stack, error: run.error }, 'run interrupted by an earlier stop');
+  }
+  for (const run of interruptHandedApplies(deps)) {
+    logger.warn({ runId: run.id, stack: run.stack }, 'apply was handed to terraform before an earlier stop');
   }
   for (const stack of config.stacks) store.upsertStack(stack.name);
   deps.bus.onAny((event) => logger.info({ event: event.type, stack: event.stack, runId: event.run.id }, 'event'));

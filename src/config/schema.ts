@@ -177,6 +177,8 @@ export const DefaultsConfig = z.strictObject({
   snooze: duration().prefault('24h'),
   /** How long a reviewed plan stays applyable. */
   maxPlanAge: duration().prefault('4h'),
+  /** How long a stack lock outlives its holder's last heartbeat; the holder renews it every third of this. */
+  lockTtl: duration().prefault('2m'),
   /** How long SIGTERM waits for running plans before marking them interrupted. */
   shutdownTimeout: duration().prefault('2m'),
 });

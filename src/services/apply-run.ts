@@ -7,9 +7,11 @@ import { parsePlanJson } from '../domain/plan/schema.js';
 import type { Run } from '../domain/run/model.js';
 import { planExpired } from '../domain/run/plan-age.js';
 import { AWAITING_DECISION } from '../domain/run/state.js';
+import { applyDir, markApplyHanded } from './apply-handoff.js';
 import { loadArtifact, storeArtifact } from './artifacts.js';
 import { checkStack, type CheckOutcome } from './check-stack.js';
 import type { ServiceDeps } from './deps.js';
+import { holdStackLock } from './stack-lock.js';
 
 export type ApplyOutcome =
   | { status: 'applied'; run: Run; output: string; verification: CheckOutcome }
@@ -46,12 +48,12 @@ export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, a
     };
   }
 
-  const lock = store.acquireLock(stack.name, run.id, deps.timeouts.apply + deps.timeouts.killGrace + 60_000);
+  const lock = holdStackLock(deps, stack.name, run.id);
   if (!lock.acquired)
     return { status: 'refused', code: 'locked', reason: `stack ${stack.name} is locked by run ${lock.holder.runId}` };
   const applying = store.transition(run.id, AWAITING_DECISION, 'applying');
   if (!applying) {
-    store.releaseLock(stack.name, run.id);
+    lock.release();
     const state = store.getRun(run.id)?.state ?? 'unknown';
     return { status: 'refused', code: 'not_applyable', reason: `run ${run.id} is ${state}; it cannot be applied` };
   }
@@ -64,12 +66,12 @@ export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, a
     planSha256: run.planSha256,
   });
 
-  const runDir = join(deps.workDir, `${run.id}-apply`);
+  const runDir = applyDir(deps.workDir, run.id);
   let result: ApplyAttempt;
   try {
     result = await applySavedPlan(deps, stack, applying, runDir);
   } finally {
-    store.releaseLock(stack.name, run.id);
+    lock.release();
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }
 
@@ -120,6 +122,7 @@ async function applySavedPlan(deps: ServiceDeps, stack: Stack, run: Run, runDir:
     await mkdir(runDir, { recursive: true, mode: 0o700 });
     const planFile = join(runDir, 'plan.tfplan');
     await writeFile(planFile, plan, { mode: 0o600 });
+    await markApplyHanded(deps.workDir, run.id);
     const out = await deps.terraform.apply(stack, planFile);
     const output = deps.secrets.redact(`${out.stdout}\n${out.stderr}`.trim());
     await storeArtifact(deps, run.id, 'apply_log', output);

@@ -12,6 +12,7 @@ import type { Run } from '../domain/run/model.js';
 import { UNDECIDED, type RunTrigger } from '../domain/run/state.js';
 import { storeArtifact } from './artifacts.js';
 import type { ServiceDeps } from './deps.js';
+import { holdStackLock } from './stack-lock.js';
 
 export type CheckOutcome =
   | { stack: string; status: 'no_changes'; run: Run; analysis: PlanAnalysis; resolved: boolean }
@@ -43,8 +44,7 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
   if (record.blockedReason) return { stack: stack.name, status: 'blocked', reason: record.blockedReason };
 
   const run = store.createRun({ stack: stack.name, trigger: options.trigger, commitSha: options.commitSha });
-  const lockTtl = deps.timeouts.plan + deps.timeouts.killGrace + 60_000;
-  const lock = store.acquireLock(stack.name, run.id, lockTtl);
+  const lock = holdStackLock(deps, stack.name, run.id);
   if (!lock.acquired) {
     const error = `stack is locked by run ${lock.holder.runId} until ${lock.holder.expiresAt.toISOString()}`;
     return fail(deps, run, error, '');
@@ -106,7 +106,7 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
     if (!(err instanceof DriftgateError)) logger.error({ err, stack: stack.name, runId: run.id }, 'check failed');
     return fail(deps, run, deps.secrets.redact(reason), deps.secrets.redact(stderrTail));
   } finally {
-    store.releaseLock(stack.name, run.id);
+    lock.release();
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }
 }

@@ -30,6 +30,8 @@ export interface ServiceDeps {
   workDir: string;
   timeouts: { plan: number; apply: number; killGrace: number };
   maxPlanAgeMs: number;
+  /** How long a stack lock outlives its holder's last heartbeat (`defaults.lockTtl`). */
+  lockTtlMs: number;
   /** The config's policies over a plan (values masked by `redactor`); absent when there are none. */
   evaluatePolicies?: (plan: PlanJson, redactor: Redactor, stack: Stack, kind: RunKind) => PolicyEvaluation;
 }

@@ -2,12 +2,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../src/adapters/store/open-sqlite-store.js';
 import type { RunStore } from '../../src/ports/store.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../helpers/cli.js';
+import { waitFor, withStoreAt } from '../helpers/process-wait.js';
 import { configYaml, stackEntry } from '../helpers/config-builder.js';
 import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-env.js';
-import { waitFor } from '../helpers/serve-process.js';
 
 /**
  * The process as a whole: Ctrl-C during a plan, kill -9 during a plan, and the next start. A plan is kept
@@ -19,14 +18,7 @@ let config: string;
 let stackDir: string;
 let holder: ResultPromise | undefined;
 
-function withStore<T>(fn: (store: RunStore) => T): T {
-  const store = openSqliteStore({ path: join(tf.dir, 'data', 'driftgate.db') });
-  try {
-    return fn(store);
-  } finally {
-    store.close();
-  }
-}
+const withStore = <T>(fn: (store: RunStore) => T): T => withStoreAt(join(tf.dir, 'data', 'driftgate.db'), fn);
 
 const planningRun = () => withStore((s) => s.listRuns({ stack: 'app', states: ['planning'] })[0]);
 

@@ -49,16 +49,7 @@ export interface ServeProcessOptions {
   config?: ConfigPatch;
 }
 
-/** Polls `probe` every 100 ms until it returns a value. */
-export async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { waitFor } from './process-wait.js';
 
 export async function startServeProcessWorld(options: ServeProcessOptions): Promise<ServeProcessWorld> {
   const tf = await makeTerraformEnv('driftgate-process-');

@@ -1,7 +1,15 @@
 import type Database from 'better-sqlite3';
+import type { ProcessOwner } from '../../domain/run/model.js';
+import type { OwnerState } from './process-owner.js';
+
+/** Who this connection works for, and whether the process behind another owner still runs. */
+export interface StoreOwnership {
+  owner: ProcessOwner;
+  ownerState: (owner: ProcessOwner) => OwnerState;
+}
 
 /** What each group of store queries needs: the connection, the injected clock (epoch ms) and id source. */
-export interface StoreContext {
+export interface StoreContext extends StoreOwnership {
   db: Database.Database;
   nowMs: () => number;
   newId: () => string;
@@ -9,9 +17,15 @@ export interface StoreContext {
   stmt: (sql: string) => Database.Statement;
 }
 
-export function createStoreContext(db: Database.Database, nowMs: () => number, newId: () => string): StoreContext {
+export function createStoreContext(
+  db: Database.Database,
+  nowMs: () => number,
+  newId: () => string,
+  ownership: StoreOwnership,
+): StoreContext {
   const cache = new Map<string, Database.Statement>();
   return {
+    ...ownership,
     db,
     nowMs,
     newId,

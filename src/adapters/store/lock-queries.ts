@@ -5,32 +5,37 @@ import { toLock } from './rows.js';
 type LockQueries = Pick<RunStore, 'acquireLock' | 'renewLock' | 'releaseLock' | 'breakLock' | 'getLock'>;
 
 /**
- * Stack locks with a TTL, timed by the injected clock. A lock past `expires_at` belongs to a process that
- * stopped heartbeating; the next acquirer takes it over.
+ * Stack locks with a TTL, timed by the injected clock and renewed by their holder's heartbeat. A lock past
+ * `expires_at` is broken only when its owner is gone too: a holder still running (its event loop stalled,
+ * its clock behind) keeps it, a killed one frees it once the TTL has run out.
  */
 export function lockQueries(ctx: StoreContext): LockQueries {
+  /** The lock row still holds: not expired, or expired with its owner still running on this host. */
+  const holds = (row: unknown, now: number): boolean => {
+    const lock = toLock(row);
+    if (lock.expiresAt.getTime() > now) return true;
+    return lock.owner !== undefined && ctx.ownerState(lock.owner) === 'alive';
+  };
+
   const acquire = ctx.db.transaction((stack: string, runId: string, ttlMs: number) => {
     const now = ctx.nowMs();
-    // One statement decides: insert when free, take over when expired, extend when it is already ours.
+    const current = ctx.stmt('SELECT * FROM locks WHERE stack = ?').get(stack) as { run_id: string } | undefined;
+    const ours = current?.run_id === runId;
+    if (current && !ours && holds(current, now)) return { acquired: false as const, holder: toLock(current) };
+    // Re-acquired by its own run while held: it keeps its acquisition time.
+    const acquiredAt = ours && holds(current, now) ? toLock(current).acquiredAt.getTime() : now;
+    const { owner } = ctx;
     const taken = ctx
       .stmt(
-        `INSERT INTO locks (stack, run_id, acquired_at, expires_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (stack) DO UPDATE SET
-           acquired_at = CASE WHEN locks.run_id = excluded.run_id AND locks.expires_at > excluded.acquired_at
-                              THEN locks.acquired_at ELSE excluded.acquired_at END,
-           run_id = excluded.run_id,
-           expires_at = excluded.expires_at
-         WHERE locks.expires_at <= excluded.acquired_at OR locks.run_id = excluded.run_id
-         RETURNING *`,
+        `INSERT OR REPLACE INTO locks (stack, run_id, acquired_at, expires_at, owner_host, owner_pid, owner_start)
+         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       )
-      .get(stack, runId, now, now + ttlMs);
-    if (taken !== undefined) return { acquired: true as const, lock: toLock(taken) };
-    const holder = ctx.stmt('SELECT * FROM locks WHERE stack = ?').get(stack);
-    return { acquired: false as const, holder: toLock(holder) };
+      .get(stack, runId, acquiredAt, now + ttlMs, owner.host, owner.pid, owner.start);
+    return { acquired: true as const, lock: toLock(taken) };
   });
 
   return {
-    // IMMEDIATE: the insert and the holder lookup see the same lock even with other processes writing.
+    // IMMEDIATE: the lookup and the write see the same lock even with other processes writing.
     acquireLock: (stack, runId, ttlMs) => acquire.immediate(stack, runId, ttlMs),
 
     renewLock(stack, runId, ttlMs) {
@@ -50,10 +55,10 @@ export function lockQueries(ctx: StoreContext): LockQueries {
       return row === undefined ? undefined : toLock(row);
     },
 
-    /** The lock in force, if any: an expired lock is as good as free. */
+    /** The lock in force, if any: an expired lock of a gone owner is as good as free. */
     getLock(stack) {
-      const row = ctx.stmt('SELECT * FROM locks WHERE stack = ? AND expires_at > ?').get(stack, ctx.nowMs());
-      return row === undefined ? undefined : toLock(row);
+      const row = ctx.stmt('SELECT * FROM locks WHERE stack = ?').get(stack);
+      return row !== undefined && holds(row, ctx.nowMs()) ? toLock(row) : undefined;
     },
   };
 }

@@ -143,6 +143,16 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (stack, fingerprint)
   );
   `,
+  // The process working on a lock or an in-flight run (host, pid, start time): a lock is broken and a run
+  // interrupted only once that process is gone. NULL for older rows: they go by expiry, as before.
+  `
+  ALTER TABLE locks ADD COLUMN owner_host TEXT;
+  ALTER TABLE locks ADD COLUMN owner_pid INTEGER;
+  ALTER TABLE locks ADD COLUMN owner_start TEXT;
+  ALTER TABLE runs ADD COLUMN owner_host TEXT;
+  ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+  ALTER TABLE runs ADD COLUMN owner_start TEXT;
+  `,
 ];
 
 /** The database was written by a newer driftgate: older code must not guess at a schema it does not know. */

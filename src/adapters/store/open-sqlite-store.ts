@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { ProcessOwner } from '../../domain/run/model.js';
 import type { Store } from '../../ports/store.js';
 import { createStoreContext } from './context.js';
 import { lockQueries } from './lock-queries.js';
@@ -9,6 +10,7 @@ import { recordQueries } from './record-queries.js';
 import { remediationQueries } from './remediation-queries.js';
 import { recoverInterrupted } from './recover-interrupted.js';
 import { outboxQueries } from './outbox-queries.js';
+import { ownerState, processOwner } from './process-owner.js';
 import { newRunId } from './run-id.js';
 import { runQueries } from './run-queries.js';
 import { slackQueries } from './slack-queries.js';
@@ -21,10 +23,20 @@ export interface SqliteStoreOptions {
   newId?: () => string;
   /** How long a write waits for another connection's lock before SQLITE_BUSY. */
   busyTimeoutMs?: number;
+  /** The process recorded on the locks and in-flight runs this connection writes; default this process. */
+  owner?: ProcessOwner;
+}
+
+/** How this connection commits: what a power cut can cost. */
+export interface SqliteSettings {
+  journalMode: string;
+  synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
 }
 
 /** Runs and Slack-side state share one database file and one connection, so they can share transactions. */
-export type SqliteStore = Store;
+export type SqliteStore = Store & { settings(): SqliteSettings };
+
+const SYNCHRONOUS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const;
 
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const now = options.now ?? (() => new Date());
@@ -36,6 +48,11 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     // WAL lets the Slack handlers read while a runner writes; the busy timeout turns brief write
     // contention between connections into a wait instead of an error.
     db.pragma('journal_mode = WAL');
+    // FULL: a commit is on disk before the call returns, so `applying` is durable before terraform starts.
+    // SQLite's WAL default (NORMAL) may lose the last commits to an OS crash or a power cut, and a lost
+    // `approved -> applying` would have the next start apply the run again. Set after the journal mode,
+    // which otherwise resets it; its cost per transition is in bench/results.md (store).
+    db.pragma('synchronous = FULL');
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     db.pragma('foreign_keys = ON');
     applyMigrations(db, options.path);
@@ -44,7 +61,11 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     throw err;
   }
 
-  const ctx = createStoreContext(db, () => now().getTime(), options.newId ?? (() => newRunId(now())));
+  const self = processOwner();
+  const ctx = createStoreContext(db, () => now().getTime(), options.newId ?? (() => newRunId(now())), {
+    owner: options.owner ?? self,
+    ownerState: (owner) => ownerState(owner, self),
+  });
   return {
     ...stackQueries(ctx),
     ...runQueries(ctx),
@@ -54,6 +75,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...outboxQueries(ctx),
     ...remediationQueries(ctx),
     recoverInterrupted: () => recoverInterrupted(ctx),
+    settings: () => ({
+      journalMode: String(db.pragma('journal_mode', { simple: true })),
+      synchronous: SYNCHRONOUS[Number(db.pragma('synchronous', { simple: true }))] ?? 'OFF',
+    }),
     close: () => db.close(),
   };
 }

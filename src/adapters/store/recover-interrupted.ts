@@ -1,12 +1,14 @@
 import type { Run } from '../../domain/run/model.js';
 import { IN_FLIGHT } from '../../domain/run/state.js';
 import { ensureStack, type StoreContext } from './context.js';
-import { toRun } from './rows.js';
+import { OwnerColumns, parseRow, toOwner, toRun } from './rows.js';
 
 const STEP: Record<string, string> = { planning: 'plan', applying: 'apply' };
 
 /**
- * Run once at startup, before any new work: nothing can still be running for a run of a previous process.
+ * Run once at startup, before any new work. A run in flight is interrupted only when the process working
+ * on it is gone (a `driftgate check` running beside a restarting `serve` keeps its run); a run of another
+ * host, whose process cannot be asked, counts as gone once its lock has run out (no more heartbeats).
  * An interrupted plan is harmless; an interrupted apply may have changed part of the infrastructure, so
  * its stack is blocked until a person has looked.
  */
@@ -16,6 +18,7 @@ export function recoverInterrupted(ctx: StoreContext): Run[] {
     const stranded = ctx
       .stmt(`SELECT * FROM runs WHERE state IN (${IN_FLIGHT.map(() => '?').join(', ')}) ORDER BY created_at`)
       .all(...IN_FLIGHT)
+      .filter((row) => ownerGone(ctx, row, now))
       .map(toRun);
     const changed: Run[] = [];
     for (const run of stranded) {
@@ -44,4 +47,12 @@ export function recoverInterrupted(ctx: StoreContext): Run[] {
     return changed;
   });
   return recover.immediate();
+}
+
+function ownerGone(ctx: StoreContext, row: unknown, now: number): boolean {
+  const owner = toOwner(parseRow(OwnerColumns, 'runs', row));
+  const state = owner ? ctx.ownerState(owner) : 'gone';
+  if (state !== 'unknown') return state === 'gone';
+  const id = (row as { id: string }).id;
+  return ctx.stmt('SELECT 1 FROM locks WHERE run_id = ? AND expires_at > ?').get(id, now) === undefined;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ActionCounts } from '../../domain/plan/model.js';
-import type { ArtifactRef, AuditEntry, Run, StackLock, StackRecord } from '../../domain/run/model.js';
+import type { ArtifactRef, AuditEntry, ProcessOwner, Run, StackLock, StackRecord } from '../../domain/run/model.js';
 import { RUN_STATES, RUN_TRIGGERS } from '../../domain/run/state.js';
 
 /**
@@ -86,7 +86,14 @@ export const AuditRow = z.object({
   detail: json(z.record(z.string(), z.unknown())).nullable(),
 });
 
-export const LockRow = z.object({
+/** The owner columns of locks and runs; all NULL on rows written before owners were recorded. */
+export const OwnerColumns = z.object({
+  owner_host: optText.optional(),
+  owner_pid: epoch.nullable().optional(),
+  owner_start: optText.optional(),
+});
+
+export const LockRow = OwnerColumns.extend({
   stack: z.string(),
   run_id: z.string(),
   acquired_at: epoch,
@@ -172,9 +179,20 @@ export function toAudit(raw: unknown): AuditEntry {
   });
 }
 
+export function toOwner(r: z.infer<typeof OwnerColumns>): ProcessOwner | undefined {
+  if (r.owner_host == null || r.owner_pid == null) return undefined;
+  return { host: r.owner_host, pid: r.owner_pid, start: r.owner_start ?? '' };
+}
+
 export function toLock(raw: unknown): StackLock {
   const r = parseRow(LockRow, 'locks', raw);
-  return { stack: r.stack, runId: r.run_id, acquiredAt: date(r.acquired_at), expiresAt: date(r.expires_at) };
+  return dropUndefined({
+    stack: r.stack,
+    runId: r.run_id,
+    acquiredAt: date(r.acquired_at),
+    expiresAt: date(r.expires_at),
+    owner: toOwner(r),
+  });
 }
 
 /** Optional fields come back absent rather than `undefined`, so `toEqual` and spreads behave. */

@@ -14,10 +14,10 @@ export function runQueries(ctx: StoreContext): RunQueries {
     const now = ctx.nowMs();
     const row = ctx
       .stmt(
-        `INSERT INTO runs (id, stack, state, trigger, created_at, updated_at, commit_sha)
-         VALUES (?, ?, 'planning', ?, ?, ?, ?) RETURNING *`,
+        `INSERT INTO runs (id, stack, state, trigger, created_at, updated_at, commit_sha, owner_host, owner_pid, owner_start)
+         VALUES (?, ?, 'planning', ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       )
-      .get(ctx.newId(), input.stack, input.trigger, now, now, input.commitSha ?? null);
+      .get(ctx.newId(), input.stack, input.trigger, now, now, input.commitSha ?? null, ...ownerValues(ctx));
     return toRun(row);
   });
 
@@ -46,6 +46,10 @@ export function runQueries(ctx: StoreContext): RunQueries {
   };
 }
 
+function ownerValues(ctx: StoreContext): [string, number, string] {
+  return [ctx.owner.host, ctx.owner.pid, ctx.owner.start];
+}
+
 /** The whole compare-and-set is one UPDATE: of two callers racing from the same state, one matches. */
 function compareAndSet(
   ctx: StoreContext,
@@ -59,24 +63,25 @@ function compareAndSet(
       state = ?, updated_at = ?, finished_at = COALESCE(?, finished_at),
       kind = COALESCE(?, kind), fingerprint = COALESCE(?, fingerprint), counts = COALESCE(?, counts),
       plan_sha256 = COALESCE(?, plan_sha256), error = COALESCE(?, error),
-      superseded_by = COALESCE(?, superseded_by), commit_sha = COALESCE(?, commit_sha)
+      superseded_by = COALESCE(?, superseded_by), commit_sha = COALESCE(?, commit_sha),
+      owner_host = COALESCE(?, owner_host), owner_pid = COALESCE(?, owner_pid), owner_start = COALESCE(?, owner_start)
     WHERE id = ? AND state IN (${from.map(() => '?').join(', ')})
     RETURNING *`;
-  const row = ctx
-    .stmt(sql)
-    .get(
-      to,
-      now,
-      isTerminal(to) ? now : null,
-      patch.kind ?? null,
-      patch.fingerprint ?? null,
-      patch.counts ? JSON.stringify(patch.counts) : null,
-      patch.planSha256 ?? null,
-      patch.error ?? null,
-      patch.supersededBy ?? null,
-      patch.commitSha ?? null,
-      id,
-      ...from,
-    );
+  const row = ctx.stmt(sql).get(
+    to,
+    now,
+    isTerminal(to) ? now : null,
+    patch.kind ?? null,
+    patch.fingerprint ?? null,
+    patch.counts ? JSON.stringify(patch.counts) : null,
+    patch.planSha256 ?? null,
+    patch.error ?? null,
+    patch.supersededBy ?? null,
+    patch.commitSha ?? null,
+    // Whoever starts an apply works on the run from here on; recovery asks whether that process is gone.
+    ...(to === 'applying' ? ownerValues(ctx) : [null, null, null]),
+    id,
+    ...from,
+  );
   return row === undefined ? undefined : toRun(row);
 }

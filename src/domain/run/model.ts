@@ -62,9 +62,18 @@ export interface StackRecord {
   lastAppliedCommit?: string;
 }
 
+/** The process working on a lock or a run: `start` tells it apart from a later process given the same pid. */
+export interface ProcessOwner {
+  host: string;
+  pid: number;
+  start: string;
+}
+
 export interface StackLock {
   stack: string;
   runId: string;
   acquiredAt: Date;
   expiresAt: Date;
+  /** Absent on locks written before owners were recorded. */
+  owner?: ProcessOwner;
 }

@@ -25,7 +25,8 @@ const TRANSITIONS: Record<RunState, readonly RunState[]> = {
   planning: ['no_changes', 'drifted', 'pending_approval', 'errored', 'interrupted'],
   drifted: ['approved', 'applying', 'rejected', 'superseded', 'expired', 'errored'],
   pending_approval: ['approved', 'applying', 'rejected', 'superseded', 'expired', 'errored'],
-  approved: ['applying', 'superseded', 'expired', 'errored'],
+  // interrupted: found approved at start although its apply was handed to terraform (a lost `applying`).
+  approved: ['applying', 'superseded', 'expired', 'errored', 'interrupted'],
   // expired: terraform refused the saved plan as stale, before changing anything.
   applying: ['applied', 'apply_failed', 'interrupted', 'expired'],
   no_changes: [],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { processOwner } from '../../../src/adapters/store/process-owner.js';
 import { manualClock, useTempStore } from './temp-store.js';
 
 const counts = (create: number) => ({ create, update: 0, delete: 0, replace: 0, read: 0 });
@@ -85,6 +86,7 @@ describe('stack locks', () => {
         runId: 'r_a',
         acquiredAt: clock.now(),
         expiresAt: new Date(clock.now().getTime() + 10_000),
+        owner: processOwner(),
       },
     });
     const refused = store.acquireLock('net', 'r_b', 10_000);

@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { ProcessOwner } from '../../domain/run/model.js';
+
+/** Reads a /proc file; throws when it cannot (no such process, or no procfs). */
+export type ProcReader = (path: string) => string;
+
+const readProc: ProcReader = (path) => readFileSync(path, 'utf8');
+
+/**
+ * `alive`: another process on this host that still runs. `gone`: it exited, its pid now belongs to a later
+ * process, or it is this very process (whose heartbeat is the only one that counts for its own locks and
+ * runs). `unknown`: another host, which only its lock's expiry can speak for.
+ */
+export type OwnerState = 'alive' | 'gone' | 'unknown';
+
+/**
+ * When a process started: the boot it belongs to and field 22 of /proc/<pid>/stat (clock ticks since boot),
+ * so that neither a reused pid nor a reboot passes for the same process. Undefined when unreadable or a zombie.
+ */
+function startOf(pid: number, read: ProcReader): string | undefined {
+  let stat: string;
+  try {
+    stat = read(`/proc/${pid}/stat`);
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (fields[0] === 'Z' || fields[0] === 'X') return undefined;
+  let boot = '';
+  try {
+    boot = read('/proc/sys/kernel/random/boot_id').trim();
+  } catch {
+    // no boot id: the start time alone
+  }
+  return `${boot}:${fields[22 - 3] ?? ''}`;
+}
+
+export function processOwner(pid: number = process.pid, read: ProcReader = readProc): ProcessOwner {
+  return { host: hostname(), pid, start: startOf(pid, read) ?? '' };
+}
+
+export function ownerState(
+  owner: ProcessOwner,
+  self: ProcessOwner = processOwner(),
+  read: ProcReader = readProc,
+): OwnerState {
+  if (owner.host !== self.host) return 'unknown';
+  if (owner.pid === self.pid && owner.start === self.start) return 'gone';
+  const start = startOf(owner.pid, read);
+  if (start !== undefined) return start === owner.start ? 'alive' : 'gone';
+  // No such process, unless this host has no readable /proc at all: then nothing says it is gone.
+  return startOf(self.pid, read) === undefined ? 'alive' : 'gone';
+}

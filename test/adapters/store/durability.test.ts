@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../../src/adapters/store/open-sqlite-store.js';
+import { useTempStore } from './temp-store.js';
+
+describe('store durability', () => {
+  const tmp = useTempStore();
+
+  // A file already in WAL mode reopens with SQLite's WAL default (NORMAL: the last commits may be lost to
+  // an OS crash), so the second connection is the one that shows it.
+  it('commits with synchronous=FULL on every connection, the first and the ones after', () => {
+    for (let i = 0; i < 2; i++) {
+      const store = openSqliteStore({ path: tmp.path });
+      try {
+        expect(store.settings()).toEqual({ journalMode: 'wal', synchronous: 'FULL' });
+      } finally {
+        store.close();
+      }
+    }
+  });
+});

@@ -1,0 +1,27 @@
+import { openSqliteStore } from '../../src/adapters/store/open-sqlite-store.js';
+import type { RunStore } from '../../src/ports/store.js';
+
+/** Polls `probe` until it gives a value, for tests that watch another process work. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** One short-lived connection to the store file another process writes. */
+export function withStoreAt<T>(path: string, fn: (store: RunStore) => T): T {
+  const store = openSqliteStore({ path });
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
