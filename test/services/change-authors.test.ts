@@ -72,20 +72,14 @@ describe('who authored a pending change', () => {
     expect(await changeAuthors(deps, await runAt(a, 'drift'))).toEqual([]);
   });
 
-  it('names the author of a change buried under 25 later commits', async () => {
+  it.each([
+    [25, 'more later commits than a message lists'],
+    [60, 'a last applied commit older than the 50-commit shallow fetch'],
+  ])('names the author of a change buried under %i later commits (%s)', async (count) => {
     const { repo, stack, store, deps, runAt, later } = await gitStack();
     store.setLastAppliedCommit(stack.name, await repo.commit({ 'db/main.tf': '' }, 'Add db'));
     await repo.commit({ 'db/main.tf': '# resized\n' }, 'Resize db', MALLORY);
-    const head = await later(25);
-
-    expect(await changeAuthors(deps, await runAt(head))).toEqual(['ada@example.com', 'mallory@example.com']);
-  });
-
-  it('reads the whole range when the last applied commit is older than the shallow fetch', async () => {
-    const { repo, stack, store, deps, runAt, later } = await gitStack();
-    store.setLastAppliedCommit(stack.name, await repo.commit({ 'db/main.tf': '' }, 'Add db'));
-    await repo.commit({ 'db/main.tf': '# resized\n' }, 'Resize db', MALLORY);
-    const head = await later(60);
+    const head = await later(count);
 
     expect(await changeAuthors(deps, await runAt(head))).toEqual(['ada@example.com', 'mallory@example.com']);
   });
