@@ -16,6 +16,7 @@ export type DriftgateErrorCode =
   | 'STALE_PLAN'
   | 'EXTERNAL_SERVICE'
   | 'REMEDIATION_UNAVAILABLE'
+  | 'AUTHORS_UNKNOWN'
   | 'SHUTTING_DOWN';
 
 export class DriftgateError extends Error {
@@ -145,6 +146,16 @@ export class RemediationUnavailableError extends DriftgateError {
   }
 }
 
+/**
+ * Who authored a change cannot be told, so nobody may approve it yet. The message is for the person who
+ * clicked: why, and what to do next (try again, or `driftgate baseline`).
+ */
+export class AuthorsUnknownError extends DriftgateError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('AUTHORS_UNKNOWN', message, options);
+  }
+}
+
 /** Another service (Slack, GitHub, S3, PagerDuty) failed; the operation may be retried. */
 export class ExternalServiceError extends DriftgateError {
   constructor(
@@ -161,7 +172,13 @@ export class ExternalServiceError extends DriftgateError {
  * Why a git command failed, as far as driftgate can tell without reading git's prose: `branch_not_found`
  * comes from `ls-remote --exit-code` (exit 2), `commit_not_found` from `cat-file -e`.
  */
-export type GitFailure = 'repo_unreachable' | 'branch_not_found' | 'commit_not_found' | 'timeout' | 'failed';
+export type GitFailure =
+  | 'repo_unreachable'
+  | 'branch_not_found'
+  | 'commit_not_found'
+  | 'range_unreadable'
+  | 'timeout'
+  | 'failed';
 
 export interface GitErrorDetails {
   reason: GitFailure;
@@ -174,6 +191,8 @@ export interface GitErrorDetails {
   url: string;
   branch?: string;
   sha?: string;
+  /** The other end of a range of commits (`from..sha`). */
+  from?: string;
 }
 
 /** A git command failed. Every field is already masked: a token never reaches a message. */
@@ -207,11 +226,13 @@ function describeGitFailure(d: GitErrorDetails): string {
       ? `branch ${d.branch ?? '?'} does not exist in ${d.url}`
       : d.reason === 'commit_not_found'
         ? `commit ${d.sha ?? '?'} is not on branch ${d.branch ?? '?'} of ${d.url}, even after fetching it`
-        : d.reason === 'repo_unreachable'
-          ? `cannot read ${where}: it does not exist, or the credentials are missing or wrong`
-          : d.reason === 'timeout'
-            ? `\`${d.command}\` timed out on ${where}`
-            : `\`${d.command}\` exited with code ${d.exitCode ?? 'unknown'} on ${where}`;
+        : d.reason === 'range_unreadable'
+          ? `the commits between ${d.from ?? '?'} and ${d.sha ?? '?'} cannot all be read from branch ${d.branch ?? '?'} of ${d.url}, even after fetching its whole history`
+          : d.reason === 'repo_unreachable'
+            ? `cannot read ${where}: it does not exist, or the credentials are missing or wrong`
+            : d.reason === 'timeout'
+              ? `\`${d.command}\` timed out on ${where}`
+              : `\`${d.command}\` exited with code ${d.exitCode ?? 'unknown'} on ${where}`;
   return d.stderrTail ? `${head}:\n${d.stderrTail}` : head;
 }
 

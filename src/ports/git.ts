@@ -34,6 +34,12 @@ export interface GitCheckout {
    * `to` when `from` is unknown or older than the shallow history (its range cannot be told).
    */
   commitsBetween(from: string | undefined, to: string): Promise<CommitInfo[]>;
+  /**
+   * Every commit in `to` and not in `from`, newest first, however many: who authored a change. The shallow
+   * clone is deepened as far as needed; GitError `range_unreadable` when the range still cannot be read
+   * whole (`from` is not in the repository, say), never a shorter list.
+   */
+  commitRange(from: string, to: string): Promise<CommitInfo[]>;
 }
 
 export interface GitSourceRef {

@@ -73,13 +73,17 @@ export async function approveRun(
   try {
     login = await deps.authorOf?.(run);
   } catch (err) {
-    if (!(err instanceof DriftgateError && err.code === 'EXTERNAL_SERVICE')) throw err;
-    // The author must never approve their own change, so not knowing the author is a no.
+    if (!(err instanceof DriftgateError && (err.code === 'EXTERNAL_SERVICE' || err.code === 'AUTHORS_UNKNOWN')))
+      throw err;
+    // The author must never approve their own change, so not knowing the author is a no. AuthorsUnknownError
+    // says why and what to do; another service's failure is worth a retry.
     return refuse({
       status: 'refused',
       reason: 'author_unknown',
       message:
-        'driftgate could not find out who authored this change, so nothing was approved. Please try again in a minute.',
+        err.code === 'AUTHORS_UNKNOWN'
+          ? err.message
+          : 'driftgate could not find out who authored this change, so nothing was approved. Please try again in a minute.',
       run,
     });
   }

@@ -1,7 +1,8 @@
 /**
  * The pull request each commit of a pending change came in through, asked of GitHub: a rebase merge or
  * a direct push leaves no `(#N)` in the title, and the PR's author is an author of the change even when
- * the commits carry someone else's name. Best effort: a GitHub failure costs the links, not the check.
+ * the commits carry someone else's name. For links it is best effort: a GitHub failure costs the links, not
+ * the check. For who may approve (`complete`), every commit is looked up and a failure is thrown.
  */
 import type { Stack } from '../domain/stack.js';
 import { errorMessage } from '../domain/errors.js';
@@ -21,16 +22,18 @@ export async function commitPullRequests(
   deps: CommitPullRequestsDeps,
   stack: Stack,
   shas: readonly string[],
+  options: { complete?: boolean } = {},
 ): Promise<Map<string, PullRequestRef>> {
   const found = new Map<string, PullRequestRef>();
   const repo = repositoryOf(stack);
   if (!deps.github || !repo || !stack.git) return found;
-  for (const sha of shas.slice(0, MAX_PR_LOOKUPS)) {
+  for (const sha of options.complete ? shas : shas.slice(0, MAX_PR_LOOKUPS)) {
     try {
       const prs = await deps.github.pullRequestsOfCommit(repo, sha);
       const merged = prs.find((pr) => pr.merged && pr.base === stack.git!.branch) ?? prs.find((pr) => pr.merged);
       if (merged) found.set(sha, merged);
     } catch (err) {
+      if (options.complete) throw err;
       deps.logger.warn(
         { stack: stack.name, sha, error: errorMessage(err) },
         'looking up the pull request of a commit failed',

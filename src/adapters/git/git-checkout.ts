@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createMutex } from '../terraform/mutex.js';
 import { GitError, type GitFailure } from '../../domain/errors.js';
@@ -13,6 +13,8 @@ import { execGit, stderrTail, type GitExec, type GitExecResult } from './exec-gi
 const FETCH_DEPTH = 50;
 /** Commits commitsBetween lists at most: a message names a few, the rest is in the repository. */
 const MAX_COMMITS_BETWEEN = 20;
+/** How far commitRange first deepens the shallow history before it fetches the whole of it. */
+const DEEPEN_BY = 200;
 const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
 export interface GitLogger {
@@ -132,6 +134,29 @@ export function createGitCheckout(options: GitCheckoutOptions): GitCheckout {
   };
 
   const hasCommit = async (sha: string) => (await run(gitDir('cat-file', '-e', `${sha}^{commit}`))).exitCode === 0;
+  /** The commits whose parents a shallow fetch left out: a walk that reaches one may have stopped short. */
+  const shallowCommits = async () =>
+    new Set((await readFile(join(repo, 'shallow'), 'utf8').catch(() => '')).split('\n').filter(Boolean));
+
+  /** `from..to` in full, or undefined while the clone lacks an end or the walk ran into the shallow edge. */
+  const readRange = async (from: string, to: string): Promise<CommitInfo[] | undefined> => {
+    if (!(await hasCommit(from)) || !(await hasCommit(to))) return undefined;
+    const commits = parseCommitLog(await must(gitDir('log', `--format=${COMMIT_FORMAT}%x1e`, `${from}..${to}`, '--')));
+    const shallow = await shallowCommits();
+    return commits.some((c) => shallow.has(c.sha)) ? undefined : commits;
+  };
+
+  const rangeError = (from: string, to: string, last?: { args: string[]; result: GitExecResult }): GitError =>
+    new GitError({
+      reason: 'range_unreadable',
+      command: credentials.mask(['git', ...(last?.args ?? ['log', `${from}..${to}`])].join(' ')),
+      exitCode: last?.result.exitCode,
+      stderrTail: last ? credentials.mask(stderrTail(last.result.stderr)) : '',
+      url,
+      branch,
+      sha: to,
+      from,
+    });
 
   return {
     fetchHead(fetchOptions = {}) {
@@ -191,6 +216,33 @@ export function createGitCheckout(options: GitCheckoutOptions): GitCheckout {
       if (!from || !FULL_SHA.test(from) || !FULL_SHA.test(to) || !(await hasCommit(from))) return [await commit(to)];
       const args = gitDir('log', `-n${MAX_COMMITS_BETWEEN}`, `--format=${COMMIT_FORMAT}%x1e`, `${from}..${to}`, '--');
       return parseCommitLog(await must(args));
+    },
+
+    async commitRange(from, to) {
+      if (!FULL_SHA.test(from) || !FULL_SHA.test(to)) throw rangeError(from, to);
+      await ensureRepo();
+      return mutex.run(async () => {
+        const branchRef = `+refs/heads/${branch}:${remoteRef}`;
+        // Deeper and deeper: a little more of the branch, all of it, then the two ends by name.
+        const fetches = [
+          gitDir('fetch', `--deepen=${DEEPEN_BY}`, '--no-tags', '--quiet', 'origin', branchRef),
+          gitDir('fetch', '--unshallow', '--no-tags', '--quiet', 'origin', branchRef),
+          gitDir('fetch', '--no-tags', '--quiet', 'origin', from, to),
+        ];
+        let failed: { args: string[]; result: GitExecResult } | undefined;
+        for (const args of [undefined, ...fetches]) {
+          if (args) {
+            // --deepen and --unshallow refuse a clone that is already complete: nothing left to fetch.
+            if (args.some((a) => a === '--unshallow' || a.startsWith('--deepen')) && !existsSync(join(repo, 'shallow')))
+              continue;
+            const result = await run(args);
+            if (result.exitCode !== 0) failed = { args, result };
+          }
+          const commits = await readRange(from, to);
+          if (commits) return commits;
+        }
+        throw rangeError(from, to, failed);
+      });
     },
   };
 }

@@ -15,13 +15,23 @@ const GIT_ENV = {
   GIT_CONFIG_GLOBAL: '/dev/null',
 };
 
+export interface CommitAuthor {
+  name: string;
+  email: string;
+}
+
 export interface TestRepo {
   /** Temp dir holding `origin.git` and the `work` clone. */
   dir: string;
   /** `file://` URL of the bare origin. */
   url: string;
-  /** Writes files (path -> content) in the work tree, commits them on `main` and pushes; returns the sha. */
-  commit(files: Record<string, string>, message: string): Promise<string>;
+  /**
+   * Writes files (path -> content) in the work tree, commits them on `main` and pushes; returns the sha.
+   * The author is Ada Lovelace unless `author` names another.
+   */
+  commit(files: Record<string, string>, message: string, author?: CommitAuthor): Promise<string>;
+  /** `count` commits by Ada on `main` (`Step 0`, `Step 1`, …, each changing `file`), pushed at once; returns the last sha. */
+  commitSteps(count: number, file: string): Promise<string>;
   /** The same on a new branch started from the work tree's `main`, pushed as that branch; the work tree goes back to `main`. */
   commitOnBranch(branch: string, files: Record<string, string>, message: string): Promise<string>;
   cleanup(): Promise<void>;
@@ -38,20 +48,32 @@ export async function makeTestRepo(): Promise<TestRepo> {
   await git(['init', '--quiet', '--initial-branch=main', work]);
   await git(['remote', 'add', 'origin', origin], work);
   /** Writes the files in the work tree, commits them and pushes the commit to `ref` of origin. */
-  const commitAndPush = async (files: Record<string, string>, message: string, ref: string) => {
+  const commitAndPush = async (files: Record<string, string>, message: string, ref: string, author?: CommitAuthor) => {
     for (const [path, content] of Object.entries(files)) {
       await mkdir(dirname(join(work, path)), { recursive: true });
       await writeFile(join(work, path), content);
     }
     await git(['add', '-A'], work);
-    await git(['commit', '--quiet', '-m', message], work);
+    await git(
+      ['commit', '--quiet', ...(author ? [`--author=${author.name} <${author.email}>`] : []), '-m', message],
+      work,
+    );
     await git(['push', '--quiet', 'origin', `HEAD:${ref}`], work);
     return (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
   };
   return {
     dir,
     url: `file://${origin}`,
-    commit: (files, message) => commitAndPush(files, message, 'main'),
+    commit: (files, message, author) => commitAndPush(files, message, 'main', author),
+    async commitSteps(count, file) {
+      await mkdir(dirname(join(work, file)), { recursive: true });
+      for (let i = 0; i < count; i += 1) {
+        await writeFile(join(work, file), `# step ${i}\n`);
+        await git(['commit', '--quiet', '-am', `Step ${i}`], work);
+      }
+      await git(['push', '--quiet', 'origin', 'HEAD:main'], work);
+      return (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
+    },
     async commitOnBranch(branch, files, message) {
       await git(['checkout', '--quiet', '-b', branch, 'main'], work);
       try {

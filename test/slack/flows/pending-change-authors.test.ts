@@ -25,7 +25,7 @@ afterEach(async () => {
   repo = github = undefined;
 });
 
-it('links the rebased commit to its PR, refuses the PR author, and asks GitHub once per run', async () => {
+it('links the rebased commit to its PR, refuses the PR author (and everyone while GitHub fails), and keeps only complete answers', async () => {
   repo = await makeTestRepo();
   const statePath = join(repo.dir, 'state', 'db.tfstate');
   const a = await repo.commit({ '.gitignore': '.terraform/\n', 'db/main.tf': stackHcl(statePath, 'small') }, 'Add db');
@@ -77,6 +77,17 @@ it('links the rebased commit to its PR, refuses the PR author, and asks GitHub o
     github!.calls('GET').filter((c) => c.path === `/repos/acme/infra/commits/${resize}/pulls`).length;
   expect(lookups()).toBe(1);
 
+  // GitHub fails while Grace clicks: who opened the PR cannot be told, so nobody approves, and the
+  // incomplete answer is not kept for the next click.
+  github.failNext(1, 502);
+  await h.click(ACTION_IDS.approve, runId, LEAD1, { id: 'down', message: { channel: alert!.channel, ts: alert!.ts } });
+  await h.settle();
+  expect(JSON.stringify(h.emulator.responses('down'))).toContain(
+    'GitHub did not answer who opened the pull requests of this change',
+  );
+  expect(JSON.stringify(h.emulator.responses('down'))).toContain('try again in a minute');
+  expect(h.running.context.store.getRun(runId)?.state).toBe('pending_approval');
+
   // Grace (LEAD1) opened the PR: not hers to approve, though Ada wrote the commit.
   await h.click(ACTION_IDS.approve, runId, LEAD1, { id: 'grace', message: { channel: alert!.channel, ts: alert!.ts } });
   await h.settle();
@@ -88,6 +99,7 @@ it('links the rebased commit to its PR, refuses the PR author, and asks GitHub o
   await h.click(ACTION_IDS.approve, runId, LEAD2, { id: 'other', message: { channel: alert!.channel, ts: alert!.ts } });
   await h.idle();
   expect(h.running.context.store.getRun(runId)?.state).toBe('applied');
-  // The check and the first click asked GitHub; the second click used what the first learned.
-  expect(lookups()).toBe(2);
+  // The check and Grace's clicks asked GitHub (the failed answer was not kept); LEAD2's click used what
+  // Grace's second click learned.
+  expect(lookups()).toBe(3);
 });
