@@ -75,7 +75,9 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   for (const run of interrupted) {
     logger.warn({ runId: run.id, stack: run.stack, error: run.error }, 'run interrupted by an earlier stop');
   }
-  for (const run of interruptHandedApplies(deps)) {
+  // Runs whose `applying` was lost (a power cut) but whose apply was handed to terraform: interrupted too.
+  const handed = interruptHandedApplies(deps);
+  for (const run of handed) {
     logger.warn({ runId: run.id, stack: run.stack }, 'apply was handed to terraform before an earlier stop');
   }
   for (const stack of config.stacks) store.upsertStack(stack.name);
@@ -190,7 +192,7 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   slackApp?.start();
   void slack?.connect();
   // Told where people look (its message, its thread, the audit log, on-call), now that all of them listen.
-  jobs.run('report-interrupted-applies', () => reportInterruptedApplies(deps, interrupted));
+  jobs.run('report-interrupted-applies', () => reportInterruptedApplies(deps, interrupted, handed));
   // Approvals complete before an earlier stop whose apply had not started: applied now.
   for (const { run, actor } of approvedRunsLeftOver(store)) {
     logger.warn(

@@ -11,9 +11,13 @@ export const APPLY_INTERRUPTED = 'apply_interrupted';
 export async function reportInterruptedApplies(
   deps: Pick<ServiceDeps, 'store' | 'bus' | 'now'>,
   interrupted: readonly Run[],
+  /** Runs found `approved` whose apply had been handed to terraform: their `apply_started` may be lost. */
+  handed: readonly Run[] = [],
 ): Promise<void> {
-  for (const run of interrupted) {
-    const started = deps.store.listAudit({ runId: run.id }).findLast((a) => a.action === 'apply_started');
+  for (const run of [...interrupted, ...handed]) {
+    const started =
+      deps.store.listAudit({ runId: run.id }).findLast((a) => a.action === 'apply_started') ??
+      (handed.includes(run) ? { actor: deps.store.listApprovals(run.id).at(-1)?.userId ?? 'unknown' } : undefined);
     if (!started) continue;
     deps.store.appendAudit({
       at: deps.now(),
