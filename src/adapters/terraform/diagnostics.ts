@@ -27,3 +27,21 @@ export function errorsFirst(stderr: string, lines: number): string {
   const before = trimBlankLines(all.slice(0, first));
   return [...errors, ...(before.length ? ['', ...before] : [])].slice(0, lines).join('\n');
 }
+
+/**
+ * terraform reads the state (and takes its lock) before it changes anything: an apply that failed there
+ * changed nothing. These are the summaries it prints for it, in terraform and tofu alike.
+ */
+const BEFORE_ANY_CHANGE =
+  /^(?:│ )?Error: (?:error loading state|Failed to load state|Error acquiring the state lock|Error loading state)/im;
+/**
+ * What cloud APIs answer to credentials that expired or are not (or no longer) valid, as the AWS, Azure
+ * and Google SDKs word them inside terraform's error. A missing permission (AccessDenied) is not one.
+ */
+const CREDENTIALS_REJECTED =
+  /\b(?:InvalidAccessKeyId|ExpiredToken(?:Exception)?|InvalidClientTokenId|SignatureDoesNotMatch|TokenRefreshRequired|RequestExpired|InvalidToken|AuthenticationExpired|ExpiredAuthenticationToken|invalid_grant|failed to refresh cached credentials|no valid credential sources)\b/i;
+
+/** The command stopped at reading or locking the state because the backend refused its credentials. */
+export function credentialsRejectedBeforeChanges(stderr: string): boolean {
+  return BEFORE_ANY_CHANGE.test(stderr) && CREDENTIALS_REJECTED.test(stderr);
+}
