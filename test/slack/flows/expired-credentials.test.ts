@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
-import { CHANNEL, type SlackServe } from '../../helpers/slack-serve.js';
+import { CHANNEL } from '../../helpers/slack-serve.js';
 import { startLocalS3, type LocalS3 } from '../../helpers/s3rver.js';
 import { useSlackServe } from '../../helpers/use-slack-serve.js';
-import { APPROVERS, LEAD1, NETWORK, actionIds, alerts, textOf } from './fixtures.js';
+import { APPROVERS, LEAD1, NETWORK, actionIds, alerts, textOf, untilAlerts } from './fixtures.js';
 
 const startServe = useSlackServe();
 const STACK = 'staging/network';
@@ -30,14 +30,6 @@ function s3Backend(endpoint: string): string {
   }
 }
 `;
-}
-
-async function untilAlerts(h: SlackServe, count: number): Promise<void> {
-  await h.settle();
-  for (let i = 0; i < 200 && alerts(h, CHANNEL).length < count; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    await h.settle();
-  }
 }
 
 describe('an apply after a long wait', () => {
