@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 # Production image: driftgate with terraform and tofu, running as a non-root user.
 
-ARG NODE_IMAGE=node:22-bookworm-slim
+# Pinned by digest: a tag can be moved to other bytes, a digest cannot. To update it, see "The base image"
+# in the README (the tag stays beside the digest so a reader knows what it is).
+ARG NODE_IMAGE=node:22-bookworm-slim@sha256:43ac6c60b8f89723f746e8a92ce91abd5017e627ce1ddfe4238355d3a30b772c
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -19,17 +21,35 @@ FROM ${NODE_IMAGE} AS binaries
 ARG TERRAFORM_VERSION=1.11.4
 ARG TOFU_VERSION=1.9.1
 ARG TARGETARCH=amd64
-RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates curl unzip && rm -rf /var/lib/apt/lists/*
+# The release signing keys, pinned by fingerprint: a key served from elsewhere, or a checksum file signed
+# by any other key, fails the build. HashiCorp: https://www.hashicorp.com/trust/security; OpenTofu:
+# https://opentofu.org/docs/intro/install/ (the key at get.opentofu.org/opentofu.asc).
+ARG HASHICORP_PGP_FINGERPRINT=C874011F0AB405110D02105534365D9472D7468F
+ARG OPENTOFU_PGP_FINGERPRINT=E3E6E43D84CB852EADB0051D0C0AF313E5FD9F80
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates curl unzip gnupg && rm -rf /var/lib/apt/lists/*
 WORKDIR /dl
-# Each archive is checked against the checksum file published with its release.
-RUN curl -fsSLO "https://releases.hashicorp.com/terraform/${TERRAFORM_VERSION}/terraform_${TERRAFORM_VERSION}_linux_${TARGETARCH}.zip" \
+# Each checksum file's signature is verified against its pinned key (gpg's VALIDSIG status line ends with
+# the primary key's fingerprint), then each archive against the verified checksum file.
+RUN set -eu \
+ && export GNUPGHOME="$(mktemp -d)" \
+ && curl -fsSL -o hashicorp.asc "https://www.hashicorp.com/.well-known/pgp-key.txt" \
+ && curl -fsSL -o opentofu.asc "https://get.opentofu.org/opentofu.asc" \
+ && gpg --batch --import hashicorp.asc opentofu.asc \
+ && curl -fsSLO "https://releases.hashicorp.com/terraform/${TERRAFORM_VERSION}/terraform_${TERRAFORM_VERSION}_linux_${TARGETARCH}.zip" \
  && curl -fsSLO "https://releases.hashicorp.com/terraform/${TERRAFORM_VERSION}/terraform_${TERRAFORM_VERSION}_SHA256SUMS" \
+ && curl -fsSLO "https://releases.hashicorp.com/terraform/${TERRAFORM_VERSION}/terraform_${TERRAFORM_VERSION}_SHA256SUMS.sig" \
+ && gpg --batch --status-fd 1 --verify "terraform_${TERRAFORM_VERSION}_SHA256SUMS.sig" "terraform_${TERRAFORM_VERSION}_SHA256SUMS" \
+    | grep -E "^\[GNUPG:\] VALIDSIG .* ${HASHICORP_PGP_FINGERPRINT}\$" \
  && grep " terraform_${TERRAFORM_VERSION}_linux_${TARGETARCH}.zip\$" "terraform_${TERRAFORM_VERSION}_SHA256SUMS" | sha256sum -c - \
  && unzip -o "terraform_${TERRAFORM_VERSION}_linux_${TARGETARCH}.zip" terraform -d /usr/local/bin \
  && curl -fsSLO "https://github.com/opentofu/opentofu/releases/download/v${TOFU_VERSION}/tofu_${TOFU_VERSION}_linux_${TARGETARCH}.zip" \
  && curl -fsSLO "https://github.com/opentofu/opentofu/releases/download/v${TOFU_VERSION}/tofu_${TOFU_VERSION}_SHA256SUMS" \
+ && curl -fsSLO "https://github.com/opentofu/opentofu/releases/download/v${TOFU_VERSION}/tofu_${TOFU_VERSION}_SHA256SUMS.gpgsig" \
+ && gpg --batch --status-fd 1 --verify "tofu_${TOFU_VERSION}_SHA256SUMS.gpgsig" "tofu_${TOFU_VERSION}_SHA256SUMS" \
+    | grep -E "^\[GNUPG:\] VALIDSIG .* ${OPENTOFU_PGP_FINGERPRINT}\$" \
  && grep " tofu_${TOFU_VERSION}_linux_${TARGETARCH}.zip\$" "tofu_${TOFU_VERSION}_SHA256SUMS" | sha256sum -c - \
  && unzip -o "tofu_${TOFU_VERSION}_linux_${TARGETARCH}.zip" tofu -d /usr/local/bin \
+ && rm -rf "$GNUPGHOME" \
  && terraform version && tofu version
 
 FROM ${NODE_IMAGE}

@@ -20,7 +20,7 @@ import { countOutboxFailure, createMetrics } from '../metrics/registry.js';
 import { slackSettingsFor } from '../slack/env.js';
 import { createSlackApp, type SlackApp } from './slack-app.js';
 import { createSlackRuntime, type SlackRuntime } from '../slack/slack-runtime.js';
-import { pruneArtifacts } from '../services/retention.js';
+import { removeWorkLeftovers, runRetention } from '../services/retention.js';
 import { createScheduler, type Scheduler } from '../services/scheduler.js';
 import { applyApprovedRun, approvedRunsLeftOver, type ApplyDeps } from '../services/apply-approved-run.js';
 import { interruptHandedApplies } from '../services/apply-handoff.js';
@@ -80,6 +80,9 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   for (const run of handed) {
     logger.warn({ runId: run.id, stack: run.stack }, 'apply was handed to terraform before an earlier stop');
   }
+  // Their scratch dirs may still hold a raw saved plan: only the artifact store keeps one.
+  const leftovers = await removeWorkLeftovers({ store, workDir: deps.workDir });
+  if (leftovers.length) logger.warn({ removed: leftovers }, 'removed work dirs left by an earlier stop');
   for (const stack of config.stacks) store.upsertStack(stack.name);
   deps.bus.onAny((event) => logger.info({ event: event.type, stack: event.stack, runId: event.run.id }, 'event'));
   const pager = pagerdutySettings
@@ -131,14 +134,14 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   const apply = (run: Run, actor: string) => applyApprovedRun(applies, run, actor);
   scheduler.start();
 
-  const retention = config.artifacts.retention;
-  const retentionTask = retention
-    ? nodeCron.schedule('17 3 * * *', () => {
-        pruneArtifacts(deps, new Date(deps.now().getTime() - retention))
-          .then((n) => logger.info({ removed: n }, 'artifact retention'))
-          .catch((err: unknown) => logger.error({ err }, 'artifact retention failed'));
-      })
-    : undefined;
+  const retentionTask = nodeCron.schedule('17 3 * * *', () => {
+    runRetention(
+      { store, artifacts: deps.artifacts, workDir: deps.workDir, now: deps.now },
+      { outbox: config.defaults.outboxRetention, artifacts: config.artifacts.retention },
+    )
+      .then((removed) => logger.info({ removed }, 'retention'))
+      .catch((err: unknown) => logger.error({ err }, 'retention failed'));
+  });
 
   // Remediation PRs: GitHub credentials are enough; without them the button says what is missing.
   const remediation: RemediationDeps | undefined = github
@@ -251,7 +254,7 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
     async stop() {
       if (stopping) return;
       stopping = true;
-      await retentionTask?.stop();
+      await retentionTask.stop();
       // Applies and checks first: they may still have messages to send through the outbox.
       const { aborted, cancelled } = await scheduler.stop(config.defaults.shutdownTimeout);
       logger.info({ aborted, cancelled }, 'scheduler stopped');

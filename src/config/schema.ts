@@ -181,6 +181,8 @@ export const DefaultsConfig = z.strictObject({
   lockTtl: duration().prefault('2m'),
   /** How long SIGTERM waits for running plans before marking them interrupted. */
   shutdownTimeout: duration().prefault('2m'),
+  /** Delivered Slack and PagerDuty outbox items older than this are deleted by the daily retention. */
+  outboxRetention: duration().prefault('7d'),
 });
 export type DefaultsConfig = z.infer<typeof DefaultsConfig>;
 

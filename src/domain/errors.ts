@@ -14,6 +14,7 @@ export type DriftgateErrorCode =
   | 'ARTIFACT_STORE_FAILED'
   | 'ARTIFACT_INTEGRITY'
   | 'STALE_PLAN'
+  | 'BACKEND_CREDENTIALS_REJECTED'
   | 'EXTERNAL_SERVICE'
   | 'REMEDIATION_UNAVAILABLE'
   | 'AUTHORS_UNKNOWN'
@@ -136,6 +137,19 @@ export class StalePlanError extends DriftgateError {
     readonly stderrTail = '',
   ) {
     super('STALE_PLAN', message);
+  }
+}
+
+/**
+ * terraform could not read (or lock) the state because the backend refused the credentials the saved plan
+ * carries (expired or revoked): it stopped before changing anything. A fresh plan gets fresh credentials.
+ */
+export class BackendCredentialsError extends DriftgateError {
+  constructor(
+    message: string,
+    readonly stderrTail = '',
+  ) {
+    super('BACKEND_CREDENTIALS_REJECTED', message);
   }
 }
 

@@ -56,7 +56,8 @@ export type DomainEvent =
    * The plan can no longer be applied: older than maxPlanAge, or (`stale`) terraform refused it because
    * the state changed after it was made. A fresh plan has been asked for.
    */
-  | { type: 'plan_expired'; stack: string; run: Run; stale: boolean };
+  /** `credentials`: the backend refused the credentials saved with the plan, before anything changed. */
+  | { type: 'plan_expired'; stack: string; run: Run; stale: boolean; credentials?: boolean };
 
 /** What the plan right after an apply found: nothing left, changes still there, or no plan at all. */
 export type Verification = 'clean' | 'still_drifting' | 'failed';

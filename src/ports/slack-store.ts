@@ -55,6 +55,8 @@ export interface SlackStore {
   /** A permanent failure (e.g. `invalid_blocks`): never retried, and no longer holds back its key. */
   markDead(id: number, error: string): void;
   pendingCount(): number;
+  /** Deletes items delivered before `before` (their payloads are messages already sent); returns how many. */
+  pruneDelivered(before: Date): number;
 
   silence(silence: Silence): void;
   unsilence(stack: string): Silence | undefined;

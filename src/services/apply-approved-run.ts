@@ -71,8 +71,11 @@ async function settle(
   // Another path already applies or applied this run: what happens to it is that path's to say.
   if (outcome.code === 'not_applyable' || outcome.code === 'not_found') return;
   // applyRun marked the run expired; a fresh plan gets a message of its own.
-  if (outcome.code === 'expired' || outcome.code === 'stale') {
-    await announceExpiredPlan(deps, run, { stale: outcome.code === 'stale' });
+  if (outcome.code === 'expired' || outcome.code === 'stale' || outcome.code === 'credentials') {
+    await announceExpiredPlan(deps, run, {
+      stale: outcome.code === 'stale',
+      ...(outcome.code === 'credentials' ? { credentials: true } : {}),
+    });
     return;
   }
   const ended =

@@ -1,7 +1,13 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Stack } from '../domain/stack.js';
-import { DriftgateError, StalePlanError, TerraformError, errorMessage } from '../domain/errors.js';
+import {
+  BackendCredentialsError,
+  DriftgateError,
+  StalePlanError,
+  TerraformError,
+  errorMessage,
+} from '../domain/errors.js';
 import { analyzePlan } from '../domain/plan/analyze.js';
 import { parsePlanJson } from '../domain/plan/schema.js';
 import type { Run } from '../domain/run/model.js';
@@ -18,13 +24,14 @@ export type ApplyOutcome =
   | { status: 'apply_failed'; run: Run; error: string; output: string; verification: CheckOutcome }
   /**
    * Nothing was applied. `expired`: the plan is older than maxPlanAge; `stale`: terraform refused it because
-   * the state moved since; either way the run is now expired. `not_started`: the run's code could not be
+   * the state moved since; `credentials`: the backend refused the credentials saved with the plan before
+   * anything changed; in each case the run is now expired. `not_started`: the run's code could not be
    * checked out. `not_found`, `not_applyable`: the run is not there or not waiting (nothing changed).
    */
   | {
       status: 'refused';
       reason: string;
-      code: 'not_found' | 'not_applyable' | 'expired' | 'blocked' | 'locked' | 'stale' | 'not_started';
+      code: 'not_found' | 'not_applyable' | 'expired' | 'blocked' | 'locked' | 'stale' | 'credentials' | 'not_started';
     };
 
 /**
@@ -75,17 +82,17 @@ export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, a
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }
 
-  if (!result.ok && result.stale) {
+  if (!result.ok && result.refused) {
     store.transition(run.id, 'applying', 'expired', { error: result.error });
     store.appendAudit({
       at: deps.now(),
       actor,
-      action: 'apply_refused_stale',
+      action: `apply_refused_${result.refused}`,
       runId: run.id,
       stack: stack.name,
       planSha256: run.planSha256,
     });
-    return { status: 'refused', code: 'stale', reason: result.error };
+    return { status: 'refused', code: result.refused, reason: result.error };
   }
   const finished = result.ok
     ? store.transition(run.id, 'applying', 'applied')
@@ -108,7 +115,10 @@ export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, a
     : { status: 'apply_failed', run: final, error: result.error, output: result.output, verification };
 }
 
-type ApplyAttempt = { ok: true; output: string } | { ok: false; error: string; output: string; stale?: boolean };
+/** `refused`: terraform stopped before changing anything, for a reason a fresh plan resolves. */
+type ApplyAttempt =
+  | { ok: true; output: string }
+  | { ok: false; error: string; output: string; refused?: 'stale' | 'credentials' };
 
 async function applySavedPlan(deps: ServiceDeps, stack: Stack, run: Run, runDir: string): Promise<ApplyAttempt> {
   try {
@@ -128,13 +138,15 @@ async function applySavedPlan(deps: ServiceDeps, stack: Stack, run: Run, runDir:
     await storeArtifact(deps, run.id, 'apply_log', output);
     return { ok: true, output };
   } catch (err) {
-    if (err instanceof StalePlanError) {
-      await storeArtifact(deps, run.id, 'apply_log', deps.secrets.redact(err.stderrTail)).catch(() => undefined);
+    if (err instanceof StalePlanError || err instanceof BackendCredentialsError) {
+      const output = deps.secrets.redact(err.stderrTail);
+      await storeArtifact(deps, run.id, 'apply_log', output).catch(() => undefined);
       return {
         ok: false,
-        stale: true,
-        error: deps.secrets.redact(err.message),
-        output: deps.secrets.redact(err.stderrTail),
+        refused: err instanceof StalePlanError ? 'stale' : 'credentials',
+        // terraform's own words say which backend and which credentials; the tail is masked.
+        error: deps.secrets.redact(err instanceof StalePlanError ? err.message : `${err.message}:\n${err.stderrTail}`),
+        output,
       };
     }
     const output = err instanceof TerraformError ? err.stderrTail : '';

@@ -1,3 +1,7 @@
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ArtifactStore } from '../ports/artifacts.js';
+import type { RunStore, Store } from '../ports/store.js';
 import type { ServiceDeps } from './deps.js';
 
 /**
@@ -12,4 +16,57 @@ export async function pruneArtifacts(deps: Pick<ServiceDeps, 'store' | 'artifact
     removed += 1;
   }
   return removed;
+}
+
+/** The scratch dirs of check-stack (`<run>`) and apply-run (`<run>-apply`) are named after their run. */
+const APPLY_SUFFIX = '-apply';
+
+/**
+ * Removes what a killed process left in the work dir: raw saved plans (secrets in clear) that only the
+ * artifact store may keep. A dir whose run is still planning or applying is in use and stays; anything
+ * else (a run that ended, was interrupted, or is unknown) is a leftover. Returns the names removed.
+ */
+export async function removeWorkLeftovers(deps: {
+  store: Pick<RunStore, 'getRun'>;
+  workDir: string;
+}): Promise<string[]> {
+  const entries = await readdir(deps.workDir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  });
+  const removed: string[] = [];
+  for (const name of entries) {
+    const runId = name.endsWith(APPLY_SUFFIX) ? name.slice(0, -APPLY_SUFFIX.length) : name;
+    const state = deps.store.getRun(runId)?.state;
+    if (state === 'planning' || state === 'applying') continue;
+    await rm(join(deps.workDir, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+export interface RetentionDeps {
+  store: Store;
+  artifacts: ArtifactStore;
+  workDir: string;
+  now: () => Date;
+}
+
+/** Milliseconds; artifacts are kept forever when their retention is not set. */
+export interface RetentionSettings {
+  artifacts?: number;
+  outbox: number;
+}
+
+/** The daily retention of `serve`: old artifacts, delivered outbox items, and work dir leftovers. */
+export async function runRetention(
+  deps: RetentionDeps,
+  settings: RetentionSettings,
+): Promise<{ artifacts: number; outbox: number; workLeftovers: number }> {
+  const now = deps.now().getTime();
+  const artifacts =
+    settings.artifacts === undefined ? 0 : await pruneArtifacts(deps, new Date(now - settings.artifacts));
+  const outbox = deps.store.pruneDelivered(new Date(now - settings.outbox));
+  const workLeftovers = (await removeWorkLeftovers(deps)).length;
+  return { artifacts, outbox, workLeftovers };
 }

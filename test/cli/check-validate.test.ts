@@ -105,6 +105,23 @@ describe('driftgate check', () => {
     expect(statuses).toEqual({ 'dev/storage': 'drifted', 'prod/broken': 'errored', 'prod/storage': 'drifted' });
   });
 
+  it("reports a failing plan with terraform's Error block first, the CLI configuration warning after it", async () => {
+    // A CLI config file that does not exist: terraform warns about it on stderr before the error.
+    const warned = { ...env, TF_CLI_CONFIG_FILE: join(tf.dir, 'missing.tfrc') };
+    const human = await runCli(['check', 'prod/broken'], { cwd: repo, env: warned });
+    expect(human.code).toBe(1);
+    const report = human.stdout.slice(human.stdout.indexOf('=== prod/broken: error'));
+    expect(report).toContain('Error: Reference to undeclared input variable');
+    expect(report.split('\n')[2]).toMatch(/^Error: /);
+    const warning = report.indexOf('Warning:');
+    if (warning >= 0) expect(warning).toBeGreaterThan(report.indexOf('Error:'));
+
+    const json = await runCli(['check', 'prod/broken', '--json'], { cwd: repo, env: warned });
+    const [stack] = JSON.parse(json.stdout).stacks;
+    expect(stack.stderrTail).toMatch(/^Error: Reference to undeclared input variable/);
+    expect(stack.error).toMatch(/^terraform plan exited with code 1:\nError: Reference to undeclared input variable/);
+  });
+
   it('refuses an unknown stack with the closest names', async () => {
     const result = await runCli(['check', 'prod/storag'], { cwd: repo, env });
     expect(result.code).toBe(1);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -60,7 +61,7 @@ describe.skipIf(!HAS_BUILD)(`driftgate process lifecycle (${HAS_BUILD ? 'built' 
     expect(withStore((s) => s.getRun(run.id))?.state).toBe('interrupted');
   });
 
-  it('after kill -9 during a plan, the next start marks the run interrupted and serves', async () => {
+  it('after kill -9 during a plan, the next start marks the run interrupted, removes its saved plan and serves', async () => {
     const check = execa('node', [BIN, 'check', 'app', '--config', config], {
       env,
       extendEnv: false,
@@ -71,6 +72,16 @@ describe.skipIf(!HAS_BUILD)(`driftgate process lifecycle (${HAS_BUILD ? 'built' 
     process.kill(-check.pid!, 'SIGKILL'); // the whole process group, terraform too: a power cut
     await check;
     expect(withStore((s) => s.getRun(run.id))?.state).toBe('planning');
+    // The killed run's scratch dir is left behind; its plan is written there as a kill after the plan leaves it.
+    const runDir = join(tf.dir, 'data', 'work', run.id);
+    expect(existsSync(runDir)).toBe(true);
+    const leftover = join(runDir, 'plan.tfplan');
+    await execa('terraform', ['plan', '-lock=false', '-input=false', `-out=${leftover}`], {
+      cwd: stackDir,
+      env,
+      extendEnv: false,
+    });
+    expect(existsSync(leftover)).toBe(true);
 
     const serve = execa('node', [BIN, 'serve', '--config', config, '--port', '0'], {
       env,
@@ -78,9 +89,11 @@ describe.skipIf(!HAS_BUILD)(`driftgate process lifecycle (${HAS_BUILD ? 'built' 
       reject: false,
     });
     await waitFor('recovery', () => (withStore((s) => s.getRun(run.id))?.state === 'interrupted' ? true : undefined));
+    await waitFor('the leftover to be removed', () => (existsSync(runDir) ? undefined : true));
     serve.kill('SIGTERM');
     const result = await serve;
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toMatch(/interrupted by an earlier stop/);
+    expect(result.stderr).toMatch(/removed work dirs left by an earlier stop/);
   });
 });

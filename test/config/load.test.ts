@@ -44,6 +44,7 @@ describe('parseConfig', () => {
       snooze: 24 * 3_600_000,
       maxPlanAge: 4 * 3_600_000,
       shutdownTimeout: 120_000,
+      outboxRetention: 7 * 86_400_000,
     });
     expect(config.log).toEqual({ level: 'debug' });
     expect(config.stacks).toEqual([

@@ -2,7 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import S3rver from 's3rver';
+import Account from 's3rver/lib/models/account.js';
 
 export interface LocalS3 {
   endpoint: string;
@@ -11,7 +13,18 @@ export interface LocalS3 {
   accessKeyId: string;
   secretAccessKey: string;
   region: string;
+  /** A key of its own, as a session token from OIDC or an assumed role: it can expire (`revoke`). */
+  temporaryKey(): TemporaryKey;
   close(): Promise<void>;
+}
+
+export interface TemporaryKey {
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** From now on s3rver answers InvalidAccessKeyId to this key, as AWS does to an expired session. */
+  revoke(): void;
+  /** Accepted again (a refreshed session). */
+  restore(): void;
 }
 
 /** A real S3-compatible server on loopback, on a free port, with its own temp dir. */
@@ -31,6 +44,18 @@ export async function startLocalS3(buckets: string[] = []): Promise<LocalS3> {
     accessKeyId: 'S3RVER',
     secretAccessKey: 'S3RVER',
     region: 'us-east-1',
+    temporaryKey() {
+      const accessKeyId = `TMP${randomBytes(8).toString('hex').toUpperCase()}`;
+      const secretAccessKey = randomBytes(20).toString('hex');
+      const restore = () => Account.DUMMY_ACCOUNT.createKeyPair(accessKeyId, secretAccessKey);
+      restore();
+      return {
+        accessKeyId,
+        secretAccessKey,
+        restore,
+        revoke: () => Account.DUMMY_ACCOUNT.revokeAccessKey(accessKeyId),
+      };
+    },
     async close() {
       await server.close();
       await rm(directory, { recursive: true, force: true });

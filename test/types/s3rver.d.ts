@@ -16,3 +16,13 @@ declare module 's3rver' {
     close(): Promise<void>;
   }
 }
+
+/** s3rver's account registry: the access keys it accepts (every request's key must be in it). */
+declare module 's3rver/lib/models/account.js' {
+  interface AWSAccount {
+    createKeyPair(accessKeyId: string, secretAccessKey: string): void;
+    revokeAccessKey(accessKeyId: string): void;
+  }
+  const Account: { DUMMY_ACCOUNT: AWSAccount };
+  export default Account;
+}

@@ -2,7 +2,10 @@ import type { SlackStore } from '../../ports/slack-store.js';
 import type { StoreContext } from './context.js';
 import { toOutboxItem } from './slack-rows.js';
 
-type OutboxQueries = Pick<SlackStore, 'enqueue' | 'due' | 'markDelivered' | 'markFailed' | 'markDead' | 'pendingCount'>;
+type OutboxQueries = Pick<
+  SlackStore,
+  'enqueue' | 'due' | 'markDelivered' | 'markFailed' | 'markDead' | 'pendingCount' | 'pruneDelivered'
+>;
 
 /**
  * The outbox of outgoing Slack calls. Items of one key go out strictly in order: only the oldest open
@@ -59,6 +62,11 @@ export function outboxQueries(ctx: StoreContext): OutboxQueries {
         .stmt('SELECT COUNT(*) FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL')
         .pluck()
         .get() as number;
+    },
+
+    pruneDelivered(before) {
+      return ctx.stmt('DELETE FROM outbox WHERE delivered_at IS NOT NULL AND delivered_at < ?').run(before.getTime())
+        .changes;
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Stack } from '../../domain/stack.js';
 import { TerraformBinaryMissingError, TerraformError } from '../../domain/errors.js';
 import type { CommandOutput, TerraformVersion } from '../../ports/terraform.js';
 import { runProcess, type ProcessResult } from './process.js';
-import { lastLines } from './tail-buffer.js';
+import { errorsFirst } from './diagnostics.js';
 
 export interface TerraformLogger {
   debug(obj: object, msg: string): void;
@@ -83,7 +83,7 @@ export function commandError(
   code: 'TERRAFORM_FAILED' | 'TERRAFORM_TIMEOUT' = 'TERRAFORM_FAILED',
 ): TerraformError {
   // stderr only: stdout of `show -json` is plan data with secrets in clear.
-  return new TerraformError(command, result.exitCode, ctx.redact(lastLines(result.stderr, STDERR_TAIL_LINES)), code);
+  return new TerraformError(command, result.exitCode, ctx.redact(errorsFirst(result.stderr, STDERR_TAIL_LINES)), code);
 }
 
 /** What a command returns to callers: redacted, with the exit code it ended with. */

@@ -2,7 +2,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Stack } from '../../domain/stack.js';
-import { ConfigError, StalePlanError } from '../../domain/errors.js';
+import { BackendCredentialsError, ConfigError, StalePlanError } from '../../domain/errors.js';
 import type {
   CommandOutput,
   FmtReport,
@@ -14,6 +14,7 @@ import type {
 import { applyArgs, fmtCheckArgs, planArgs, providersSchemaArgs, showJsonArgs, validateArgs } from './args.js';
 import { detectTerraform } from './binary.js';
 import { buildChildEnv } from './env.js';
+import { credentialsRejectedBeforeChanges } from './diagnostics.js';
 import { commandError, commandOutput, execTerraform, type TerraformLogger } from './exec.js';
 import { ensureInit, type InitContext } from './init.js';
 import { createMutex } from './mutex.js';
@@ -157,6 +158,13 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
         const { stderrTail } = commandError(ctx, 'apply', result);
         throw new StalePlanError(
           'the state changed after this plan was made, so terraform refused to apply it; nothing was applied',
+          stderrTail,
+        );
+      }
+      if (result.exitCode !== 0 && credentialsRejectedBeforeChanges(result.stderr)) {
+        const { stderrTail } = commandError(ctx, 'apply', result);
+        throw new BackendCredentialsError(
+          'the backend rejected the credentials saved with this plan (expired or revoked) before anything was changed; nothing was applied',
           stderrTail,
         );
       }

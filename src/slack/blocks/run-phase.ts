@@ -18,8 +18,11 @@ export type RunPhase =
   | { kind: 'rejected'; by: string; reason?: string }
   | { kind: 'superseded'; by: string }
   | { kind: 'drift_resolved' }
-  /** `stale`: terraform refused the plan because the state changed after it was made. */
-  | { kind: 'expired'; stale?: boolean };
+  /**
+   * `stale`: terraform refused the plan because the state changed after it was made; `credentials`: the
+   * backend refused the credentials saved with the plan before anything changed.
+   */
+  | { kind: 'expired'; stale?: boolean; credentials?: boolean };
 
 /** Phases in which people still decide: the only ones with buttons. */
 export function isAwaiting(phase: RunPhase): boolean {
@@ -87,6 +90,8 @@ export function phaseStatusLine(phase: RunPhase, approval?: ApprovalInfo): strin
     case 'drift_resolved':
       return ':white_check_mark: Drift resolved: the infrastructure matches the code again';
     case 'expired':
+      if (phase.credentials)
+        return ':clock3: Not applied: the backend rejected the credentials saved with this plan (expired while it waited); nothing was changed. A fresh plan follows';
       return phase.stale
         ? ':clock3: Not applied: the state changed after this plan was made, so terraform refused it. A fresh plan follows'
         : ':clock3: Expired: this plan is too old to apply; a fresh plan follows';

@@ -38,8 +38,12 @@ export function followApplies(bus: EventBus, messages: RunMessages): (() => void
         ],
       });
     }),
-    bus.on('plan_expired', async ({ run, stale }) => {
-      await messages.update(run, { kind: 'expired', ...(stale ? { stale: true } : {}) });
+    bus.on('plan_expired', async ({ run, stale, credentials }) => {
+      await messages.update(run, {
+        kind: 'expired',
+        ...(stale ? { stale: true } : {}),
+        ...(credentials ? { credentials: true } : {}),
+      });
     }),
     bus.on('apply_not_started', async ({ run, reason, blocked }) => {
       await messages.update(run, { kind: 'apply_failed' });

@@ -90,6 +90,25 @@ describe('sqlite slack store', () => {
     expect(row).toEqual({ attempts: 1, last_error: 'invalid_blocks', dead_at: clock.now().getTime() });
   });
 
+  it('prunes delivered items older than the retention, and only those', () => {
+    const store = open();
+    const old = store.enqueue({ key: 'k', method: 'chat.postMessage', payload: { text: 'old' } });
+    store.markDelivered(old.id);
+    const dead = store.enqueue({ key: 'd', method: 'chat.postMessage', payload: {} });
+    store.markDead(dead.id, 'invalid_blocks');
+    clock.advance(8 * 86_400_000);
+    const recent = store.enqueue({ key: 'k', method: 'chat.update', payload: { text: 'recent' } });
+    store.markDelivered(recent.id);
+    const open_ = store.enqueue({ key: 'k', method: 'chat.update', payload: { text: 'open' } });
+
+    expect(store.pruneDelivered(new Date(clock.now().getTime() - 7 * 86_400_000))).toBe(1);
+    const db = new Database(path, { readonly: true });
+    const ids = db.prepare('SELECT id FROM outbox ORDER BY id').pluck().all();
+    db.close();
+    expect(ids).toEqual([dead.id, recent.id, open_.id]);
+    expect(store.due(clock.now(), 10).map((i) => i.id)).toEqual([open_.id]);
+  });
+
   it('keeps the outbox across a reopen of the file', () => {
     const first = open();
     const item = first.enqueue({

@@ -15,6 +15,7 @@ import {
   driftAgain,
   makeDrift,
   textOf,
+  untilAlerts,
 } from './fixtures.js';
 
 const startServe = useSlackServe();
@@ -30,15 +31,6 @@ async function driftedStack(stack: string, config: ConfigPatch = APPROVERS): Pro
   if (outcome.status !== 'drifted') throw new Error(`expected drift, got ${outcome.status}`);
   await h.settle();
   return { h, runId: outcome.run.id };
-}
-
-/** Settles until the channel holds `count` alerts: a fresh plan runs in the background after a refusal. */
-async function untilAlerts(h: SlackServe, count: number): Promise<void> {
-  await h.settle();
-  for (let i = 0; i < 200 && alerts(h, CHANNEL).length < count; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    await h.settle();
-  }
 }
 
 describe('decisions from Slack', () => {

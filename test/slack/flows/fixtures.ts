@@ -1,6 +1,6 @@
 import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
 import { approvers } from '../../helpers/config-builder.js';
-import type { SlackServe } from '../../helpers/slack-serve.js';
+import { CHANNEL, type SlackServe } from '../../helpers/slack-serve.js';
 import type { EmulatedMessage } from '../../helpers/slack-emulator.js';
 
 export const NETWORK = `
@@ -49,4 +49,13 @@ export function actionIds(message: EmulatedMessage | undefined): string[] {
 /** Top-level messages of a channel (not thread replies). */
 export function alerts(h: SlackServe, channel: string): EmulatedMessage[] {
   return h.emulator.messages(channel).filter((m) => !m.threadTs);
+}
+
+/** Settles until the channel holds `count` alerts: a fresh plan runs in the background after a refusal. */
+export async function untilAlerts(h: SlackServe, count: number, channel = CHANNEL): Promise<void> {
+  await h.settle();
+  for (let i = 0; i < 200 && alerts(h, channel).length < count; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    await h.settle();
+  }
 }

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useSlackServe } from '../../helpers/use-slack-serve.js';
+import { ask } from '../commands/helpers.js';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
 import { CHANNEL } from '../../helpers/slack-serve.js';
 import { APPROVERS, LEAD1, NETWORK, actionIds, alerts, driftAgain, makeDrift, textOf } from './fixtures.js';
@@ -79,6 +80,30 @@ describe('what the notifier posts as runs come and go', () => {
     expect((await h.running.scheduler.request('dev/broken')).status).toBe('errored');
     await h.settle();
     expect(alerts(h, CHANNEL)).toHaveLength(2);
+  });
+
+  it("shows terraform's Error block before the CLI configuration warning, in the alert and in /drift show", async () => {
+    const h = await startServe({
+      stacks: { 'dev/broken': 'resource "terraform_data" "x" {\n  input = var.missing\n}\n' },
+      config: APPROVERS,
+      // A CLI config file that does not exist: terraform warns about it on stderr before the error.
+      env: { TF_CLI_CONFIG_FILE: '/nonexistent/driftgate-test.tfrc' },
+    });
+    expect((await h.running.scheduler.request('dev/broken')).status).toBe('errored');
+    await h.settle();
+    const errorFirst = (text: string) => {
+      const error = text.indexOf('Error: Reference to undeclared input variable');
+      expect(error).toBeGreaterThanOrEqual(0);
+      const warning = text.indexOf('Warning: Unable to open CLI configuration file');
+      if (warning >= 0) expect(warning).toBeGreaterThan(error);
+      expect(
+        text.indexOf('problems with the CLI configuration') < 0 ||
+          text.indexOf('problems with the CLI configuration') > error,
+      ).toBe(true);
+    };
+    errorFirst(textOf(alerts(h, CHANNEL)[0]));
+    const { answers: shown } = await ask(h, 'show dev/broken', LEAD1);
+    errorFirst(shown[0]!);
   });
 
   it('posts a storm of drift as one digest whose Open buttons post each stack in its thread', async () => {
