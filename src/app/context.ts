@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createArtifactStore } from '../adapters/artifacts/create-artifact-store.js';
@@ -9,7 +9,9 @@ import type { Stack } from '../domain/stack.js';
 import { ConfigError } from '../domain/errors.js';
 import { buildPolicyInput, compilePolicies, evaluatePolicies } from '../domain/policy/index.js';
 import { createLogger, type Logger } from '../logging/logger.js';
-import { createSecretRegistry } from '../logging/secret-registry.js';
+import { createSecretRegistry, type TextRedactor } from '../logging/secret-registry.js';
+import { createRedactor } from '../domain/plan/redact.js';
+import { stackConfigSecrets, type VarFileText } from '../domain/stack-secrets.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { createEventBus } from '../services/event-bus.js';
 
@@ -77,6 +79,24 @@ export function terraformBaseEnv(
   return Object.fromEntries(Object.entries(env).filter(([name]) => !own.has(name)));
 }
 
+/**
+ * Each stack's config secrets (vars, env, backend config, varFiles, `${ENV}` values), masked from the
+ * first command. A varFile that cannot be read yet (a Git stack's, before checkout) adds nothing here.
+ */
+async function configSecrets(config: DriftgateConfig): Promise<Map<string, TextRedactor>> {
+  const out = new Map<string, TextRedactor>();
+  for (const stack of config.stacks) {
+    const files: VarFileText[] = [];
+    for (const path of stack.varFiles) {
+      const text = await readFile(path, 'utf8').catch(() => undefined);
+      if (text !== undefined) files.push({ path, text });
+    }
+    const secrets = stackConfigSecrets(stack, files, config.interpolated);
+    if (secrets.size > 0) out.set(stack.name, createRedactor(secrets));
+  }
+  return out;
+}
+
 /** The composition root: every adapter built from the config, once. */
 export async function createAppContext(config: DriftgateConfig, options: AppContextOptions): Promise<AppContext> {
   const now = options.now ?? (() => new Date());
@@ -84,11 +104,11 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
   const workDir = join(config.dataDir, 'work');
   await mkdir(workDir, { recursive: true, mode: 0o700 });
 
-  const secrets = createSecretRegistry();
+  const secrets = createSecretRegistry({ base: await configSecrets(config) });
   const logger = createLogger({
     level: config.log.level,
     destination: options.logDestination ?? process.stderr,
-    redact: (line) => secrets.redact(line),
+    redact: (line, stack) => secrets.redact(line, stack),
   });
   const store = openSqliteStore({ path: join(config.dataDir, 'driftgate.db'), now });
   const artifacts = await createArtifactStore(config.artifacts, { dataDir: config.dataDir, env: options.env });
@@ -98,7 +118,7 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
     pluginCacheDir: config.terraform.pluginCacheDir,
     outputLimitBytes: config.terraform.outputLimitBytes,
     env: { GOMAXPROCS: String(goMaxProcs(config.defaults.concurrency)), ...terraformBaseEnv(config, options.env) },
-    redact: (text) => secrets.redact(text),
+    redact: (text, stack) => secrets.redact(text, stack),
     logger,
   });
   const bus = createEventBus((err, event) =>

@@ -131,6 +131,7 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
       policies: policies.rules,
     }),
   );
+  config.interpolated = interpolated.substitutions.map((s) => s.value);
   warnings.push(...slackWarnings(config));
   issues.push(
     ...autoApplyIssues(config.stacks, (stack) => {

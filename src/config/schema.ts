@@ -343,6 +343,8 @@ export type ConfigFile = z.infer<typeof ConfigFile>;
 export interface DriftgateConfig {
   /** Absolute path of the config file, or undefined when built in code. */
   file?: string;
+  /** Values the file took from the environment (`${VAR}`): secrets for masking in every stack's texts. */
+  interpolated?: readonly string[];
   /** Directory relative paths are resolved against. */
   baseDir: string;
   dataDir: string;

@@ -2,6 +2,9 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
+/** Masks secrets in a text: `stack`'s when the line names one, every stack's otherwise. */
+export type LineRedact = (text: string, stack?: string) => string;
+
 export interface CreateLoggerOptions {
   level: string;
   /** Where lines go; stdout when absent. */
@@ -10,7 +13,7 @@ export interface CreateLoggerOptions {
    * Masks secrets in a line. Called on every write (never cached), so secrets learned after the logger
    * was made, from later plans, are masked too.
    */
-  redact: (line: string) => string;
+  redact: LineRedact;
 }
 
 /**
@@ -29,10 +32,11 @@ export function createLogger(options: CreateLoggerOptions): Logger {
 
 /**
  * pino hands over serialised JSON, where a secret holding `"` or `\` or a newline is escaped and would
- * not match the raw secret. So string values are masked in the parsed record first, then the whole line
- * (for secrets in keys or anything else).
+ * not match the raw secret. So string values are masked in the parsed record, with the secrets of the
+ * stack the record names (`stack`). Keys are driftgate's own names, never masked: a secret `level` must
+ * not turn `"level"` into a placeholder.
  */
-export function redactLine(line: string, redact: (text: string) => string): string {
+export function redactLine(line: string, redact: LineRedact): string {
   const newline = line.endsWith('\n') ? '\n' : '';
   let record: unknown;
   try {
@@ -40,7 +44,11 @@ export function redactLine(line: string, redact: (text: string) => string): stri
   } catch {
     return redact(line);
   }
-  return redact(JSON.stringify(redactStrings(record, redact))) + newline;
+  const stack =
+    typeof record === 'object' && record !== null && typeof (record as { stack?: unknown }).stack === 'string'
+      ? (record as { stack: string }).stack
+      : undefined;
+  return JSON.stringify(redactStrings(record, (text) => redact(text, stack))) + newline;
 }
 
 function redactStrings(value: unknown, redact: (text: string) => string): unknown {

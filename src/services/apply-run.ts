@@ -127,25 +127,28 @@ async function applySavedPlan(deps: ServiceDeps, stack: Stack, run: Run, runDir:
     if (!plan) return { ok: false, error: 'the saved plan of this run is missing from the artifact store', output: '' };
     const planJson = await loadArtifact(deps, run.id, 'plan_json');
     const redactor = planJson ? analyzePlan(parsePlanJson(planJson.toString('utf8'))).redactor : undefined;
-    if (redactor) deps.secrets.add(redactor);
+    if (redactor) deps.secrets.add(stack.name, redactor);
 
     await mkdir(runDir, { recursive: true, mode: 0o700 });
     const planFile = join(runDir, 'plan.tfplan');
     await writeFile(planFile, plan, { mode: 0o600 });
     await markApplyHanded(deps.workDir, run.id);
     const out = await deps.terraform.apply(stack, planFile);
-    const output = deps.secrets.redact(`${out.stdout}\n${out.stderr}`.trim());
+    const output = deps.secrets.redact(`${out.stdout}\n${out.stderr}`.trim(), stack.name);
     await storeArtifact(deps, run.id, 'apply_log', output);
     return { ok: true, output };
   } catch (err) {
     if (err instanceof StalePlanError || err instanceof BackendCredentialsError) {
-      const output = deps.secrets.redact(err.stderrTail);
+      const output = deps.secrets.redact(err.stderrTail, stack.name);
       await storeArtifact(deps, run.id, 'apply_log', output).catch(() => undefined);
       return {
         ok: false,
         refused: err instanceof StalePlanError ? 'stale' : 'credentials',
         // terraform's own words say which backend and which credentials; the tail is masked.
-        error: deps.secrets.redact(err instanceof StalePlanError ? err.message : `${err.message}:\n${err.stderrTail}`),
+        error: deps.secrets.redact(
+          err instanceof StalePlanError ? err.message : `${err.message}:\n${err.stderrTail}`,
+          stack.name,
+        ),
         output,
       };
     }
@@ -153,8 +156,9 @@ async function applySavedPlan(deps: ServiceDeps, stack: Stack, run: Run, runDir:
     const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
     const error = deps.secrets.redact(
       `${reason}\nThe stack may be partly applied: driftgate runs a new plan now to show what remains.`,
+      stack.name,
     );
-    await storeArtifact(deps, run.id, 'apply_log', deps.secrets.redact(output)).catch(() => undefined);
-    return { ok: false, error, output: deps.secrets.redact(output) };
+    await storeArtifact(deps, run.id, 'apply_log', deps.secrets.redact(output, stack.name)).catch(() => undefined);
+    return { ok: false, error, output: deps.secrets.redact(output, stack.name) };
   }
 }

@@ -56,14 +56,14 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
     const plan = await deps.terraform.plan(stack, planFile, { signal: options.signal });
     if (!plan.hasChanges) {
       // Nothing to review or apply: keep the log, not the plan, and skip `show -json`.
-      await storeArtifact(deps, run.id, 'plan_log', deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`));
+      await storeArtifact(deps, run.id, 'plan_log', deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`, stack.name));
       const { version } = await deps.terraform.version();
       return await recordOutcome(deps, stack, run, noChangesAnalysis(version), undefined);
     }
     const json = await deps.terraform.showJson(stack, planFile, { signal: options.signal });
     const planJson = parsePlanJson(json);
     const { analysis, redactor } = analyzePlan(planJson);
-    deps.secrets.add(redactor);
+    deps.secrets.add(stack.name, redactor);
     const kind = classifyRun({
       analysis,
       commitSha: run.commitSha,
@@ -76,7 +76,7 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
 
     const planArtifact = await storeArtifact(deps, run.id, 'plan', await readFile(planFile));
     await storeArtifact(deps, run.id, 'plan_json', json);
-    await storeArtifact(deps, run.id, 'plan_log', redactor.redact(`${plan.stdout}\n${plan.stderr}`));
+    await storeArtifact(deps, run.id, 'plan_log', deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`, stack.name));
     await storeArtifact(deps, run.id, 'analysis', JSON.stringify(analysis));
     if (policy) {
       await storeArtifact(deps, run.id, 'policy', JSON.stringify(policy));
@@ -104,7 +104,7 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
     const stderrTail = err instanceof TerraformError ? err.stderrTail : '';
     const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
     if (!(err instanceof DriftgateError)) logger.error({ err, stack: stack.name, runId: run.id }, 'check failed');
-    return fail(deps, run, deps.secrets.redact(reason), deps.secrets.redact(stderrTail));
+    return fail(deps, run, deps.secrets.redact(reason, stack.name), deps.secrets.redact(stderrTail, stack.name));
   } finally {
     lock.release();
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);

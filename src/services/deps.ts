@@ -24,7 +24,11 @@ export interface ServiceDeps {
   bus: EventBus;
   logger: ServiceLogger;
   /** Secrets learned from plans, so that logs written later mask them too. */
-  secrets: { add(redactor: Redactor): void; redact(text: string): string };
+  /**
+   * Secrets by stack (its config's values, then those its plans show), so that texts and logs written
+   * later mask them too. `redact` with a stack masks that stack's; without one, every stack's.
+   */
+  secrets: { add(stack: string, redactor: Redactor): void; redact(text: string, stack?: string): string };
   now: () => Date;
   /** Scratch space for saved plan files while terraform needs them on disk (0700). */
   workDir: string;

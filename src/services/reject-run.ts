@@ -32,7 +32,7 @@ export async function rejectRun(
   const rights = await decisionRights(deps, stack, userId, 'reject');
   if ('status' in rights) return refuse(rights, run);
 
-  const text = reason?.trim() ? deps.secrets.redact(reason.trim()).slice(0, MAX_REASON) : undefined;
+  const text = reason?.trim() ? deps.secrets.redact(reason.trim(), stack.name).slice(0, MAX_REASON) : undefined;
   const rejected = deps.store.transition(runId, DECIDABLE, 'rejected');
   if (!rejected) {
     const moved = decidableRun(deps, stack, runId);

@@ -27,7 +27,7 @@ describe('createLogger', () => {
     const logger = createLogger({ level: 'info', destination: stream, redact: (line) => secrets.redact(line) });
 
     logger.info({ stderr: 'password = pa55-w0rd-1' }, 'before: pa55-w0rd-1');
-    secrets.add(masking('pa55-w0rd-1'));
+    secrets.add('prod/db', masking('pa55-w0rd-1'));
     logger.info({ stderr: 'password = pa55-w0rd-1' }, 'after: pa55-w0rd-1');
     logger.child({ stack: 'prod/db' }).warn({ err: new Error('auth failed for pa55-w0rd-1') }, 'terraform failed');
 
@@ -48,7 +48,7 @@ describe('createLogger', () => {
   it('masks secrets that JSON escaping would otherwise hide from the redactor', () => {
     const secret = 'line1\n"quoted"\\tail';
     const secrets = createSecretRegistry();
-    secrets.add(masking(secret));
+    secrets.add('prod/db', masking(secret));
     const { stream, lines } = capture();
     createLogger({ level: 'info', destination: stream, redact: secrets.redact }).info(
       { output: `value=${secret}` },
@@ -71,23 +71,55 @@ describe('createLogger', () => {
     expect(redactLine('plain s3cret\n', (t) => t.replace('s3cret', '***'))).toBe('plain ***\n');
     expect(redactLine('{"msg":"s3cret"}\n', (t) => t.replace('s3cret', '***'))).toBe('{"msg":"***"}\n');
   });
+
+  it("never masks inside keys: a secret named like one of pino's or driftgate's keys leaves them whole", () => {
+    const secrets = createSecretRegistry();
+    secrets.add('prod/db', masking('level', 'stack', 'msg'));
+    const { stream, lines } = capture();
+    createLogger({ level: 'info', destination: stream, redact: secrets.redact }).info(
+      { stack: 'prod/db', detail: 'level stack' },
+      'msg',
+    );
+    const record = JSON.parse(lines[0]!);
+    expect(Object.keys(record)).toEqual(expect.arrayContaining(['level', 'stack', 'msg', 'detail']));
+    expect(record.level).toBe(30);
+    expect(record.detail).toBe('(sensitive) (sensitive)');
+  });
+
+  it("masks a line naming a stack with that stack's secrets, a line naming none with every stack's", () => {
+    const secrets = createSecretRegistry();
+    secrets.add('a', masking('secret-of-a-1234'));
+    const { stream, lines } = capture();
+    const logger = createLogger({ level: 'info', destination: stream, redact: secrets.redact });
+    logger.info({ stack: 'a', out: 'x secret-of-a-1234' }, 'one');
+    logger.info({ out: 'x secret-of-a-1234' }, 'two');
+    logger.info({ stack: 'b', out: 'x secret-of-a-1234' }, 'three');
+    expect(lines.map((l) => JSON.parse(l).out)).toEqual(['x (sensitive)', 'x (sensitive)', 'x secret-of-a-1234']);
+  });
 });
 
 describe('createSecretRegistry', () => {
+  it("masks a stack's config secrets before any plan, and only in that stack's texts", () => {
+    const secrets = createSecretRegistry({ base: new Map([['a', masking('config-secret-a')]]) });
+    expect(secrets.redact('config-secret-a', 'a')).toBe('(sensitive)');
+    expect(secrets.redact('config-secret-a', 'b')).toBe('config-secret-a');
+    expect(secrets.redact('config-secret-a')).toBe('(sensitive)');
+  });
+
   it('applies every redactor added', () => {
     const secrets = createSecretRegistry();
-    secrets.add(masking('alpha-secret'));
-    secrets.add(masking('beta-secret'));
+    secrets.add('prod/db', masking('alpha-secret'));
+    secrets.add('prod/db', masking('beta-secret'));
     expect(secrets.redact('alpha-secret and beta-secret')).toBe('(sensitive) and (sensitive)');
   });
 
   it('keeps only the most recent redactors, and re-adding one makes it recent again', () => {
     const secrets = createSecretRegistry({ max: 2 });
     const a = masking('aaaa');
-    secrets.add(a);
-    secrets.add(masking('bbbb'));
-    secrets.add(a);
-    secrets.add(masking('cccc'));
+    secrets.add('prod/db', a);
+    secrets.add('prod/db', masking('bbbb'));
+    secrets.add('prod/db', a);
+    secrets.add('prod/db', masking('cccc'));
     expect(secrets.size).toBe(2);
     expect(secrets.redact('aaaa bbbb cccc')).toBe('(sensitive) bbbb (sensitive)');
   });

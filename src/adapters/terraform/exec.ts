@@ -18,7 +18,8 @@ export interface ExecContext {
   version(): Promise<TerraformVersion>;
   killGraceMs: number;
   outputLimitBytes: number;
-  redact: (text: string) => string;
+  /** Masks the secrets of `stack` in a text of that stack. */
+  redact: (text: string, stack: string) => string;
   logger?: TerraformLogger;
 }
 
@@ -66,31 +67,37 @@ export async function execTerraform(ctx: ExecContext, req: ExecRequest): Promise
   );
   if (result.spawnError) {
     ctx.logger?.warn(
-      { stack: req.stack.name, command: req.command, error: ctx.redact(result.spawnError) },
+      { stack: req.stack.name, command: req.command, error: ctx.redact(result.spawnError, req.stack.name) },
       'terraform could not start',
     );
     throw new TerraformBinaryMissingError(ctx.binary);
   }
-  if (result.timedOut) throw commandError(ctx, req.command, result, 'TERRAFORM_TIMEOUT');
-  if (result.canceled) throw commandError(ctx, req.command, result);
+  if (result.timedOut) throw commandError(ctx, req.stack.name, req.command, result, 'TERRAFORM_TIMEOUT');
+  if (result.canceled) throw commandError(ctx, req.stack.name, req.command, result);
   return result;
 }
 
 export function commandError(
   ctx: Pick<ExecContext, 'redact'>,
+  stack: string,
   command: string,
   result: ProcessResult,
   code: 'TERRAFORM_FAILED' | 'TERRAFORM_TIMEOUT' = 'TERRAFORM_FAILED',
 ): TerraformError {
   // stderr only: stdout of `show -json` is plan data with secrets in clear.
-  return new TerraformError(command, result.exitCode, ctx.redact(errorsFirst(result.stderr, STDERR_TAIL_LINES)), code);
+  return new TerraformError(
+    command,
+    result.exitCode,
+    ctx.redact(errorsFirst(result.stderr, STDERR_TAIL_LINES), stack),
+    code,
+  );
 }
 
 /** What a command returns to callers: redacted, with the exit code it ended with. */
-export function commandOutput(ctx: Pick<ExecContext, 'redact'>, result: ProcessResult): CommandOutput {
+export function commandOutput(ctx: Pick<ExecContext, 'redact'>, stack: string, result: ProcessResult): CommandOutput {
   return {
-    stdout: ctx.redact(result.stdout),
-    stderr: ctx.redact(result.stderr),
+    stdout: ctx.redact(result.stdout, stack),
+    stderr: ctx.redact(result.stderr, stack),
     exitCode: result.exitCode ?? -1,
     durationMs: result.durationMs,
     truncated: result.truncated,

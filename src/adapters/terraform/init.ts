@@ -38,7 +38,7 @@ async function runInit(ctx: InitContext, stack: Stack, signal: AbortSignal | und
   const init = await withBackendFile(stack, (file) =>
     execTerraform(ctx, { ...common, command: 'init', args: initArgs(ctx.lockTimeoutMs, file) }),
   );
-  if (init.exitCode !== 0) throw commandError(ctx, 'init', init);
+  if (init.exitCode !== 0) throw commandError(ctx, stack.name, 'init', init);
   if (stack.workspace && stack.workspace !== 'default') {
     // A missing workspace fails every later command under TF_WORKSPACE: create it now.
     const select = await execTerraform(ctx, {
@@ -46,7 +46,7 @@ async function runInit(ctx: InitContext, stack: Stack, signal: AbortSignal | und
       command: 'workspace select',
       args: workspaceSelectArgs(stack.workspace),
     });
-    if (select.exitCode !== 0) throw commandError(ctx, 'workspace select', select);
+    if (select.exitCode !== 0) throw commandError(ctx, stack.name, 'workspace select', select);
   }
 }
 

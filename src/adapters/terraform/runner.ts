@@ -31,7 +31,8 @@ export interface TerraformRunnerOptions {
   /** Base environment of every terraform child; process.env is never read. */
   env: Record<string, string | undefined>;
   /** Applied to everything returned or thrown (not to `showJson` and `providersSchema`, whose JSON is data). */
-  redact?: (text: string) => string;
+  /** Masks the secrets of `stack` (its config and its plans) in a text of that stack. */
+  redact?: (text: string, stack: string) => string;
   logger?: TerraformLogger;
 }
 
@@ -91,7 +92,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
       timeoutMs: options.timeouts.plan,
       fullStdout: true,
     });
-    if (result.exitCode !== 0) throw commandError(ctx, command, result);
+    if (result.exitCode !== 0) throw commandError(ctx, stack.name, command, result);
     return result.stdout;
   };
 
@@ -105,8 +106,13 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
       const args = planArgs(stack, planPath, options.timeouts.lock);
       const result = await execTerraform(ctx, { ...request, command: 'plan', args, timeoutMs: options.timeouts.plan });
       // -detailed-exitcode: 0 no changes, 2 changes, anything else failed.
-      if (result.exitCode !== 0 && result.exitCode !== 2) throw commandError(ctx, 'plan', result);
-      return { ...commandOutput(ctx, result), hasChanges: result.exitCode === 2, planFile: planPath, initRan };
+      if (result.exitCode !== 0 && result.exitCode !== 2) throw commandError(ctx, stack.name, 'plan', result);
+      return {
+        ...commandOutput(ctx, stack.name, result),
+        hasChanges: result.exitCode === 2,
+        planFile: planPath,
+        initRan,
+      };
     },
 
     showJson(stack: Stack, planFile: string, runOptions: RunOptions = {}): Promise<string> {
@@ -127,10 +133,10 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
         timeoutMs: options.timeouts.plan,
       });
       // 3: some files are not formatted; anything else but 0 is fmt failing to read them.
-      if (result.exitCode !== 0 && result.exitCode !== 3) throw commandError(ctx, 'fmt -check', result);
+      if (result.exitCode !== 0 && result.exitCode !== 3) throw commandError(ctx, stack.name, 'fmt -check', result);
       // fmt reports on stdout, unlike every other command: `--- old/<file>` heads each file's diff.
       const unformatted = files.filter((f) => result.stdout.includes(`--- old/${f}\n`));
-      return { unformatted, diff: ctx.redact(lastLines(result.stdout, FMT_REPORT_LINES)) };
+      return { unformatted, diff: ctx.redact(lastLines(result.stdout, FMT_REPORT_LINES), stack.name) };
     },
 
     async validate(stack: Stack, runOptions: RunOptions = {}): Promise<void> {
@@ -141,7 +147,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
         args: validateArgs(),
         timeoutMs: options.timeouts.plan,
       });
-      if (result.exitCode !== 0) throw commandError(ctx, 'validate', result);
+      if (result.exitCode !== 0) throw commandError(ctx, stack.name, 'validate', result);
     },
 
     async apply(stack: Stack, planFile: string, runOptions: RunOptions = {}): Promise<CommandOutput> {
@@ -155,21 +161,21 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
       });
       // terraform has no exit code of its own for this; its message is the only signal, and it is stable.
       if (result.exitCode !== 0 && /Saved plan is stale/.test(result.stderr)) {
-        const { stderrTail } = commandError(ctx, 'apply', result);
+        const { stderrTail } = commandError(ctx, stack.name, 'apply', result);
         throw new StalePlanError(
           'the state changed after this plan was made, so terraform refused to apply it; nothing was applied',
           stderrTail,
         );
       }
       if (result.exitCode !== 0 && credentialsRejectedBeforeChanges(result.stderr)) {
-        const { stderrTail } = commandError(ctx, 'apply', result);
+        const { stderrTail } = commandError(ctx, stack.name, 'apply', result);
         throw new BackendCredentialsError(
           'the backend rejected the credentials saved with this plan (expired or revoked) before anything was changed; nothing was applied',
           stderrTail,
         );
       }
-      if (result.exitCode !== 0) throw commandError(ctx, 'apply', result);
-      return commandOutput(ctx, result);
+      if (result.exitCode !== 0) throw commandError(ctx, stack.name, 'apply', result);
+      return commandOutput(ctx, stack.name, result);
     },
   };
 }

@@ -9,7 +9,7 @@ import { fingerprintChanges } from './fingerprint.js';
 import { maskSide } from './mask.js';
 import type { ActionCounts, OutputChange, PlanAnalysis, Redactor, ResourceChange } from './model.js';
 import { formatPath } from './paths.js';
-import { collectSecrets, createRedactor } from './redact.js';
+import { collectSecrets, createRedactor, withMirroredMarks } from './redact.js';
 import type { PlanJson, PlanOutputChange, PlanResourceChange, PlanStateModule } from './schema.js';
 
 const NO_PATHS: readonly (readonly (string | number)[])[] = Object.freeze([]);
@@ -40,8 +40,8 @@ function toResourceChange(
     attributes: walker.diff({
       before: rc.change.before,
       after: rc.change.after,
-      beforeSensitive: rc.change.before_sensitive,
-      afterSensitive: rc.change.after_sensitive,
+      beforeSensitive: withMirroredMarks(rc.type, rc.change.before_sensitive),
+      afterSensitive: withMirroredMarks(rc.type, rc.change.after_sensitive, rc.change.after_unknown),
       afterUnknown: rc.change.after_unknown,
       replacePaths,
     }),

@@ -97,9 +97,9 @@ export class DiffWalker {
       const path = formatPath(segments);
       const masked = this.redactor.size > 0;
       node = {
-        path: masked ? this.redactor.redact(path) : path,
+        path: masked ? this.redactor.redactInside(path) : path,
         segments: Object.freeze(
-          masked ? segments.map((s) => (typeof s === 'string' ? this.redactor.redact(s) : s)) : segments,
+          masked ? segments.map((s) => (typeof s === 'string' ? this.redactor.redactInside(s) : s)) : segments,
         ),
         children: new Map(),
       };

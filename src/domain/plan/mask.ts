@@ -64,8 +64,8 @@ export function maskSide(value: unknown, sensitive: unknown, unknown: unknown, r
   shown = redactor.redactValue(shown);
   // Objects are stored with sorted keys, so equal values serialise alike (the fingerprint relies on it).
   if (typeof shown === 'object') shown = canonicalValue(shown);
-  // An unmarked copy of a whole secret (terraform_data's `output`) is as sensitive as the original.
-  return shown === SENSITIVE_PLACEHOLDER && typeof value === 'string' ? SENSITIVE : { kind: 'value', value: shown };
+  // An unmarked copy of a whole secret, of any type, is as sensitive as the original.
+  return shown === SENSITIVE_PLACEHOLDER && typeof value !== 'object' ? SENSITIVE : { kind: 'value', value: shown };
 }
 
 /** Structural equality of JSON values (key order ignored). */

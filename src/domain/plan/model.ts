@@ -92,9 +92,12 @@ export interface PlanAnalysis {
  * variables); kept in memory only, never serialised.
  */
 export interface Redactor {
+  /** A text equal to a secret, or every distinctive secret inside it. */
   redact(text: string): string;
-  /** Masks secrets inside any JSON-like value (strings equal to or containing a secret). */
+  /** Only distinctive secrets inside the text: for names (keys, paths), where equality is coincidence. */
+  redactInside(text: string): string;
+  /** Masks secrets inside any JSON-like value (scalars equal to a secret whatever their type, strings containing one). */
   redactValue<T>(value: T): T;
-  /** How many distinct secret strings are known. */
+  /** How many distinct secret values are known. */
   readonly size: number;
 }

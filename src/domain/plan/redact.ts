@@ -7,16 +7,51 @@ import { SENSITIVE_PLACEHOLDER, type Redactor } from './model.js';
 import type { PlanChange, PlanJson, PlanModuleConfig, PlanStateModule } from './schema.js';
 import { buildSecretMatcher } from './secret-matcher.js';
 
-/**
- * Secrets shorter than this are masked only where a whole value equals them, never inside free text:
- * a sensitive `"on"`, `"80"` or `"eu"` would otherwise blank every such fragment of every line, making
- * output unreadable, while hiding nearly nothing (a 3-character value is guessable from its context).
- */
-export const MIN_SUBSTRING_SECRET_LENGTH = 4;
+/** A secret: any JSON scalar terraform can mark sensitive (a token, a PIN, a port, a flag). */
+export type SecretValue = string | number | boolean;
 
-/** Every string under `value` where `mark` (terraform's *_sensitive shape) says sensitive. */
-function collectMarked(value: unknown, mark: unknown, into: Set<string>): void {
-  if (mark === true) return collectStrings(value, into);
+/**
+ * Whether a secret is searched for inside free text (terraform's output, errors, log lines). A short or
+ * plain value (`admin`, `1`, `true`, a 4-digit PIN) would blank every such fragment of every line and of
+ * driftgate's own words while hiding nearly nothing; it is still masked wherever a whole value equals it
+ * and at every path marked sensitive. Searched: 8+ characters mixing at least two of letters, digits and
+ * other characters, or any 16+ characters.
+ */
+export function isDistinctiveSecret(text: string): boolean {
+  if (text.length >= 16) return true;
+  if (text.length < 8) return false;
+  const kinds = Number(/\p{L}/u.test(text)) + Number(/\p{N}/u.test(text)) + Number(/[^\p{L}\p{N}]/u.test(text));
+  return kinds >= 2;
+}
+
+/**
+ * Attributes a resource type copies from another without terraform marking the copy: the copy is as
+ * sensitive as its source, whatever its type (terraform_data's `output` mirrors its `input`).
+ */
+const MIRRORED_ATTRIBUTES: Readonly<Record<string, readonly (readonly [from: string, to: string])[]>> = {
+  terraform_data: [['input', 'output']],
+};
+
+/**
+ * `mark` (a *_sensitive shape) with the marks of mirrored attributes copied onto their copies; a copy
+ * still unknown (`unknown`, the after_unknown shape) stays `(known after apply)`.
+ */
+export function withMirroredMarks(type: string, mark: unknown, unknown?: unknown): unknown {
+  const pairs = MIRRORED_ATTRIBUTES[type];
+  if (!pairs || typeof mark !== 'object' || mark === null || Array.isArray(mark)) return mark;
+  let out: Record<string, unknown> | undefined;
+  for (const [from, to] of pairs) {
+    const source = (mark as Record<string, unknown>)[from];
+    if (!source || (mark as Record<string, unknown>)[to] === true) continue;
+    if (typeof unknown === 'object' && unknown !== null && (unknown as Record<string, unknown>)[to] === true) continue;
+    (out ??= { ...mark })[to] = source;
+  }
+  return out ?? mark;
+}
+
+/** Every scalar under `value` where `mark` (terraform's *_sensitive shape) says sensitive. */
+function collectMarked(value: unknown, mark: unknown, into: Set<SecretValue>): void {
+  if (mark === true) return collectScalars(value, into);
   if (typeof mark !== 'object' || mark === null || typeof value !== 'object' || value === null) return;
   if (Array.isArray(mark)) {
     if (!Array.isArray(value)) return;
@@ -30,25 +65,29 @@ function collectMarked(value: unknown, mark: unknown, into: Set<string>): void {
   }
 }
 
-function collectStrings(value: unknown, into: Set<string>): void {
+/** Every non-empty string, finite number and boolean under `value`. */
+export function collectScalars(value: unknown, into: Set<SecretValue>): void {
   if (typeof value === 'string') {
     if (value !== '') into.add(value);
+  } else if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
+    into.add(value);
   } else if (Array.isArray(value)) {
-    for (const item of value) collectStrings(item, into);
+    for (const item of value) collectScalars(item, into);
   } else if (typeof value === 'object' && value !== null) {
-    for (const key in value) collectStrings((value as Record<string, unknown>)[key], into);
+    for (const key in value) collectScalars((value as Record<string, unknown>)[key], into);
   }
 }
 
 function collectChange(
   change: Pick<PlanChange, 'before' | 'after' | 'before_sensitive' | 'after_sensitive'>,
-  into: Set<string>,
+  into: Set<SecretValue>,
+  type = '',
 ): void {
-  collectMarked(change.before, change.before_sensitive, into);
-  collectMarked(change.after, change.after_sensitive, into);
+  collectMarked(change.before, withMirroredMarks(type, change.before_sensitive), into);
+  collectMarked(change.after, withMirroredMarks(type, change.after_sensitive), into);
 }
 
-function collectStateModule(module: PlanStateModule | undefined, into: Set<string>): void {
+function collectStateModule(module: PlanStateModule | undefined, into: Set<SecretValue>): void {
   if (!module) return;
   for (const resource of module.resources ?? []) collectMarked(resource.values, resource.sensitive_values, into);
   for (const child of module.child_modules ?? []) collectStateModule(child, into);
@@ -59,67 +98,68 @@ function collectDeclared(
   plan: PlanJson,
   module: PlanModuleConfig | undefined,
   isRoot: boolean,
-  into: Set<string>,
+  into: Set<SecretValue>,
 ): void {
   if (!module) return;
   for (const [name, variable] of Object.entries(module.variables ?? {})) {
     if (variable.sensitive !== true) continue;
-    collectStrings(variable.default, into);
-    if (isRoot) collectStrings(plan.variables?.[name]?.value, into);
+    collectScalars(variable.default, into);
+    if (isRoot) collectScalars(plan.variables?.[name]?.value, into);
   }
   for (const call of Object.values(module.module_calls ?? {})) {
     const child = call.module;
     for (const [name, variable] of Object.entries(child?.variables ?? {})) {
       const expression = call.expressions?.[name];
       if (variable.sensitive === true && typeof expression === 'object' && expression !== null) {
-        collectStrings((expression as { constant_value?: unknown }).constant_value, into);
+        collectScalars((expression as { constant_value?: unknown }).constant_value, into);
       }
     }
     collectDeclared(plan, child, false, into);
   }
 }
 
-/** Every string value the plan marks or declares sensitive, anywhere. Never serialise the result. */
-export function collectSecrets(plan: PlanJson): Set<string> {
-  const secrets = new Set<string>();
-  for (const rc of plan.resource_changes ?? []) collectChange(rc.change, secrets);
-  for (const rc of plan.resource_drift ?? []) collectChange(rc.change, secrets);
+/** Every scalar the plan marks or declares sensitive, anywhere. Never serialise the result. */
+export function collectSecrets(plan: PlanJson): Set<SecretValue> {
+  const secrets = new Set<SecretValue>();
+  for (const rc of plan.resource_changes ?? []) collectChange(rc.change, secrets, rc.type);
+  for (const rc of plan.resource_drift ?? []) collectChange(rc.change, secrets, rc.type);
   for (const output of Object.values(plan.output_changes ?? {})) collectChange(output, secrets);
   const prior = plan.prior_state?.values;
-  for (const output of Object.values(prior?.outputs ?? {})) if (output.sensitive) collectStrings(output.value, secrets);
+  for (const output of Object.values(prior?.outputs ?? {})) if (output.sensitive) collectScalars(output.value, secrets);
   collectStateModule(prior?.root_module, secrets);
   collectDeclared(plan, plan.configuration?.root_module, true, secrets);
   return secrets;
 }
 
 /**
- * Masks every occurrence of every secret, overlapping occurrences as their union (see
- * secret-matcher.ts): no remainder of a longer or overlapping secret is left in clear, which a
- * "longest first" replacement alone would not guarantee.
+ * Masks secrets by value: a whole value equal to a secret, whatever its type, and in text every occurrence
+ * of a distinctive secret (see isDistinctiveSecret), overlapping occurrences as their union (see
+ * secret-matcher.ts): no remainder of a longer or overlapping secret is left in clear, which a "longest
+ * first" replacement alone would not guarantee.
  */
-export function createRedactor(secrets: Iterable<string>): Redactor {
-  const whole = new Set<string>();
+export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
+  const whole = new Set<SecretValue>();
   const searchable = new Set<string>();
   for (const secret of secrets) {
     if (secret === '') continue;
     whole.add(secret);
-    if (secret.length < MIN_SUBSTRING_SECRET_LENGTH) continue;
-    searchable.add(secret);
+    const text = String(secret);
+    if (!isDistinctiveSecret(text)) continue;
+    searchable.add(text);
     // Terraform and JSON quote strings with escapes: a secret holding `"` or a newline appears escaped.
-    const escaped = JSON.stringify(secret).slice(1, -1);
-    if (escaped !== secret) searchable.add(escaped);
+    const escaped = JSON.stringify(text).slice(1, -1);
+    if (escaped !== text) searchable.add(escaped);
   }
   const matcher = buildSecretMatcher(searchable);
 
-  const redact = (text: string): string => {
-    if (whole.has(text)) return SENSITIVE_PLACEHOLDER;
-    if (!matcher || text.length < MIN_SUBSTRING_SECRET_LENGTH) return text;
-    return matcher.replaceAll(text, SENSITIVE_PLACEHOLDER);
-  };
+  const redactInside = (text: string): string => (matcher ? matcher.replaceAll(text, SENSITIVE_PLACEHOLDER) : text);
+  const redact = (text: string): string => (whole.has(text) ? SENSITIVE_PLACEHOLDER : redactInside(text));
 
   // Copy-on-write: a value with nothing to mask comes back as the same object.
   const redactValue = (value: unknown): unknown => {
     if (typeof value === 'string') return redact(value);
+    if (typeof value === 'number' || typeof value === 'boolean')
+      return whole.has(value) ? SENSITIVE_PLACEHOLDER : value;
     if (Array.isArray(value)) {
       let out: unknown[] | undefined;
       for (let i = 0; i < value.length; i++) {
@@ -131,7 +171,8 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
     if (typeof value === 'object' && value !== null) {
       let changed = false;
       const entries = Object.entries(value).map(([key, item]) => {
-        const entry: [string, unknown] = [redact(key), redactValue(item)];
+        // A key is a name, not a value: only a distinctive secret is masked inside it.
+        const entry: [string, unknown] = [redactInside(key), redactValue(item)];
         changed ||= entry[0] !== key || entry[1] !== item;
         return entry;
       });
@@ -143,6 +184,7 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
   return {
     size: whole.size,
     redact: (text) => (whole.size === 0 ? text : redact(text)),
+    redactInside: (text) => (whole.size === 0 ? text : redactInside(text)),
     redactValue: <T>(value: T): T => (whole.size === 0 ? value : (redactValue(value) as T)),
   };
 }

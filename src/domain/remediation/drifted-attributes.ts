@@ -10,7 +10,12 @@ import { formatPath, pathsOverlap, type PathSegment } from '../plan/paths.js';
 import type { PlanResourceChange } from '../plan/schema.js';
 
 /** Paths are compared before any masking; each value is checked against the redactor afterwards. */
-const NO_REDACTION: Redactor = { redact: (text) => text, redactValue: (value) => value, size: 0 };
+const NO_REDACTION: Redactor = {
+  redact: (text) => text,
+  redactInside: (text) => text,
+  redactValue: (value) => value,
+  size: 0,
+};
 
 export function valueAt(value: unknown, segments: readonly PathSegment[]): unknown {
   return segments.reduce<unknown>((v, s) => childValue(v, s), value);

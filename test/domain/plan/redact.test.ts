@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SENSITIVE_PLACEHOLDER as S } from '../../../src/domain/plan/model.js';
-import { collectSecrets, createRedactor, MIN_SUBSTRING_SECRET_LENGTH } from '../../../src/domain/plan/redact.js';
+import { collectSecrets, createRedactor } from '../../../src/domain/plan/redact.js';
 import { parsePlanJson } from '../../../src/domain/plan/schema.js';
 import { FIXTURE_SECRETS } from '../../fixtures/plans/make-fixtures.js';
 import { planText, readFixture, resourceChange } from './plan-builder.js';
@@ -34,7 +34,7 @@ describe('collectSecrets', () => {
       }),
     );
     expect([...collectSecrets(plan)].sort()).toEqual(
-      ['deep-secret-1', 'drift-secret-1', 'list-secret-1', 'map-secret-1', 'obj-secret-1', 'obj-secret-2'].sort(),
+      [5, 'deep-secret-1', 'drift-secret-1', 'list-secret-1', 'map-secret-1', 'obj-secret-1', 'obj-secret-2'].sort(),
     );
   });
 
@@ -130,15 +130,22 @@ describe('createRedactor', () => {
   const cases: [string, string[], string, string][] = [
     ['a secret inside text', ['s3cr3t-value'], 'token=s3cr3t-value;', `token=${S};`],
     ['every occurrence', ['abcd1234'], 'abcd1234 and abcd1234', `${S} and ${S}`],
-    ['overlapping secrets, longest first', ['pass', 'password1'], 'x password1 y pass', `x ${S} y ${S}`],
+    [
+      'overlapping secrets, longest first',
+      ['pass-1234', 'password-1234'],
+      'x password-1234 y pass-1234',
+      `x ${S} y ${S}`,
+    ],
     ['a secret that is the suffix of another', ['word1234', 'password1234'], 'password1234', S],
-    ['overlapping occurrences as their union', ['abcdef', 'defghi'], 'xabcdefghiy abcdef', `x${S}y ${S}`],
-    ['adjacent occurrences', ['abcd', 'efgh'], 'abcdefgh', `${S}${S}`],
+    ['overlapping occurrences as their union', ['abcdef-1', 'ef-1ghij'], 'xabcdef-1ghijy abcdef-1', `x${S}y ${S}`],
+    ['adjacent occurrences', ['abcd-123', 'efgh-456'], 'abcd-123efgh-456', `${S}${S}`],
     ['regex syntax in a secret', ['a.b*c+(d)[e]{f}|g\\h/i^$?'], 'k=a.b*c+(d)[e]{f}|g\\h/i^$?!', `k=${S}!`],
-    ['regex syntax does not match other text', ['a.bc'], 'axbc', 'axbc'],
+    ['regex syntax does not match other text', ['a.bc-1234'], 'axbc-1234', 'axbc-1234'],
     ['a JSON-escaped copy', ['line1\nline"2'], '{"v":"line1\\nline\\"2"}', `{"v":"${S}"}`],
     ['unicode', ['пароль-🔑-key'], 'x пароль-🔑-key y', `x ${S} y`],
     ['short secrets only when whole', ['80', 'eu'], 'port 80 in eu', 'port 80 in eu'],
+    ['plain words only when whole', ['password', 'admin'], 'password for admin', 'password for admin'],
+    ['any long value inside text', ['abcdefghijklmnop'], 'x=abcdefghijklmnop', `x=${S}`],
     ['a short secret as the whole text', ['80'], '80', S],
     ['an empty secret is ignored', [''], 'anything', 'anything'],
   ];
@@ -150,18 +157,24 @@ describe('createRedactor', () => {
     expect(createRedactor([...secrets, ...padding]).redact(text)).toBe(expected);
   });
 
-  it(`documents the minimum substring length (${MIN_SUBSTRING_SECRET_LENGTH})`, () => {
-    const r = createRedactor(['abc', 'abcd']);
-    expect(r.redact('xabcx')).toBe('xabcx');
-    expect(r.redact('xabcdx')).toBe(`x${S}x`);
-    expect(r.size).toBe(2);
+  it('searches text only for distinctive secrets: 8+ characters of two kinds, or 16+', () => {
+    const r = createRedactor(['abcdefg1', 'abcdefgh', 'abc-12', 'abcdefghijklmnop']);
+    expect(r.redact('xabcdefg1x')).toBe(`x${S}x`);
+    expect(r.redact('xabcdefghx')).toBe('xabcdefghx');
+    expect(r.redact('xabc-12x')).toBe('xabc-12x');
+    expect(r.redact('xabcdefghijklmnopx')).toBe(`x${S}x`);
+    expect(r.size).toBe(4);
   });
 
   it('masks structured values by equality and substring, keys too, without touching the input', () => {
     const r = createRedactor(['top-secret', 'sk']);
-    const input = { a: 'top-secret', b: ['x-top-secret-y', 3, true, null], c: { 'top-secret': 'sk', d: 'skip' } };
+    const input = {
+      a: 'top-secret',
+      b: ['x-top-secret-y', 3, true, null],
+      c: { 'top-secret': 'sk', d: 'skip', sk: 1 },
+    };
     const copy = structuredClone(input);
-    expect(r.redactValue(input)).toEqual({ a: S, b: [`x-${S}-y`, 3, true, null], c: { [S]: S, d: 'skip' } });
+    expect(r.redactValue(input)).toEqual({ a: S, b: [`x-${S}-y`, 3, true, null], c: { [S]: S, d: 'skip', sk: 1 } });
     expect(input).toEqual(copy);
   });
 

@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { parseYaml } from '../../../src/config/parse-yaml.js';
 import { PolicyFile } from '../../../src/config/schema.js';
 import { analyzePlan } from '../../../src/domain/plan/analyze.js';
-import { MIN_SUBSTRING_SECRET_LENGTH } from '../../../src/domain/plan/redact.js';
+import { isDistinctiveSecret, type SecretValue } from '../../../src/domain/plan/redact.js';
 import { parsePlanJson } from '../../../src/domain/plan/schema.js';
 import { compilePolicies, type CompiledPolicy } from '../../../src/domain/policy/compile.js';
 import { evaluatePolicies } from '../../../src/domain/policy/evaluate.js';
@@ -54,11 +54,12 @@ export function evaluatePlan(
   return { input, evaluation: evaluatePolicies(policy, input) };
 }
 
-/** No secret (long enough to be masked inside text) in the input nor in any finding. */
-export function expectNoSecretIn(evaluated: Evaluated, secrets: Iterable<string>): void {
+/** No secret (distinctive enough to be masked inside text) in the input nor in any finding. */
+export function expectNoSecretIn(evaluated: Evaluated, secrets: Iterable<SecretValue>): void {
   const texts = [JSON.stringify(evaluated.input), JSON.stringify(evaluated.evaluation)];
-  for (const secret of secrets) {
-    if (secret.length < MIN_SUBSTRING_SECRET_LENGTH) continue;
+  for (const value of secrets) {
+    const secret = String(value);
+    if (!isDistinctiveSecret(secret)) continue;
     for (const text of texts) expect(text.includes(secret), `secret ${secret.slice(0, 2)}… leaked`).toBe(false);
   }
 }

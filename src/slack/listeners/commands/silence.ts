@@ -36,7 +36,7 @@ export const handleSilence: CommandHandler<'silence', ApprovalServiceDeps & Pick
   }
   const now = deps.now();
   const until = new Date(now.getTime() + command.durationMs);
-  const reason = command.reason ? deps.secrets.redact(command.reason).slice(0, MAX_REASON) : undefined;
+  const reason = command.reason ? deps.secrets.redact(command.reason, command.stack).slice(0, MAX_REASON) : undefined;
   deps.store.silence({ stack: command.stack, until, by: userId, ...(reason ? { reason } : {}) });
   deps.store.appendAudit({
     at: now,

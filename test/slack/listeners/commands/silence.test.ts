@@ -9,9 +9,9 @@ describe('handleSilence and handleUnsilence', () => {
   it('silences for the duration with the reason redacted and capped, audits it and says until when (UTC)', async () => {
     const w = await world();
     w.app.now.value = new Date('2025-03-01T12:00:00Z');
-    w.deps.secrets.add({ redact: (text: string) => text.replaceAll('hunter2', '(sensitive value)') } as Parameters<
-      typeof w.deps.secrets.add
-    >[0]);
+    w.deps.secrets.add(STAGING, {
+      redact: (text: string) => text.replaceAll('hunter2', '(sensitive value)'),
+    } as Parameters<typeof w.deps.secrets.add>[1]);
     await handleSilence(
       w.deps,
       {
