@@ -39,6 +39,7 @@ describe('parseConfig', () => {
     expect(config.defaults).toEqual({
       schedule: '*/30 * * * *',
       jitter: 120_000,
+      lockTtl: 120_000,
       concurrency: 3,
       mode: 'auto-minor',
       snooze: 24 * 3_600_000,
