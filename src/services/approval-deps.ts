@@ -1,15 +1,11 @@
 import type { ApproverRules } from '../domain/approvals/model.js';
 import type { PolicyEvaluation } from '../domain/policy/model.js';
 import type { Run } from '../domain/run/model.js';
-import type { SlackStore } from '../ports/slack-store.js';
-import type { RunStore } from '../ports/store.js';
 import type { UsergroupResolver } from '../ports/usergroups.js';
 import type { ServiceDeps } from './deps.js';
 
-/** What approve and reject need on top of the run services. */
+/** What approve and reject need on top of the run services (whose store holds approvals and snoozes too). */
 export interface ApprovalDeps {
-  /** Runs, and the approvals and snoozes decisions leave (one database). */
-  store: RunStore & SlackStore;
   usergroups: UsergroupResolver;
   /** undefined: no approvers configured, so nobody can apply from Slack. */
   approvers: ApproverRules | undefined;
