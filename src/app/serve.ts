@@ -26,6 +26,7 @@ import { applyApprovedRun, approvedRunsLeftOver, type ApplyDeps } from '../servi
 import { interruptHandedApplies } from '../services/apply-handoff.js';
 import { autoApplyAfterCheck } from '../services/auto-apply.js';
 import { createJobs } from '../services/jobs.js';
+import { replayAnnouncements } from '../services/replay-announcements.js';
 import { reportInterruptedApplies } from '../services/report-interrupted-applies.js';
 import { createAppContext, type AppContext } from './context.js';
 
@@ -196,6 +197,8 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
   void slack?.connect();
   // Told where people look (its message, its thread, the audit log, on-call), now that all of them listen.
   jobs.run('report-interrupted-applies', () => reportInterruptedApplies(deps, interrupted, handed));
+  // Outcomes recorded by an earlier process that died before telling them (after the held alerts resume).
+  jobs.run('replay-announcements', () => replayAnnouncements(deps));
   // Approvals complete before an earlier stop whose apply had not started: applied now.
   for (const { run, actor } of approvedRunsLeftOver(store)) {
     logger.warn(

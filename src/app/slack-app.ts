@@ -22,7 +22,7 @@ import type { SlackDeps } from '../slack/listeners/deps.js';
 import * as events from '../slack/listeners/events/index.js';
 import * as views from '../slack/listeners/views/index.js';
 import { escalateStaleDrift } from '../slack/notifier/escalate.js';
-import { loadPolicy } from '../slack/notifier/load-analysis.js';
+import { loadPolicy } from '../services/stored-analysis.js';
 import { createNotifier } from '../slack/notifier/notifier.js';
 import { createRunMessages } from '../slack/notifier/run-messages.js';
 import { createOutboxWorker, type OutboxWorkerOptions } from '../slack/outbox/worker.js';

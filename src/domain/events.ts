@@ -62,5 +62,42 @@ export type DomainEvent =
 /** What the plan right after an apply found: nothing left, changes still there, or no plan at all. */
 export type Verification = 'clean' | 'still_drifting' | 'failed';
 
+/**
+ * What a check's outcome still has to tell the others (Slack, on-call): recorded in the same transaction as
+ * the outcome and cleared once its event is published, so a process that dies in between leaves it for
+ * the next start to publish (the event is rebuilt from the run and its stored analysis).
+ */
+export type Announcement =
+  | { type: 'drift_detected' | 'plan_pending_approval' | 'no_changes' }
+  | { type: 'plan_refreshed'; previousRunId?: string }
+  | { type: 'drift_resolved'; previousFingerprint: string; previousRunId: string };
+
 export type DomainEventType = DomainEvent['type'];
+
+/**
+ * The event an announcement stands for, from the run it was recorded on and that run's analysis;
+ * undefined when the event needs an analysis and there is none.
+ */
+export function announcementEvent(
+  announcement: Announcement,
+  run: Run,
+  found: { analysis?: PlanAnalysis | undefined; policy?: PolicyEvaluation | undefined },
+): DomainEvent | undefined {
+  const stack = run.stack;
+  switch (announcement.type) {
+    case 'no_changes':
+      return { type: 'no_changes', stack, run };
+    case 'drift_resolved':
+      return { ...announcement, stack, run };
+    default:
+      if (!found.analysis) return undefined;
+      return {
+        ...announcement,
+        stack,
+        run,
+        analysis: found.analysis,
+        ...(found.policy ? { policy: found.policy } : {}),
+      };
+  }
+}
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;

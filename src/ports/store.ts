@@ -1,4 +1,5 @@
 import type { SlackStore } from './slack-store.js';
+import type { Announcement } from '../domain/events.js';
 import type { ActionCounts } from '../domain/plan/model.js';
 import type { ArtifactRef, AuditEntry, Run, StackLock, StackRecord, StackStatus } from '../domain/run/model.js';
 import type { RemediationRecord } from '../domain/remediation/record.js';
@@ -47,10 +48,19 @@ export interface RunStore {
   unblockStack(name: string): void;
   setLastAppliedCommit(name: string, sha: string): void;
 
+  /** Runs `work` in one transaction: every write in it is recorded, or none is. */
+  atomically<T>(work: () => T): T;
+
   createRun(run: NewRun): Run;
   getRun(id: string): Run | undefined;
   listRuns(query?: RunQuery): Run[];
   transition(id: string, from: RunState | readonly RunState[], to: RunState, patch?: RunPatch): Run | undefined;
+
+  /** Records what the run's outcome still has to announce (see Announcement); `announced` clears it. */
+  announce(runId: string, announcement: Announcement): void;
+  announced(runId: string): void;
+  /** Outcomes recorded but never announced, by processes that are gone (a run of a live one is its own). */
+  listUnannounced(): { run: Run; announcement: Announcement }[];
 
   addArtifact(ref: Omit<ArtifactRef, 'createdAt'>): ArtifactRef;
   listArtifacts(runId: string): ArtifactRef[];

@@ -7,6 +7,7 @@ import { fingerprintChanges } from '../domain/plan/fingerprint.js';
 import type { PlanAnalysis } from '../domain/plan/model.js';
 import type { PolicyEvaluation } from '../domain/policy/model.js';
 import { parsePlanJson } from '../domain/plan/schema.js';
+import { type Announcement, announcementEvent } from '../domain/events.js';
 import { classifyRun } from '../domain/run/classify.js';
 import type { Run } from '../domain/run/model.js';
 import { UNDECIDED, type RunTrigger } from '../domain/run/state.js';
@@ -121,7 +122,11 @@ function fingerprintWithout(analysis: PlanAnalysis, ignored: ReadonlySet<string>
   });
 }
 
-/** Records what the plan found, supersedes older undecided runs, and publishes the event. */
+/**
+ * Records what the plan found and supersedes older undecided runs, in one transaction with what it has to
+ * announce; then publishes the event and clears the announcement. A process that dies in between leaves
+ * the announcement for the next start (replayAnnouncements): a recorded drift is always told.
+ */
 async function recordOutcome(
   deps: ServiceDeps,
   stack: Stack,
@@ -130,13 +135,33 @@ async function recordOutcome(
   planSha256: string | undefined,
   policy?: PolicyEvaluation,
 ): Promise<CheckOutcome> {
-  const { store, bus } = deps;
+  const { store } = deps;
+  const { outcome, announcement } = store.atomically(() => record(deps, stack, run, analysis, planSha256, policy));
+  const event = announcementEvent(announcement, outcome.run, { analysis, policy });
+  if (event) await deps.bus.publish(event);
+  store.announced(run.id);
+  return outcome;
+}
+
+function record(
+  deps: ServiceDeps,
+  stack: Stack,
+  run: Run,
+  analysis: PlanAnalysis,
+  planSha256: string | undefined,
+  policy: PolicyEvaluation | undefined,
+): { outcome: Extract<CheckOutcome, { run: Run; analysis: PlanAnalysis }>; announcement: Announcement } {
+  const { store } = deps;
   const before = store.getStack(stack.name);
   const kind = classifyRun({ analysis, commitSha: run.commitSha, lastAppliedCommit: before?.lastAppliedCommit });
   const patch = { fingerprint: analysis.fingerprint, counts: analysis.counts, planSha256 };
   // An approved run waits for its apply: a re-plan never takes it away (the apply's own plan check decides).
   const undecided = store.listRuns({ stack: stack.name, states: [...UNDECIDED] }).filter((r) => r.id !== run.id);
   for (const old of undecided) store.transition(old.id, UNDECIDED, 'superseded', { supersededBy: run.id });
+  const announce = (announcement: Announcement) => {
+    store.announce(run.id, announcement);
+    return announcement;
+  };
 
   if (!kind) {
     const done = store.transition(run.id, 'planning', 'no_changes', patch) ?? run;
@@ -155,16 +180,14 @@ async function recordOutcome(
     }
     const closed = store.closeDrift(stack.name);
     store.setStackStatus(stack.name, 'in_sync', run.id);
-    if (closed) {
-      await bus.publish({
-        type: 'drift_resolved',
-        stack: stack.name,
-        run: done,
-        previousFingerprint: closed.fingerprint,
-        previousRunId: closed.runId,
-      });
-    } else await bus.publish({ type: 'no_changes', stack: stack.name, run: done });
-    return { stack: stack.name, status: 'no_changes', run: done, analysis, resolved: Boolean(closed) };
+    return {
+      outcome: { stack: stack.name, status: 'no_changes', run: done, analysis, resolved: Boolean(closed) },
+      announcement: announce(
+        closed
+          ? { type: 'drift_resolved', previousFingerprint: closed.fingerprint, previousRunId: closed.runId }
+          : { type: 'no_changes' },
+      ),
+    };
   }
 
   const to = kind === 'drift' ? 'drifted' : 'pending_approval';
@@ -172,30 +195,17 @@ async function recordOutcome(
   store.setStackStatus(stack.name, to === 'drifted' ? 'drifted' : 'pending_approval', run.id);
   const previous = undecided.find((r) => r.fingerprint === analysis.fingerprint);
   if (previous && previous.commitSha === done.commitSha) carryApprovals(deps, previous, done);
-  const withPolicy = policy ? { policy } : {};
   const isNew =
     kind === 'drift'
       ? store.openDrift(stack.name, { fingerprint: analysis.fingerprint, runId: run.id, counts: analysis.counts })
       : !previous;
-  if (!isNew) {
-    await bus.publish({
-      type: 'plan_refreshed',
-      stack: stack.name,
-      run: done,
-      analysis,
-      ...(previous ? { previousRunId: previous.id } : {}),
-      ...withPolicy,
-    });
-  } else {
-    await bus.publish({
-      type: kind === 'drift' ? 'drift_detected' : 'plan_pending_approval',
-      stack: stack.name,
-      run: done,
-      analysis,
-      ...withPolicy,
-    });
-  }
-  return { stack: stack.name, status: to, run: done, analysis, isNew, ...(policy ? { policy } : {}) };
+  const announcement: Announcement = isNew
+    ? { type: kind === 'drift' ? 'drift_detected' : 'plan_pending_approval' }
+    : { type: 'plan_refreshed', ...(previous ? { previousRunId: previous.id } : {}) };
+  return {
+    outcome: { stack: stack.name, status: to, run: done, analysis, isNew, ...(policy ? { policy } : {}) },
+    announcement: announce(announcement),
+  };
 }
 
 /**

@@ -64,11 +64,15 @@ export function createPager(deps: PagerDeps): Pager {
     return typeof env === 'string' ? env : undefined;
   }
 
+  /** Whether the run already paged, or decided not to (an announcement replayed at start is told once). */
+  const decided = (runId: string, actions: string[]) =>
+    store.listAudit({ runId }).some((a) => actions.includes(a.action));
+
   const unsubscribe = [
     deps.bus.on('drift_detected', ({ stack: name, run, analysis, policy }) => {
       const stack = deps.stack(name);
       const route = stack && pageRouteFor(deps.config.pagerduty, stack);
-      if (!stack || !route) return;
+      if (!stack || !route || decided(run.id, [PAGE_TRIGGERED, 'page_held'])) return;
       // Silenced (a migration, an incident being handled) or owned by another system: nobody is woken.
       const quiet = everythingIgnored(analysis, policy)
         ? 'ignored by policy'
@@ -112,7 +116,7 @@ export function createPager(deps: PagerDeps): Pager {
       const stack = deps.stack(name);
       const routed = stack && pageRouteFor(deps.config.pagerduty, stack)?.routingKeyEnv;
       const routingKeyEnv = triggeredWith(name) ?? routed;
-      if (!routingKeyEnv) return;
+      if (!routingKeyEnv || decided(run.id, [PAGE_RESOLVED])) return;
       enqueue(name, run.id, routingKeyEnv, buildResolveEvent({ name }));
     }),
   ];

@@ -29,6 +29,7 @@ export interface ServeProcessWorld {
   pagerduty: PagerdutyReceiver;
   /** The environment driftgate and terraform run with. */
   env: Record<string, string | undefined>;
+  configFile: string;
   stackDir(name: string): string;
   /** Starts `driftgate serve` and waits until /readyz answers 200. */
   start(): Promise<void>;
@@ -87,6 +88,7 @@ export async function startServeProcessWorld(options: ServeProcessOptions): Prom
     emulator,
     pagerduty,
     env,
+    configFile,
     stackDir: (name) => join(root, name),
     async start() {
       child = execa('node', [BIN, 'serve', '--config', configFile, '--port', String(port)], {

@@ -5,7 +5,7 @@ import { createGitHubClient } from '../../src/adapters/github/client.js';
 import { loadArtifact } from '../../src/services/artifacts.js';
 import { changeAuthors } from '../../src/services/change-authors.js';
 import { checkStackFromSource } from '../../src/services/check-stack-from-source.js';
-import { loadCommits } from '../../src/slack/notifier/load-analysis.js';
+import { loadCommits } from '../../src/slack/notifier/load-commits.js';
 import { startGitHubEmulator, type GitHubEmulator } from '../helpers/github-emulator/index.js';
 import { gitSourcesOf, makeGitStackEnv, stackHcl, type GitStackEnv } from '../helpers/git-stack.js';
 

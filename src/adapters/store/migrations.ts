@@ -153,6 +153,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
   ALTER TABLE runs ADD COLUMN owner_start TEXT;
   `,
+  // A check's outcome not yet announced (JSON of an Announcement), written with the outcome itself.
+  `
+  ALTER TABLE runs ADD COLUMN announcement TEXT;
+  `,
 ];
 
 /** The database was written by a newer driftgate: older code must not guess at a schema it does not know. */

@@ -47,6 +47,8 @@ export interface Notifier {
 const ALERTED = ['alert_posted', 'alert_digested'];
 /** Written the moment an alert is decided, before it waits out its digest window: a crash cannot lose it. */
 const ALERT_HELD = 'alert_held';
+/** Every way an alert is decided: a run with one of these was told already (an announcement replayed at start). */
+const DECIDED = [ALERT_HELD, ...ALERTED, 'alert_ignored', 'alert_silenced', 'alert_snoozed'];
 
 export function createNotifier(deps: NotifierDeps): Notifier {
   const { store, messages, logger } = deps;
@@ -96,7 +98,10 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     return undefined;
   }
 
+  const decided = (run: Run) => store.listAudit({ runId: run.id }).some((a) => DECIDED.includes(a.action));
+
   function alert(run: Run, found: { analysis: PlanAnalysis; policy?: PolicyEvaluation }): void {
+    if (decided(run)) return;
     const reason = suppressed(run, everythingIgnored(found.analysis, found.policy));
     if (reason) {
       audit(run, reason);
@@ -139,7 +144,7 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       // The predecessor went out in a digest: its stack is listed there already.
       const previous = previousRunId ? store.listAudit({ runId: previousRunId }) : [];
       if (previous.some((a) => ALERTED.includes(a.action))) {
-        audit(run, 'alert_digested', { carriedFrom: previousRunId });
+        if (!decided(run)) audit(run, 'alert_digested', { carriedFrom: previousRunId });
         return;
       }
       alert(run, found);

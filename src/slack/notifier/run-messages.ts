@@ -19,7 +19,8 @@ import type { SlackMessage } from '../blocks/message.js';
 import { UPLOAD_METHOD } from '../outbox/deliver.js';
 import { messagePlaceholder } from '../outbox/placeholders.js';
 import { channelFor, onCallMention } from '../routing.js';
-import { loadAnalysis, loadCommits, loadPolicy } from './load-analysis.js';
+import { loadAnalysis, loadPolicy } from '../../services/stored-analysis.js';
+import { loadCommits } from './load-commits.js';
 
 export interface RunMessagesDeps {
   config: Pick<DriftgateConfig, 'slack' | 'approvers'>;

@@ -80,4 +80,44 @@ describe('locks and runs of live and dead owners', () => {
     expect(serve.recoverInterrupted().map((r) => r.id)).toEqual([stranded.id]);
     expect(serve.getRun(running.id)?.state).toBe('planning');
   });
+
+  it('leaves the unannounced outcomes of a live owner alone, and lists those of a killed one until announced', async () => {
+    const alive = liveProcess();
+    const dead = liveProcess();
+    const told = (owner: ChildProcess & { pid: number }, stack: string) => {
+      const store = tmp.open({ owner: processOwner(owner.pid) });
+      const run = store.atomically(() => {
+        const created = store.createRun({ stack, trigger: 'schedule' });
+        store.transition(created.id, 'planning', 'drifted', { kind: 'drift', fingerprint: 'f1' });
+        store.announce(created.id, { type: 'drift_detected' });
+        return created;
+      });
+      return run.id;
+    };
+    told(alive, 'a');
+    const stranded = told(dead, 'b');
+    const resolved = tmp.open({ owner: processOwner(dead.pid) });
+    resolved.announce(stranded, { type: 'drift_resolved', previousFingerprint: 'f0', previousRunId: 'r_0' });
+    await kill9(dead);
+    const serve = tmp.open({});
+    expect(serve.listUnannounced().map(({ run, announcement }) => [run.id, run.state, announcement])).toEqual([
+      [stranded, 'drifted', { type: 'drift_resolved', previousFingerprint: 'f0', previousRunId: 'r_0' }],
+    ]);
+    serve.announced(stranded);
+    expect(serve.listUnannounced()).toEqual([]);
+  });
+
+  it('records nothing of a transaction that fails part way', () => {
+    const store = tmp.open({});
+    const run = store.createRun({ stack: 'a', trigger: 'schedule' });
+    expect(() =>
+      store.atomically(() => {
+        store.transition(run.id, 'planning', 'drifted', { kind: 'drift', fingerprint: 'f1' });
+        store.announce(run.id, { type: 'drift_detected' });
+        throw new Error('died here');
+      }),
+    ).toThrow('died here');
+    expect(store.getRun(run.id)?.state).toBe('planning');
+    expect(store.listUnannounced()).toEqual([]);
+  });
 });

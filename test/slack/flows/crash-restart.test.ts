@@ -22,6 +22,11 @@ import { APPROVERS, LEAD1, NETWORK, actionIds, textOf } from './fixtures.js';
  * decided before the crash still reaches Slack and PagerDuty, once, without waiting for another check.
  */
 const STACK = 'staging/network';
+/** Built with the CLI (npm test builds first), like the `driftgate` it stands beside. */
+const FROZEN_CHECK = join(
+  import.meta.dirname,
+  '../../../dist/test/fixtures/processes/check-frozen-before-announcing.js',
+);
 const PAGING = { pagerduty: { routing: [{ environments: ['staging'], routingKeyEnv: PD_KEY_ENV }] } };
 
 let world: ServeProcessWorld | undefined;
@@ -41,6 +46,18 @@ async function startWorld(config = {}): Promise<ServeProcessWorld> {
   await execa('terraform', ['init', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
   await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
   return world;
+}
+
+/** Someone edits the stack's real infrastructure: the state says otherwise than the code from now on. */
+function changeByHand(w: ServeProcessWorld): Promise<void> {
+  return editResourceInput(
+    { binary: 'terraform', env: w.env },
+    w.stackDir(STACK),
+    { type: 'terraform_data', name: 'vpc' },
+    (input) => {
+      (input.tags as Record<string, string>).Team = 'console-cowboy';
+    },
+  );
 }
 
 const topLevel = (w: ServeProcessWorld): EmulatedMessage[] => w.emulator.messages(CHANNEL).filter((m) => !m.threadTs);
@@ -101,16 +118,41 @@ describe.skipIf(!HAS_BUILD)(`crash and restart of serve (${HAS_BUILD ? 'built' :
     expect(w.withStore((s) => s.getRun(runId)?.state)).toBe('interrupted');
   });
 
+  it('announces a drift recorded by a process killed before it told anyone, once, at the next start', async () => {
+    // Fails before announcements were recorded with the outcome: the drift stayed silent until a later check.
+    const w = await startWorld();
+    await changeByHand(w);
+    const frozen = execa('node', [FROZEN_CHECK, w.configFile, STACK], {
+      env: w.env,
+      extendEnv: false,
+      reject: false,
+      detached: true,
+    });
+    let said = '';
+    frozen.stdout?.on('data', (chunk: Buffer) => {
+      said += chunk.toString();
+    });
+    await waitFor('the outcome to be recorded', () => (said.includes('recorded') ? true : undefined));
+    process.kill(-frozen.pid!, 'SIGKILL');
+    await frozen;
+    const [run] = w.withStore((s) => s.listRuns({ stack: STACK }));
+    expect(run?.state).toBe('drifted');
+
+    await w.start();
+    const alert = await waitFor('the alert', () => topLevel(w)[0], 30_000);
+    expect(textOf(alert)).toContain(run!.id);
+    await waitFor('the page', () => (triggers(w).length > 0 ? true : undefined));
+    await waitFor('the outbox to drain', () => (w.withStore((s) => s.pendingCount()) === 0 ? true : undefined));
+    expect(topLevel(w)).toHaveLength(1);
+    expect(triggers(w)).toHaveLength(1);
+    expect(w.withStore((s) => s.listUnannounced())).toEqual([]);
+    // Told from what was recorded, not found again by another check.
+    expect(w.withStore((s) => s.listRuns({ stack: STACK }).map((r) => r.id))).toEqual([run!.id]);
+  });
+
   it('posts an alert held in its digest window when kill -9 came before the window closed, once', async () => {
     const w = await startWorld({ slack: { digestWindow: '10m' } });
-    await editResourceInput(
-      { binary: 'terraform', env: w.env },
-      w.stackDir(STACK),
-      { type: 'terraform_data', name: 'vpc' },
-      (input) => {
-        (input.tags as Record<string, string>).Team = 'console-cowboy';
-      },
-    );
+    await changeByHand(w);
     await w.start();
     const runId = await checkDrifted(w);
     // The alert waits out its window: nothing in Slack yet.

@@ -2,7 +2,7 @@ import { renderAck, renderCommandError } from '../../blocks/render-command-repli
 import { NOT_VISIBLE, VISIBILITY_UNKNOWN, type ViewerDeps, visibleTo } from '../../visible.js';
 import { renderShow } from '../../blocks/render-show.js';
 import type { SlackDeps } from '../deps.js';
-import { loadAnalysis } from '../../notifier/load-analysis.js';
+import { loadAnalysis } from '../../../services/stored-analysis.js';
 import type { ButtonClick } from '../../payloads.js';
 import type { Tell } from '../tell.js';
 import { runOfClick } from './run-of-click.js';

@@ -1,5 +1,5 @@
 import { renderShow } from '../../blocks/render-show.js';
-import { loadAnalysis, loadPolicy } from '../../notifier/load-analysis.js';
+import { loadAnalysis, loadPolicy } from '../../../services/stored-analysis.js';
 import type { SlackDeps } from '../deps.js';
 import { renderCommandError } from '../../blocks/render-command-replies.js';
 import { NOT_VISIBLE, VISIBILITY_UNKNOWN, type ViewerDeps, visibleTo } from '../../visible.js';

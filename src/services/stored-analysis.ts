@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import type { PlanAnalysis } from '../../domain/plan/model.js';
-import type { PolicyEvaluation } from '../../domain/policy/model.js';
-import { POLICY_EFFECTS } from '../../domain/policy/model.js';
-import type { ArtifactKind } from '../../domain/run/model.js';
-import { loadArtifact } from '../../services/artifacts.js';
-import type { ServiceDeps } from '../../services/deps.js';
-import type { CommitLine } from '../blocks/render-run-message.js';
+import type { PlanAnalysis } from '../domain/plan/model.js';
+import type { PolicyEvaluation } from '../domain/policy/model.js';
+import { POLICY_EFFECTS } from '../domain/policy/model.js';
+import type { ArtifactKind } from '../domain/run/model.js';
+import { loadArtifact } from './artifacts.js';
+import type { ServiceDeps } from './deps.js';
 
 /**
  * Stored metadata is a boundary too: what a message is rendered from is checked for the fields the
@@ -45,21 +44,8 @@ const StoredPolicy = z.object({
   fired: z.array(z.string()),
 });
 
-const StoredCommits = z.object({
-  webUrl: z.string().optional(),
-  commits: z.array(
-    z.object({
-      sha: z.string(),
-      author: z.string(),
-      title: z.string(),
-      prNumber: z.number().int().optional(),
-      prUrl: z.string().optional(),
-      commitUrl: z.string().optional(),
-    }),
-  ),
-});
-
-async function loadJson<T>(
+/** A stored JSON artifact of a run, checked against `schema`; undefined when the run has none. */
+export async function loadJson<T>(
   deps: Pick<ServiceDeps, 'artifacts' | 'store'>,
   runId: string,
   kind: ArtifactKind,
@@ -89,20 +75,4 @@ export function loadPolicy(
   runId: string,
 ): Promise<PolicyEvaluation | undefined> {
   return loadJson(deps, runId, 'policy', StoredPolicy);
-}
-
-/** The commits a pending change brings (stored by check-stack-from-source); undefined when none were listed. */
-export async function loadCommits(
-  deps: Pick<ServiceDeps, 'artifacts' | 'store'>,
-  runId: string,
-): Promise<CommitLine[] | undefined> {
-  const stored = await loadJson(deps, runId, 'commits', StoredCommits);
-  return stored?.commits.map(({ sha, author, title, prNumber, prUrl, commitUrl }) => ({
-    sha,
-    author,
-    title,
-    ...(prNumber !== undefined ? { prNumber } : {}),
-    ...(prUrl ? { prUrl } : {}),
-    ...(commitUrl ? { commitUrl } : {}),
-  }));
 }

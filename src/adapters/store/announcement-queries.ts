@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { Announcement } from '../../domain/events.js';
+import type { RunStore } from '../../ports/store.js';
+import type { StoreContext } from './context.js';
+import { OwnerColumns, parseRow, toOwner, toRun } from './rows.js';
+
+type AnnouncementQueries = Pick<RunStore, 'announce' | 'announced' | 'listUnannounced'>;
+
+const StoredAnnouncement = z.discriminatedUnion('type', [
+  z.object({ type: z.enum(['drift_detected', 'plan_pending_approval', 'no_changes']) }),
+  z.object({ type: z.literal('plan_refreshed'), previousRunId: z.string().optional() }),
+  z.object({ type: z.literal('drift_resolved'), previousFingerprint: z.string(), previousRunId: z.string() }),
+]);
+
+export function announcementQueries(ctx: StoreContext): AnnouncementQueries {
+  return {
+    announce(runId, announcement) {
+      ctx.stmt('UPDATE runs SET announcement = ? WHERE id = ?').run(JSON.stringify(announcement), runId);
+    },
+    announced(runId) {
+      ctx.stmt('UPDATE runs SET announcement = NULL WHERE id = ?').run(runId);
+    },
+    listUnannounced() {
+      return ctx
+        .stmt('SELECT * FROM runs WHERE announcement IS NOT NULL ORDER BY created_at')
+        .all()
+        .filter((row) => {
+          // The process that recorded it may still be publishing: only a gone owner's outcomes are left over.
+          const owner = toOwner(parseRow(OwnerColumns, 'runs', row));
+          return !owner || ctx.ownerState(owner) !== 'alive';
+        })
+        .map((row) => {
+          const { announcement } = parseRow(z.object({ announcement: z.string() }), 'runs', row);
+          const parsed = StoredAnnouncement.safeParse(JSON.parse(announcement));
+          if (!parsed.success) {
+            const id = (row as { id?: unknown }).id;
+            throw new Error(`run store: unreadable announcement of run ${String(id)}: ${parsed.error.message}`);
+          }
+          return { run: toRun(row), announcement: parsed.data as Announcement };
+        });
+    },
+  };
+}
