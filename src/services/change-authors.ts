@@ -83,6 +83,13 @@ async function commitsOfChange(
   // No baseline: every plan is classified drift, yet the code may have moved since the stack was first
   // seen; whoever wrote any of it may be the author of this change. Runs are never deleted.
   const first = deps.store.listRuns({ stack: name }).findLast((r) => r.commitSha)?.commitSha ?? sha;
+  // First seen at this very commit, with changes: nothing tells which of the commits before it the plan
+  // would apply, so nobody can be cleared of having written them.
+  if (first === sha) {
+    throw new AuthorsUnknownError(
+      `Nothing was approved: driftgate first saw ${name} at this plan's commit ${short(sha)} and no commit of it is known to be applied, so it cannot tell which commits this change brings or who wrote them. Record the commit that is applied with \`driftgate baseline ${name} --commit SHA\` (or \`driftgate baseline ${name}\` when the code at the head is what is live), then run \`/drift check ${name}\`.`,
+    );
+  }
   try {
     return [...(await git.commitRange(first, sha)), await git.commit(first)];
   } catch (err) {

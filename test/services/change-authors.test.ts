@@ -110,6 +110,18 @@ describe('who authored a pending change', () => {
     ]);
   });
 
+  it('without a baseline, refuses with the next step on the first plan of a stack with changes', async () => {
+    // Failed before: the stack first seen at this very commit cleared everyone but the head commit's author.
+    const { repo, stack, deps, runAt } = await gitStack();
+    await repo.commit({ 'db/main.tf': '' }, 'Add db', MALLORY);
+    const head = await repo.commit({ 'db/main.tf': '# resized\n' }, 'Resize db');
+
+    const refused = changeAuthors(deps, await runAt(head, 'drift'));
+    await expect(refused).rejects.toMatchObject({ code: 'AUTHORS_UNKNOWN' });
+    await expect(refused).rejects.toThrow(`first saw ${stack.name} at this plan's commit`);
+    await expect(refused).rejects.toThrow(`driftgate baseline ${stack.name} --commit SHA`);
+  });
+
   it('without a baseline, refuses with the next step when the first commit seen is gone', async () => {
     const { repo, stack, store, deps, runAt } = await gitStack();
     store.createRun({ stack: stack.name, trigger: 'schedule', commitSha: 'd'.repeat(40) });
