@@ -9,7 +9,8 @@ import type { Stack } from '../domain/stack.js';
 import { ConfigError } from '../domain/errors.js';
 import { buildPolicyInput, compilePolicies, evaluatePolicies } from '../domain/policy/index.js';
 import { createLogger, type Logger } from '../logging/logger.js';
-import { createSecretRegistry, type TextRedactor } from '../logging/secret-registry.js';
+import { createSecretRegistry } from '../logging/secret-registry.js';
+import type { Redactor } from '../domain/plan/model.js';
 import { createRedactor } from '../domain/plan/redact.js';
 import { stackConfigSecrets, type VarFileText } from '../domain/stack-secrets.js';
 import type { ServiceDeps } from '../services/deps.js';
@@ -83,8 +84,8 @@ export function terraformBaseEnv(
  * Each stack's config secrets (vars, env, backend config, varFiles, `${ENV}` values), masked from the
  * first command. A varFile that cannot be read yet (a Git stack's, before checkout) adds nothing here.
  */
-async function configSecrets(config: DriftgateConfig): Promise<Map<string, TextRedactor>> {
-  const out = new Map<string, TextRedactor>();
+async function configSecrets(config: DriftgateConfig): Promise<Map<string, Redactor>> {
+  const out = new Map<string, Redactor>();
   for (const stack of config.stacks) {
     const files: VarFileText[] = [];
     for (const path of stack.varFiles) {

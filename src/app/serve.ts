@@ -151,6 +151,7 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
         artifacts: deps.artifacts,
         logger,
         now: deps.now,
+        secrets: deps.secrets,
         git,
         github,
         checks: terraformCodeChecks(deps.terraform, logger),

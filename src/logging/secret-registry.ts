@@ -3,19 +3,21 @@ export interface TextRedactor {
   redact(text: string): string;
 }
 
-export interface SecretRegistry {
+export interface SecretRegistry<R extends TextRedactor = TextRedactor> {
   /** Secrets a plan of `stack` showed. */
-  add(stack: string, redactor: TextRedactor): void;
+  add(stack: string, redactor: R): void;
+  /** `stack`'s redactors (its config's, then its plans'): for a text that must treat them as secret values. */
+  forStack(stack: string): R[];
   /** `stack`'s secrets (its config's, then its plans') in a text of that stack; every stack's without one. */
   redact(text: string, stack?: string): string;
   /** How many plan redactors are kept now. */
   readonly size: number;
 }
 
-export interface SecretRegistryOptions {
+export interface SecretRegistryOptions<R extends TextRedactor> {
   max?: number;
   /** Each stack's secrets known before any plan (its config and varFiles): kept for the process's life. */
-  base?: ReadonlyMap<string, TextRedactor>;
+  base?: ReadonlyMap<string, R>;
 }
 
 /**
@@ -28,16 +30,22 @@ export interface SecretRegistryOptions {
  * line. A stack's secrets come back with its next plan, which adds a fresh redactor, so what falls off the
  * end is the secrets of plans long superseded. 1000 covers a few plans of each stack in a large setup.
  */
-export function createSecretRegistry(options: SecretRegistryOptions = {}): SecretRegistry {
+export function createSecretRegistry<R extends TextRedactor = TextRedactor>(
+  options: SecretRegistryOptions<R> = {},
+): SecretRegistry<R> {
   const max = Math.max(1, options.max ?? 1000);
-  const base = options.base ?? new Map<string, TextRedactor>();
+  const base = options.base ?? new Map<string, R>();
   // A Map keeps insertion order: re-adding moves a redactor to the newest end.
-  const recent = new Map<TextRedactor, string>();
+  const recent = new Map<R, string>();
   return {
     add(stack, redactor) {
       recent.delete(redactor);
       recent.set(redactor, stack);
       while (recent.size > max) recent.delete(recent.keys().next().value!);
+    },
+    forStack(stack) {
+      const own = base.get(stack);
+      return [...(own ? [own] : []), ...[...recent].filter(([, owner]) => owner === stack).map(([r]) => r)];
     },
     redact(text, stack) {
       let out = text;

@@ -16,7 +16,7 @@ import type { ServiceDeps, StackLookup } from './deps.js';
 import { announceExpiredPlan, type ExpireDeps } from './expire-plan.js';
 import type { SourceDeps } from './resolve-stack-at-commit.js';
 
-export interface ApplyDeps extends ServiceDeps, Partial<SourceDeps>, ExpireDeps {
+export interface ApplyDeps extends ServiceDeps, Partial<Pick<SourceDeps, 'git'>>, ExpireDeps {
   /** Runs work on a stack in its turn, never beside a check of it (Scheduler.exclusive). */
   exclusive<U>(stack: string, work: () => Promise<U>): Promise<U>;
   stack: StackLookup;

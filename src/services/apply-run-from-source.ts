@@ -24,7 +24,7 @@ export async function applyRunFromSource(
     };
   let resolved: Awaited<ReturnType<typeof resolveStackAtCommit>>;
   try {
-    resolved = await resolveStackAtCommit({ git: deps.git }, stack, sha);
+    resolved = await resolveStackAtCommit({ git: deps.git, secrets: deps.secrets }, stack, sha);
   } catch (err) {
     const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
     return { status: 'refused', code: 'not_started', reason: `nothing was applied: ${reason}` };

@@ -30,7 +30,11 @@ export async function checkStackFromSource(
   if (!stack.git || !deps.git) return checkStack(deps, stack, options);
   let resolved: Awaited<ReturnType<typeof resolveStackAtHead>>;
   try {
-    resolved = await resolveStackAtHead({ git: deps.git }, stack, options.signal ? { signal: options.signal } : {});
+    resolved = await resolveStackAtHead(
+      { git: deps.git, secrets: deps.secrets },
+      stack,
+      options.signal ? { signal: options.signal } : {},
+    );
   } catch (err) {
     const error = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
     const stderrTail = err instanceof GitError ? err.stderrTail : '';

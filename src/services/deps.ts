@@ -28,7 +28,12 @@ export interface ServiceDeps {
    * Secrets by stack (its config's values, then those its plans show), so that texts and logs written
    * later mask them too. `redact` with a stack masks that stack's; without one, every stack's.
    */
-  secrets: { add(stack: string, redactor: Redactor): void; redact(text: string, stack?: string): string };
+  secrets: {
+    add(stack: string, redactor: Redactor): void;
+    redact(text: string, stack?: string): string;
+    /** The stack's secrets known so far (config, varFiles, recent plans), as values to mask. */
+    forStack(stack: string): Redactor[];
+  };
   now: () => Date;
   /** Scratch space for saved plan files while terraform needs them on disk (0700). */
   workDir: string;

@@ -9,6 +9,7 @@ import { join, posix } from 'node:path';
 import type { Stack } from '../domain/stack.js';
 import { RemediationUnavailableError, TerraformError } from '../domain/errors.js';
 import { analyzePlan } from '../domain/plan/analyze.js';
+import { combineRedactors } from '../domain/plan/redact.js';
 import { parsePlanJson } from '../domain/plan/schema.js';
 import {
   planRemediation,
@@ -35,7 +36,9 @@ export interface RemediationCodeChecks {
   verify(stack: Stack, files: string[], signal?: AbortSignal): Promise<void>;
 }
 
-export interface RemediationDeps extends Pick<ServiceDeps, 'store' | 'artifacts' | 'logger' | 'now'>, SourceDeps {
+export interface RemediationDeps
+  extends Pick<ServiceDeps, 'store' | 'artifacts' | 'logger' | 'now' | 'secrets'>,
+    Pick<SourceDeps, 'git'> {
   github: GitHubClient;
   checks: RemediationCodeChecks;
   settings: { labels: string[]; draft: boolean };
@@ -183,7 +186,7 @@ export async function openRemediationPr(
       `run ${run.id} has no stored plan JSON any more (artifact retention?): run /drift check ${stack.name} for a new plan`,
     );
   const plan = parsePlanJson(planJson.toString('utf8'));
-  const { analysis, redactor } = analyzePlan(plan);
+  const { analysis, redactor: planRedactor } = analyzePlan(plan);
 
   const resolved = await resolveStackAtCommit(
     deps,
@@ -191,6 +194,9 @@ export async function openRemediationPr(
     run.commitSha!,
     request.signal ? { signal: request.signal } : {},
   );
+  // The stack's own secrets too (config vars, varFiles, read at checkout): a value the plan does not mark
+  // is kept out of the code and the PR all the same, and left for a person.
+  const redactor = combineRedactors([planRedactor, ...deps.secrets.forStack(stack.name)]);
   try {
     const files = await readStackFiles(resolved.stack.dir, git.path);
     // terraform runs in the stack dir, where a file is known by its name.

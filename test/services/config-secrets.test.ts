@@ -6,8 +6,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createGitSources } from '../../src/adapters/git/git-sources.js';
+import { createAppContext } from '../../src/app/context.js';
+import { parseConfig } from '../../src/config/load.js';
 import { checkStack } from '../../src/services/check-stack.js';
+import { checkStackFromSource } from '../../src/services/check-stack-from-source.js';
+import { makeTestRepo } from '../adapters/git/git-repo.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
+import { configYaml, gitSource, stackEntry } from '../helpers/config-builder.js';
+import { lineSink } from '../helpers/stack-files.js';
+import { makeTerraformEnv } from '../helpers/terraform-env.js';
 
 const API_TOKEN = 'tok-7Hq2-config-interpolated-9x';
 const VARFILE_SECRET = 'varfile-Secret-0042-zz';
@@ -78,5 +86,48 @@ describe('secrets from the config', () => {
     // A value written in the file belongs to its stack; one taken from the environment is every stack's.
     expect(deps.secrets.redact(text, 'other')).toContain(ENV_SECRET);
     expect(deps.secrets.redact(text, 'other')).not.toContain(API_TOKEN);
+  });
+
+  it("of a Git stack's varFiles are masked from its first command, read from the checkout", async () => {
+    // Failed before: a Git stack's varFiles were never read for masking, so the failed validation showed them.
+    const repo = await makeTestRepo();
+    const tf = await makeTerraformEnv('driftgate-git-varfile-');
+    const logs = lineSink();
+    try {
+      await repo.commit(
+        { 'api/main.tf': STACK, 'api/secrets.tfvars': `db_password = "${VARFILE_SECRET}"\n` },
+        'Add api',
+      );
+      const env = { PATH: process.env.PATH, HOME: tf.dir, ...tf.env };
+      const yaml = configYaml(
+        {
+          version: 1,
+          dataDir: join(tf.dir, 'data'),
+          stacks: [stackEntry('api', 'api', { vars: { api_token: 'x' }, varFiles: ['secrets.tfvars'] })],
+        },
+        gitSource(repo.url),
+      );
+      const context = await createAppContext(await parseConfig(yaml, { baseDir: tf.dir, env }), {
+        env,
+        logDestination: logs.stream,
+      });
+      try {
+        const outcome = await checkStackFromSource(
+          { ...context.deps, git: createGitSources({ dataDir: join(tf.dir, 'data'), env }) },
+          context.stack('api')!,
+          { trigger: 'manual' },
+        );
+        if (outcome.status !== 'errored') throw new Error(`expected an error, got ${outcome.status}`);
+        const shown = [outcome.error, outcome.stderrTail, logs.lines.join('')].join('\n');
+        expect(shown).toContain('db_password is too long');
+        expect(shown).not.toContain(VARFILE_SECRET);
+        expect(context.deps.secrets.redact(`file ${VARFILE_SECRET}`, 'api')).toBe('file (sensitive value)');
+      } finally {
+        context.close();
+      }
+    } finally {
+      await repo.cleanup();
+      await tf.cleanup();
+    }
   });
 });

@@ -8,6 +8,7 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitHubClient } from '../../src/adapters/github/client.js';
 import { editResourceInput } from '../../src/cli/commands/demo-drift.js';
+import { createRedactor } from '../../src/domain/plan/redact.js';
 import type { Stack } from '../../src/domain/stack.js';
 import type { Run } from '../../src/domain/run/model.js';
 import { checkStackFromSource } from '../../src/services/check-stack-from-source.js';
@@ -41,26 +42,55 @@ afterEach(async () => {
 const fast = { retries: 0, retryBaseMs: 1, rateLimitSecondMs: 1, writeSpacingMs: 0 };
 const request = { actor: 'U0ADA', requestedBy: '@ada in Slack' };
 
+/** prod/db from Git at a first commit of `hcl`, applied for real, with the GitHub emulator serving the repo. */
+async function appliedGitStack(hcl: (statePath: string) => string) {
+  fixture = await makeGitStackEnv();
+  const { repo, tf, context, env } = fixture;
+  const original = hcl(join(tf.dir, 'state', 'db.tfstate'));
+  const commit = await repo.commit({ '.gitignore': '.terraform/\n', 'db/main.tf': original }, 'Add db');
+  github = await startGitHubEmulator({ repoDir: join(repo.dir, 'origin.git'), owner: 'acme', repo: 'infra' });
+  const git = gitSourcesOf(fixture);
+  const configured = context.stack('prod/db')!;
+  const stack: Stack = { ...configured, git: { ...configured.git!, repository: 'acme/infra' } };
+  const work = join(repo.dir, 'work', 'db');
+  await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: work, env, extendEnv: false });
+  await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], {
+    cwd: work,
+    env,
+    extendEnv: false,
+  });
+  const client = createGitHubClient({ apiUrl: github.apiUrl, auth: { type: 'token', token: github.token } }, fast);
+  const remediation: RemediationDeps = {
+    store: context.store,
+    artifacts: context.deps.artifacts,
+    logger: context.logger,
+    now: context.deps.now,
+    secrets: context.deps.secrets,
+    git,
+    github: client,
+    checks: terraformCodeChecks(context.deps.terraform, context.logger),
+    settings: { labels: [], draft: false },
+  };
+  return {
+    repo,
+    context,
+    env,
+    original,
+    commit,
+    git,
+    deps: { ...context.deps, git },
+    stack,
+    work,
+    client,
+    remediation,
+    github,
+  };
+}
+
 describe('openRemediationPr', () => {
   it('does not reformat a file that was never fmt-clean, adopts a PR it opened before a crash, opens a new one after a PR was turned down, and explains a bad token', async () => {
-    fixture = await makeGitStackEnv();
-    const { repo, tf, context, env } = fixture;
-    const statePath = join(tf.dir, 'state', 'db.tfstate');
-    const original = messyHcl(statePath);
-    const commit = await repo.commit({ '.gitignore': '.terraform/\n', 'db/main.tf': original }, 'Add db');
-    github = await startGitHubEmulator({ repoDir: join(repo.dir, 'origin.git'), owner: 'acme', repo: 'infra' });
-    const git = gitSourcesOf(fixture);
-    const deps = { ...context.deps, git };
-    const configured = context.stack('prod/db')!;
-    const stack: Stack = { ...configured, git: { ...configured.git!, repository: 'acme/infra' } };
-
-    const work = join(repo.dir, 'work', 'db');
-    await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: work, env, extendEnv: false });
-    await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], {
-      cwd: work,
-      env,
-      extendEnv: false,
-    });
+    const { repo, context, env, original, commit, deps, stack, work, client, remediation, github } =
+      await appliedGitStack(messyHcl);
     expect(await checkStackFromSource(deps, stack, { trigger: 'manual' })).toMatchObject({ status: 'no_changes' });
     await editResourceInput({ binary: 'terraform', env }, work, { type: 'terraform_data', name: 'db' }, (input) => {
       input.size = 'huge';
@@ -68,18 +98,6 @@ describe('openRemediationPr', () => {
     const outcome = await checkStackFromSource(deps, stack, { trigger: 'manual' });
     expect(outcome).toMatchObject({ status: 'drifted' });
     const run = (outcome as { run: Run }).run;
-
-    const client = createGitHubClient({ apiUrl: github.apiUrl, auth: { type: 'token', token: github.token } }, fast);
-    const remediation: RemediationDeps = {
-      store: context.store,
-      artifacts: context.deps.artifacts,
-      logger: context.logger,
-      now: context.deps.now,
-      git,
-      github: client,
-      checks: terraformCodeChecks(context.deps.terraform, context.logger),
-      settings: { labels: [], draft: false },
-    };
 
     // A bad token: GitHub's answer and what to do about it, nothing recorded.
     const badToken = {
@@ -141,5 +159,23 @@ describe('openRemediationPr', () => {
     );
     expect(onBranch.stdout).toContain('}\n\n\nresource');
     expect(context.store.listAudit({ runId: run.id }).filter((a) => a.action === 'remediation_opened')).toHaveLength(1);
+  });
+
+  it('keeps a value the stack knows as secret out of the code and the PR, though the plan does not mark it', async () => {
+    // Failed before: only the plan's own secrets were masked, so a config secret drifted into an attribute
+    // was written into the HCL and the PR body.
+    const { context, env, git, stack, work, remediation, github } = await appliedGitStack(messyHcl);
+    const secret = 'tok-Config-Secret-9913-abc';
+    // What the config (a var, a varFile, an ${ENV} value) registers for the stack at start.
+    context.deps.secrets.add(stack.name, createRedactor([secret]));
+    await editResourceInput({ binary: 'terraform', env }, work, { type: 'terraform_data', name: 'db' }, (input) => {
+      input.size = secret;
+    });
+    const outcome = await checkStackFromSource({ ...context.deps, git }, stack, { trigger: 'manual' });
+    const run = (outcome as { run: Run }).run;
+    const result = await openRemediationPr(remediation, stack, run, request);
+    expect(result.status).toBe('nothing_to_codify');
+    expect(JSON.stringify(result)).not.toContain(secret);
+    expect(JSON.stringify(github.pulls())).not.toContain(secret);
   });
 });

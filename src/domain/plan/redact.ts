@@ -188,3 +188,14 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
     redactValue: <T>(value: T): T => (whole.size === 0 ? value : (redactValue(value) as T)),
   };
 }
+
+/** One redactor that masks what any of `redactors` masks (a plan's secrets with its stack's config secrets). */
+export function combineRedactors(redactors: readonly Redactor[]): Redactor {
+  if (redactors.length === 1) return redactors[0]!;
+  return {
+    size: redactors.reduce((n, r) => n + r.size, 0),
+    redact: (text) => redactors.reduce((out, r) => r.redact(out), text),
+    redactInside: (text) => redactors.reduce((out, r) => r.redactInside(out), text),
+    redactValue: <T>(value: T): T => redactors.reduce((out, r) => r.redactValue(out), value),
+  };
+}

@@ -31,6 +31,7 @@ async function remediationDeps(w: ListenerWorld): Promise<RemediationDeps> {
     artifacts: deps.artifacts,
     logger: context.logger,
     now: deps.now,
+    secrets: deps.secrets,
     git: createGitSources({ dataDir: context.config.dataDir, env: w.app.env }),
     github: createGitHubClient(settings),
     checks: terraformCodeChecks(deps.terraform, context.logger),
