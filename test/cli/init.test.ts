@@ -48,10 +48,17 @@ describe('driftgate init', () => {
     expect(yaml).toContain('  - glob: "environments/*/*"\n');
     expect(yaml).toContain('    #   db_password: ${DB_PASSWORD}\n');
     expect(yaml).toContain('    - environments: ["prod"]\n      count: 2');
+    expect(init.stdout.trimEnd().split('\n').at(-1)).toBe('Then: driftgate doctor --config examples/driftgate.yml');
     expect(validate.stdout).toBe(
       `warning: approvers.groups.platform: has no users and no usergroups: it grants nobody\n${file}: ok, 9 stacks, 1 warning\n`,
     );
     expect(validate.code).toBe(0);
+    // The first hour's last step, as the README has it: doctor, in the dir, on the file init wrote.
+    const doctor = await runCli(['doctor'], { cwd: dir, env });
+    expect(firstLine(doctor.stdout)).toBe(`ok   config: ${file}: 9 stacks, 1 warning (see driftgate validate)`);
+    expect(doctor.stdout).not.toContain('FAIL');
+    expect(doctor.stdout.trimEnd().split('\n').at(-1)).toBe('all good: 14 ok, 4 skipped');
+    expect(doctor.code).toBe(0);
   });
 
   it('finds live/<account>/<region>/<layer> in a monorepo, leaving out modules and keeping partial backends', async () => {

@@ -64,7 +64,8 @@ export async function initCommand(args: string[], io: CliIo): Promise<number> {
   say();
   say('Fill in:');
   for (const item of advice.fillIn) say(`  ${item}`);
-  const shown = relative(io.cwd, file) || file;
-  say(`Then: driftgate doctor --config ${shown.startsWith('..') ? file : shown}`);
+  const shown = relative(io.cwd, file);
+  const option = shown === 'driftgate.yml' ? '' : ` --config ${shown.startsWith('..') ? file : shown}`;
+  say(`Then: driftgate doctor${option}`);
   return code;
 }

@@ -1,5 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { join, posix, relative, resolve } from 'node:path';
+import { join, posix } from 'node:path';
 
 /** A directory holding a root module, as `driftgate init` found it. */
 export interface StackDir {
@@ -135,9 +135,4 @@ async function workspacesOf(dir: string, entries: { name: string; isDirectory():
   if (selected) names.add(selected);
   names.delete('default');
   return [...names].sort();
-}
-
-/** `rel` as a path for messages: `.` for the root. */
-export function displayPath(root: string, rel: string): string {
-  return relative(resolve(root), resolve(root, rel)) || '.';
 }
