@@ -73,10 +73,12 @@ export function inferLayout(found: StackDir[], modules: string[], rootName: stri
   const skipped = found.filter((d) => d.rel && !VALID_NAME.test(d.rel)).map((d) => d.rel);
   const usable = found.filter((d) => !skipped.includes(d.rel));
   const stacks: StackDraft[] = [];
+  // The repository root as a stack is named after the repository's dir.
+  const rootStack = rootName.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '') || 'main';
   const root = usable.find((d) => d.rel === '');
-  if (root && root.workspaces.length === 0) stacks.push(explicit(rootName.replace(/[^A-Za-z0-9._-]/g, '-'), root));
+  if (root && root.workspaces.length === 0) stacks.push(explicit(rootStack, root));
   for (const dir of usable.filter((d) => d.workspaces.length > 0)) {
-    const base = dir.rel.split('/').pop() || rootName;
+    const base = dir.rel.split('/').pop() || rootStack;
     for (const ws of dir.workspaces) stacks.push(explicit(`${ws}/${base}`, dir, ws));
   }
   const grouped = usable.filter((d) => d.rel !== '' && d.workspaces.length === 0);
