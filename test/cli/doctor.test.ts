@@ -14,6 +14,7 @@ const EXAMPLES = join(import.meta.dirname, '../../examples');
 const ROUTING_KEY = 'R0UT1NGKEYR0UT1NGKEYR0UT1NGKEY12';
 const WEBHOOK_SECRET = 'whsec-0123456789abcdef0123456789abcdef';
 const SIGNING_SECRET = 'signing-secret-0123456789abcdef';
+const APP_TOKEN = 'xapp-1-emulated-app-token';
 
 let tf: TestTerraformEnv;
 let dir: string;
@@ -33,6 +34,7 @@ beforeAll(async () => {
     channels: ['C0ALERTS', 'C0PROD', 'C0QUIET'],
     members: { C0ALERTS: ['U0BOT', 'U0ADA'], C0PROD: ['U0BOT'], C0QUIET: ['U0ADA'] },
     usergroups: [{ id: 'S0SRE', handle: 'sre-leads', users: ['U0ADA'] }],
+    appToken: APP_TOKEN,
   });
   repo = await makeTestRepo();
   await repo.commit({ 'README.md': '# infrastructure\n' }, 'Seed');
@@ -81,6 +83,7 @@ function fullEnv(overrides: Record<string, string | undefined> = {}): Record<str
     AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
     SLACK_BOT_TOKEN: slack.token,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_APP_TOKEN: APP_TOKEN,
     SLACK_API_URL: slack.apiUrl,
     GITHUB_TOKEN: github.token,
     GITHUB_API_URL: github.apiUrl,
@@ -95,7 +98,7 @@ async function doctor(name: string, config: Record<string, unknown>, env: Record
   await writeFile(file, stringify(config));
   const result = await runCli(['doctor', '--config', file], { cwd: dir, env });
   const output = result.stdout + result.stderr;
-  for (const secret of [slack.token, SIGNING_SECRET, github.token, ROUTING_KEY, WEBHOOK_SECRET]) {
+  for (const secret of [slack.token, SIGNING_SECRET, APP_TOKEN, github.token, ROUTING_KEY, WEBHOOK_SECRET]) {
     expect(output).not.toContain(secret);
   }
   return { ...result, file, lines: result.stdout.split('\n').filter(Boolean) };
@@ -121,10 +124,11 @@ describe('driftgate doctor', () => {
       'ok   slack channel C0ALERTS: @driftgate is a member (#c0alerts)',
       'ok   slack channel C0PROD: @driftgate is a member (#c0prod)',
       'ok   slack usergroup @sre-leads: exists (S0SRE)',
+      'ok   slack socket mode: SLACK_APP_TOKEN accepted (apps.connections.open)',
       'ok   github acme/infrastructure: GITHUB_TOKEN can push and open pull requests',
       'ok   pagerduty: routing keys set in PD_ROUTING_KEY_PROD',
       'ok   github webhook: GITHUB_WEBHOOK_SECRET set: deliveries to /github/webhook are verified with it',
-      'all good: 21 ok, 0 skipped',
+      'all good: 22 ok, 0 skipped',
     ]);
     expect(code).toBe(0);
   });
@@ -174,10 +178,11 @@ describe('driftgate doctor', () => {
       'FAIL slack channel C0QUIET: @driftgate is not a member (#c0quiet): its alerts there fail; fix: invite it: /invite @driftgate in that channel',
       'FAIL slack channel C0GONE: not found, or private without the bot in it; fix: check the id in the config (channel details, at the bottom), or invite @driftgate to the private channel',
       'FAIL slack usergroup @nobody: not found in the workspace: it grants nobody; fix: create it in Slack, or fix slack.onCall.usergroup',
+      'ok   slack socket mode: SLACK_APP_TOKEN accepted (apps.connections.open)',
       `FAIL github acme/elsewhere: read acme/elsewhere failed: repository acme/elsewhere not found at ${github.apiUrl}, or not visible to GITHUB_TOKEN (404); fix: check the repository name (source.git), and that the token may see it (a fine-grained token lists its repositories)`,
       'FAIL pagerduty: env.PD_ROUTING_KEY_PROD is not set; pagerduty.routing reads the routing key from it; fix: set PD_ROUTING_KEY_PROD to the Events API v2 integration key of the PagerDuty service',
       'FAIL github webhook: GITHUB_WEBHOOK_SECRET is 9 characters: too short to keep forged deliveries out; fix: set it to a random value of 32 characters or more (openssl rand -hex 32), here and in the GitHub webhook',
-      '9 failed, 6 ok, 1 skipped',
+      '9 failed, 7 ok, 1 skipped',
     ]);
     expect(code).toBe(1);
   });
@@ -188,6 +193,7 @@ describe('driftgate doctor', () => {
       fullConfig({ discover: [{ glob: 'environments/dev/app' }] }),
       fullEnv({
         SLACK_BOT_TOKEN: 'xoxb-not-the-token',
+        SLACK_APP_TOKEN: 'xapp-not-the-token',
         GITHUB_TOKEN: 'ghp_wrongwrongwrongwrongwrongwrong',
         AWS_ACCESS_KEY_ID: 'AKIANOTAKEY',
       }),
@@ -202,7 +208,10 @@ describe('driftgate doctor', () => {
     expect(lines).toContain(
       "FAIL artifacts: writing the probe doctor/probe.txt failed: cannot write artifact doctor/probe.txt in s3://driftgate-artifacts/driftgate/: S3 answered 403 InvalidAccessKeyId: The AWS Access Key Id you provided does not exist in our records.; fix: check artifacts.bucket, region and endpoint, and that this process's AWS credentials may PutObject, GetObject and DeleteObject in s3://driftgate-artifacts/driftgate/",
     );
-    expect(lines.at(-1)).toBe('3 failed, 7 ok, 0 skipped');
+    expect(lines).toContain(
+      'FAIL slack socket mode: apps.connections.open failed: invalid_auth; fix: SLACK_APP_TOKEN must be an app-level token with connections:write (Basic Information, App-Level Tokens), and Socket Mode on',
+    );
+    expect(lines.at(-1)).toBe('4 failed, 7 ok, 0 skipped');
     expect(code).toBe(1);
   });
 

@@ -12,7 +12,7 @@ import { checkArtifactStore } from './artifact-check.js';
 import { type CheckResult, fail, ok, reason, skip } from './check-result.js';
 import { checkGitHub } from './github-checks.js';
 import { checkPagerduty, checkWebhookSecret } from './secret-checks.js';
-import { checkSlack, slackSettingsCheck } from './slack-checks.js';
+import { checkSlack, checkSocketMode, slackSettingsCheck } from './slack-checks.js';
 import { checkStacks, checkTerraformBinary, checkWritableDir } from './terraform-checks.js';
 
 export interface DoctorOptions {
@@ -89,13 +89,16 @@ export async function runDoctor(config: DriftgateConfig, options: DoctorOptions)
     const slack = slackSettingsCheck(config, env, slackSettingsFor);
     if (slack.result) results.push(slack.result);
     if (slack.settings) {
-      const api = createSlackApi({
-        token: slack.settings.botToken,
-        ...(slack.settings.apiUrl ? { apiUrl: slack.settings.apiUrl } : {}),
-        logger: built?.logger ?? createLogger({ level: 'silent', redact: (t) => t }),
-        timeoutMs: options.slackTimeoutMs ?? 10_000,
-      });
-      results.push(...(await checkSlack(api, config)));
+      const settings = slack.settings;
+      const api = (token: string) =>
+        createSlackApi({
+          token,
+          ...(settings.apiUrl ? { apiUrl: settings.apiUrl } : {}),
+          logger: built?.logger ?? createLogger({ level: 'silent', redact: (t) => t }),
+          timeoutMs: options.slackTimeoutMs ?? 10_000,
+        });
+      results.push(...(await checkSlack(api(settings.botToken), config)));
+      if (settings.mode === 'socket') results.push(await checkSocketMode(api(settings.appToken)));
     }
     results.push(
       ...(await checkGitHub(config, env, {

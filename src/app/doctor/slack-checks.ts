@@ -107,6 +107,20 @@ export async function checkSlack(
   return results;
 }
 
+/** Socket Mode's app-level token: Slack hands out a connection URL for it (the connection is not opened). */
+export async function checkSocketMode(appApi: SlackApi): Promise<CheckResult> {
+  try {
+    await appApi.call('apps.connections.open', {});
+    return ok('slack socket mode', 'SLACK_APP_TOKEN accepted (apps.connections.open)');
+  } catch (err) {
+    return fail(
+      'slack socket mode',
+      said(err),
+      'SLACK_APP_TOKEN must be an app-level token with connections:write (Basic Information, App-Level Tokens), and Socket Mode on',
+    );
+  }
+}
+
 async function checkChannel(api: SlackApi, channel: string, bot: string): Promise<CheckResult> {
   const check = `slack channel ${channel}`;
   try {
