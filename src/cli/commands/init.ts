@@ -46,8 +46,9 @@ export async function initCommand(args: string[], io: CliIo): Promise<number> {
     return 1;
   }
   const layout = inferLayout(scan.stacks, scan.modules, basename(root));
-  const binary =
-    (await resolveBinary('terraform', io.env)) || !(await resolveBinary('tofu', io.env)) ? 'terraform' : 'tofu';
+  // OpenTofu only when it is the one installed here.
+  const onlyTofu = !(await resolveBinary('terraform', io.env)) && Boolean(await resolveBinary('tofu', io.env));
+  const binary = onlyTofu ? 'tofu' : 'terraform';
   await writeFile(file, renderConfig(layout, { binary }));
 
   const total = layout.rules.reduce((n, r) => n + r.names.length, 0) + layout.stacks.length;
