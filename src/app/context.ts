@@ -64,6 +64,15 @@ const OWN_SECRETS = [
   'GITHUB_WEBHOOK_SECRET',
 ];
 
+/** The variables holding driftgate's own secrets for this config: fixed names, routing keys, Git tokens. */
+export function ownSecretNames(config: Pick<DriftgateConfig, 'pagerduty' | 'stacks'>): string[] {
+  return [
+    ...OWN_SECRETS,
+    ...(config.pagerduty?.routing.map((r) => r.routingKeyEnv) ?? []),
+    ...config.stacks.flatMap((s) => (s.git?.tokenEnv ? [s.git.tokenEnv] : [])),
+  ];
+}
+
 /**
  * The environment terraform runs in: the process's, less driftgate's own secrets (Slack and GitHub
  * credentials, PagerDuty routing keys, Git tokens). A stack that needs one sets it in its `env`.
@@ -72,11 +81,7 @@ export function terraformBaseEnv(
   config: DriftgateConfig,
   env: Record<string, string | undefined>,
 ): Record<string, string | undefined> {
-  const own = new Set([
-    ...OWN_SECRETS,
-    ...(config.pagerduty?.routing.map((r) => r.routingKeyEnv) ?? []),
-    ...config.stacks.flatMap((s) => (s.git?.tokenEnv ? [s.git.tokenEnv] : [])),
-  ]);
+  const own = new Set(ownSecretNames(config));
   return Object.fromEntries(Object.entries(env).filter(([name]) => !own.has(name)));
 }
 

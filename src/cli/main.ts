@@ -2,6 +2,8 @@ import { ConfigError, DriftgateError } from '../domain/errors.js';
 import { baselineCommand, BASELINE_USAGE } from './commands/baseline.js';
 import { checkCommand, CHECK_USAGE } from './commands/check.js';
 import { demoCommand } from './commands/demo.js';
+import { doctorCommand, DOCTOR_USAGE } from './commands/doctor.js';
+import { initCommand, INIT_USAGE } from './commands/init.js';
 import { serveCommand } from './commands/serve.js';
 import { unlockCommand } from './commands/unlock.js';
 import { validateCommand } from './commands/validate.js';
@@ -21,6 +23,10 @@ Usage:
       Unblock a stack after an interrupted apply, once its real state was checked.
   ${BASELINE_USAGE}
       Record a commit (default: the branch head) as last applied, for a stack applied elsewhere.
+  ${INIT_USAGE}
+      Find the stacks of a repository and write a commented driftgate.yml for them.
+  ${DOCTOR_USAGE}
+      Check this deployment: terraform, stacks, artifact store, Slack, GitHub, PagerDuty.
   driftgate demo [--keep]
       Offline demo on the bundled example stacks: apply, drift by hand, check.
 
@@ -34,6 +40,8 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   unlock: unlockCommand,
   baseline: baselineCommand,
   demo: demoCommand,
+  init: initCommand,
+  doctor: doctorCommand,
 };
 
 /** Runs one CLI command and returns its exit code; never throws. */

@@ -173,6 +173,15 @@ export const METHODS: Record<string, MethodHandler> = {
     return /^[UW][A-Z0-9]{2,}$/.test(id) ? { ok: true, user: { id, name: id.toLowerCase() } } : fail('user_not_found');
   },
 
+  /** `is_member`: the bot (auth.test's user_id, U0BOT) is among the channel's seeded members. */
+  'conversations.info'(state, args) {
+    const channel = str(args.channel);
+    const refused = channelError(state, channel);
+    if (refused) return refused;
+    const isMember = (state.members.get(channel!) ?? []).includes('U0BOT');
+    return { ok: true, channel: { id: channel, name: channel!.toLowerCase(), is_member: isMember } };
+  },
+
   'conversations.members'(state, args) {
     const channel = str(args.channel) ?? '';
     if (state.channels && !state.channels.has(channel)) return fail('channel_not_found');

@@ -1,0 +1,41 @@
+import { parseArgs } from 'node:util';
+import { ok } from '../../app/doctor/check-result.js';
+import { runDoctor } from '../../app/doctor/run-doctor.js';
+import { validateConfigFile } from '../../config/load.js';
+import type { CliIo } from '../io.js';
+import { doctorLine, doctorSummary } from '../render/doctor-report.js';
+
+export const DOCTOR_USAGE = 'driftgate doctor [--config FILE]';
+
+/**
+ * `driftgate doctor`: checks the deployment from where it runs, one line per check, each failure with its
+ * fix; exit 1 when any check failed. Secrets are named, never printed.
+ */
+export async function doctorCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' } } });
+  const say = (line: string) => io.stdout.write(`${line}\n`);
+  const validation = await validateConfigFile({ file: values.config, cwd: io.cwd, env: io.env });
+  const file = validation.file ?? 'config';
+  if (!validation.config) {
+    const first = validation.issues[0];
+    say(
+      doctorLine({
+        check: 'config',
+        status: 'fail',
+        message: `${file}: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? 'invalid'}${validation.issues.length > 1 ? ` (and ${validation.issues.length - 1} more)` : ''}`,
+        fix: `run driftgate validate${values.config ? ` --config ${values.config}` : ''} and fix every error`,
+      }),
+    );
+    say('1 failed: the other checks need a valid config');
+    return 1;
+  }
+  const config = validation.config;
+  const n = validation.warnings.length;
+  const warnings = n ? `, ${n} warning${n === 1 ? '' : 's'} (see driftgate validate)` : '';
+  const stacks = `${config.stacks.length} stack${config.stacks.length === 1 ? '' : 's'}`;
+  const loaded = ok('config', `${file}: ${stacks}${warnings}`);
+  say(doctorLine(loaded));
+  const results = [loaded, ...(await runDoctor(config, { env: io.env, onResult: (r) => say(doctorLine(r)) }))];
+  say(doctorSummary(results));
+  return results.some((r) => r.status === 'fail') ? 1 : 0;
+}

@@ -1,0 +1,288 @@
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { makeTestRepo, type TestRepo } from '../adapters/git/git-repo.js';
+import { rsaKeyPair } from '../adapters/github/app-fixture.js';
+import { runCli } from '../helpers/cli.js';
+import { startGitHubEmulator, type GitHubEmulator } from '../helpers/github-emulator/index.js';
+import { startLocalS3, type LocalS3 } from '../helpers/s3rver.js';
+import { startSlackEmulator, type SlackEmulator } from '../helpers/slack-emulator.js';
+import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-env.js';
+
+const EXAMPLES = join(import.meta.dirname, '../../examples');
+const ROUTING_KEY = 'R0UT1NGKEYR0UT1NGKEYR0UT1NGKEY12';
+const WEBHOOK_SECRET = 'whsec-0123456789abcdef0123456789abcdef';
+const SIGNING_SECRET = 'signing-secret-0123456789abcdef';
+const APP_TOKEN = 'xapp-1-emulated-app-token';
+
+let tf: TestTerraformEnv;
+let dir: string;
+let s3: LocalS3;
+let slack: SlackEmulator;
+let repo: TestRepo;
+let github: GitHubEmulator;
+let bundled: Record<string, unknown>;
+
+beforeAll(async () => {
+  tf = await makeTerraformEnv('driftgate-doctor-');
+  dir = join(tf.dir, 'examples');
+  await cp(EXAMPLES, dir, { recursive: true });
+  bundled = parse(await readFile(join(dir, 'driftgate.yml'), 'utf8'));
+  s3 = await startLocalS3(['driftgate-artifacts']);
+  slack = await startSlackEmulator({
+    channels: ['C0ALERTS', 'C0PROD', 'C0QUIET'],
+    members: { C0ALERTS: ['U0BOT', 'U0ADA'], C0PROD: ['U0BOT'], C0QUIET: ['U0ADA'] },
+    usergroups: [{ id: 'S0SRE', handle: 'sre-leads', users: ['U0ADA'] }],
+    appToken: APP_TOKEN,
+  });
+  repo = await makeTestRepo();
+  await repo.commit({ 'README.md': '# infrastructure\n' }, 'Seed');
+  github = await startGitHubEmulator({ repoDir: join(repo.dir, 'origin.git'), owner: 'acme', repo: 'infrastructure' });
+});
+afterAll(async () => {
+  await github?.close();
+  await repo?.cleanup();
+  await slack?.close();
+  await s3?.close();
+  await tf?.cleanup();
+});
+
+/** The bundled examples' config with every part of a deployment pointed at the local emulators. */
+function fullConfig(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    ...bundled,
+    artifacts: {
+      type: 's3',
+      bucket: 'driftgate-artifacts',
+      region: s3.region,
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+    },
+    source: { git: { url: 'https://github.com/acme/infrastructure.git' } },
+    slack: {
+      defaultChannel: 'C0ALERTS',
+      channels: [{ match: 'prod/*', channel: 'C0PROD' }],
+      onCall: { usergroup: '@sre-leads', environments: ['prod'] },
+    },
+    approvers: {
+      groups: { sre: { users: ['U0ADA'], usergroups: ['@sre-leads'] } },
+      rules: [{ stacks: '*', from: ['sre'] }],
+    },
+    pagerduty: { routing: [{ environments: ['prod'], routingKeyEnv: 'PD_ROUTING_KEY_PROD' }] },
+    ...overrides,
+  };
+}
+
+function fullEnv(overrides: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    ...tf.env,
+    AWS_ACCESS_KEY_ID: s3.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    SLACK_BOT_TOKEN: slack.token,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_APP_TOKEN: APP_TOKEN,
+    SLACK_API_URL: slack.apiUrl,
+    GITHUB_TOKEN: github.token,
+    GITHUB_API_URL: github.apiUrl,
+    PD_ROUTING_KEY_PROD: ROUTING_KEY,
+    GITHUB_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    ...overrides,
+  };
+}
+
+async function doctor(name: string, config: Record<string, unknown>, env: Record<string, string | undefined>) {
+  const file = join(dir, `${name}.yml`);
+  await writeFile(file, stringify(config));
+  const result = await runCli(['doctor', '--config', file], { cwd: dir, env });
+  const output = result.stdout + result.stderr;
+  for (const secret of [slack.token, SIGNING_SECRET, APP_TOKEN, github.token, ROUTING_KEY, WEBHOOK_SECRET]) {
+    expect(output).not.toContain(secret);
+  }
+  return { ...result, file, lines: result.stdout.split('\n').filter(Boolean) };
+}
+
+describe('driftgate doctor', () => {
+  it('is all green for the bundled examples with every service configured', async () => {
+    const { code, lines, file, stderr } = await doctor('all-green', fullConfig(), fullEnv());
+    expect(stderr).toBe('');
+    expect(lines[0]).toBe(`ok   config: ${file}: 9 stacks`);
+    expect(lines).toEqual([
+      lines[0],
+      expect.stringMatching(/^ok {3}terraform: Terraform \d+\.\d+\.\d+ at \//),
+      `ok   data dir: ${dir}/.driftgate is writable and its store opens`,
+      `ok   plugin cache: ${dir}/.driftgate/plugin-cache is writable`,
+      ...['dev', 'prod', 'staging'].flatMap((env) =>
+        ['app', 'database', 'networking'].map(
+          (layer) => `ok   stack ${env}/${layer}: ${dir}/environments/${env}/${layer}: init and validate ok`,
+        ),
+      ),
+      'ok   artifacts: s3://driftgate-artifacts/driftgate/: the probe doctor/probe.txt written, read back and deleted',
+      'ok   slack: auth.test ok: @driftgate (U0BOT) in Emulated',
+      'ok   slack channel C0ALERTS: @driftgate is a member (#c0alerts)',
+      'ok   slack channel C0PROD: @driftgate is a member (#c0prod)',
+      'ok   slack usergroup @sre-leads: exists (S0SRE)',
+      'ok   slack socket mode: SLACK_APP_TOKEN accepted (apps.connections.open)',
+      'ok   github acme/infrastructure: GITHUB_TOKEN can push and open pull requests',
+      'ok   pagerduty: routing keys set in PD_ROUTING_KEY_PROD',
+      'ok   github webhook: GITHUB_WEBHOOK_SECRET set: deliveries to /github/webhook are verified with it',
+      'all good: 22 ok, 0 skipped',
+    ]);
+    expect(code).toBe(0);
+  });
+
+  it('says what to fix for each part that fails', async () => {
+    await writeFile(join(dir, 'README-not-a-dir'), 'a file\n');
+    await cp(join(dir, 'environments/prod/app'), join(dir, 'broken'), { recursive: true });
+    await writeFile(join(dir, 'broken/main.tf'), 'resource "terraform_data" "x" {\n  input = var.nope\n}\n');
+    const config = fullConfig({
+      discover: [],
+      source: undefined,
+      stacks: [
+        { name: 'prod/app', dir: 'environments/prod/app' },
+        { name: 'prod/gone', dir: 'environments/prod/gone' },
+        { name: 'prod/broken', dir: 'broken' },
+        { name: 'prod/remote', dir: 'app', source: { git: { url: 'https://github.com/acme/elsewhere.git' } } },
+      ],
+      artifacts: { ...(fullConfig().artifacts as object), bucket: 'no-such-bucket' },
+      slack: {
+        defaultChannel: 'C0QUIET',
+        channels: [{ match: 'prod/*', channel: 'C0GONE' }],
+        onCall: { usergroup: '@nobody', environments: ['prod'] },
+      },
+      approvers: { groups: { sre: { users: ['U0ADA'] } }, rules: [{ stacks: '*', from: ['sre'] }] },
+    });
+    const { code, lines, file } = await doctor(
+      'failing',
+      config,
+      fullEnv({ PD_ROUTING_KEY_PROD: undefined, GITHUB_WEBHOOK_SECRET: 'abc123def' }),
+    );
+    const fixes = {
+      dir: 'fix: fix the stack\'s "dir" (or its discover glob), or create the directory',
+      artifacts:
+        "fix: check artifacts.bucket, region and endpoint, and that this process's AWS credentials may PutObject, GetObject and DeleteObject in s3://no-such-bucket/driftgate/",
+    };
+    expect(lines).toEqual([
+      `ok   config: ${file}: 4 stacks, 1 warning (see driftgate validate)`,
+      expect.stringMatching(/^ok {3}terraform: /),
+      `ok   data dir: ${dir}/.driftgate is writable and its store opens`,
+      `ok   plugin cache: ${dir}/.driftgate/plugin-cache is writable`,
+      `ok   stack prod/app: ${dir}/environments/prod/app: init and validate ok`,
+      `FAIL stack prod/gone: ${dir}/environments/prod/gone does not exist; ${fixes.dir}`,
+      `FAIL stack prod/broken: terraform validate failed in ${dir}/broken: Error: Reference to undeclared input variable; fix: run \`terraform validate\` in that dir to see terraform's whole message`,
+      'skip stack prod/remote: from Git (https://github.com/acme/elsewhere.git main, app): checked out at each run',
+      `FAIL artifacts: writing the probe doctor/probe.txt failed: cannot write artifact doctor/probe.txt in s3://no-such-bucket/driftgate/: S3 answered 404 NoSuchBucket: The specified bucket does not exist; ${fixes.artifacts}`,
+      'ok   slack: auth.test ok: @driftgate (U0BOT) in Emulated',
+      'FAIL slack channel C0QUIET: @driftgate is not a member (#c0quiet): its alerts there fail; fix: invite it: /invite @driftgate in that channel',
+      'FAIL slack channel C0GONE: not found, or private without the bot in it; fix: check the id in the config (channel details, at the bottom), or invite @driftgate to the private channel',
+      'FAIL slack usergroup @nobody: not found in the workspace: it grants nobody; fix: create it in Slack, or fix slack.onCall.usergroup',
+      'ok   slack socket mode: SLACK_APP_TOKEN accepted (apps.connections.open)',
+      `FAIL github acme/elsewhere: read acme/elsewhere failed: repository acme/elsewhere not found at ${github.apiUrl}, or not visible to GITHUB_TOKEN (404); fix: check the repository name (source.git), and that the token may see it (a fine-grained token lists its repositories)`,
+      'FAIL pagerduty: env.PD_ROUTING_KEY_PROD is not set; pagerduty.routing reads the routing key from it; fix: set PD_ROUTING_KEY_PROD to the Events API v2 integration key of the PagerDuty service',
+      'FAIL github webhook: GITHUB_WEBHOOK_SECRET is 9 characters: too short to keep forged deliveries out; fix: set it to a random value of 32 characters or more (openssl rand -hex 32), here and in the GitHub webhook',
+      '9 failed, 7 ok, 1 skipped',
+    ]);
+    expect(code).toBe(1);
+  });
+
+  it('names refused credentials', async () => {
+    const { code, lines, file } = await doctor(
+      'refused',
+      fullConfig({ discover: [{ glob: 'environments/dev/app' }] }),
+      fullEnv({
+        SLACK_BOT_TOKEN: 'xoxb-not-the-token',
+        SLACK_APP_TOKEN: 'xapp-not-the-token',
+        GITHUB_TOKEN: 'ghp_wrongwrongwrongwrongwrongwrong',
+        AWS_ACCESS_KEY_ID: 'AKIANOTAKEY',
+      }),
+    );
+    expect(lines[0]).toBe(`ok   config: ${file}: 1 stack, 1 warning (see driftgate validate)`);
+    expect(lines).toContain(
+      'FAIL slack: auth.test failed: invalid_auth; fix: SLACK_BOT_TOKEN must be the Bot User OAuth Token (xoxb-…) of the installed app; set SLACK_API_URL only for a proxy',
+    );
+    expect(lines).toContain(
+      'FAIL github acme/infrastructure: read acme/infrastructure failed: GitHub refused GITHUB_TOKEN (401 Bad credentials): it is wrong, expired or revoked; fix: GITHUB_TOKEN is wrong, expired or revoked: make a new token and set it',
+    );
+    expect(lines).toContain(
+      "FAIL artifacts: writing the probe doctor/probe.txt failed: cannot write artifact doctor/probe.txt in s3://driftgate-artifacts/driftgate/: S3 answered 403 InvalidAccessKeyId: The AWS Access Key Id you provided does not exist in our records.; fix: check artifacts.bucket, region and endpoint, and that this process's AWS credentials may PutObject, GetObject and DeleteObject in s3://driftgate-artifacts/driftgate/",
+    );
+    expect(lines).toContain(
+      'FAIL slack socket mode: apps.connections.open failed: invalid_auth; fix: SLACK_APP_TOKEN must be an app-level token with connections:write (Basic Information, App-Level Tokens), and Socket Mode on',
+    );
+    expect(lines.at(-1)).toBe('4 failed, 7 ok, 0 skipped');
+    expect(code).toBe(1);
+  });
+
+  it('stops at an invalid config', async () => {
+    const { code, lines, file } = await doctor('invalid', { ...bundled, defaults: { concurency: 2 } }, fullEnv());
+    expect(lines).toEqual([
+      `FAIL config: ${file}: defaults: unknown key "concurency"; did you mean "concurrency"?; fix: run driftgate validate --config ${file} and fix every error`,
+      '1 failed: the other checks need a valid config',
+    ]);
+    expect(code).toBe(1);
+  });
+
+  it('skips the stacks without terraform or a data dir', async () => {
+    const dataDir = join(dir, 'README-not-a-dir', 'data');
+    const { code, lines, file } = await doctor(
+      'no-terraform',
+      { ...bundled, terraform: { binary: '/nonexistent/terraform' }, dataDir },
+      fullEnv(),
+    );
+    expect(lines).toEqual([
+      `ok   config: ${file}: 9 stacks`,
+      'FAIL terraform: "/nonexistent/terraform" was not found, or is not an executable terraform or tofu; fix: install terraform or tofu on this PATH, or set terraform.binary to its path (now "/nonexistent/terraform")',
+      `FAIL data dir: ${dataDir} cannot be created or its store opened: ENOTDIR: not a directory, mkdir '${dataDir}'; fix: make dataDir writable by the user driftgate runs as, or set dataDir to a dir that is`,
+      `FAIL plugin cache: ${dataDir}/plugin-cache is not writable (ENOTDIR); fix: make it writable by the user driftgate runs as, or set terraform.pluginCacheDir to a dir that is`,
+      'skip stacks: not checked: the data dir failed',
+      'skip artifacts: not checked: the data dir failed',
+      'FAIL slack: slack is required when SLACK_BOT_TOKEN is set: at least slack.defaultChannel, where alerts go; fix: add a slack section with defaultChannel (a channel id), or unset SLACK_BOT_TOKEN',
+      'skip github: GITHUB_TOKEN set, but no stack comes from a GitHub repository (source.git): nothing to check it on',
+      'skip pagerduty: not configured (no pagerduty section): nobody is paged',
+      'ok   github webhook: GITHUB_WEBHOOK_SECRET set: deliveries to /github/webhook are verified with it',
+      '4 failed, 2 ok, 4 skipped',
+    ]);
+    expect(code).toBe(1);
+  });
+
+  it('checks a GitHub App installation on the repository', async () => {
+    const key = rsaKeyPair();
+    const app = await startGitHubEmulator({
+      repoDir: join(repo.dir, 'origin.git'),
+      tokens: [],
+      app: { id: 1234, publicKey: key.publicKey, installationId: 42 },
+    });
+    try {
+      const config = fullConfig({
+        discover: [{ glob: 'environments/dev/app' }],
+        slack: undefined,
+        approvers: undefined,
+        pagerduty: undefined,
+      });
+      const env = (installationId: string) =>
+        fullEnv({
+          GITHUB_TOKEN: undefined,
+          GITHUB_API_URL: app.apiUrl,
+          GITHUB_APP_ID: '1234',
+          GITHUB_APP_PRIVATE_KEY: key.privateKey.replaceAll('\n', '\\n'),
+          GITHUB_APP_INSTALLATION_ID: installationId,
+          SLACK_BOT_TOKEN: undefined,
+        });
+      const installed = await doctor('app', config, env('42'));
+      expect(installed.lines).toContain(
+        'ok   github acme/infrastructure: GitHub App installation 42 can push and open pull requests',
+      );
+      expect(installed.code).toBe(0);
+      const elsewhere = await doctor('app-elsewhere', config, env('7'));
+      expect(elsewhere.lines).toContain(
+        "FAIL github acme/infrastructure: mint an installation token failed: GitHub App installation not found (404): check GITHUB_APP_INSTALLATION_ID is an installation of the App GITHUB_APP_ID; fix: set GITHUB_APP_INSTALLATION_ID to the App's installation on this account (the number at the end of its Configure page's address)",
+      );
+      expect(elsewhere.stdout).not.toContain('PRIVATE KEY');
+      expect(elsewhere.code).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+});
