@@ -55,6 +55,18 @@ describe('who may read plans (slack.visibility)', () => {
     expect((await ask(h, `show ${DEVSTACK}`, GUEST)).answers.join('\n')).toContain('once you are in its alert channel');
   });
 
+  it('checks any stack for anyone, and tells each person only the results they may read', async () => {
+    // Failed before: the "Check finished" lines gave every stack's counts and errors to whoever asked.
+    const h = await workspace();
+    const { answers } = await ask(h, `check ${PROD} ${DEVSTACK}`, DEV);
+    const finished = answers.find((a) => a.includes('Check finished')) ?? '';
+    expect(finished).toContain(`${DEVSTACK}: drifted (+1)`);
+    expect(finished).toContain(`${PROD}: checked; its result went to its alert channel`);
+    expect(finished).not.toContain(`${PROD}: drifted`);
+    // Both were checked all the same: the prod alert went to its own channel.
+    expect(h.emulator.messages(PROD_CHANNEL).some((m) => JSON.stringify(m).includes(PROD))).toBe(true);
+  });
+
   it('filters the App Home the same way', async () => {
     const h = await workspace();
     await h.click(ACTION_IDS.refreshHome, 'home', DEV, { inHome: true });

@@ -6,6 +6,7 @@ import { plural } from '../../blocks/message.js';
 import { renderAck } from '../../blocks/render-command-replies.js';
 import type { SlackDeps } from '../deps.js';
 import type { CommandHandler } from './handler.js';
+import { type ViewerDeps, visibleTo } from '../../visible.js';
 
 /** Beyond this the summary says how many more: a `check all` of hundreds of stacks stays one message. */
 const MAX_LINES = 40;
@@ -28,11 +29,15 @@ export function outcomeLine(outcome: CheckOutcome): string {
   }
 }
 
+/** The line of a stack whose plans the person may not read: checked, and where its result went. */
+export const hiddenOutcomeLine = (stack: string) => `${stack}: checked; its result went to its alert channel`;
+
 /**
  * `/drift check`: queue every stack first (ahead of scheduled checks), say so, then answer once more
  * when all are done. A stack already queued or running is not planned twice: the user gets its result.
+ * Anyone may ask for a check; its result is shown only for the stacks the person may read (visibleTo).
  */
-export const handleCheck: CommandHandler<'check', Pick<SlackDeps, 'scheduler' | 'store' | 'now'>> = async (
+export const handleCheck: CommandHandler<'check', ViewerDeps & Pick<SlackDeps, 'scheduler'>> = async (
   deps,
   command,
   userId,
@@ -50,7 +55,13 @@ export const handleCheck: CommandHandler<'check', Pick<SlackDeps, 'scheduler' | 
       `Queued ${plural(command.stacks.length, 'stack')}: ${truncate(command.stacks.join(', '), 500)}. Alerts go to each stack's channel.`,
     ),
   );
-  const done = await Promise.all(lines);
+  const outcomes = await Promise.all(lines);
+  // Asked after the checks: whoever joined the channel meanwhile sees it. Unknown: nothing is shown.
+  const visible = await visibleTo(deps, userId).catch(() => new Set<string>());
+  const done = outcomes.map((line, i) => {
+    const stack = command.stacks[i]!;
+    return visible.has(stack) ? line : hiddenOutcomeLine(stack);
+  });
   const more = done.length > MAX_LINES ? [`… and ${done.length - MAX_LINES} more`] : [];
   await tell(renderAck(`Check finished:\n${[...done.slice(0, MAX_LINES), ...more].join('\n')}`));
 };

@@ -32,7 +32,8 @@ describe('handleCheck', () => {
     // told is JSON text: the summary's newlines are escaped.
     expect(w.told[1]).toContain(`Check finished:\\n${STAGING}: drifted (${formatCounts(analysis.counts)})\\n`);
     expect(w.told[1]).toContain(`${PROD}: blocked: apply interrupted`);
-    expect(w.told[1]).toContain(`${UNRULED}: failed: terraform init failed`);
+    // No rule lets LEAD1 approve it and LEAD1 is not in its channel: checked, its result not told here.
+    expect(w.told[1]).toContain(`${UNRULED}: checked; its result went to its alert channel`);
     expect(w.told).toHaveLength(2);
     expect(w.store.listAudit({})).toMatchObject(
       [STAGING, PROD, UNRULED].map((stack) => ({ action: 'check_requested', actor: LEAD1, stack })),
