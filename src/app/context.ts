@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -144,7 +145,9 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
     timeouts: config.terraform.timeouts,
     maxPlanAgeMs: config.defaults.maxPlanAge,
     lockTtlMs: config.defaults.lockTtl,
-    ...(evaluatePolicies ? { evaluatePolicies } : {}),
+    ...(evaluatePolicies
+      ? { evaluatePolicies, policyDigest: createHash('sha256').update(JSON.stringify(config.policies)).digest('hex') }
+      : {}),
   };
   return {
     config,

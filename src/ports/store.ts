@@ -56,6 +56,10 @@ export interface RunStore {
   listRuns(query?: RunQuery): Run[];
   transition(id: string, from: RunState | readonly RunState[], to: RunState, patch?: RunPatch): Run | undefined;
 
+  /** Records the signature of the run's plan (see domain/plan/signature.ts). */
+  setPlanSignature(runId: string, signature: string): void;
+  /** The latest run of `stack` whose plan had `signature`, other than `exceptRunId`. */
+  lastRunWithPlanSignature(stack: string, signature: string, exceptRunId: string): Run | undefined;
   /** Records what the run's outcome still has to announce (see Announcement); `announced` clears it. */
   announce(runId: string, announcement: Announcement): void;
   announced(runId: string): void;

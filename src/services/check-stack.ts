@@ -11,7 +11,9 @@ import { type Announcement, announcementEvent } from '../domain/events.js';
 import { classifyRun } from '../domain/run/classify.js';
 import type { Run } from '../domain/run/model.js';
 import { UNDECIDED, type RunTrigger } from '../domain/run/state.js';
+import { planSignature } from '../domain/plan/signature.js';
 import { storeArtifact } from './artifacts.js';
+import { reusableAnalysis } from './reuse-analysis.js';
 import type { ServiceDeps } from './deps.js';
 import { holdStackLock } from './stack-lock.js';
 
@@ -61,40 +63,21 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
       const { version } = await deps.terraform.version();
       return await recordOutcome(deps, stack, run, noChangesAnalysis(version), undefined);
     }
-    const json = await deps.terraform.showJson(stack, planFile, { signal: options.signal });
-    const planJson = parsePlanJson(json);
-    const { analysis, redactor } = analyzePlan(planJson);
-    deps.secrets.add(stack.name, redactor);
-    const kind = classifyRun({
-      analysis,
+    const signature = planSignature({
+      stdout: plan.stdout,
       commitSha: run.commitSha,
-      lastAppliedCommit: store.getStack(stack.name)?.lastAppliedCommit,
+      terraformVersion: (await deps.terraform.version()).version,
+      policyDigest: deps.policyDigest ?? '',
     });
-    const policy = kind && deps.evaluatePolicies ? deps.evaluatePolicies(planJson, redactor, stack, kind) : undefined;
-    // Drift another system owns must not make the same real drift look new each time its value moves.
-    if (policy?.ignored.length)
-      analysis.fingerprint = fingerprintWithout(analysis, new Set(policy.ignored.map((i) => i.address)));
-
-    const planArtifact = await storeArtifact(deps, run.id, 'plan', await readFile(planFile));
-    await storeArtifact(deps, run.id, 'plan_json', json);
-    await storeArtifact(deps, run.id, 'plan_log', deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`, stack.name));
-    await storeArtifact(deps, run.id, 'analysis', JSON.stringify(analysis));
-    if (policy) {
-      await storeArtifact(deps, run.id, 'policy', JSON.stringify(policy));
-      if (policy.fired.length) {
-        store.appendAudit({
-          at: deps.now(),
-          actor: 'system',
-          action: 'policies_fired',
-          runId: run.id,
-          stack: stack.name,
-          detail: { rules: policy.fired, denied: policy.denied },
-        });
-      }
-    }
-    logger.info({ stack: stack.name, runId: run.id, initRan: plan.initRan, ms: plan.durationMs }, 'plan finished');
-
-    return await recordOutcome(deps, stack, run, analysis, planArtifact.sha256, policy);
+    const found =
+      (await reuseEarlierAnalysis(deps, stack, run, planFile, signature)) ??
+      (await analyseAfresh(deps, stack, run, planFile, plan, options));
+    store.setPlanSignature(run.id, signature);
+    logger.info(
+      { stack: stack.name, runId: run.id, initRan: plan.initRan, ms: plan.durationMs, reusedFrom: found.reusedFrom },
+      'plan finished',
+    );
+    return await recordOutcome(deps, stack, run, found.analysis, found.planSha256, found.policy);
   } catch (err) {
     if (options.signal?.aborted) {
       const interrupted = store.transition(run.id, 'planning', 'interrupted', {
@@ -110,6 +93,91 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
     lock.release();
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+interface Analysed {
+  analysis: PlanAnalysis;
+  policy?: PolicyEvaluation;
+  planSha256: string;
+  /** The earlier run whose analysis stands for this plan (same signature), when one did. */
+  reusedFrom?: string;
+}
+
+/**
+ * The same plan as an earlier run's (a perpetual diff, drift nobody has dealt with yet): its analysis,
+ * policy result, plan JSON and masked log are the new run's too, and `show -json` is not run. The new saved
+ * plan is stored as always: an apply applies the file this run recorded.
+ */
+async function reuseEarlierAnalysis(
+  deps: ServiceDeps,
+  stack: Stack,
+  run: Run,
+  planFile: string,
+  signature: string,
+): Promise<Analysed | undefined> {
+  const earlier = await reusableAnalysis(deps, stack.name, run.id, signature);
+  if (!earlier) return undefined;
+  const kind = classifyRun({
+    analysis: earlier.analysis,
+    commitSha: run.commitSha,
+    lastAppliedCommit: deps.store.getStack(stack.name)?.lastAppliedCommit,
+  });
+  // Judged as drift then and as a pending change now (a baseline moved): the policies judge it again.
+  if (kind !== earlier.from.kind) return undefined;
+  const planArtifact = await storeArtifact(deps, run.id, 'plan', await readFile(planFile));
+  await storeArtifact(deps, run.id, 'plan_json', earlier.planJson);
+  await storeArtifact(deps, run.id, 'plan_log', earlier.planLog);
+  await storeArtifact(deps, run.id, 'analysis', JSON.stringify(earlier.analysis));
+  if (earlier.policy) await storeArtifact(deps, run.id, 'policy', JSON.stringify(earlier.policy));
+  return {
+    analysis: earlier.analysis,
+    planSha256: planArtifact.sha256,
+    reusedFrom: earlier.from.id,
+    ...(earlier.policy ? { policy: earlier.policy } : {}),
+  };
+}
+
+async function analyseAfresh(
+  deps: ServiceDeps,
+  stack: Stack,
+  run: Run,
+  planFile: string,
+  plan: { stdout: string; stderr: string },
+  options: CheckOptions,
+): Promise<Analysed> {
+  const { store } = deps;
+  const json = await deps.terraform.showJson(stack, planFile, { signal: options.signal });
+  const planJson = parsePlanJson(json);
+  const { analysis, redactor } = analyzePlan(planJson);
+  deps.secrets.add(stack.name, redactor);
+  const kind = classifyRun({
+    analysis,
+    commitSha: run.commitSha,
+    lastAppliedCommit: store.getStack(stack.name)?.lastAppliedCommit,
+  });
+  const policy = kind && deps.evaluatePolicies ? deps.evaluatePolicies(planJson, redactor, stack, kind) : undefined;
+  // Drift another system owns must not make the same real drift look new each time its value moves.
+  if (policy?.ignored.length)
+    analysis.fingerprint = fingerprintWithout(analysis, new Set(policy.ignored.map((i) => i.address)));
+
+  const planArtifact = await storeArtifact(deps, run.id, 'plan', await readFile(planFile));
+  await storeArtifact(deps, run.id, 'plan_json', json);
+  await storeArtifact(deps, run.id, 'plan_log', deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`, stack.name));
+  await storeArtifact(deps, run.id, 'analysis', JSON.stringify(analysis));
+  if (policy) {
+    await storeArtifact(deps, run.id, 'policy', JSON.stringify(policy));
+    if (policy.fired.length) {
+      store.appendAudit({
+        at: deps.now(),
+        actor: 'system',
+        action: 'policies_fired',
+        runId: run.id,
+        stack: stack.name,
+        detail: { rules: policy.fired, denied: policy.denied },
+      });
+    }
+  }
+  return { analysis, planSha256: planArtifact.sha256, ...(policy ? { policy } : {}) };
 }
 
 /** The fingerprint of the changes no `ignore` rule covers. */

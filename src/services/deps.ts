@@ -43,6 +43,8 @@ export interface ServiceDeps {
   lockTtlMs: number;
   /** The config's policies over a plan (values masked by `redactor`); absent when there are none. */
   evaluatePolicies?: (plan: PlanJson, redactor: Redactor, stack: Stack, kind: RunKind) => PolicyEvaluation;
+  /** Digest of the policies `evaluatePolicies` applies: a plan judged under others is not reused. */
+  policyDigest?: string;
 }
 
 export type StackLookup = (name: string) => Stack | undefined;

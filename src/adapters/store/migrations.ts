@@ -157,6 +157,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE runs ADD COLUMN announcement TEXT;
   `,
+  // What identifies a plan cheaply (see domain/plan/signature.ts): a later identical plan reuses its analysis.
+  `
+  ALTER TABLE runs ADD COLUMN plan_signature TEXT;
+  CREATE INDEX runs_plan_signature ON runs (stack, plan_signature);
+  `,
 ];
 
 /** The database was written by a newer driftgate: older code must not guess at a schema it does not know. */

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ProcessOwner } from '../../domain/run/model.js';
 import type { Store } from '../../ports/store.js';
-import { announcementQueries } from './announcement-queries.js';
+import { runNoteQueries } from './run-note-queries.js';
 import { createStoreContext } from './context.js';
 import { lockQueries } from './lock-queries.js';
 import { applyMigrations } from './migrations.js';
@@ -70,7 +70,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   return {
     ...stackQueries(ctx),
     ...runQueries(ctx),
-    ...announcementQueries(ctx),
+    ...runNoteQueries(ctx),
     atomically: (work) => db.transaction(work).immediate(),
     ...recordQueries(ctx),
     ...lockQueries(ctx),

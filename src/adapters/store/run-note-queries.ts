@@ -4,7 +4,11 @@ import type { RunStore } from '../../ports/store.js';
 import type { StoreContext } from './context.js';
 import { OwnerColumns, parseRow, toOwner, toRun } from './rows.js';
 
-type AnnouncementQueries = Pick<RunStore, 'announce' | 'announced' | 'listUnannounced'>;
+/** What a run carries beside its state: the announcement its outcome still owes, its plan's signature. */
+type RunNoteQueries = Pick<
+  RunStore,
+  'announce' | 'announced' | 'listUnannounced' | 'setPlanSignature' | 'lastRunWithPlanSignature'
+>;
 
 const StoredAnnouncement = z.discriminatedUnion('type', [
   z.object({ type: z.enum(['drift_detected', 'plan_pending_approval', 'no_changes']) }),
@@ -12,8 +16,20 @@ const StoredAnnouncement = z.discriminatedUnion('type', [
   z.object({ type: z.literal('drift_resolved'), previousFingerprint: z.string(), previousRunId: z.string() }),
 ]);
 
-export function announcementQueries(ctx: StoreContext): AnnouncementQueries {
+export function runNoteQueries(ctx: StoreContext): RunNoteQueries {
   return {
+    setPlanSignature(runId, signature) {
+      ctx.stmt('UPDATE runs SET plan_signature = ? WHERE id = ?').run(signature, runId);
+    },
+    lastRunWithPlanSignature(stack, signature, exceptRunId) {
+      const row = ctx
+        .stmt(
+          `SELECT * FROM runs WHERE stack = ? AND plan_signature = ? AND id != ?
+           ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+        )
+        .get(stack, signature, exceptRunId);
+      return row === undefined ? undefined : toRun(row);
+    },
     announce(runId, announcement) {
       ctx.stmt('UPDATE runs SET announcement = ? WHERE id = ?').run(JSON.stringify(announcement), runId);
     },
