@@ -5,8 +5,8 @@ import { createPager } from '../services/page-oncall.js';
 import { slackLinks } from '../slack/message-links.js';
 import { createOutboxWorker } from '../slack/outbox/worker.js';
 import { GithubConfig, type DriftgateConfig } from '../config/schema.js';
-import { metricsAddressFrom } from '../http/metrics-address.js';
-import { startHttpServer, type HttpServer } from '../http/server.js';
+import { metricsAddressFrom, type ListenAddress } from '../http/metrics-address.js';
+import { startHttpServer, type HealthChecks, type HttpMount, type HttpServer } from '../http/server.js';
 import type { Run } from '../domain/run/model.js';
 import type { CheckOutcome } from '../services/check-stack.js';
 import { checkStackFromSource } from '../services/check-stack-from-source.js';
@@ -33,6 +33,8 @@ export interface ServeOptions {
   env: Record<string, string | undefined>;
   /** Port of /healthz and /readyz; 0 picks a free one. */
   port: number;
+  /** Where `port` was set (`--port`, `PORT`), named when it cannot be listened on. */
+  portSetting?: string;
   host?: string;
   now?: () => Date;
   logDestination?: NodeJS.WritableStream;
@@ -60,13 +62,81 @@ export interface RunningServe {
  * (GITHUB_TOKEN or a GitHub App), and the GitHub webhook when GITHUB_WEBHOOK_SECRET is set.
  */
 export async function startServe(config: DriftgateConfig, options: ServeOptions): Promise<RunningServe> {
-  // Before anything starts: a Slack misconfiguration fails here, with nothing left running.
-  const slackSettings = slackSettingsFor(config, options.env);
-  const metricsAddress = metricsAddressFrom(options.env);
-  const pagerdutySettings = pagerdutySettingsFor(config, options.env);
+  // Before anything starts: a Slack misconfiguration or a port in use fails here, with nothing left running.
+  const settings: ServeSettings = {
+    slackSettings: slackSettingsFor(config, options.env),
+    pagerdutySettings: pagerdutySettingsFor(config, options.env),
+    githubSettings: githubSettingsFor(options.env),
+  };
+  const ports = await listen(options, metricsAddressFrom(options.env));
+  try {
+    return await startServing(config, options, ports, settings);
+  } catch (err) {
+    await ports.close();
+    throw err;
+  }
+}
+
+/** Read from the environment before anything starts. */
+interface ServeSettings {
+  slackSettings: ReturnType<typeof slackSettingsFor>;
+  pagerdutySettings: ReturnType<typeof pagerdutySettingsFor>;
+  githubSettings: ReturnType<typeof githubSettingsFor>;
+}
+
+/** The ports driftgate listens on, taken first; routes and readiness are filled in once the rest runs. */
+interface ServePorts {
+  health: HttpServer;
+  metricsServer?: HttpServer;
+  metrics: ReturnType<typeof createMetrics>;
+  mounts: HttpMount[];
+  setReady(ready: HealthChecks['ready']): void;
+  close(): Promise<void>;
+}
+
+async function listen(options: ServeOptions, metricsAddress: ListenAddress | undefined): Promise<ServePorts> {
+  const metrics = createMetrics();
+  const mounts: HttpMount[] = [];
+  let ready: HealthChecks['ready'] = () => ({ ok: false, reason: 'starting' });
+  const checks: HealthChecks = { live: () => true, ready: () => ready() };
+  // With METRICS_ADDRESS, /metrics listens there only: not on the port Slack's requests come in on.
+  const metricsServer = metricsAddress
+    ? await startHttpServer({ ...metricsAddress, setting: 'METRICS_ADDRESS', checks, metrics: metrics.registry })
+    : undefined;
+  const health = await startHttpServer({
+    port: options.port,
+    host: options.host,
+    setting: options.portSetting ?? 'port',
+    ...(metricsServer ? {} : { metrics: metrics.registry }),
+    mounts,
+    checks,
+  }).catch(async (err: unknown) => {
+    await metricsServer?.close();
+    throw err;
+  });
+  return {
+    health,
+    ...(metricsServer ? { metricsServer } : {}),
+    metrics,
+    mounts,
+    setReady: (fn) => {
+      ready = fn;
+    },
+    close: async () => {
+      await health.close();
+      await metricsServer?.close();
+    },
+  };
+}
+
+async function startServing(
+  config: DriftgateConfig,
+  options: ServeOptions,
+  { health, metricsServer, metrics, mounts, setReady }: ServePorts,
+  { slackSettings, pagerdutySettings, githubSettings }: ServeSettings,
+): Promise<RunningServe> {
   // The GitHub webhook is on when its secret is set; the secret signs every delivery and is never logged.
   const githubWebhookSecret = options.env.GITHUB_WEBHOOK_SECRET || undefined;
-  const githubSettings = githubSettingsFor(options.env);
   const context = await createAppContext(config, options);
   const { logger, store, deps } = context;
 
@@ -95,7 +165,6 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
       : undefined;
   const deliverers = pagerdutySettings ? pagerdutyDeliverers(pagerdutySettings, links) : undefined;
 
-  const metrics = createMetrics();
   const git = createGitSources({ dataDir: config.dataDir, env: options.env, logger });
   // GitHub, with credentials: remediation PRs, and the PRs (and their authors) of pending commits.
   const github = githubSettings
@@ -214,31 +283,15 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
         logger,
       })
     : undefined;
-  const checks = {
-    live: () => true,
-    ready: () => {
-      if (stopping) return { ok: false as const, reason: 'shutting down' };
-      if (slack && !slack.isReady())
-        return { ok: false as const, reason: 'slack: not connected yet (auth.test is retried)' };
-      return { ok: true as const };
-    },
-  };
-  // With METRICS_ADDRESS, /metrics listens there only: not on the port Slack's requests come in on.
-  const metricsServer = metricsAddress
-    ? await startHttpServer({ ...metricsAddress, checks, metrics: metrics.registry })
-    : undefined;
-  const health = await startHttpServer({
-    port: options.port,
-    host: options.host,
-    ...(metricsServer ? {} : { metrics: metrics.registry }),
-    mounts: [
-      ...(slack?.listener
-        ? [{ path: '/slack/events', listener: slack.listener, available: () => slack.isReady() }]
-        : []),
-      ...(webhook ? [{ path: GITHUB_WEBHOOK_PATH, listener: webhook, available: () => !stopping }] : []),
-    ],
-    checks,
+  setReady(() => {
+    if (stopping) return { ok: false as const, reason: 'shutting down' };
+    if (slack && !slack.isReady())
+      return { ok: false as const, reason: 'slack: not connected yet (auth.test is retried)' };
+    return { ok: true as const };
   });
+  if (slack?.listener)
+    mounts.push({ path: '/slack/events', listener: slack.listener, available: () => slack.isReady() });
+  if (webhook) mounts.push({ path: GITHUB_WEBHOOK_PATH, listener: webhook, available: () => !stopping });
   logger.info(
     { stacks: config.stacks.length, port: health.port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) },
     'driftgate serving',
