@@ -143,12 +143,8 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
   );
   config.interpolated = interpolated.substitutions.map((s) => s.value);
   warnings.push(...slackWarnings(config));
-  issues.push(
-    ...autoApplyIssues(config.stacks, (stack) => {
-      const index = parsed.data.stacks.findIndex((entry) => entry.name === stack.name);
-      return index >= 0 ? `stacks[${index}].mode` : `discover (stack ${stack.name}).mode`;
-    }),
-  );
+  // stacks[1].mode, or discover[0].mode for a discovered stack (the message names the stack).
+  issues.push(...autoApplyIssues(config.stacks, (stack) => `${stack.configKey ?? 'stacks'}.mode`));
   // A stack from Git has a path inside the repository: nothing to look at before a checkout.
   warnings.push(...(await stackDirWarnings(config.stacks.filter((stack) => !stack.git))));
   return { file, ...(issues.length ? {} : { config }), issues: mask(issues), warnings: mask(warnings) };

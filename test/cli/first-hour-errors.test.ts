@@ -118,6 +118,19 @@ describe('a config with nothing to check (point 8)', () => {
   });
 });
 
+describe('check --all with discovery that finds nothing (point 8)', () => {
+  it('is an error, not an empty table and exit 0', async () => {
+    const file = await config('discover-nothing.yml', configYaml(base(), { discover: [{ glob: 'environments/*/*' }] }));
+    const result = await runCli(['check', '--all', '--config', file], { cwd: repo, env });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      'driftgate check: no stacks to check:',
+      '  discover: its globs matched no directory holding *.tf files; fix them or list stacks under "stacks:" (driftgate validate names each rule)',
+    ]);
+  });
+});
+
 describe('serve fails fast and says why (points 1 and 13)', () => {
   let blocker: Server;
   let port: number;
