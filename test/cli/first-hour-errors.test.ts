@@ -6,7 +6,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { execa } from 'execa';
+import { BIN, HAS_BUILD, NO_BUILD_REASON, runCli } from '../helpers/cli.js';
 import { configYaml, stackEntry } from '../helpers/config-builder.js';
 import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-env.js';
 
@@ -153,6 +154,35 @@ describe('serve fails fast and says why (points 1 and 13)', () => {
       `driftgate serve: port ${port} is already in use (PORT): stop what listens there or choose another port`,
     );
   });
+
+  it('says so for METRICS_ADDRESS too', async () => {
+    const file = await config('serve-metrics.yml', configYaml(base(), { stacks: [stackEntry('ok', 'ok')] }));
+    const metricsEnv = { ...env, METRICS_ADDRESS: `:${port}` };
+    const result = await runCli(['serve', '--config', file, '--port', '0'], { cwd: repo, env: metricsEnv });
+    expect(result.code).toBe(1);
+    expect(firstLine(result.stderr)).toBe(
+      `driftgate serve: port ${port} is already in use (METRICS_ADDRESS): stop what listens there or choose another port`,
+    );
+  });
+
+  it.skipIf(!HAS_BUILD)(
+    `as a process, exits 1 instead of staying up (${HAS_BUILD ? 'built' : NO_BUILD_REASON})`,
+    async () => {
+      const file = await config('serve-process.yml', configYaml(base(), { stacks: [stackEntry('ok', 'ok')] }));
+      const result = await execa('node', [BIN, 'serve', '--config', file, '--port', String(port)], {
+        cwd: repo,
+        env,
+        extendEnv: false,
+        reject: false,
+        timeout: 30_000,
+      });
+      expect(result.timedOut).toBe(false);
+      expect(result.exitCode).toBe(1);
+      expect(firstLine(result.stderr)).toBe(
+        `driftgate serve: port ${port} is already in use (--port): stop what listens there or choose another port`,
+      );
+    },
+  );
 
   it('reports every Slack problem at once, in its own words', async () => {
     const file = await config('serve-slack.yml', configYaml(base(), { stacks: [stackEntry('ok', 'ok')] }));
