@@ -5,8 +5,8 @@ import { createPager } from '../services/page-oncall.js';
 import { slackLinks } from '../slack/message-links.js';
 import { createOutboxWorker } from '../slack/outbox/worker.js';
 import { GithubConfig, type DriftgateConfig } from '../config/schema.js';
-import { metricsAddressFrom, type ListenAddress } from '../http/metrics-address.js';
-import { startHttpServer, type HealthChecks, type HttpMount, type HttpServer } from '../http/server.js';
+import { metricsAddressFrom } from '../http/metrics-address.js';
+import type { HttpServer } from '../http/server.js';
 import type { Run } from '../domain/run/model.js';
 import type { CheckOutcome } from '../services/check-stack.js';
 import { checkStackFromSource } from '../services/check-stack-from-source.js';
@@ -16,7 +16,7 @@ import { githubSettingsFor } from '../adapters/github/env.js';
 import type { RemediationDeps } from '../services/open-remediation-pr.js';
 import { terraformCodeChecks } from '../services/remediation-code-checks.js';
 import { createGithubWebhookListener, GITHUB_WEBHOOK_PATH } from '../http/github-webhook/listener.js';
-import { countOutboxFailure, createMetrics } from '../metrics/registry.js';
+import { countOutboxFailure } from '../metrics/registry.js';
 import { slackSettingsFor } from '../slack/env.js';
 import { createSlackApp, type SlackApp } from './slack-app.js';
 import { createSlackRuntime, type SlackRuntime } from '../slack/slack-runtime.js';
@@ -28,14 +28,10 @@ import { autoApplyAfterCheck } from '../services/auto-apply.js';
 import { createJobs } from '../services/jobs.js';
 import { reportInterruptedApplies } from '../services/report-interrupted-applies.js';
 import { createAppContext, type AppContext } from './context.js';
+import { listen, type ListenOptions, type ServePorts } from './serve-ports.js';
 
-export interface ServeOptions {
+export interface ServeOptions extends ListenOptions {
   env: Record<string, string | undefined>;
-  /** Port of /healthz and /readyz; 0 picks a free one. */
-  port: number;
-  /** Where `port` was set (`--port`, `PORT`), named when it cannot be listened on. */
-  portSetting?: string;
-  host?: string;
   now?: () => Date;
   logDestination?: NodeJS.WritableStream;
   /** How often the Slack outbox is polled; default 250 ms. */
@@ -82,51 +78,6 @@ interface ServeSettings {
   slackSettings: ReturnType<typeof slackSettingsFor>;
   pagerdutySettings: ReturnType<typeof pagerdutySettingsFor>;
   githubSettings: ReturnType<typeof githubSettingsFor>;
-}
-
-/** The ports driftgate listens on, taken first; routes and readiness are filled in once the rest runs. */
-interface ServePorts {
-  health: HttpServer;
-  metricsServer?: HttpServer;
-  metrics: ReturnType<typeof createMetrics>;
-  mounts: HttpMount[];
-  setReady(ready: HealthChecks['ready']): void;
-  close(): Promise<void>;
-}
-
-async function listen(options: ServeOptions, metricsAddress: ListenAddress | undefined): Promise<ServePorts> {
-  const metrics = createMetrics();
-  const mounts: HttpMount[] = [];
-  let ready: HealthChecks['ready'] = () => ({ ok: false, reason: 'starting' });
-  const checks: HealthChecks = { live: () => true, ready: () => ready() };
-  // With METRICS_ADDRESS, /metrics listens there only: not on the port Slack's requests come in on.
-  const metricsServer = metricsAddress
-    ? await startHttpServer({ ...metricsAddress, setting: 'METRICS_ADDRESS', checks, metrics: metrics.registry })
-    : undefined;
-  const health = await startHttpServer({
-    port: options.port,
-    host: options.host,
-    setting: options.portSetting ?? 'port',
-    ...(metricsServer ? {} : { metrics: metrics.registry }),
-    mounts,
-    checks,
-  }).catch(async (err: unknown) => {
-    await metricsServer?.close();
-    throw err;
-  });
-  return {
-    health,
-    ...(metricsServer ? { metricsServer } : {}),
-    metrics,
-    mounts,
-    setReady: (fn) => {
-      ready = fn;
-    },
-    close: async () => {
-      await health.close();
-      await metricsServer?.close();
-    },
-  };
 }
 
 async function startServing(
