@@ -31,7 +31,8 @@ let file: string;
 
 async function driftgate(...args: string[]) {
   const [command, ...prefix] = AS_USER;
-  return execa(command!, [...prefix, BIN, ...args, '--config', file], {
+  const withConfig = args.includes('--config') ? args : [...args, '--config', file];
+  return execa(command!, [...prefix, BIN, ...withConfig], {
     cwd: repo,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...tf.env },
     extendEnv: false,
@@ -47,6 +48,11 @@ describe.skipIf(SKIP !== '')(`stack dirs driftgate may not use (${SKIP || 'built
       await mkdir(join(repo, dir), { recursive: true });
       await writeFile(join(repo, dir, 'main.tf'), 'resource "terraform_data" "x" {\n  input = 1\n}\n');
     }
+    await mkdir(join(repo, 'envs/open'), { recursive: true });
+    await writeFile(join(repo, 'envs/open/main.tf'), 'resource "terraform_data" "x" {\n  input = 1\n}\n');
+    await mkdir(join(repo, 'envs/locked'), { recursive: true });
+    await writeFile(join(repo, 'envs/locked/main.tf'), 'resource "terraform_data" "x" {\n  input = 1\n}\n');
+    await chmod(join(repo, 'envs/locked'), 0o000);
     await chmod(join(repo, 'unreadable'), 0o000);
     await chmod(join(repo, 'read-only'), 0o555);
     file = join(repo, 'driftgate.yml');
@@ -61,6 +67,7 @@ describe.skipIf(SKIP !== '')(`stack dirs driftgate may not use (${SKIP || 'built
   });
   afterAll(async () => {
     await chmod(join(repo, 'unreadable'), 0o755);
+    await chmod(join(repo, 'envs/locked'), 0o755);
     await tf.cleanup();
   });
 
@@ -82,5 +89,19 @@ describe.skipIf(SKIP !== '')(`stack dirs driftgate may not use (${SKIP || 'built
     expect(report[report.indexOf('=== unreadable: error') + 1]).toBe(unreadable());
     expect(report[report.indexOf('=== read-only: error') + 1]).toBe(readOnly());
     expect(result.stdout).not.toMatch(/terraform\.binary|unexpected error/);
+  });
+
+  it('validate names a discovered dir it may not read, instead of leaving the stack out silently', async () => {
+    const discovering = join(repo, 'discover.yml');
+    await writeFile(
+      discovering,
+      configYaml({ dataDir: join(tf.dir, 'data'), log: { level: 'silent' }, discover: [{ glob: 'envs/*' }] }),
+    );
+    const result = await driftgate('validate', '--config', discovering);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.split('\n')).toEqual([
+      `warning: discover[0].glob: directory ${join(repo, 'envs/locked')} of stack "locked" cannot be read (permission denied to the user driftgate runs as): terraform runs in it and reads its *.tf files`,
+      `${discovering}: ok, 1 stack, 1 warning`,
+    ]);
   });
 });
