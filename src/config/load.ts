@@ -38,6 +38,8 @@ export interface ConfigValidation {
   config?: DriftgateConfig;
   issues: ConfigIssue[];
   warnings: ConfigIssue[];
+  /** The terraform binary a file with errors elsewhere names, so that validate still looks for it. */
+  terraformBinary?: string;
 }
 
 /** Hundreds of stacks fit in a few hundred KB; anything far larger is not a config file. */
@@ -122,7 +124,12 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
   if (!parsed.success || issues.length) {
     // Everything that can still be checked, so one run of `validate` shows it all.
     const sections = await checkSections(interpolated.value, baseDir);
-    return { file, issues: mask([...issues, ...sections.issues]), warnings: mask([...warnings, ...sections.warnings]) };
+    return {
+      file,
+      issues: mask([...issues, ...sections.issues]),
+      warnings: mask([...warnings, ...sections.warnings]),
+      ...(sections.terraformBinary ? { terraformBinary: sections.terraformBinary } : {}),
+    };
   }
 
   const discovery = await discoverStacks(parsed.data.discover, baseDir);
@@ -162,9 +169,10 @@ async function stackDirWarnings(stacks: readonly Parameters<typeof stackDirWarni
 async function checkSections(
   document: unknown,
   baseDir: string,
-): Promise<{ issues: ConfigIssue[]; warnings: ConfigIssue[] }> {
+): Promise<Pick<ConfigValidation, 'issues' | 'warnings' | 'terraformBinary'>> {
   const doc = isRecord(document) ? document : {};
   const shape = ConfigFile.shape;
+  const terraform = shape.terraform.safeParse(doc.terraform);
   const issues: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
   const discover = shape.discover.safeParse(doc.discover);
@@ -187,7 +195,7 @@ async function checkSections(
     return [{ name: stack.data.name, dir: resolve(baseDir, stack.data.dir), configKey: `stacks[${index}]` }];
   });
   warnings.push(...(await stackDirWarnings(local)));
-  return { issues, warnings };
+  return { issues, warnings, ...(terraform.success ? { terraformBinary: terraform.data.binary } : {}) };
 }
 
 const EMPTY_CONFIG =

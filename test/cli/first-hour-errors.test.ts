@@ -61,11 +61,12 @@ describe('a stack dir terraform cannot use (issue 12, point 2)', () => {
 });
 
 describe('validate reports everything in one run (point 3)', () => {
-  it('shows schema errors, a broken CEL rule and a missing stack dir together', async () => {
+  it('shows schema errors, a broken CEL rule, a missing terraform binary and a missing stack dir together', async () => {
     const file = await config(
       'all-at-once.yml',
       configYaml(base(), {
         defaults: { concurrency: 0 },
+        terraform: { binary: '/nonexistent/terraform' },
         stacks: [stackEntry('ok', 'ok'), stackEntry('gone', 'nothere')],
         policies: { rules: [{ name: 'big', when: 'resource.after.size >', effect: 'deny' }] },
       }),
@@ -78,7 +79,10 @@ describe('validate reports everything in one run (point 3)', () => {
     expect(lines.at(-2)).toBe(
       `warning: stacks[1].dir: directory ${join(repo, 'nothere')} of stack "gone" does not exist`,
     );
-    expect(lines.at(-1)).toBe(`${file}: 2 errors, 1 warning`);
+    expect(lines.at(-3)).toBe(
+      'error: terraform.binary: terraform binary "/nonexistent/terraform" was not found or is not executable (config key terraform.binary); install it or set terraform.binary to its path',
+    );
+    expect(lines.at(-1)).toBe(`${file}: 3 errors, 1 warning`);
   });
 });
 
