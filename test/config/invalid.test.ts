@@ -95,6 +95,27 @@ describe('malformed config files', () => {
     expect(lines).toHaveLength(11);
   });
 
+  it.each([
+    ['defaults: { concurrency: 0 }', 'defaults.concurrency: must be greater than 0'],
+    ['terraform: { outputLimitBytes: 1.5 }', 'terraform.outputLimitBytes: must be a whole number'],
+    ['slack: { defaultChannel: C0A, digestThreshold: 1 }', 'slack.digestThreshold: must be 2 or more'],
+    [
+      'slack: { defaultChannel: C0A, onCall: { usergroup: sre, environments: [] } }',
+      'slack.onCall.environments: must not be empty: list at least one',
+    ],
+    ['github: { labels: [""] }', 'github.labels[0]: must not be empty'],
+    [
+      'approvers: { groups: { a: { users: [U0A] } }, rules: [{ from: [a], count: 11 }] }',
+      'approvers.rules[0].count: must be 10 or less',
+    ],
+    [
+      'artifacts: { type: s3, bucket: b, region: r, endpoint: nope }',
+      'artifacts.endpoint: must be a URL such as https://example.com',
+    ],
+  ])("says %s is out of bounds in its own words, not zod's", async (yaml, expected) => {
+    expect(formatIssues(await issuesOf(`${stacks('{ name: a, dir: a }')}${yaml}\n`))).toBe(expected);
+  });
+
   it('names an unknown artifact store type', async () => {
     expect(await issuesOf(`${stacks('{ name: a, dir: a }')}artifacts: { type: gcs }`)).toEqual([
       { path: 'artifacts.type', message: 'must be one of "local", "s3"' },
