@@ -54,6 +54,7 @@ const text = (m: EmulatedMessage | undefined) => JSON.stringify(m?.blocks ?? [])
 
 function config(dir: string, dataDir: string): string {
   return [
+    'version: 1',
     `dataDir: ${dataDir}`,
     'log:\n  level: info',
     'defaults:\n  jitter: 0s\n  schedule: "0 0 1 1 *"',

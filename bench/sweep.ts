@@ -60,7 +60,10 @@ export async function benchSweep(options: {
     });
   }
   const config = join(root, 'driftgate.yml');
-  await writeFile(config, `dataDir: ${join(root, 'data')}\nlog:\n  level: warn\ndiscover:\n  - glob: stacks/*\n`);
+  await writeFile(
+    config,
+    `version: 1\ndataDir: ${join(root, 'data')}\nlog:\n  level: warn\ndiscover:\n  - glob: stacks/*\n`,
+  );
 
   const loopScript = `for d in "$@"; do (cd "$d" && terraform init -input=false -no-color >/dev/null && terraform plan -detailed-exitcode -input=false -no-color >/dev/null; c=$?; [ $c -eq 1 ] && echo "plan failed in $d" >&2; true); done`;
   const loop = () => execa('bash', ['-c', loopScript, 'loop', ...dirs], { env, extendEnv: false });

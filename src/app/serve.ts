@@ -6,7 +6,7 @@ import { slackLinks } from '../slack/message-links.js';
 import { createOutboxWorker } from '../slack/outbox/worker.js';
 import { GithubConfig, type DriftgateConfig } from '../config/schema.js';
 import { metricsAddressFrom } from '../http/metrics-address.js';
-import { startHttpServer, type HttpServer } from '../http/server.js';
+import type { HttpServer } from '../http/server.js';
 import type { Run } from '../domain/run/model.js';
 import type { CheckOutcome } from '../services/check-stack.js';
 import { checkStackFromSource } from '../services/check-stack-from-source.js';
@@ -16,7 +16,7 @@ import { githubSettingsFor } from '../adapters/github/env.js';
 import type { RemediationDeps } from '../services/open-remediation-pr.js';
 import { terraformCodeChecks } from '../services/remediation-code-checks.js';
 import { createGithubWebhookListener, GITHUB_WEBHOOK_PATH } from '../http/github-webhook/listener.js';
-import { countOutboxFailure, createMetrics } from '../metrics/registry.js';
+import { countOutboxFailure } from '../metrics/registry.js';
 import { slackSettingsFor } from '../slack/env.js';
 import { createSlackApp, type SlackApp } from './slack-app.js';
 import { createSlackRuntime, type SlackRuntime } from '../slack/slack-runtime.js';
@@ -29,12 +29,10 @@ import { createJobs } from '../services/jobs.js';
 import { replayAnnouncements } from '../services/replay-announcements.js';
 import { reportInterruptedApplies } from '../services/report-interrupted-applies.js';
 import { createAppContext, type AppContext } from './context.js';
+import { listen, type ListenOptions, type ServePorts } from './serve-ports.js';
 
-export interface ServeOptions {
+export interface ServeOptions extends ListenOptions {
   env: Record<string, string | undefined>;
-  /** Port of /healthz and /readyz; 0 picks a free one. */
-  port: number;
-  host?: string;
   now?: () => Date;
   logDestination?: NodeJS.WritableStream;
   /** How often the Slack outbox is polled; default 250 ms. */
@@ -61,13 +59,36 @@ export interface RunningServe {
  * (GITHUB_TOKEN or a GitHub App), and the GitHub webhook when GITHUB_WEBHOOK_SECRET is set.
  */
 export async function startServe(config: DriftgateConfig, options: ServeOptions): Promise<RunningServe> {
-  // Before anything starts: a Slack misconfiguration fails here, with nothing left running.
-  const slackSettings = slackSettingsFor(config, options.env);
-  const metricsAddress = metricsAddressFrom(options.env);
-  const pagerdutySettings = pagerdutySettingsFor(config, options.env);
+  // Before anything starts: a Slack misconfiguration or a port in use fails here, with nothing left running.
+  const settings: ServeSettings = {
+    slackSettings: slackSettingsFor(config, options.env),
+    pagerdutySettings: pagerdutySettingsFor(config, options.env),
+    githubSettings: githubSettingsFor(options.env),
+  };
+  const ports = await listen(options, metricsAddressFrom(options.env));
+  try {
+    return await startServing(config, options, ports, settings);
+  } catch (err) {
+    await ports.close();
+    throw err;
+  }
+}
+
+/** Read from the environment before anything starts. */
+interface ServeSettings {
+  slackSettings: ReturnType<typeof slackSettingsFor>;
+  pagerdutySettings: ReturnType<typeof pagerdutySettingsFor>;
+  githubSettings: ReturnType<typeof githubSettingsFor>;
+}
+
+async function startServing(
+  config: DriftgateConfig,
+  options: ServeOptions,
+  { health, metricsServer, metrics, mounts, setReady }: ServePorts,
+  { slackSettings, pagerdutySettings, githubSettings }: ServeSettings,
+): Promise<RunningServe> {
   // The GitHub webhook is on when its secret is set; the secret signs every delivery and is never logged.
   const githubWebhookSecret = options.env.GITHUB_WEBHOOK_SECRET || undefined;
-  const githubSettings = githubSettingsFor(options.env);
   const context = await createAppContext(config, options);
   const { logger, store, deps } = context;
 
@@ -96,7 +117,6 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
       : undefined;
   const deliverers = pagerdutySettings ? pagerdutyDeliverers(pagerdutySettings, links) : undefined;
 
-  const metrics = createMetrics();
   const git = createGitSources({ dataDir: config.dataDir, env: options.env, logger });
   // GitHub, with credentials: remediation PRs, and the PRs (and their authors) of pending commits.
   const github = githubSettings
@@ -218,31 +238,15 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
         logger,
       })
     : undefined;
-  const checks = {
-    live: () => true,
-    ready: () => {
-      if (stopping) return { ok: false as const, reason: 'shutting down' };
-      if (slack && !slack.isReady())
-        return { ok: false as const, reason: 'slack: not connected yet (auth.test is retried)' };
-      return { ok: true as const };
-    },
-  };
-  // With METRICS_ADDRESS, /metrics listens there only: not on the port Slack's requests come in on.
-  const metricsServer = metricsAddress
-    ? await startHttpServer({ ...metricsAddress, checks, metrics: metrics.registry })
-    : undefined;
-  const health = await startHttpServer({
-    port: options.port,
-    host: options.host,
-    ...(metricsServer ? {} : { metrics: metrics.registry }),
-    mounts: [
-      ...(slack?.listener
-        ? [{ path: '/slack/events', listener: slack.listener, available: () => slack.isReady() }]
-        : []),
-      ...(webhook ? [{ path: GITHUB_WEBHOOK_PATH, listener: webhook, available: () => !stopping }] : []),
-    ],
-    checks,
+  setReady(() => {
+    if (stopping) return { ok: false as const, reason: 'shutting down' };
+    if (slack && !slack.isReady())
+      return { ok: false as const, reason: 'slack: not connected yet (auth.test is retried)' };
+    return { ok: true as const };
   });
+  if (slack?.listener)
+    mounts.push({ path: '/slack/events', listener: slack.listener, available: () => slack.isReady() });
+  if (webhook) mounts.push({ path: GITHUB_WEBHOOK_PATH, listener: webhook, available: () => !stopping });
   logger.info(
     { stacks: config.stacks.length, port: health.port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) },
     'driftgate serving',

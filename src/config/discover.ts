@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import { glob } from 'tinyglobby';
 import type { ConfigIssue } from '../domain/errors.js';
 import { StackEntry, type DiscoverEntry } from './schema.js';
-import { holdsTerraformFiles } from './stack-dirs.js';
+import { stackDirMessage } from '../domain/stack-dir.js';
+import { holdsTerraformFiles, inspectStackDir } from './stack-dirs.js';
 
 /** A stack found by a `discover` rule; the rule's settings apply to it. */
 export interface DiscoveredStack {
@@ -32,7 +33,7 @@ export async function discoverStacks(rules: readonly DiscoverEntry[], baseDir: s
   const result: DiscoveryResult = { stacks: [], issues: [], warnings: [] };
   const byName = new Map<string, DiscoveredStack>();
   for (const [index, rule] of rules.entries()) {
-    const found = await discoverRule(rule, index, baseDir, result.issues);
+    const found = await discoverRule(rule, index, baseDir, result);
     if (!found.length) {
       result.warnings.push({
         path: `discover[${index}].glob`,
@@ -59,7 +60,7 @@ async function discoverRule(
   rule: DiscoverEntry,
   index: number,
   baseDir: string,
-  issues: ConfigIssue[],
+  { issues, warnings }: Pick<DiscoveryResult, 'issues' | 'warnings'>,
 ): Promise<DiscoveredStack[]> {
   const options = { cwd: baseDir, onlyDirectories: true, expandDirectories: false, dot: false } as const;
   const matches = (await glob([rule.glob], options)).map(trimSlash);
@@ -71,8 +72,14 @@ async function discoverRule(
     const tail = prefix && rel.startsWith(`${prefix}/`) ? rel.slice(prefix.length + 1) : rel;
     if (tail.split('/').some((seg) => seg.startsWith('.'))) continue;
     const dir = resolve(baseDir, rel);
-    if (!(await holdsTerraformFiles(dir))) continue;
     const name = `${rule.namePrefix ?? ''}${tail}`;
+    if (!(await holdsTerraformFiles(dir))) {
+      // Not silently left out: a dir driftgate may not read could well be a stack.
+      const problem = await inspectStackDir(dir);
+      if (problem?.kind === 'unreadable')
+        warnings.push({ path: `discover[${index}].glob`, message: stackDirMessage(name, dir, problem) });
+      continue;
+    }
     if (!StackEntry.shape.name.safeParse(name).success) {
       issues.push({
         path: `discover[${index}]`,

@@ -6,9 +6,9 @@ import { discoverStacks } from './discover.js';
 import { interpolate, maskSubstitutions } from './interpolate.js';
 import { formatIssuePath } from './issue-path.js';
 import { parseYaml } from './parse-yaml.js';
-import { loadPolicies } from './policies.js';
+import { loadPolicies, UNKNOWN_APPROVERS } from './policies.js';
 import { duplicateStackNames, resolveConfig } from './resolve.js';
-import { ConfigFile, type DriftgateConfig } from './schema.js';
+import { ConfigFile, StackEntry, type DriftgateConfig } from './schema.js';
 import { schemaIssues } from './schema-issues.js';
 import { slackWarnings } from './slack-warnings.js';
 import { autoApplyIssues } from './auto-apply-guard.js';
@@ -38,6 +38,8 @@ export interface ConfigValidation {
   config?: DriftgateConfig;
   issues: ConfigIssue[];
   warnings: ConfigIssue[];
+  /** The terraform binary a file with errors elsewhere names, so that validate still looks for it. */
+  terraformBinary?: string;
 }
 
 /** Hundreds of stacks fit in a few hundred KB; anything far larger is not a config file. */
@@ -98,23 +100,38 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
   const file = options.file;
   const yaml = parseYaml(text);
   if (yaml.issues.length) return { file, issues: yaml.issues, warnings: yaml.warnings };
+  if (isEmptyDocument(yaml.value))
+    return { file, issues: [{ path: '', message: EMPTY_CONFIG }], warnings: yaml.warnings };
 
   const interpolated = interpolate(yaml.value, options.env);
   const failed = new Set(interpolated.failedPaths.map(formatIssuePath));
-  const issues = [...interpolated.issues];
+  const document = documentIssues(interpolated.value);
+  const reported = new Set(document.map((i) => i.path));
+  const issues = [...interpolated.issues, ...document];
   const warnings = [...yaml.warnings];
   const mask = (list: ConfigIssue[]) => maskSubstitutions(list, interpolated.substitutions, interpolated.value);
 
   const parsed = ConfigFile.safeParse(interpolated.value);
   if (!parsed.success) {
     issues.push(
-      ...schemaIssues(parsed.error.issues, interpolated.value, ConfigFile).filter((i) => !failed.has(i.path)),
+      ...schemaIssues(parsed.error.issues, interpolated.value, ConfigFile).filter(
+        (i) => !failed.has(i.path) && !reported.has(i.path),
+      ),
     );
   }
   issues.push(...duplicateStackNames(interpolated.value));
-  if (!parsed.success || issues.length) return { file, issues: mask(issues), warnings: mask(warnings) };
-
   const baseDir = resolve(options.baseDir);
+  if (!parsed.success || issues.length) {
+    // Everything that can still be checked, so one run of `validate` shows it all.
+    const sections = await checkSections(interpolated.value, baseDir);
+    return {
+      file,
+      issues: mask([...issues, ...sections.issues]),
+      warnings: mask([...warnings, ...sections.warnings]),
+      ...(sections.terraformBinary ? { terraformBinary: sections.terraformBinary } : {}),
+    };
+  }
+
   const discovery = await discoverStacks(parsed.data.discover, baseDir);
   issues.push(...discovery.issues);
   warnings.push(...discovery.warnings);
@@ -133,16 +150,79 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
   );
   config.interpolated = interpolated.substitutions.map((s) => s.value);
   warnings.push(...slackWarnings(config));
-  issues.push(
-    ...autoApplyIssues(config.stacks, (stack) => {
-      const index = parsed.data.stacks.findIndex((entry) => entry.name === stack.name);
-      return index >= 0 ? `stacks[${index}].mode` : `discover (stack ${stack.name}).mode`;
-    }),
-  );
-  for (const [index, entry] of parsed.data.stacks.entries()) {
-    if (config.stacks.find((s) => s.name === entry.name)?.git) continue; // a path inside the repository
-    const warning = await stackDirWarning(`stacks[${index}].dir`, entry.name, resolve(baseDir, entry.dir));
-    if (warning) warnings.push(warning);
-  }
+  // stacks[1].mode, or discover[0].mode for a discovered stack (the message names the stack).
+  issues.push(...autoApplyIssues(config.stacks, (stack) => `${stack.configKey ?? 'stacks'}.mode`));
+  // A stack from Git has a path inside the repository: nothing to look at before a checkout.
+  warnings.push(...(await stackDirWarnings(config.stacks.filter((stack) => !stack.git))));
   return { file, ...(issues.length ? {} : { config }), issues: mask(issues), warnings: mask(warnings) };
+}
+
+async function stackDirWarnings(stacks: readonly Parameters<typeof stackDirWarning>[0][]): Promise<ConfigIssue[]> {
+  const found = await Promise.all(stacks.map(stackDirWarning));
+  return found.filter((w): w is ConfigIssue => w !== undefined);
+}
+
+/**
+ * With the file as a whole invalid, the sections that are valid on their own are still checked:
+ * discovery, policies (their CEL compiles) and the dirs of well-formed local stack entries.
+ */
+async function checkSections(
+  document: unknown,
+  baseDir: string,
+): Promise<Pick<ConfigValidation, 'issues' | 'warnings' | 'terraformBinary'>> {
+  const doc = isRecord(document) ? document : {};
+  const shape = ConfigFile.shape;
+  const terraform = shape.terraform.safeParse(doc.terraform);
+  const issues: ConfigIssue[] = [];
+  const warnings: ConfigIssue[] = [];
+  const discover = shape.discover.safeParse(doc.discover);
+  if (discover.success) {
+    const discovery = await discoverStacks(discover.data, baseDir);
+    issues.push(...discovery.issues);
+    warnings.push(...discovery.warnings);
+  }
+  const policies = shape.policies.safeParse(doc.policies);
+  const approvers = shape.approvers.safeParse(doc.approvers);
+  if (policies.success) {
+    // Unknown approver groups cannot be told while the approvers section itself is invalid.
+    const groups = approvers.success ? approvers.data : UNKNOWN_APPROVERS;
+    issues.push(...(await loadPolicies(policies.data, baseDir, groups)).issues);
+  }
+  const entries = Array.isArray(doc.stacks) ? doc.stacks : [];
+  const local = entries.flatMap((entry: unknown, index) => {
+    const stack = StackEntry.safeParse(entry);
+    if (!stack.success || stack.data.source || doc.source !== undefined) return [];
+    return [{ name: stack.data.name, dir: resolve(baseDir, stack.data.dir), configKey: `stacks[${index}]` }];
+  });
+  warnings.push(...(await stackDirWarnings(local)));
+  return { issues, warnings, ...(terraform.success ? { terraformBinary: terraform.data.binary } : {}) };
+}
+
+const EMPTY_CONFIG =
+  'the config file is empty: it needs "version: 1" and stacks, listed under "stacks:" (each with a name and a dir) or found by "discover:" (a glob such as environments/*/*)';
+
+/** What the schema alone would say less helpfully: a missing version, a file that names no stack. */
+function documentIssues(document: unknown): ConfigIssue[] {
+  if (!isRecord(document)) return []; // the schema says what it should be
+  const issues: ConfigIssue[] = [];
+  if (document.version === undefined)
+    issues.push({ path: 'version', message: 'required: add "version: 1" at the top of the file' });
+  const given = (v: unknown) => v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0);
+  if (!given(document.stacks) && !given(document.discover)) {
+    issues.push({
+      path: 'stacks',
+      message:
+        'no stacks: list them under "stacks:" (each with a name and a dir, e.g. "- { name: prod/app, dir: environments/prod/app }") or find them with "discover:" (e.g. "- glob: environments/*/*")',
+    });
+  }
+  return issues;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** An empty or comment-only file (parsed as `{}`). */
+function isEmptyDocument(value: unknown): boolean {
+  return isRecord(value) && Object.keys(value).length === 0;
 }

@@ -27,12 +27,19 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
   const abs = (p: string) => resolve(ctx.baseDir, p);
   const dataDir = abs(file.dataDir);
   const defaults = { ...file.defaults, concurrency: file.defaults.concurrency ?? ctx.cpus };
-  const explicit = file.stacks.map((entry) => toStack(entry.name, abs(entry.dir), entry, defaults));
+  const explicit = file.stacks.map((entry, i) => toStack(entry.name, abs(entry.dir), `stacks[${i}]`, entry, defaults));
   const named = new Set(explicit.map((s) => s.name));
   const discovered = ctx.discovered
     .filter((found) => !named.has(found.name))
     .map((found) =>
-      toStack(found.name, found.dir, ruleSettings(file.discover[found.rule]), defaults, found.environment),
+      toStack(
+        found.name,
+        found.dir,
+        `discover[${found.rule}]`,
+        ruleSettings(file.discover[found.rule]),
+        defaults,
+        found.environment,
+      ),
     );
   return {
     ...(ctx.file ? { file: ctx.file } : {}),
@@ -68,6 +75,7 @@ function ruleSettings(rule: DiscoverEntry | undefined): StackSettings {
 function toStack(
   name: string,
   dir: string,
+  configKey: string,
   settings: StackSettings,
   defaults: DriftgateConfig['defaults'],
   discoveredEnvironment?: string,
@@ -75,6 +83,7 @@ function toStack(
   const environment = settings.environment ?? discoveredEnvironment;
   return {
     name,
+    configKey,
     dir,
     schedule: settings.schedule ?? defaults.schedule,
     vars: settings.vars ?? {},

@@ -33,7 +33,15 @@ function unknownKeyMessage(key: string, known: string[]): string {
 function describe(issue: ZodIssue, value: unknown): string {
   switch (issue.code) {
     case 'invalid_type':
-      return value === undefined ? 'required' : `expected ${issue.expected}, got ${kindOf(value)}`;
+      if (value === undefined) return 'required';
+      if (issue.expected === 'int' && typeof value === 'number') return 'must be a whole number';
+      return `expected ${issue.expected === 'int' ? 'a whole number' : issue.expected}, got ${kindOf(value)}`;
+    case 'too_small':
+    case 'too_big':
+      return boundMessage(issue);
+    case 'invalid_format':
+      // Our regexes carry their own message; zod's own formats get ours.
+      return issue.format === 'url' ? 'must be a URL such as https://example.com' : issue.message;
     case 'invalid_value': {
       const allowed = issue.values.map((v) => JSON.stringify(v));
       const hint = typeof value === 'string' ? suggest(value, issue.values.map(String), 1) : [];
@@ -52,6 +60,25 @@ function describe(issue: ZodIssue, value: unknown): string {
     }
     default:
       return issue.message;
+  }
+}
+
+/** `must be greater than 0`, `must be at least 8 characters`, `must list at least 1` (zod says "Too small: …"). */
+function boundMessage(issue: Extract<ZodIssue, { code: 'too_small' | 'too_big' }>): string {
+  const small = issue.code === 'too_small';
+  const bound = Number(small ? issue.minimum : issue.maximum);
+  const inclusive = issue.inclusive !== false;
+  switch (issue.origin) {
+    case 'string':
+      if (small && bound === 1) return 'must not be empty';
+      return `must be ${small ? 'at least' : 'at most'} ${bound} character${bound === 1 ? '' : 's'}`;
+    case 'array':
+    case 'set':
+      if (small && bound === 1) return 'must not be empty: list at least one';
+      return `must list ${small ? 'at least' : 'at most'} ${bound}`;
+    default:
+      if (inclusive) return `must be ${bound} or ${small ? 'more' : 'less'}`;
+      return `must be ${small ? 'greater' : 'less'} than ${bound}`;
   }
 }
 

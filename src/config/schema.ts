@@ -317,7 +317,7 @@ export const PoliciesConfig = z.strictObject({
 export type PoliciesConfig = z.infer<typeof PoliciesConfig>;
 
 export const ConfigFile = z.strictObject({
-  version: z.literal(1).default(1),
+  version: z.literal(1),
   dataDir: z.string().default('.driftgate'),
   terraform: TerraformConfig.prefault({}),
   artifacts: ArtifactsConfig.default({ type: 'local' }),

@@ -1,3 +1,5 @@
+import { stackDirMessage, type StackDirProblem } from './stack-dir.js';
+
 /**
  * Typed errors. Callers branch on `code`, never on message text. `message` is written for the person
  * who has to fix the cause: it says what was wrong and where.
@@ -18,7 +20,9 @@ export type DriftgateErrorCode =
   | 'EXTERNAL_SERVICE'
   | 'REMEDIATION_UNAVAILABLE'
   | 'AUTHORS_UNKNOWN'
-  | 'SHUTTING_DOWN';
+  | 'SHUTTING_DOWN'
+  | 'STACK_DIR_UNUSABLE'
+  | 'LISTEN_FAILED';
 
 export class DriftgateError extends Error {
   readonly code: DriftgateErrorCode;
@@ -38,15 +42,16 @@ export interface ConfigIssue {
 export class ConfigError extends DriftgateError {
   readonly issues: ConfigIssue[];
   readonly file: string | undefined;
-  constructor(issues: ConfigIssue[], file?: string) {
-    super('CONFIG_INVALID', formatConfigIssues(issues, file));
+  /** `heading`: the first line, when the issues are not (all) the config file's, e.g. the environment's. */
+  constructor(issues: ConfigIssue[], file?: string, heading?: string) {
+    super('CONFIG_INVALID', formatConfigIssues(issues, file, heading));
     this.issues = issues;
     this.file = file;
   }
 }
 
-export function formatConfigIssues(issues: ConfigIssue[], file?: string): string {
-  const head = file ? `invalid config ${file}:` : 'invalid config:';
+export function formatConfigIssues(issues: ConfigIssue[], file?: string, heading?: string): string {
+  const head = heading ?? (file ? `invalid config ${file}:` : 'invalid config:');
   return [head, ...issues.map((i) => `  ${i.path ? `${i.path}: ` : ''}${i.message}`)].join('\n');
 }
 
@@ -60,6 +65,45 @@ export class TerraformBinaryMissingError extends DriftgateError {
     );
     this.binary = binary;
     this.configKey = configKey;
+  }
+}
+
+/** A stack's directory cannot be used (missing, a file, unreadable, read-only, no *.tf files). */
+export class StackDirError extends DriftgateError {
+  constructor(
+    readonly stackName: string,
+    readonly dir: string,
+    readonly problem: StackDirProblem,
+    readonly configKey: string,
+  ) {
+    super('STACK_DIR_UNUSABLE', `${configKey}: ${stackDirMessage(stackName, dir, problem)}`);
+  }
+}
+
+/** A port driftgate was told to listen on cannot be had (in use, privileged, not an address of this host). */
+export class ListenError extends DriftgateError {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    /** The system's code: EADDRINUSE, EACCES, EADDRNOTAVAIL… */
+    readonly reason: string,
+    /** Where the address was set, e.g. `--port`, `PORT`, `METRICS_ADDRESS`. */
+    readonly setting: string,
+  ) {
+    super('LISTEN_FAILED', listenMessage(host, port, reason, setting));
+  }
+}
+
+function listenMessage(host: string, port: number, reason: string, setting: string): string {
+  switch (reason) {
+    case 'EADDRINUSE':
+      return `port ${port} is already in use (${setting}): stop what listens there or choose another port`;
+    case 'EACCES':
+      return `port ${port} needs privileges driftgate does not have (${setting}): choose a port above 1023`;
+    case 'EADDRNOTAVAIL':
+      return `${host} is not an address of this machine (${setting})`;
+    default:
+      return `cannot listen on ${host}:${port} (${setting}): ${reason}`;
   }
 }
 

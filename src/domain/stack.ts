@@ -5,6 +5,8 @@ export type Mode = (typeof MODES)[number];
 /** A stack after discovery and defaults: everything the runner needs, dirs absolute. */
 export interface Stack {
   name: string;
+  /** Where the config sets the stack, for messages: `stacks[2]`, or `discover[0]` for a discovered one. */
+  configKey?: string;
   /** Absolute path of the stack's root module. */
   dir: string;
   schedule: string;

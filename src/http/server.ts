@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { ListenError } from '../domain/errors.js';
 import { replyJson as reply } from './reply.js';
 
 export interface HealthChecks {
@@ -13,10 +14,21 @@ export interface HealthChecks {
 export interface HttpServerOptions {
   port: number;
   host?: string;
+  /** Where the address was set (`--port`, `PORT`, `METRICS_ADDRESS`…), named when it cannot be listened on. */
+  setting?: string;
   checks: HealthChecks;
   metrics?: Registry;
-  /** Paths handled by another listener (Bolt's receiver at /slack/events), and whether it can take them now. */
-  mounts?: { path: string; listener: RequestListener; available(): boolean }[];
+  /**
+   * Paths handled by another listener (Bolt's receiver at /slack/events), and whether it can take them now.
+   * Read at each request, so mounts may be added after the server listens.
+   */
+  mounts?: HttpMount[];
+}
+
+export interface HttpMount {
+  path: string;
+  listener: RequestListener;
+  available(): boolean;
 }
 
 export interface HttpServer {
@@ -57,9 +69,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       else res.end();
     });
   });
+  const host = options.host ?? '0.0.0.0';
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(new ListenError(host, options.port, err.code ?? err.message, options.setting ?? 'port')),
+    );
+    server.listen(options.port, host, () => resolve());
   });
   return {
     port: (server.address() as AddressInfo).port,

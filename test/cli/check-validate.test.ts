@@ -58,7 +58,7 @@ describe('driftgate validate', () => {
 
   it('names the config key when the terraform binary is missing', async () => {
     const file = join(tf.dir, 'nobinary.yml');
-    await writeFile(file, 'terraform:\n  binary: /nonexistent/terraform\n');
+    await writeFile(file, 'version: 1\nstacks: [{ name: a, dir: . }]\nterraform:\n  binary: /nonexistent/terraform\n');
     const result = await runCli(['validate', '--config', file], { cwd: tf.dir, env });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/terraform\.binary/);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { validateConfigText } from '../../src/config/load.js';
 
 async function issuesOf(stack: string): Promise<string[]> {
-  const result = await validateConfigText(`stacks:\n  - name: prod/net\n    dir: net\n${stack}`, {
+  const result = await validateConfigText(`version: 1\nstacks:\n  - name: prod/net\n    dir: net\n${stack}`, {
     baseDir: '/nonexistent-base',
     env: {},
   });

@@ -26,7 +26,7 @@ const names = (result: ConfigValidation) => result.config?.stacks.map((s) => s.n
 
 describe('stack discovery', () => {
   it('finds dirs holding *.tf, names them by the path after the static prefix, skips hidden and .terraform', async () => {
-    const result = await validate('discover:\n  - glob: "environments/*/*"\n');
+    const result = await validate('version: 1\ndiscover:\n  - glob: "environments/*/*"\n');
     expect(result.issues).toEqual([]);
     expect(result.warnings).toEqual([]);
     expect(names(result)).toEqual([
@@ -46,7 +46,7 @@ describe('stack discovery', () => {
   });
 
   it('does not descend into .terraform or hidden dirs with a recursive glob', async () => {
-    const result = await validate('discover:\n  - glob: "environments/**"\n');
+    const result = await validate('version: 1\ndiscover:\n  - glob: "environments/**"\n');
     expect(names(result)).toEqual([
       'dev/database',
       'dev/networking',
@@ -59,7 +59,7 @@ describe('stack discovery', () => {
   it('applies exclude (and everything under it), namePrefix and the rule settings', async () => {
     const result = await validate(
       [
-        'defaults: { mode: auto-minor }',
+        'version: 1\ndefaults: { mode: auto-minor }',
         'discover:',
         '  - glob: "environments/*/*"',
         '    exclude: ["environments/dev", "environments/*/legacy"]',
@@ -73,6 +73,7 @@ describe('stack discovery', () => {
     expect(names(result)).toEqual(['aws/prod/database', 'aws/prod/networking']);
     expect(result.config!.stacks[0]).toEqual({
       name: 'aws/prod/database',
+      configKey: 'discover[0]',
       dir: join(tree.dir, 'environments/prod/database'),
       schedule: '*/15 * * * *',
       vars: {},
@@ -88,7 +89,7 @@ describe('stack discovery', () => {
   it('lets an explicit stack win over a discovered one with the same name; explicit stacks come first', async () => {
     const result = await validate(
       [
-        'stacks:',
+        'version: 1\nstacks:',
         '  - { name: prod/database, dir: environments/prod/database, mode: auto-apply, environment: production }',
         'discover:',
         '  - { glob: "environments/*/*", exclude: [environments/dev, environments/prod/legacy] }',
@@ -107,7 +108,7 @@ describe('stack discovery', () => {
   });
 
   it('warns, without failing, when a glob matches nothing', async () => {
-    const result = await validate('discover:\n  - glob: "stacks/*"\n  - glob: "environments/prod/docs"\n');
+    const result = await validate('version: 1\ndiscover:\n  - glob: "stacks/*"\n  - glob: "environments/prod/docs"\n');
     expect(result.issues).toEqual([]);
     expect(result.config!.stacks).toEqual([]);
     expect(result.warnings).toEqual([
@@ -117,7 +118,9 @@ describe('stack discovery', () => {
   });
 
   it('is an error when two rules find the same stack name', async () => {
-    const result = await validate('discover:\n  - glob: "environments/dev/*"\n  - glob: "environments/prod/*"\n');
+    const result = await validate(
+      'version: 1\ndiscover:\n  - glob: "environments/dev/*"\n  - glob: "environments/prod/*"\n',
+    );
     expect(result.config).toBeUndefined();
     expect(result.issues).toEqual([
       {
@@ -130,7 +133,7 @@ describe('stack discovery', () => {
 
   it('is an error when a discovered dir cannot be a stack name', async () => {
     await tree.file('environments/prod/bad name/main.tf', '');
-    const result = await validate('discover:\n  - glob: "environments/prod/*"\n');
+    const result = await validate('version: 1\ndiscover:\n  - glob: "environments/prod/*"\n');
     expect(result.issues).toEqual([
       {
         path: 'discover[0]',

@@ -31,7 +31,7 @@ describe('formatting config issues for the CLI', () => {
   });
 
   it('summarises a valid config by its stack count', async () => {
-    const config = await parseConfig('stacks: [{ name: a, dir: a }, { name: b, dir: b }]', {
+    const config = await parseConfig('version: 1\nstacks: [{ name: a, dir: a }, { name: b, dir: b }]', {
       baseDir: '/srv',
       env: {},
     });

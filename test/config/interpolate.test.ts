@@ -43,7 +43,8 @@ describe('interpolate', () => {
 
 describe('interpolation in config files', () => {
   it('names the variable and the path of a missing variable, and nothing else there', async () => {
-    const text = 'stacks:\n  - { name: a, dir: a }\n  - name: b\n    dir: b\n    env:\n      TOKEN: "${TOKEN}"\n';
+    const text =
+      'version: 1\nstacks:\n  - { name: a, dir: a }\n  - name: b\n    dir: b\n    env:\n      TOKEN: "${TOKEN}"\n';
     const result = await validateConfigText(text, { baseDir, env: {} });
     expect(result.issues).toEqual([
       { path: 'stacks[1].env.TOKEN', message: 'environment variable "TOKEN" is not set' },
@@ -51,17 +52,26 @@ describe('interpolation in config files', () => {
   });
 
   it('quotes keys that are not plain identifiers in the path', async () => {
-    const result = await validateConfigText('stacks:\n  - { name: a, dir: a, vars: { "a.b": "${NOPE}" } }\n', {
-      baseDir,
-      env: {},
-    });
+    const result = await validateConfigText(
+      'version: 1\nstacks:\n  - { name: a, dir: a, vars: { "a.b": "${NOPE}" } }\n',
+      {
+        baseDir,
+        env: {},
+      },
+    );
     expect(result.issues).toEqual([
       { path: 'stacks[0].vars["a.b"]', message: 'environment variable "NOPE" is not set' },
     ]);
   });
 
   it('does not repeat a schema issue at a path that failed to interpolate', async () => {
-    const result = await validateConfigText('defaults: { schedule: "${SCHEDULE}" }\n', { baseDir, env: {} });
+    const result = await validateConfigText(
+      'version: 1\nstacks: [{ name: a, dir: a }]\ndefaults: { schedule: "${SCHEDULE}" }\n',
+      {
+        baseDir,
+        env: {},
+      },
+    );
     expect(result.issues).toEqual([
       { path: 'defaults.schedule', message: 'environment variable "SCHEDULE" is not set' },
     ]);
@@ -69,7 +79,7 @@ describe('interpolation in config files', () => {
 
   it('substitutes values and defaults in the loaded config', async () => {
     const text =
-      'dataDir: "${DATA:-/var/lib/driftgate}"\nstacks:\n  - { name: "${ENV}/app", dir: "stacks/${ENV}", vars: { literal: "$${not.interpolated}" } }\n';
+      'version: 1\ndataDir: "${DATA:-/var/lib/driftgate}"\nstacks:\n  - { name: "${ENV}/app", dir: "stacks/${ENV}", vars: { literal: "$${not.interpolated}" } }\n';
     const config = await parseConfig(text, { baseDir: '/srv', env: { ENV: 'prod' } });
     expect(config.dataDir).toBe('/var/lib/driftgate');
     expect(config.stacks[0]).toMatchObject({
@@ -83,7 +93,7 @@ describe('interpolation in config files', () => {
     const secret = 'hunter2-s3cr3t-value';
     const env = { SECRET: secret, OTHER: `x${secret}y` };
     const text = [
-      'dataDir: ${SECRET}',
+      'version: 1\ndataDir: ${SECRET}',
       'defaults:',
       '  schedule: "${SECRET}"', // invalid cron: the schema message quotes the value
       '  mode: "${SECRET}"', // invalid enum

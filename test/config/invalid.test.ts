@@ -12,7 +12,7 @@ async function issuesOf(text: string, env: Record<string, string> = {}): Promise
   return result.issues;
 }
 
-const stacks = (...lines: string[]) => `stacks:\n${lines.map((l) => `  - ${l}`).join('\n')}\n`;
+const stacks = (...lines: string[]) => `version: 1\nstacks:\n${lines.map((l) => `  - ${l}`).join('\n')}\n`;
 
 describe('malformed config files', () => {
   it('reports a YAML syntax error with line and column', async () => {
@@ -42,10 +42,13 @@ describe('malformed config files', () => {
 
   it('names unknown keys at every depth, with a hint', async () => {
     const text = [
+      'version: 1',
       'dataDri: x',
       'terraform:',
       '  timeouts: { plan: 5m, aply: 10m }',
-      stacks('{ name: a, dir: a, shedule: "0 * * * *" }', '{ name: b, dir: b, labels: [x], colour: red }').trimEnd(),
+      stacks('{ name: a, dir: a, shedule: "0 * * * *" }', '{ name: b, dir: b, labels: [x], colour: red }')
+        .replace('version: 1\n', '')
+        .trimEnd(),
       'discover:',
       '  - { glob: "envs/*", namePrefx: "x/" }',
     ].join('\n');
@@ -70,7 +73,7 @@ describe('malformed config files', () => {
       'defaults: { concurrency: "4", mode: auto-aply, jitter: true }',
       'artifacts: { type: s3, bucket: b }',
       'log: { level: loud }',
-      stacks('{ name: "bad name!", dir: 3 }', '{ dir: x }', 'just-a-string').trimEnd(),
+      stacks('{ name: "bad name!", dir: 3 }', '{ dir: x }', 'just-a-string').replace('version: 1\n', '').trimEnd(),
       'version: 2',
     ].join('\n');
     const lines = formatIssues(await issuesOf(text)).split('\n');
@@ -92,8 +95,29 @@ describe('malformed config files', () => {
     expect(lines).toHaveLength(11);
   });
 
+  it.each([
+    ['defaults: { concurrency: 0 }', 'defaults.concurrency: must be greater than 0'],
+    ['terraform: { outputLimitBytes: 1.5 }', 'terraform.outputLimitBytes: must be a whole number'],
+    ['slack: { defaultChannel: C0A, digestThreshold: 1 }', 'slack.digestThreshold: must be 2 or more'],
+    [
+      'slack: { defaultChannel: C0A, onCall: { usergroup: sre, environments: [] } }',
+      'slack.onCall.environments: must not be empty: list at least one',
+    ],
+    ['github: { labels: [""] }', 'github.labels[0]: must not be empty'],
+    [
+      'approvers: { groups: { a: { users: [U0A] } }, rules: [{ from: [a], count: 11 }] }',
+      'approvers.rules[0].count: must be 10 or less',
+    ],
+    [
+      'artifacts: { type: s3, bucket: b, region: r, endpoint: nope }',
+      'artifacts.endpoint: must be a URL such as https://example.com',
+    ],
+  ])("says %s is out of bounds in its own words, not zod's", async (yaml, expected) => {
+    expect(formatIssues(await issuesOf(`${stacks('{ name: a, dir: a }')}${yaml}\n`))).toBe(expected);
+  });
+
   it('names an unknown artifact store type', async () => {
-    expect(await issuesOf('artifacts: { type: gcs }')).toEqual([
+    expect(await issuesOf(`${stacks('{ name: a, dir: a }')}artifacts: { type: gcs }`)).toEqual([
       { path: 'artifacts.type', message: 'must be one of "local", "s3"' },
     ]);
   });
@@ -111,16 +135,19 @@ describe('malformed config files', () => {
   });
 
   it('does not let a __proto__ key reach the prototype', async () => {
-    const issues = await issuesOf('__proto__: { polluted: true }\nstacks: []\n');
+    const issues = await issuesOf(`__proto__: { polluted: true }\n${stacks('{ name: a, dir: a }')}`);
     expect(issues).toEqual([{ path: '', message: 'unknown key "__proto__"' }]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('never executes unknown tags; it warns and validates the plain value', async () => {
-    const result = await validateConfigText('dataDir: !!js/function "function () { return 1 }"\n', {
-      baseDir,
-      env: {},
-    });
+    const result = await validateConfigText(
+      `dataDir: !!js/function "function () { return 1 }"\n${stacks('{ name: a, dir: a }')}`,
+      {
+        baseDir,
+        env: {},
+      },
+    );
     expect(result.config?.dataDir).toMatch(/function/);
     expect(result.warnings[0]!.message).toMatch(/^YAML warning at line 1, column 10: Unresolved tag/);
   });

@@ -2,7 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig, parseConfig, resolveConfigPath, validateConfigFile } from '../../src/config/load.js';
+import {
+  loadConfig,
+  validateConfigText,
+  parseConfig,
+  resolveConfigPath,
+  validateConfigFile,
+} from '../../src/config/load.js';
 import { ConfigError } from '../../src/domain/errors.js';
 import { makeTempTree, type TempTree } from './temp-dir.js';
 
@@ -51,6 +57,7 @@ describe('parseConfig', () => {
     expect(config.stacks).toEqual([
       {
         name: 'prod/networking',
+        configKey: 'stacks[0]',
         dir: join(tree.dir, 'environments/prod/networking'),
         schedule: '0 */2 * * *',
         vars: { region: 'eu-west-1', replicas: 3, tags: { team: 'platform' } },
@@ -64,6 +71,7 @@ describe('parseConfig', () => {
       },
       {
         name: 'sandbox',
+        configKey: 'stacks[1]',
         dir: join(tree.dir, 'sandbox'),
         schedule: '*/30 * * * *',
         vars: {},
@@ -77,7 +85,10 @@ describe('parseConfig', () => {
   });
 
   it('fills every default for a minimal config', async () => {
-    const config = await parseConfig('stacks:\n  - { name: app, dir: app }\n', { baseDir: tree.dir, env: {} });
+    const config = await parseConfig('version: 1\nstacks:\n  - { name: app, dir: app }\n', {
+      baseDir: tree.dir,
+      env: {},
+    });
     expect(config.file).toBeUndefined();
     expect(config.dataDir).toBe(join(tree.dir, '.driftgate'));
     expect(config.terraform.binary).toBe('terraform');
@@ -91,13 +102,30 @@ describe('parseConfig', () => {
     expect(config.stacks.map((s) => [s.name, s.schedule, s.mode])).toEqual([['app', '0 * * * *', 'alert']]);
   });
 
-  it('treats an empty file as a config with no stacks', async () => {
-    const config = await parseConfig('', { baseDir: tree.dir, env: {} });
-    expect(config.stacks).toEqual([]);
+  it('refuses an empty or comment-only file, saying how to add a stack', async () => {
+    for (const text of ['', '# driftgate\n\n# nothing yet\n']) {
+      const result = await validateConfigText(text, { baseDir: tree.dir, env: {} });
+      expect(result.config).toBeUndefined();
+      expect(result.issues).toEqual([
+        { path: '', message: expect.stringMatching(/^the config file is empty: .*"stacks:".*"discover:"/) },
+      ]);
+    }
+  });
+
+  it('requires version, and stacks or discovery, each saying what to write', async () => {
+    const result = await validateConfigText('dataDir: data\n', { baseDir: tree.dir, env: {} });
+    expect(result.issues).toEqual([
+      { path: 'version', message: 'required: add "version: 1" at the top of the file' },
+      {
+        path: 'stacks',
+        message: expect.stringMatching(/^no stacks: list them under "stacks:" .* or find them with "discover:"/),
+      },
+    ]);
   });
 
   it('resolves explicit local artifact and plugin cache dirs against the base dir', async () => {
-    const text = 'artifacts: { type: local, dir: plans }\nterraform: { pluginCacheDir: /var/cache/tf }\n';
+    const text =
+      'version: 1\nstacks: [{ name: a, dir: a }]\nartifacts: { type: local, dir: plans }\nterraform: { pluginCacheDir: /var/cache/tf }\n';
     const config = await parseConfig(text, { baseDir: tree.dir, env: {} });
     expect(config.artifacts.dir).toBe(join(tree.dir, 'plans'));
     expect(config.terraform.pluginCacheDir).toBe('/var/cache/tf');
@@ -105,7 +133,7 @@ describe('parseConfig', () => {
 });
 
 describe('config file resolution', () => {
-  const yml = (name: string) => `stacks:\n  - { name: ${name}, dir: . }\n`;
+  const yml = (name: string) => `version: 1\nstacks:\n  - { name: ${name}, dir: . }\n`;
 
   it('prefers --config, then DRIFTGATE_CONFIG, then ./driftgate.yml', async () => {
     await tree.file('driftgate.yml', yml('from-cwd'));
@@ -162,7 +190,7 @@ describe('validateConfigFile warnings', () => {
     await tree.mkdir('empty');
     await tree.file(
       'driftgate.yml',
-      'stacks:\n  - { name: ok, dir: ok }\n  - { name: gone, dir: gone }\n  - { name: empty, dir: empty }\n',
+      'version: 1\nstacks:\n  - { name: ok, dir: ok }\n  - { name: gone, dir: gone }\n  - { name: empty, dir: empty }\n',
     );
     const result = await validateConfigFile({ cwd: tree.dir, env: {} });
     expect(result.issues).toEqual([]);

@@ -19,9 +19,13 @@ beforeEach(async () => {
 });
 afterEach(() => tree.cleanup());
 
+/** The config with `version: 1` and one stack before it, unless it says otherwise. */
+const complete = (config: string) =>
+  `${config.includes('version:') ? '' : 'version: 1\n'}${config.includes('stacks:') ? '' : 'stacks: [{ name: app, dir: . }]\n'}${config}`;
+
 async function validate(config: string, files: Record<string, string> = {}) {
   for (const [name, text] of Object.entries(files)) await tree.file(name, text);
-  const file = await tree.file('driftgate.yml', config);
+  const file = await tree.file('driftgate.yml', complete(config));
   return validateConfigFile({ file, cwd: tree.dir, env: {} });
 }
 
@@ -35,7 +39,7 @@ const rulesFile = (...rules: string[]) => ['rules:', ...rules.map((r) => `  - ${
 
 describe('policies in the config', () => {
   it('defaults to no rules', async () => {
-    const result = await validate('stacks: []\n');
+    const result = await validate('stacks: [{ name: app, dir: . }]\n');
     expect(result.issues).toEqual([]);
     expect(result.config?.policies).toEqual([]);
   });
@@ -211,7 +215,7 @@ describe('driftgate validate with policies', () => {
       'policies.yml',
       rulesFile('{ name: expensive, when: "resource.after.instance_type.matches(", effect: deny }'),
     );
-    const file = await tree.file('driftgate.yml', 'policies:\n  files: [policies.yml]\n');
+    const file = await tree.file('driftgate.yml', complete('policies:\n  files: [policies.yml]\n'));
     const result = await runCli(['validate', '--config', file], {
       cwd: tree.dir,
       env: { PATH: process.env.PATH, HOME: process.env.HOME },

@@ -8,6 +8,7 @@ async function warningsOf(yaml: string): Promise<string[]> {
 }
 
 const STACKS = `
+version: 1
 stacks:
   - { name: prod/db, dir: a, environment: prod }
   - { name: dev/app, dir: b, environment: dev }

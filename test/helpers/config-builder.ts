@@ -42,9 +42,12 @@ export function mergeConfig(...parts: (ConfigPatch | undefined)[]): ConfigPatch 
   return parts.reduce<ConfigPatch>((acc, part) => merge(acc, part) as ConfigPatch, {});
 }
 
-/** The merged parts as driftgate.yml text. `${VAR}` values stay plain strings, for the loader to interpolate. */
+/**
+ * The merged parts as driftgate.yml text, with `version: 1` unless a part sets it. `${VAR}` values stay
+ * plain strings, for the loader to interpolate.
+ */
 export function configYaml(...parts: (ConfigPatch | undefined)[]): string {
-  return stringify(mergeConfig(...parts), { lineWidth: 0 });
+  return stringify(mergeConfig({ version: 1 }, ...parts), { lineWidth: 0 });
 }
 
 export function stackEntry(name: string, dir: string, settings: StackSettings = {}): StackInput {

@@ -19,10 +19,13 @@ afterEach(async () => {
 
 async function serve(env: Record<string, string>): Promise<RunningServe> {
   dir = await mkdtemp(join(tmpdir(), 'driftgate-metrics-'));
-  const config = await parseConfig(configYaml({ dataDir: join(dir, 'data'), log: { level: 'silent' } }), {
-    baseDir: dir,
-    env: {},
-  });
+  const config = await parseConfig(
+    configYaml({ dataDir: join(dir, 'data'), log: { level: 'silent' }, stacks: [{ name: 'app', dir: 'app' }] }),
+    {
+      baseDir: dir,
+      env: {},
+    },
+  );
   running = await startServe(config, { env: { PATH: process.env.PATH, ...env }, port: 0, host: '127.0.0.1' });
   return running;
 }

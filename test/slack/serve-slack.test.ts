@@ -24,10 +24,16 @@ async function serve(
   slackSection: ConfigPatch = slack('C0ALERTS'),
 ): Promise<{ base: string }> {
   dir = await mkdtemp(join(tmpdir(), 'driftgate-serve-slack-'));
-  const config = await parseConfig(configYaml({ dataDir: join(dir, 'data'), log: { level: 'silent' } }, slackSection), {
-    baseDir: dir,
-    env: {},
-  });
+  const config = await parseConfig(
+    configYaml(
+      { dataDir: join(dir, 'data'), log: { level: 'silent' }, stacks: [{ name: 'app', dir: 'app' }] },
+      slackSection,
+    ),
+    {
+      baseDir: dir,
+      env: {},
+    },
+  );
   running = await startServe(config, { env: { PATH: process.env.PATH, ...env }, port: 0, host: '127.0.0.1' });
   return { base: `http://127.0.0.1:${running.health.port}` };
 }

@@ -6,9 +6,9 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 function checkNames(stack: Stack, field: 'vars' | 'backendConfig', names: string[]): void {
   const bad = names.filter((n) => !IDENTIFIER.test(n));
   if (bad.length) {
-    throw new ConfigError(
-      bad.map((n) => ({ path: `stacks.${stack.name}.${field}.${n}`, message: 'not a valid terraform identifier' })),
-    );
+    // The key as validate writes keys: stacks[0].vars["bad name"] (a bad name is never a bare identifier).
+    const at = (n: string) => `${stack.configKey ?? `stack ${stack.name}`}.${field}[${JSON.stringify(n)}]`;
+    throw new ConfigError(bad.map((n) => ({ path: at(n), message: 'not a valid terraform identifier' })));
   }
 }
 

@@ -1,5 +1,7 @@
 import type { Stack } from '../../domain/stack.js';
-import { TerraformBinaryMissingError, TerraformError } from '../../domain/errors.js';
+import { StackDirError, TerraformBinaryMissingError, TerraformError } from '../../domain/errors.js';
+import { stackDirKey } from '../../domain/stack-dir.js';
+import { inspectStackDir } from '../../config/stack-dirs.js';
 import type { CommandOutput, TerraformVersion } from '../../ports/terraform.js';
 import { runProcess, type ProcessResult } from './process.js';
 import { errorsFirst } from './diagnostics.js';
@@ -34,6 +36,9 @@ export interface ExecRequest {
   /** Keep all of stdout (show -json): it is data, not a log. */
   fullStdout?: boolean;
 }
+
+/** What makes spawning in the stack dir fail (a read-only dir or one without *.tf files does not). */
+const CWD_PROBLEMS = new Set(['missing', 'file', 'not_directory', 'unreadable']);
 
 /** Runs terraform in the stack dir. Throws on timeout, abort and spawn failure; exit codes are the caller's. */
 export async function execTerraform(ctx: ExecContext, req: ExecRequest): Promise<ProcessResult> {
@@ -70,6 +75,10 @@ export async function execTerraform(ctx: ExecContext, req: ExecRequest): Promise
       { stack: req.stack.name, command: req.command, error: ctx.redact(result.spawnError, req.stack.name) },
       'terraform could not start',
     );
+    // spawn fails alike for a binary it cannot run and a cwd it cannot enter: tell them apart.
+    const problem = await inspectStackDir(req.stack.dir);
+    if (problem && CWD_PROBLEMS.has(problem.kind))
+      throw new StackDirError(req.stack.name, req.stack.dir, problem, stackDirKey(req.stack));
     throw new TerraformBinaryMissingError(ctx.binary);
   }
   if (result.timedOut) throw commandError(ctx, req.stack.name, req.command, result, 'TERRAFORM_TIMEOUT');

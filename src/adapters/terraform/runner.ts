@@ -1,8 +1,10 @@
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Stack } from '../../domain/stack.js';
-import { BackendCredentialsError, ConfigError, StalePlanError } from '../../domain/errors.js';
+import { BackendCredentialsError, StackDirError, StalePlanError } from '../../domain/errors.js';
+import { stackDirKey } from '../../domain/stack-dir.js';
+import { inspectStackDir } from '../../config/stack-dirs.js';
 import type {
   CommandOutput,
   FmtReport,
@@ -39,13 +41,10 @@ export interface TerraformRunnerOptions {
 /** Enough of a fmt diff to see what is wrong, short enough for a Slack reply. */
 const FMT_REPORT_LINES = 40;
 
+/** Before terraform runs there, in the words `driftgate validate` uses for the same problem. */
 async function assertStackDir(stack: Stack): Promise<void> {
-  const isDir = await stat(stack.dir).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
-  if (!isDir)
-    throw new ConfigError([{ path: `stacks.${stack.name}.dir`, message: `directory ${stack.dir} does not exist` }]);
+  const problem = await inspectStackDir(stack.dir);
+  if (problem) throw new StackDirError(stack.name, stack.dir, problem, stackDirKey(stack));
 }
 
 export function createTerraformRunner(options: TerraformRunnerOptions): TerraformRunner {

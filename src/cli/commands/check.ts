@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createAppContext } from '../../app/context.js';
 import { loadConfig } from '../../config/load.js';
+import { ConfigError } from '../../domain/errors.js';
 import type { CheckOutcome } from '../../services/check-stack.js';
 import { createGitSources } from '../../adapters/git/git-sources.js';
 import { checkStackFromSource } from '../../services/check-stack-from-source.js';
@@ -9,6 +10,13 @@ import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { checkExitCode, checkReportJson, renderCheckReport } from '../render/check-report.js';
 import { selectStacks } from '../select-stacks.js';
+
+const NO_STACKS = 'no stacks to check:';
+const NOTHING_DISCOVERED = {
+  path: 'discover',
+  message:
+    'its globs matched no directory holding *.tf files; fix them or list stacks under "stacks:" (driftgate validate names each rule)',
+};
 
 export const CHECK_USAGE = 'driftgate check [STACK|GLOB ...] [--all] [--json] [--config FILE]';
 
@@ -21,6 +29,8 @@ export async function checkCommand(args: string[], io: CliIo): Promise<number> {
   });
   if (!values.all && positionals.length === 0) throw new UsageError('name one or more stacks, or use --all');
   const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
+  // A config without stacks does not load, so none here means discovery found nothing.
+  if (values.all && config.stacks.length === 0) throw new ConfigError([NOTHING_DISCOVERED], config.file, NO_STACKS);
   const stacks = values.all ? config.stacks : selectStacks(config.stacks, positionals);
   const context = await createAppContext(config, { env: io.env });
   let outcomes: CheckOutcome[];

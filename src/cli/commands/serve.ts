@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { startServe } from '../../app/serve.js';
 import { loadConfig } from '../../config/load.js';
+import { ConfigError } from '../../domain/errors.js';
+import { slackEnvIssues } from '../../slack/env.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 
@@ -10,8 +12,13 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const port = Number(values.port ?? io.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`invalid port ${values.port ?? io.env.PORT}`);
-  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
-  const running = await startServe(config, { env: io.env, port });
+  const portSetting = values.port !== undefined ? '--port' : io.env.PORT !== undefined ? 'PORT' : 'the default port';
+  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env }).catch((err: unknown) => {
+    // The SLACK_* variables' problems with the file's, so that one start shows them all.
+    if (err instanceof ConfigError) throw new ConfigError([...err.issues, ...slackEnvIssues(io.env)], err.file);
+    throw err;
+  });
+  const running = await startServe(config, { env: io.env, port, portSetting });
   await new Promise<void>((resolve) => io.onShutdown(() => resolve()));
   await running.stop();
   return 0;

@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { detectTerraform } from '../../adapters/terraform/binary.js';
 import { validateConfigFile } from '../../config/load.js';
@@ -9,10 +10,12 @@ import type { CliIo } from '../io.js';
 export async function validateCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' } } });
   const result = await validateConfigFile({ file: values.config, cwd: io.cwd, env: io.env });
-  if (result.config) {
+  // Looked for also when the file has errors elsewhere: one run shows everything.
+  const binary = result.config?.terraform.binary ?? result.terraformBinary;
+  if (binary) {
     const env = Object.fromEntries(Object.entries(io.env).filter((e): e is [string, string] => e[1] !== undefined));
     try {
-      await detectTerraform(result.config.terraform.binary, env, result.config.baseDir);
+      await detectTerraform(binary, env, result.config?.baseDir ?? (result.file ? dirname(result.file) : io.cwd));
     } catch (err) {
       if (!(err instanceof DriftgateError)) throw err;
       result.issues.push({ path: 'terraform.binary', message: err.message });

@@ -35,7 +35,7 @@ function detail(o: CheckOutcome): string {
     case 'pending_approval':
       return `${formatCounts(o.analysis.counts)}${o.isNew ? '' : ' (seen before)'}${o.policy?.denied ? ', denied by policy' : ''}`;
     case 'errored':
-      return firstLine(o.error);
+      return reasonLine(o.error, o.stderrTail);
     case 'interrupted':
       return 'stopped before the plan finished';
     case 'blocked':
@@ -44,8 +44,27 @@ function detail(o: CheckOutcome): string {
 }
 
 function firstLine(text: string): string {
-  const line = text.split('\n').find((l) => l.trim()) ?? '';
+  return clip(text.split('\n').find((l) => l.trim()) ?? '');
+}
+
+function clip(line: string): string {
   return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}
+
+/**
+ * The line of an error that says why, for the table: terraform's first `Error:` line, else the first line
+ * after a heading such as `invalid config:` or `terraform init exited with code 1:`. The whole error
+ * follows the table.
+ */
+function reasonLine(error: string, stderrTail: string): string {
+  const lines = `${error}\n${stderrTail}`
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const terraformError = lines.find((l) => l.startsWith('Error: '));
+  if (terraformError) return clip(terraformError);
+  const [first = '', second] = lines;
+  return clip(first.endsWith(':') && second ? second : first);
 }
 
 /** The human report: a table of stacks, then the diff of each stack that has changes, then errors. */

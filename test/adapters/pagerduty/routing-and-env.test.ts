@@ -22,7 +22,10 @@ pagerduty:
   severity: { prod: critical, staging: warning }
 `;
 
-const parse = (text: string) => parseConfig(text, { baseDir: tmpdir(), env: {} });
+/** With `version: 1`, and a stack when the text names none. */
+const complete = (text: string) =>
+  `version: 1\n${text.includes('stacks:') ? '' : 'stacks: [{ name: a, dir: a }]\n'}${text}`;
+const parse = (text: string) => parseConfig(complete(text), { baseDir: tmpdir(), env: {} });
 
 describe('pagerduty config', () => {
   it('resolves the section and routes each stack by its first matching rule', async () => {
@@ -82,7 +85,7 @@ describe('pagerduty config', () => {
       message: 'must be one of "critical", "error", "warning", "info"',
     },
   ])('refuses $name, and never quotes a key', async ({ yaml, path, message }) => {
-    const result = await validateConfigText(`pagerduty:\n  ${yaml}\n`, { baseDir: tmpdir(), env: {} });
+    const result = await validateConfigText(complete(`pagerduty:\n  ${yaml}\n`), { baseDir: tmpdir(), env: {} });
     expect(result.issues).toContainEqual({ path, message: expect.stringContaining(message) });
     expect(JSON.stringify(result.issues)).not.toContain(KEY_PROD);
   });

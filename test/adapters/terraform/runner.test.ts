@@ -1,7 +1,7 @@
 import { cp, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, TerraformBinaryMissingError, TerraformError } from '../../../src/domain/errors.js';
+import { StackDirError, TerraformBinaryMissingError, TerraformError } from '../../../src/domain/errors.js';
 import { stackConfig } from '../../helpers/stack-config.js';
 import { testRunner, useTerraformTestDirs, writeFiles } from './fixtures.js';
 
@@ -95,9 +95,11 @@ resource "terraform_data" "a" {
       stderrTail: expect.stringMatching(/Unclosed configuration block|Argument or block definition required/),
     });
     const missing = join(dirs.tmp, 'nope');
-    const err = await runner.plan(stackConfig('test', missing), join(dirs.tmp, 'p.tfplan')).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ConfigError);
-    expect((err as ConfigError).message).toContain(missing);
+    const stack = stackConfig('test', missing, { configKey: 'stacks[3]' });
+    const err = await runner.plan(stack, join(dirs.tmp, 'p.tfplan')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StackDirError);
+    expect(err).toMatchObject({ code: 'STACK_DIR_UNUSABLE', problem: { kind: 'missing' } });
+    expect((err as StackDirError).message).toBe(`stacks[3].dir: directory ${missing} of stack "test" does not exist`);
   });
 
   it('keeps the tail of long output and marks it truncated', async () => {
@@ -122,10 +124,12 @@ resource "terraform_data" "a" {
 
     const notExecutable = join(dirs.tmp, 'terraform-not-executable');
     await writeFile(notExecutable, '#!/bin/sh\n', { mode: 0o644 });
+    const stackDir = join(dirs.tmp, 'binary-check');
+    await writeFiles(stackDir, { 'main.tf': '' });
     for (const binary of ['no-such-terraform-binary', notExecutable]) {
       const missing = testRunner(dirs.tfEnv, dirs.tmp, { binary }).runner;
       const err = await missing
-        .plan(stackConfig('test', dirs.tmp), join(dirs.tmp, 'p.tfplan'))
+        .plan(stackConfig('test', stackDir), join(dirs.tmp, 'p.tfplan'))
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(TerraformBinaryMissingError);
       expect((err as Error).message).toContain('terraform.binary');

@@ -148,9 +148,9 @@ describe('env and argv', () => {
   });
 
   it('rejects names that are not identifiers, naming the config path', () => {
-    const bad = stackConfig('test', '/s', { name: 'app', vars: { 'bad name': 'x' } });
+    const bad = stackConfig('test', '/s', { name: 'app', configKey: 'stacks[2]', vars: { 'bad name': 'x' } });
     expect(() => varsToEnv(bad)).toThrow(ConfigError);
-    expect(() => varsToEnv(bad)).toThrow('stacks.app.vars.bad name');
+    expect(() => varsToEnv(bad)).toThrow('stacks[2].vars["bad name"]: not a valid terraform identifier');
   });
 
   it('never puts var or backend values in argv', () => {
