@@ -95,7 +95,11 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
       : undefined;
   const deliverers = pagerdutySettings ? pagerdutyDeliverers(pagerdutySettings, links) : undefined;
 
-  const metrics = createMetrics();
+  // Gauges read the store at each scrape: right after a start they show the drift stored before it.
+  const metrics = createMetrics({
+    driftedStacks: () => store.listStacks().filter((s) => s.openDrift).length,
+    outboxPending: () => store.pendingCount(),
+  });
   const git = createGitSources({ dataDir: config.dataDir, env: options.env, logger });
   // GitHub, with credentials: remediation PRs, and the PRs (and their authors) of pending commits.
   const github = githubSettings
@@ -117,7 +121,6 @@ export async function startServe(config: DriftgateConfig, options: ServeOptions)
         (performance.now() - started) / 1000,
       );
       metrics.runsByOutcome.inc({ outcome: outcome.status });
-      metrics.driftedStacks.set(store.listStacks().filter((s) => s.openDrift).length);
       jobs.run('auto-apply', async () => autoApplyAfterCheck(applies, outcome));
       return outcome;
     },

@@ -11,7 +11,13 @@ export interface Metrics {
   outboxPending: Gauge;
 }
 
-export function createMetrics(): Metrics {
+/** Where the gauges read their value at each scrape: the store, so they are right from the start. */
+export interface GaugeSources {
+  driftedStacks(): number;
+  outboxPending(): number;
+}
+
+export function createMetrics(sources?: GaugeSources): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'driftgate_' });
   return {
@@ -33,6 +39,13 @@ export function createMetrics(): Metrics {
       name: 'driftgate_drifted_stacks',
       help: 'Stacks with an open drift',
       registers: [registry],
+      ...(sources
+        ? {
+            collect(this: Gauge) {
+              this.set(sources.driftedStacks());
+            },
+          }
+        : {}),
     }),
     slackApiErrors: new Counter({
       name: 'driftgate_slack_api_errors_total',
@@ -50,6 +63,13 @@ export function createMetrics(): Metrics {
       name: 'driftgate_outbox_pending',
       help: 'Outgoing Slack calls not yet delivered',
       registers: [registry],
+      ...(sources
+        ? {
+            collect(this: Gauge) {
+              this.set(sources.outboxPending());
+            },
+          }
+        : {}),
     }),
   };
 }
