@@ -36,6 +36,8 @@ export interface ServeOptions {
   host?: string;
   now?: () => Date;
   logDestination?: NodeJS.WritableStream;
+  /** The log format and level; default JSON at the config's `log.level`. */
+  log?: { format: 'json' | 'human'; level: string };
   /** How often the Slack outbox is polled; default 250 ms. */
   outboxPollMs?: number;
   /** GitHub client tuning (retry waits, write pacing); tests shorten them. */

@@ -8,6 +8,7 @@ import { createScheduler } from '../../services/scheduler.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { checkExitCode, checkReportJson, renderCheckReport } from '../render/check-report.js';
+import { logSettings } from '../log-options.js';
 import { selectStacks } from '../select-stacks.js';
 
 export const CHECK_USAGE = 'driftgate check [STACK|GLOB ...] [--all] [--json] [--config FILE]';
@@ -22,7 +23,11 @@ export async function checkCommand(args: string[], io: CliIo): Promise<number> {
   if (!values.all && positionals.length === 0) throw new UsageError('name one or more stacks, or use --all');
   const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
   const stacks = values.all ? config.stacks : selectStacks(config.stacks, positionals);
-  const context = await createAppContext(config, { env: io.env });
+  const context = await createAppContext(config, {
+    env: io.env,
+    logDestination: io.stderr,
+    log: logSettings(io.log, config.log.level, 'human'),
+  });
   let outcomes: CheckOutcome[];
   try {
     outcomes = await runChecks(context, stacks, io);
