@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -7,11 +7,17 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { messageProblems } from '../../src/slack/limits.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../helpers/cli.js';
 
+/** This machine's PATH less any dir holding a `driftgate` (a developer's npm link): the demo must name it by path. */
+const PATH_WITHOUT_DRIFTGATE = (process.env.PATH ?? '')
+  .split(delimiter)
+  .filter((dir) => !existsSync(join(dir, 'driftgate')))
+  .join(delimiter);
+
 describe.skipIf(!HAS_BUILD)(`driftgate demo (${HAS_BUILD ? 'built' : NO_BUILD_REASON})`, () => {
   it('applies the examples, drifts three stacks by hand and reports exactly those, masking the password, and previews the Slack alert', async () => {
     // The machine's TF_CLI_CONFIG_FILE may point at a missing file: the demo must not depend on it.
     const env = {
-      PATH: process.env.PATH,
+      PATH: PATH_WITHOUT_DRIFTGATE,
       HOME: process.env.HOME,
       TF_CLI_CONFIG_FILE: '/nonexistent/terraformrc',
       NO_COLOR: '1',
