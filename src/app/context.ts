@@ -32,6 +32,8 @@ export interface AppContextOptions {
   now?: () => Date;
   /** Where logs go; default stderr. */
   logDestination?: NodeJS.WritableStream;
+  /** The log format and level; default JSON at the config's `log.level`. */
+  log?: { format: 'json' | 'human'; level: string };
 }
 
 /**
@@ -113,7 +115,8 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
 
   const secrets = createSecretRegistry({ base: await configSecrets(config) });
   const logger = createLogger({
-    level: config.log.level,
+    level: options.log?.level ?? config.log.level,
+    format: options.log?.format ?? 'json',
     destination: options.logDestination ?? process.stderr,
     redact: (line, stack) => secrets.redact(line, stack),
   });

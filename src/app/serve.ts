@@ -35,6 +35,8 @@ export interface ServeOptions extends ListenOptions {
   env: Record<string, string | undefined>;
   now?: () => Date;
   logDestination?: NodeJS.WritableStream;
+  /** The log format and level; default JSON at the config's `log.level`. */
+  log?: { format: 'json' | 'human'; level: string };
   /** How often the Slack outbox is polled; default 250 ms. */
   outboxPollMs?: number;
   /** GitHub client tuning (retry waits, write pacing); tests shorten them. */
@@ -117,6 +119,11 @@ async function startServing(
       : undefined;
   const deliverers = pagerdutySettings ? pagerdutyDeliverers(pagerdutySettings, links) : undefined;
 
+  // Gauges read the store at each scrape: right after a start they show the drift stored before it.
+  metrics.readGaugesFrom({
+    driftedStacks: () => store.listStacks().filter((s) => s.openDrift).length,
+    outboxPending: () => store.pendingCount(),
+  });
   const git = createGitSources({ dataDir: config.dataDir, env: options.env, logger });
   // GitHub, with credentials: remediation PRs, and the PRs (and their authors) of pending commits.
   const github = githubSettings
@@ -138,7 +145,6 @@ async function startServing(
         (performance.now() - started) / 1000,
       );
       metrics.runsByOutcome.inc({ outcome: outcome.status });
-      metrics.driftedStacks.set(store.listStacks().filter((s) => s.openDrift).length);
       jobs.run('auto-apply', async () => autoApplyAfterCheck(applies, outcome));
       return outcome;
     },

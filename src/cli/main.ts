@@ -1,4 +1,5 @@
 import { ConfigError, DriftgateError } from '../domain/errors.js';
+import { suggest } from '../domain/suggest.js';
 import { baselineCommand, BASELINE_USAGE } from './commands/baseline.js';
 import { checkCommand, CHECK_USAGE } from './commands/check.js';
 import { demoCommand } from './commands/demo.js';
@@ -7,8 +8,10 @@ import { initCommand, INIT_USAGE } from './commands/init.js';
 import { serveCommand } from './commands/serve.js';
 import { unlockCommand } from './commands/unlock.js';
 import { validateCommand } from './commands/validate.js';
+import { commandHelp, driftgateVersion, GLOBAL_OPTIONS_USAGE, usageHint } from './help.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
+import { takeLogOptions } from './log-options.js';
 
 const USAGE = `driftgate: drift detection and reviewed applies for Terraform and OpenTofu
 
@@ -18,7 +21,7 @@ Usage:
   driftgate validate [--config FILE]
       Check the config file: every error with its path.
   driftgate serve [--config FILE] [--port N]
-      Run the scheduler (and /healthz, /readyz) until SIGTERM.
+      Run the scheduler (and /healthz, /readyz, /metrics) until SIGTERM; logs JSON.
   driftgate unlock STACK [--config FILE]
       Unblock a stack after an interrupted apply, once its real state was checked.
   ${BASELINE_USAGE}
@@ -30,6 +33,7 @@ Usage:
   driftgate demo [--keep]
       Offline demo on the bundled example stacks: apply, drift by hand, check.
 
+Every command takes ${GLOBAL_OPTIONS_USAGE} and --help; driftgate --version prints the version.
 The config file is --config, else $DRIFTGATE_CONFIG, else ./driftgate.yml.
 `;
 
@@ -46,24 +50,43 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
 
 /** Runs one CLI command and returns its exit code; never throws. */
 export async function main(argv: string[], io: CliIo): Promise<number> {
-  const [name, ...args] = argv;
-  if (!name || name === 'help' || name === '--help' || name === '-h') {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h') {
     io.stdout.write(USAGE);
     return name ? 0 : 1;
   }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    io.stdout.write(`driftgate ${driftgateVersion()}\n`);
+    return 0;
+  }
+  if (name === 'help') {
+    io.stdout.write(rest[0] && COMMANDS[rest[0]] ? commandHelp(USAGE, rest[0]) : USAGE);
+    return 0;
+  }
   const command = COMMANDS[name];
   if (!command) {
-    io.stderr.write(`driftgate: unknown command "${name}"\n\n${USAGE}`);
+    const close = suggest(name, Object.keys(COMMANDS), 1);
+    io.stderr.write(
+      `driftgate: unknown command "${name}"${close.length ? `; did you mean "${close[0]}"?` : ''}\n${usageHint(USAGE, name)}`,
+    );
     return 1;
   }
+  const own = rest.indexOf('--') < 0 ? rest : rest.slice(0, rest.indexOf('--'));
+  if (own.includes('--help') || own.includes('-h')) {
+    io.stdout.write(commandHelp(USAGE, name));
+    return 0;
+  }
   try {
-    return await command(args, io);
+    const { args, log } = takeLogOptions(rest);
+    return await command(args, { ...io, log });
   } catch (err) {
     if (
       err instanceof UsageError ||
       (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))
     ) {
-      io.stderr.write(`driftgate ${name}: ${err.message}\n\n${USAGE}`);
+      // node's parseArgs explains in a second sentence how to pass a positional starting with '-'.
+      const message = err instanceof UsageError ? err.message : (err as Error).message.split('. ')[0];
+      io.stderr.write(`driftgate ${name}: ${message}\n${usageHint(USAGE, name)}`);
     } else if (err instanceof ConfigError) {
       io.stderr.write(`driftgate ${name}: ${err.message}\n`);
     } else if (err instanceof DriftgateError) {

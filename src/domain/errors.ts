@@ -147,6 +147,25 @@ export class StackNotFoundError extends DriftgateError {
   }
 }
 
+/** A glob (`stage/*`) that matches no stack: says so, with the corrected glob and the prefixes that exist. */
+export class NoStackMatchesError extends DriftgateError {
+  readonly pattern: string;
+  readonly suggestions: string[];
+  readonly prefixes: string[];
+  constructor(pattern: string, suggestions: string[], prefixes: string[]) {
+    const didYouMean = suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : '';
+    const shown = prefixes.length > 12 ? [...prefixes.slice(0, 12), `and ${prefixes.length - 12} more`] : prefixes;
+    const where = prefixes.some((p) => p.endsWith('/')) ? 'the stacks are under' : 'the stacks are';
+    super(
+      'STACK_NOT_FOUND',
+      `no stack matches "${pattern}"${didYouMean}${prefixes.length ? ` (${where} ${shown.join(', ')})` : ' (no stacks are configured)'}`,
+    );
+    this.pattern = pattern;
+    this.suggestions = suggestions;
+    this.prefixes = prefixes;
+  }
+}
+
 export class InvalidTransitionError extends DriftgateError {
   constructor(
     readonly runId: string,

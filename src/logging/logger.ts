@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { humanLine } from './human-line.js';
 
 export type { Logger };
 
@@ -14,6 +15,8 @@ export interface CreateLoggerOptions {
    * was made, from later plans, are masked too.
    */
   redact: LineRedact;
+  /** `json` (one pino record a line, for machines: `serve`) or `human` (for a terminal); default json. */
+  format?: 'json' | 'human';
 }
 
 /**
@@ -22,10 +25,13 @@ export interface CreateLoggerOptions {
  */
 export function createLogger(options: CreateLoggerOptions): Logger {
   const { redact } = options;
+  const human = options.format === 'human';
   const opts = {
     level: options.level,
     timestamp: pino.stdTimeFunctions.isoTime,
-    hooks: { streamWrite: (line: string) => redactLine(line, redact) },
+    hooks: {
+      streamWrite: (line: string) => (human ? humanLine(redactLine(line, redact)) : redactLine(line, redact)),
+    },
   };
   return options.destination ? pino(opts, options.destination as DestinationStream) : pino(opts);
 }

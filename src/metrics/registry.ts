@@ -9,10 +9,19 @@ export interface Metrics {
   slackApiErrors: Counter<'method' | 'retriable'>;
   pagerdutyErrors: Counter<'retriable'>;
   outboxPending: Gauge;
+  /** From now on the gauges read `sources` at each scrape (the store, opened after the ports are taken). */
+  readGaugesFrom(sources: GaugeSources): void;
 }
 
-export function createMetrics(): Metrics {
+/** Where the gauges read their value at each scrape: the store, so they are right from the start. */
+export interface GaugeSources {
+  driftedStacks(): number;
+  outboxPending(): number;
+}
+
+export function createMetrics(initial?: GaugeSources): Metrics {
   const registry = new Registry();
+  let sources = initial;
   collectDefaultMetrics({ register: registry, prefix: 'driftgate_' });
   return {
     registry,
@@ -33,6 +42,9 @@ export function createMetrics(): Metrics {
       name: 'driftgate_drifted_stacks',
       help: 'Stacks with an open drift',
       registers: [registry],
+      collect(this: Gauge) {
+        if (sources) this.set(sources.driftedStacks());
+      },
     }),
     slackApiErrors: new Counter({
       name: 'driftgate_slack_api_errors_total',
@@ -50,7 +62,13 @@ export function createMetrics(): Metrics {
       name: 'driftgate_outbox_pending',
       help: 'Outgoing Slack calls not yet delivered',
       registers: [registry],
+      collect(this: Gauge) {
+        if (sources) this.set(sources.outboxPending());
+      },
     }),
+    readGaugesFrom(next) {
+      sources = next;
+    },
   };
 }
 

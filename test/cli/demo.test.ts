@@ -1,15 +1,23 @@
-import { readFile, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { chmod, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { messageProblems } from '../../src/slack/limits.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../helpers/cli.js';
 
+/** This machine's PATH less any dir holding a `driftgate` (a developer's npm link): the demo must name it by path. */
+const PATH_WITHOUT_DRIFTGATE = (process.env.PATH ?? '')
+  .split(delimiter)
+  .filter((dir) => !existsSync(join(dir, 'driftgate')))
+  .join(delimiter);
+
 describe.skipIf(!HAS_BUILD)(`driftgate demo (${HAS_BUILD ? 'built' : NO_BUILD_REASON})`, () => {
   it('applies the examples, drifts three stacks by hand and reports exactly those, masking the password, and previews the Slack alert', async () => {
     // The machine's TF_CLI_CONFIG_FILE may point at a missing file: the demo must not depend on it.
     const env = {
-      PATH: process.env.PATH,
+      PATH: PATH_WITHOUT_DRIFTGATE,
       HOME: process.env.HOME,
       TF_CLI_CONFIG_FILE: '/nonexistent/terraformrc',
       NO_COLOR: '1',
@@ -52,5 +60,35 @@ describe.skipIf(!HAS_BUILD)(`driftgate demo (${HAS_BUILD ? 'built' : NO_BUILD_RE
     expect(url, result.stdout).toMatch(/^https:\/\/app\.slack\.com\/block-kit-builder#/);
     expect(JSON.parse(decodeURIComponent(new URL(url!).hash.slice(1)))).toEqual({ blocks: message.blocks });
     expect(json).not.toContain(secret);
+    // driftgate is not on this PATH: the hint runs it by its path.
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(
+      `Run \`node ${realpathSync(BIN)} demo --keep\` to keep the demo directory and try \`driftgate check\` on it.`,
+    );
+  });
+
+  it('with --keep, ends with a command that works where it is run: `driftgate` when that is on the PATH', async () => {
+    // What `npm link` makes: an executable `driftgate` on the PATH that is this build.
+    const bin = await mkdtemp(join(tmpdir(), 'driftgate-demo-bin-'));
+    onTestFinished(() => rm(bin, { recursive: true, force: true }));
+    await chmod(BIN, 0o755);
+    await symlink(BIN, join(bin, 'driftgate'));
+    const env = { PATH: `${bin}${delimiter}${process.env.PATH}`, HOME: process.env.HOME, NO_COLOR: '1' };
+    const demo = await execa('node', [BIN, 'demo', '--keep'], { env, extendEnv: false, reject: false });
+    expect(demo.exitCode, demo.stderr).toBe(0);
+    expect(demo.stderr).toBe('');
+    const last = demo.stdout.trimEnd().split('\n').at(-1)!;
+    const work = /^Try it yourself: cd (\S+) && driftgate check --all$/.exec(last)?.[1];
+    expect(work, last).toBeDefined();
+    onTestFinished(() => rm(work!, { recursive: true, force: true }));
+
+    const tried = await execa('sh', ['-c', last.slice('Try it yourself: '.length)], {
+      env,
+      extendEnv: false,
+      reject: false,
+    });
+    expect(tried.exitCode, tried.stderr).toBe(2);
+    expect(tried.stdout.split('\n')[0]).toMatch(/^STACK +STATUS +RUN +CHANGES$/);
+    expect(tried.stdout).toMatch(/^prod\/database +DRIFTED /m);
+    expect(tried.stderr).toBe('');
   });
 });

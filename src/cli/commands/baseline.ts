@@ -24,6 +24,16 @@ async function baselineCommit(stack: Stack, commit: string | undefined, dataDir:
   return commit ? checkout.commit(commit) : head;
 }
 
+/** A commit sha as git abbreviates it: 7 to 64 hex characters (sha-1 is 40, sha-256 64). */
+function checkCommitArgument(commit: string): void {
+  if (!/^[0-9a-fA-F]*$/.test(commit))
+    throw new UsageError(`--commit "${commit}" is not a commit sha: only hex digits (0-9, a-f)`);
+  if (commit.length < 7 || commit.length > 64)
+    throw new UsageError(
+      `--commit "${commit}" has ${commit.length} characters: a commit sha has 7 to 64 hex characters`,
+    );
+}
+
 /**
  * `driftgate baseline STACK`: records a commit as the one last applied to a stack that was applied outside
  * driftgate, so that later plans tell drift (changes at that commit) from merged changes not yet applied.
@@ -35,11 +45,10 @@ export async function baselineCommand(args: string[], io: CliIo): Promise<number
     options: { commit: { type: 'string' }, config: { type: 'string', short: 'c' } },
   });
   if (positionals.length !== 1) throw new UsageError('name exactly one stack to baseline');
-  if (values.commit !== undefined && !/^[0-9a-f]{7,64}$/.test(values.commit))
-    throw new UsageError('--commit takes a commit sha (hex)');
+  if (values.commit !== undefined) checkCommitArgument(values.commit);
   const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
   const [stack] = selectStacks(config.stacks, positionals);
-  const commit = await baselineCommit(stack!, values.commit, config.dataDir, io.env);
+  const commit = await baselineCommit(stack!, values.commit?.toLowerCase(), config.dataDir, io.env);
   const store = openSqliteStore({ path: join(config.dataDir, 'driftgate.db') });
   try {
     const previous = store.upsertStack(stack!.name).lastAppliedCommit;

@@ -9,6 +9,7 @@ import { createScheduler } from '../../services/scheduler.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { checkExitCode, checkReportJson, renderCheckReport } from '../render/check-report.js';
+import { logSettings } from '../log-options.js';
 import { selectStacks } from '../select-stacks.js';
 
 const NO_STACKS = 'no stacks to check:';
@@ -32,7 +33,11 @@ export async function checkCommand(args: string[], io: CliIo): Promise<number> {
   // A config without stacks does not load, so none here means discovery found nothing.
   if (values.all && config.stacks.length === 0) throw new ConfigError([NOTHING_DISCOVERED], config.file, NO_STACKS);
   const stacks = values.all ? config.stacks : selectStacks(config.stacks, positionals);
-  const context = await createAppContext(config, { env: io.env });
+  const context = await createAppContext(config, {
+    env: io.env,
+    logDestination: io.stderr,
+    log: logSettings(io.log, config.log.level, 'human'),
+  });
   let outcomes: CheckOutcome[];
   try {
     outcomes = await runChecks(context, stacks, io);

@@ -7,7 +7,9 @@ import { loadConfig } from '../../config/load.js';
 import type { Stack } from '../../domain/stack.js';
 import type { CliIo } from '../io.js';
 import { checkExitCode, renderCheckReport } from '../render/check-report.js';
+import { logSettings } from '../log-options.js';
 import { packageRoot } from '../package-root.js';
+import { selfCommand, shellQuote } from '../self-command.js';
 import { editResourceInput, forgetResource, type TerraformCli } from './demo-drift.js';
 import { writeSlackPreview } from './demo-slack-preview.js';
 import { runChecks } from './check.js';
@@ -29,8 +31,11 @@ export async function demoCommand(args: string[], io: CliIo): Promise<number> {
     await writeFile(cliConfig, 'disable_checkpoint = true\n');
     const env = { ...io.env, TF_CLI_CONFIG_FILE: cliConfig, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' };
     const config = await loadConfig({ file: join(work, 'driftgate.yml'), cwd: work, env });
-    config.log.level = 'warn';
-    const context = await createAppContext(config, { env });
+    const context = await createAppContext(config, {
+      env,
+      logDestination: io.stderr,
+      log: logSettings(io.log, config.log.level, 'human'),
+    });
     const version = await context.deps.terraform.version();
 
     say(`driftgate demo in ${work}`);
@@ -81,8 +86,12 @@ export async function demoCommand(args: string[], io: CliIo): Promise<number> {
       say('');
     }
     say(`The database password is a sensitive variable: it is shown as (sensitive value) everywhere above.`);
-    if (kept) say(`Try it yourself: cd ${work} && driftgate check --all --json`);
-    else say('Run `npm run demo -- --keep` to keep the demo directory and try `driftgate check` on it.');
+    const self = selfCommand(io.env);
+    if (kept) {
+      say(`Try it yourself: cd ${shellQuote(work)} && ${self.command} check --all`);
+      if (!self.onPath)
+        say('(`npm link` or `npm install -g` puts `driftgate` on your PATH: see Install in the README.)');
+    } else say(`Run \`${self.command} demo --keep\` to keep the demo directory and try \`driftgate check\` on it.`);
     const code = checkExitCode(outcomes);
     return code === 2 ? 0 : 1;
   } finally {

@@ -5,6 +5,7 @@ import { ConfigError } from '../../domain/errors.js';
 import { slackEnvIssues } from '../../slack/env.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
+import { logSettings } from '../log-options.js';
 
 /** `driftgate serve`: runs until SIGTERM/SIGINT, then shuts down gracefully. */
 export async function serveCommand(args: string[], io: CliIo): Promise<number> {
@@ -18,7 +19,13 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     if (err instanceof ConfigError) throw new ConfigError([...err.issues, ...slackEnvIssues(io.env)], err.file);
     throw err;
   });
-  const running = await startServe(config, { env: io.env, port, portSetting });
+  const running = await startServe(config, {
+    env: io.env,
+    port,
+    portSetting,
+    logDestination: io.stderr,
+    log: logSettings(io.log, config.log.level, 'server'),
+  });
   await new Promise<void>((resolve) => io.onShutdown(() => resolve()));
   await running.stop();
   return 0;

@@ -43,7 +43,10 @@ export function parseDriftCommand(text: string, stackNames: readonly string[]): 
       const match = matchStacks(stackNames, args);
       return match.ok
         ? { kind: 'check', stacks: match.names }
-        : fail(`no stack matches \`${match.pattern}\``, match.suggestions);
+        : fail(
+            `no stack matches \`${match.pattern}\`${match.prefixes.length ? ` (the stacks are ${match.prefixes.some((p) => p.endsWith('/')) ? 'under ' : ''}${match.prefixes.map((p) => `\`${p}\``).join(', ')})` : ''}`,
+            match.suggestions,
+          );
     }
     case 'show':
     case 'unsilence':

@@ -26,7 +26,7 @@ describe('parseDriftCommand', () => {
   it.each([
     ['chek prod/database', /unknown subcommand `chek`/, 'check'],
     ['show prod/databse', /no stack named `prod\/databse`/, 'prod/database'],
-    ['check prd/*', /no stack matches `prd\/\*`/, undefined],
+    ['check prd/*', /^no stack matches `prd\/\*` \(the stacks are under `dev\/`, `prod\/`/, 'prod/*'],
     ['silence prod/database soon', /not a duration/, undefined],
     ['show', /usage: \/drift show <stack>/, undefined],
     ['check', /usage: \/drift check/, undefined],

@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from './package-root.js';
+
+/** Options every command takes (read by `main` before the command parses its own). */
+export const GLOBAL_OPTIONS_USAGE = '[--log-format human|json] [--log-level LEVEL]';
+
+/** What each option of a command means, for `driftgate COMMAND --help`. */
+const OPTIONS: Record<string, [string, string][]> = {
+  check: [
+    ['STACK|GLOB', 'a stack name, or a glob such as prod/* (quote it in a shell)'],
+    ['--all', 'every configured and discovered stack'],
+    ['--json', 'one JSON document (format version 1) instead of the table and diffs'],
+  ],
+  serve: [['--port N', 'port of /healthz, /readyz, /metrics and the Slack endpoint; default $PORT, else 3000']],
+  baseline: [['--commit SHA', 'the commit to record, 7 to 64 hex characters; default the branch head']],
+  demo: [['--keep', 'keep the demo directory to run driftgate check on it afterwards']],
+};
+
+const COMMON: [string, string][] = [
+  ['--config FILE', 'the config file; default $DRIFTGATE_CONFIG, else ./driftgate.yml'],
+  ['--log-format human|json', 'log lines on stderr: human (default) or JSON (default for serve)'],
+  ['--log-level LEVEL', 'trace, debug, info, warn, error, fatal, silent; default warn, or log.level for JSON'],
+  ['-h, --help', 'this help'],
+];
+
+/**
+ * The lines of the top-level usage about one command: its usage line, then the indented description
+ * under it. Read from the usage text itself, so a command added there has its help and usage line too.
+ */
+export function commandUsage(usage: string, name: string): { line: string; description: string[] } | undefined {
+  const lines = usage.split('\n');
+  const start = lines.findIndex((l) => l.trim().startsWith(`driftgate ${name} `) || l.trim() === `driftgate ${name}`);
+  if (start < 0) return undefined;
+  const description: string[] = [];
+  for (const l of lines.slice(start + 1)) {
+    if (!/^ {5,}\S/.test(l)) break;
+    description.push(l.trim());
+  }
+  return { line: lines[start]!.trim(), description };
+}
+
+/** `driftgate COMMAND --help`. */
+export function commandHelp(usage: string, name: string): string {
+  const found = commandUsage(usage, name);
+  if (!found) return usage;
+  const options = [
+    ...(OPTIONS[name] ?? []),
+    ...COMMON.filter(([flag]) => flag !== '--config FILE' || found.line.includes('--config')),
+  ];
+  const width = Math.max(...options.map(([flag]) => flag.length));
+  return [
+    `Usage: ${found.line}`,
+    '',
+    ...found.description,
+    '',
+    'Options:',
+    ...options.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`),
+    '',
+  ].join('\n');
+}
+
+/** The usage line of a command and where to read more: what a mistake in calling it prints. */
+export function usageHint(usage: string, name: string): string {
+  const found = commandUsage(usage, name);
+  return found
+    ? `usage: ${found.line}\nRun 'driftgate ${name} --help' for its options.\n`
+    : `Run 'driftgate --help' for the commands.\n`;
+}
+
+/** driftgate's own version, from its package.json. */
+export function driftgateVersion(root = packageRoot()): string {
+  return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+}
