@@ -74,7 +74,13 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
       (await analyseAfresh(deps, stack, run, planFile, plan, options));
     store.setPlanSignature(run.id, signature);
     logger.info(
-      { stack: stack.name, runId: run.id, initRan: plan.initRan, ms: plan.durationMs, reusedFrom: found.reusedFrom },
+      {
+        stack: stack.name,
+        runId: run.id,
+        initRan: plan.initRan,
+        ms: plan.durationMs,
+        ...(found.reusedFrom ? { reusedFrom: found.reusedFrom } : {}),
+      },
       'plan finished',
     );
     return await recordOutcome(deps, stack, run, found.analysis, found.planSha256, found.policy);

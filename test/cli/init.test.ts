@@ -48,7 +48,9 @@ describe('driftgate init', () => {
     expect(yaml).toContain('  - glob: "environments/*/*"\n');
     expect(yaml).toContain('    #   db_password: ${DB_PASSWORD}\n');
     expect(yaml).toContain('    - environments: ["prod"]\n      count: 2');
-    expect(init.stdout.trimEnd().split('\n').at(-1)).toBe('Then: driftgate doctor --config examples/driftgate.yml');
+    expect(init.stdout.trimEnd().split('\n').at(-1)).toMatch(
+      /^Then: .*driftgate(\.js)? doctor --config examples\/driftgate\.yml$/,
+    );
     expect(validate.stdout).toBe(
       `warning: approvers.groups.platform: has no users and no usergroups: it grants nobody\n${file}: ok, 9 stacks, 1 warning\n`,
     );

@@ -48,7 +48,9 @@ describe('logs of the commands a person runs', () => {
     const result = await runCli(['check', 'dev/app', '--log-level', 'info'], { cwd: repo, env });
     expect(result.code).toBe(2);
     const lines = result.stderr.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^info: plan finished {2}stack=dev\/app runId=r_\w+ initRan=(true|false) ms=\d+$/);
+    expect(lines[0]).toMatch(
+      /^info: plan finished {2}stack=dev\/app runId=r_\w+ initRan=(true|false) ms=\d+( reusedFrom=r_\w+)?$/,
+    );
     for (const line of lines) expect(line).toMatch(/^(trace|debug|info|warn|error|fatal): /);
     expect(result.stdout.split('\n')[0]).toMatch(/^STACK +STATUS/);
   });

@@ -1,3 +1,4 @@
+import { selfCommand } from '../self-command.js';
 import { access, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -67,6 +68,7 @@ export async function initCommand(args: string[], io: CliIo): Promise<number> {
   for (const item of advice.fillIn) say(`  ${item}`);
   const shown = relative(io.cwd, file);
   const option = shown === 'driftgate.yml' ? '' : ` --config ${shown.startsWith('..') ? file : shown}`;
-  say(`Then: driftgate doctor${option}`);
+  // A command that works where it is run: `driftgate` when this build is on the PATH, else node and its path.
+  say(`Then: ${selfCommand(io.env).command} doctor${option}`);
   return code;
 }
