@@ -148,6 +148,7 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
     timeouts: config.terraform.timeouts,
     maxPlanAgeMs: config.defaults.maxPlanAge,
     lockTtlMs: config.defaults.lockTtl,
+    notConvergingAfter: config.defaults.notConvergingAfter,
     ...(evaluatePolicies
       ? { evaluatePolicies, policyDigest: createHash('sha256').update(JSON.stringify(config.policies)).digest('hex') }
       : {}),

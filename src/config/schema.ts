@@ -183,6 +183,8 @@ export const DefaultsConfig = z.strictObject({
   shutdownTimeout: duration().prefault('2m'),
   /** Delivered Slack and PagerDuty outbox items older than this are deleted by the daily retention. */
   outboxRetention: duration().prefault('7d'),
+  /** After this many checks in a row with the same plan, the stack is named as not converging (once). */
+  notConvergingAfter: z.number().int().min(2).default(12),
 });
 export type DefaultsConfig = z.infer<typeof DefaultsConfig>;
 

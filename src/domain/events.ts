@@ -17,6 +17,8 @@ export type DomainEvent =
       analysis: PlanAnalysis;
       previousRunId?: string;
       policy?: PolicyEvaluation;
+      /** Set on the check that makes `notConverging` checks in a row with these same changes: said once. */
+      notConverging?: number;
     }
   /** `previousRunId`: the run that held the open drift (its message says the drift is resolved now). */
   | { type: 'drift_resolved'; stack: string; run: Run; previousFingerprint: string; previousRunId: string }
@@ -69,7 +71,7 @@ export type Verification = 'clean' | 'still_drifting' | 'failed';
  */
 export type Announcement =
   | { type: 'drift_detected' | 'plan_pending_approval' | 'no_changes' }
-  | { type: 'plan_refreshed'; previousRunId?: string }
+  | { type: 'plan_refreshed'; previousRunId?: string; notConverging?: number }
   | { type: 'drift_resolved'; previousFingerprint: string; previousRunId: string };
 
 export type DomainEventType = DomainEvent['type'];

@@ -47,6 +47,11 @@ export interface RunStore {
   blockStack(name: string, reason: string): void;
   unblockStack(name: string): void;
   setLastAppliedCommit(name: string, sha: string): void;
+  /**
+   * Counts the checks in a row that planned the changes `fingerprint` (undefined: a clean plan, which
+   * ends the count). Returns the count, this check included.
+   */
+  countSamePlan(name: string, fingerprint: string | undefined): number;
 
   /** Runs `work` in one transaction: every write in it is recorded, or none is. */
   atomically<T>(work: () => T): T;

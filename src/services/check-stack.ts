@@ -26,6 +26,8 @@ export type CheckOutcome =
       analysis: PlanAnalysis;
       isNew: boolean;
       policy?: PolicyEvaluation;
+      /** Checks in a row with this same plan, once that is `notConvergingAfter` or more (a perpetual diff). */
+      notConverging?: number;
     }
   | { stack: string; status: 'errored'; run?: Run; error: string; stderrTail: string }
   | { stack: string; status: 'interrupted'; run: Run }
@@ -253,6 +255,7 @@ function record(
       });
     }
     const closed = store.closeDrift(stack.name);
+    store.countSamePlan(stack.name, undefined);
     store.setStackStatus(stack.name, 'in_sync', run.id);
     return {
       outcome: { stack: stack.name, status: 'no_changes', run: done, analysis, resolved: Boolean(closed) },
@@ -273,11 +276,25 @@ function record(
     kind === 'drift'
       ? store.openDrift(stack.name, { fingerprint: analysis.fingerprint, runId: run.id, counts: analysis.counts })
       : !previous;
+  // Named once, on the check that reaches the threshold: later ones of the same plan stay quiet.
+  const repeats = store.countSamePlan(stack.name, analysis.fingerprint);
   const announcement: Announcement = isNew
     ? { type: kind === 'drift' ? 'drift_detected' : 'plan_pending_approval' }
-    : { type: 'plan_refreshed', ...(previous ? { previousRunId: previous.id } : {}) };
+    : {
+        type: 'plan_refreshed',
+        ...(previous ? { previousRunId: previous.id } : {}),
+        ...(repeats === deps.notConvergingAfter ? { notConverging: repeats } : {}),
+      };
   return {
-    outcome: { stack: stack.name, status: to, run: done, analysis, isNew, ...(policy ? { policy } : {}) },
+    outcome: {
+      stack: stack.name,
+      status: to,
+      run: done,
+      analysis,
+      isNew,
+      ...(policy ? { policy } : {}),
+      ...(repeats >= deps.notConvergingAfter ? { notConverging: repeats } : {}),
+    },
     announcement: announce(announcement),
   };
 }

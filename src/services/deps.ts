@@ -41,6 +41,8 @@ export interface ServiceDeps {
   maxPlanAgeMs: number;
   /** How long a stack lock outlives its holder's last heartbeat (`defaults.lockTtl`). */
   lockTtlMs: number;
+  /** Checks in a row with the same plan after which a stack is named as not converging. */
+  notConvergingAfter: number;
   /** The config's policies over a plan (values masked by `redactor`); absent when there are none. */
   evaluatePolicies?: (plan: PlanJson, redactor: Redactor, stack: Stack, kind: RunKind) => PolicyEvaluation;
   /** Digest of the policies `evaluatePolicies` applies: a plan judged under others is not reused. */

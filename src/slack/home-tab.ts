@@ -20,6 +20,7 @@ export async function publishHome(deps: HomeDeps, userId: string, notice?: strin
       deps.store,
       deps.config.stacks.filter((s) => sees(s.name)),
       now,
+      deps.config.defaults.notConvergingAfter,
     ),
     pending: pendingApprovals(deps.store, deps.stack, deps.messages).filter((p) => sees(p.stack.name)),
     activity: deps.store

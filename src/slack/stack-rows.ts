@@ -6,7 +6,12 @@ import type { PendingApprovalItem } from './blocks/render-home.js';
 import type { StackStatusRow } from './blocks/status-blocks.js';
 import type { RunMessages } from './notifier/run-messages.js';
 
-export function stackRows(store: Store, stacks: readonly Stack[], now: Date): StackStatusRow[] {
+export function stackRows(
+  store: Store,
+  stacks: readonly Stack[],
+  now: Date,
+  notConvergingAfter = Number.POSITIVE_INFINITY,
+): StackStatusRow[] {
   const records = new Map(store.listStacks().map((r) => [r.name, r]));
   const waiting = store.listRuns({ states: [...AWAITING_DECISION] });
   return stacks.map((stack) => {
@@ -23,6 +28,9 @@ export function stackRows(store: Store, stacks: readonly Stack[], now: Date): St
       ...(pending.length ? { pendingApprovals: pending.length } : {}),
       ...(silence ? { silencedUntil: silence.until } : {}),
       ...(record?.blockedReason ? { blockedReason: record.blockedReason } : {}),
+      ...(record?.samePlan && record.samePlan.checks >= notConvergingAfter
+        ? { notConverging: record.samePlan.checks }
+        : {}),
     };
   });
 }

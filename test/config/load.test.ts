@@ -52,6 +52,7 @@ describe('parseConfig', () => {
       maxPlanAge: 4 * 3_600_000,
       shutdownTimeout: 120_000,
       outboxRetention: 7 * 86_400_000,
+      notConvergingAfter: 12,
     });
     expect(config.log).toEqual({ level: 'debug' });
     expect(config.stacks).toEqual([

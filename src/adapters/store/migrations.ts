@@ -162,6 +162,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN plan_signature TEXT;
   CREATE INDEX runs_plan_signature ON runs (stack, plan_signature);
   `,
+  // How many checks in a row have planned the same changes (a perpetual diff is named after K of them).
+  `
+  ALTER TABLE stacks ADD COLUMN same_plan_fingerprint TEXT;
+  ALTER TABLE stacks ADD COLUMN same_plan_checks INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** The database was written by a newer driftgate: older code must not guess at a schema it does not know. */

@@ -64,6 +64,8 @@ export const StackRow = z.object({
   drift_counts: json(ActionCountsJson).nullable(),
   blocked_reason: optText,
   last_applied_commit: optText,
+  same_plan_fingerprint: optText.optional(),
+  same_plan_checks: z.number().int().nonnegative().optional(),
 });
 
 export const ArtifactRow = z.object({
@@ -157,6 +159,11 @@ export function toStack(raw: unknown): StackRecord {
       : undefined,
     blockedReason: opt(r.blocked_reason),
     lastAppliedCommit: opt(r.last_applied_commit),
+    // Named from the second check on: one plan is not yet a repeated one.
+    samePlan:
+      r.same_plan_fingerprint && (r.same_plan_checks ?? 0) >= 2
+        ? { fingerprint: r.same_plan_fingerprint, checks: r.same_plan_checks! }
+        : undefined,
   });
 }
 

@@ -12,7 +12,11 @@ type RunNoteQueries = Pick<
 
 const StoredAnnouncement = z.discriminatedUnion('type', [
   z.object({ type: z.enum(['drift_detected', 'plan_pending_approval', 'no_changes']) }),
-  z.object({ type: z.literal('plan_refreshed'), previousRunId: z.string().optional() }),
+  z.object({
+    type: z.literal('plan_refreshed'),
+    previousRunId: z.string().optional(),
+    notConverging: z.number().int().optional(),
+  }),
   z.object({ type: z.literal('drift_resolved'), previousFingerprint: z.string(), previousRunId: z.string() }),
 ]);
 

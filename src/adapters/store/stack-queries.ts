@@ -13,6 +13,7 @@ type StackQueries = Pick<
   | 'blockStack'
   | 'unblockStack'
   | 'setLastAppliedCommit'
+  | 'countSamePlan'
 >;
 
 const CLEAR_DRIFT = `drift_fingerprint = NULL, drift_run_id = NULL, drift_first_seen_at = NULL,
@@ -90,6 +91,19 @@ export function stackQueries(ctx: StoreContext): StackQueries {
     },
     setLastAppliedCommit(name, sha) {
       write('UPDATE stacks SET last_applied_commit = ? WHERE name = ?', name, sha);
+    },
+    countSamePlan(name, fingerprint) {
+      ensureStack(ctx, name);
+      const row = ctx
+        .stmt(
+          `UPDATE stacks SET
+             same_plan_checks = CASE WHEN ? IS NULL THEN 0
+               WHEN same_plan_fingerprint = ? THEN same_plan_checks + 1 ELSE 1 END,
+             same_plan_fingerprint = ?
+           WHERE name = ? RETURNING same_plan_checks`,
+        )
+        .get(fingerprint ?? null, fingerprint ?? null, fingerprint ?? null, name) as { same_plan_checks: number };
+      return row.same_plan_checks;
     },
   };
 }

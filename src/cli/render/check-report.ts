@@ -112,6 +112,7 @@ export function checkReportJson(outcomes: CheckOutcome[]): object {
             ...base,
             kind: o.run.kind ?? null,
             isNew: o.isNew,
+            notConverging: o.notConverging ?? null,
             fingerprint: o.analysis.fingerprint,
             counts: o.analysis.counts,
             changes: o.analysis.changes,

@@ -60,6 +60,8 @@ export interface StackRecord {
   blockedReason?: string;
   /** Commit last applied through driftgate (or baselined). */
   lastAppliedCommit?: string;
+  /** Set once two or more checks in a row planned the same changes (`fingerprint`): a perpetual diff. */
+  samePlan?: { fingerprint: string; checks: number };
 }
 
 /** The process working on a lock or a run: `start` tells it apart from a later process given the same pid. */

@@ -21,6 +21,8 @@ export interface StackStatusRow {
   pendingApprovals?: number;
   silencedUntil?: Date;
   blockedReason?: string;
+  /** Checks in a row that planned these same changes, once that is `defaults.notConvergingAfter` or more. */
+  notConverging?: number;
 }
 
 const GROUPS: { status: StackStatus; title: string }[] = [
@@ -36,6 +38,7 @@ function rowLine(row: StackStatusRow): string {
   const parts = [`• ${stackLabel(row)}`];
   if (row.counts) parts.push(formatCounts(row.counts));
   if (row.pendingApprovals) parts.push(plural(row.pendingApprovals, 'pending approval'));
+  if (row.notConverging) parts.push(`:repeat: not converging (the same plan for ${row.notConverging} checks)`);
   parts.push(row.lastCheckAt ? `checked ${slackDate(row.lastCheckAt, '{date_short_pretty} {time}')}` : 'never checked');
   if (row.silencedUntil) parts.push(`:mute: silenced until ${slackDate(row.silencedUntil)}`);
   if (row.blockedReason) parts.push(`blocked: ${escapeMrkdwn(truncate(row.blockedReason, 200))}`);

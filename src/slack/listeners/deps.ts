@@ -16,7 +16,9 @@ import type { Jobs } from '../../services/jobs.js';
  * Each handler takes the `Pick<>` of it that it uses.
  */
 export interface SlackDeps extends ApprovalServiceDeps {
-  config: Pick<DriftgateConfig, 'stacks' | 'slack' | 'approvers'>;
+  config: Pick<DriftgateConfig, 'stacks' | 'slack' | 'approvers'> & {
+    defaults: Pick<DriftgateConfig['defaults'], 'notConvergingAfter'>;
+  };
   /** `/drift check` queues checks; `/drift status` reads what runs. */
   scheduler: Pick<Scheduler<CheckOutcome>, 'request' | 'exclusive' | 'status'>;
   messages: RunMessages;

@@ -17,6 +17,7 @@ import type { Run } from '../../domain/run/model.js';
 import type { EventBus } from '../../services/event-bus.js';
 import type { ServiceLogger } from '../../services/deps.js';
 import { renderDigest } from '../blocks/render-digest.js';
+import { renderNotConverging } from '../blocks/render-not-converging.js';
 import { renderPlanFailed } from '../blocks/render-plan-failed.js';
 import { errorMessage } from '../../domain/errors.js';
 import { createAlertBatcher } from './alert-batcher.js';
@@ -120,6 +121,20 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     });
   }
 
+  /** Names a perpetual diff once per run: in the thread of its alert (broadcast), or in the channel. */
+  function notConvergingOnce(run: Run, checks: number, hasThread: boolean): void {
+    if (store.listAudit({ runId: run.id }).some((a) => a.action === 'not_converging') || !run.counts) return;
+    const message = renderNotConverging({ stack: run.stack, counts: run.counts, checks });
+    if (hasThread || store.hasMessage(run.id)) messages.reply(run, message, { broadcast: true });
+    else
+      store.enqueue({
+        key: stackKey(run.stack),
+        method: 'chat.postMessage',
+        payload: { channel: messages.channelOf(run.stack), ...message },
+      });
+    audit(run, 'not_converging', { checks });
+  }
+
   /** Messages of the runs this run replaced say so (all but `except`, whose message the run takes over). */
   async function markSuperseded(run: Run, except?: string): Promise<void> {
     const replaced = store
@@ -138,9 +153,13 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       await markSuperseded(run);
       alert(run, found);
     }),
-    deps.bus.on('plan_refreshed', async ({ run, previousRunId, ...found }) => {
+    deps.bus.on('plan_refreshed', async ({ run, previousRunId, notConverging, ...found }) => {
       await markSuperseded(run, previousRunId);
-      if (previousRunId && (await messages.update(run, { kind: 'awaiting' }, { messageOf: previousRunId }))) return;
+      const updated =
+        previousRunId !== undefined && (await messages.update(run, { kind: 'awaiting' }, { messageOf: previousRunId }));
+      // After the update, which makes the predecessor's message this run's: the reply goes to its thread.
+      if (notConverging) notConvergingOnce(run, notConverging, updated);
+      if (updated) return;
       // The predecessor went out in a digest: its stack is listed there already.
       const previous = previousRunId ? store.listAudit({ runId: previousRunId }) : [];
       if (previous.some((a) => ALERTED.includes(a.action))) {
