@@ -9,9 +9,10 @@ import { benchRemediation } from './remediation.js';
 import { benchSlackClicks } from './slack-clicks.js';
 import { benchStore } from './store.js';
 import { benchSweep } from './sweep.js';
+import { benchSweepAws } from './sweep-aws.js';
 
 /**
- * `npm run bench [-- sweep|analysis|slack|policy|remediation|store]`: runs the benchmarks and rewrites their sections of
+ * `npm run bench [-- sweep|aws-sweep|analysis|slack|policy|remediation|store]`: runs the benchmarks and rewrites their sections of
  * bench/results.md, keeping the sections of benchmarks not run this time.
  */
 const BENCHES: Record<
@@ -19,6 +20,7 @@ const BENCHES: Record<
   (ctx: { workDir: string; env: Record<string, string>; bin: string }) => Promise<{ markdown: string }>
 > = {
   sweep: benchSweep,
+  'aws-sweep': benchSweepAws,
   analysis: benchPlanAnalysis,
   slack: benchSlackClicks,
   policy: benchPolicies,
