@@ -42,11 +42,15 @@ async function loop(estate: Estate): Promise<{ init: Timing; plan: Timing }> {
       extendEnv: false,
     });
   const init = await timed(() => pass('terraform init -input=false -no-color >/dev/null'));
-  const plan = await timed(() =>
-    pass(
+  let stderr = '';
+  const plan = await timed(async () => {
+    const result = await pass(
       `terraform plan -detailed-exitcode -input=false -no-color >/dev/null; c=$?; [ $c -eq 1 ] && echo "plan failed in $d" >&2; true`,
-    ),
-  );
+    );
+    stderr = result.stderr;
+  });
+  // A plan that fails early would make the loop look cheap.
+  if (stderr.includes('plan failed')) throw new Error(`the loop's plans failed:\n${stderr.slice(-2000)}`);
   return { init, plan };
 }
 

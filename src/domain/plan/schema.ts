@@ -5,10 +5,11 @@
  *
  * zod defines the structure and words every error, but a valid plan never reaches it: guards
  * (fast-checks.ts) check the document and its items, and only what they reject is handed to zod. So zod
- * is loaded and these schemas are built on the first rejected plan, not when a process starts: loading
- * zod was a quarter of a cold 10,000-resource analysis. It is loaded with `require` (its CommonJS build)
- * because parsing stays synchronous; a process that also imports zod as ESM holds two copies, which only
- * a malformed plan costs.
+ * is loaded and these schemas are built on the first rejected plan, not when the module loads: loading
+ * them was about a fifth of a cold 10,000-resource analysis in a fresh process (bench/plan-analysis.ts).
+ * zod is loaded with `require` (its CommonJS build) because parsing stays synchronous; a process that
+ * also imports zod as ESM (the CLI does, for its config) then holds two copies, which only a malformed
+ * plan costs.
  */
 import { createRequire } from 'node:module';
 import type * as Zod from 'zod';
