@@ -8,8 +8,6 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { analyzePlan } from '../src/domain/plan/analyze.js';
-import { parsePlanJson } from '../src/domain/plan/schema.js';
 
 export const RESOURCE_COUNT = 10_000;
 const ANALYSIS_SHARE_TARGET = 0.1;
@@ -29,6 +27,9 @@ export interface PlanAnalysisBench {
 }
 
 interface ChildReport {
+  /** Loading the analysis modules (and what they import) in the fresh process. */
+  loadMs: number;
+  /** The first parse + analysis once they are loaded. */
   analysisMs: number;
   warmAnalysisMs: number;
   peakRssMb: number;
@@ -68,10 +69,17 @@ async function runChild(planJsonFile: string): Promise<ChildReport> {
   return JSON.parse(stdout) as ChildReport;
 }
 
-/** Child side: one cold parse + analysis (what a fresh `driftgate check` pays), then warm ones. */
+/**
+ * Child side: the analysis modules loaded, then one cold parse + analysis (what a fresh `driftgate check`
+ * pays), then warm ones. The modules are imported here, timed, not at the top of this file.
+ */
 async function childMain(planJsonFile: string): Promise<void> {
   const text = await readFile(planJsonFile, 'utf8');
+  const loading = performance.now();
+  const { parsePlanJson } = await import('../src/domain/plan/schema.js');
+  const { analyzePlan } = await import('../src/domain/plan/analyze.js');
   const started = performance.now();
+  const loadMs = started - loading;
   const { analysis, redactor } = analyzePlan(parsePlanJson(text));
   const analysisMs = performance.now() - started;
   // Peak RSS of one analysis: read before the warm runs pile up their garbage.
@@ -83,6 +91,7 @@ async function childMain(planJsonFile: string): Promise<void> {
     warm.push(performance.now() - t);
   }
   const report: ChildReport = {
+    loadMs,
     analysisMs,
     warmAnalysisMs: warm.sort((a, b) => a - b)[1]!,
     peakRssMb,
@@ -123,6 +132,7 @@ export async function benchPlanAnalysis(opts: {
   const children: ChildReport[] = [];
   for (let i = 0; i < RUNS; i++) children.push(await runChild(planJsonFile));
   const child: ChildReport = {
+    loadMs: median(children.map((c) => c.loadMs)),
     analysisMs: median(children.map((c) => c.analysisMs)),
     warmAnalysisMs: median(children.map((c) => c.warmAnalysisMs)),
     peakRssMb: Math.max(...children.map((c) => c.peakRssMb)),
@@ -132,23 +142,26 @@ export async function benchPlanAnalysis(opts: {
   if (child.changes !== RESOURCE_COUNT)
     throw new Error(`analysis found ${child.changes} changes, expected ${RESOURCE_COUNT}`);
   const budgetMs = showMs * ANALYSIS_SHARE_TARGET;
-  const timePass = child.analysisMs <= budgetMs;
+  const coldMs = median(children.map((c) => c.loadMs + c.analysisMs));
+  const timePass = coldMs <= budgetMs;
   const rssPass = child.peakRssMb < PEAK_RSS_TARGET_MB;
   const f = (n: number) => Math.round(n).toLocaleString('en-US');
   const markdown = [
     `## Plan analysis: ${f(RESOURCE_COUNT)} terraform_data resources`,
     '',
-    `Plan JSON: ${sizeMb.toFixed(1)} MB, ${f(child.changes)} changes, ${child.secrets} secret(s) masked. Medians of ${RUNS} runs; each analysis (parse + analyse) runs in a fresh node process, so "cold" includes JIT warm-up and heap growth, as a one-shot \`driftgate check\` pays them. "Warm" is what a long-running \`driftgate serve\` pays once it has analysed a plan before.`,
+    `Plan JSON: ${sizeMb.toFixed(1)} MB, ${f(child.changes)} changes, ${child.secrets} secret(s) masked. Medians of ${RUNS} runs; each analysis (parse + analyse) runs in a fresh node process, so "cold" includes loading the analysis modules, JIT warm-up and heap growth, as a one-shot \`driftgate check\` pays them. "Warm" is what a long-running \`driftgate serve\` pays once it has analysed a plan before.`,
     '',
     '| measure | value | target | result |',
     '| --- | --- | --- | --- |',
     `| \`terraform show -json\` (wall) | ${f(showMs)} ms | | |`,
-    `| parse + analyse, cold | ${f(child.analysisMs)} ms (${((child.analysisMs / showMs) * 100).toFixed(1)}% of show) | ≤ ${ANALYSIS_SHARE_TARGET * 100}% of show (${f(budgetMs)} ms) | ${verdict(timePass)} |`,
+    `| parse + analyse, cold, module loading included | ${f(coldMs)} ms (${((coldMs / showMs) * 100).toFixed(1)}% of show) | ≤ ${ANALYSIS_SHARE_TARGET * 100}% of show (${f(budgetMs)} ms) | ${verdict(timePass)} |`,
+    `| … of which loading the modules | ${f(child.loadMs)} ms | | |`,
+    `| … of which the first parse + analyse | ${f(child.analysisMs)} ms | | |`,
     `| parse + analyse, warm | ${f(child.warmAnalysisMs)} ms (${((child.warmAnalysisMs / showMs) * 100).toFixed(1)}% of show) | | |`,
     `| peak RSS of the analysing process (worst run) | ${f(child.peakRssMb)} MB | < ${PEAK_RSS_TARGET_MB} MB | ${verdict(rssPass)} |`,
     '',
   ].join('\n');
-  return { markdown, analysisMs: child.analysisMs, showMs, peakRssMb: child.peakRssMb };
+  return { markdown, analysisMs: coldMs, showMs, peakRssMb: child.peakRssMb };
 }
 
 if (process.argv[2] === '--child' && process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

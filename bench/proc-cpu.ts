@@ -14,3 +14,11 @@ export function childCpuSeconds(): number {
   const cstime = Number(fields[14]);
   return (cutime + cstime) / TICKS_PER_SECOND;
 }
+
+/** Wall and child CPU seconds of `fn`: the CPU of every child process it started and waited for. */
+export async function timed(fn: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
+  const cpu0 = childCpuSeconds();
+  const t0 = performance.now();
+  await fn();
+  return { wall: (performance.now() - t0) / 1000, cpu: childCpuSeconds() - cpu0 };
+}

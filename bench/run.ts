@@ -11,14 +11,16 @@ import { benchStore } from './store.js';
 import { benchSweep } from './sweep.js';
 
 /**
- * `npm run bench [-- sweep|analysis|slack|policy|remediation|store]`: runs the benchmarks and rewrites their sections of
- * bench/results.md, keeping the sections of benchmarks not run this time.
+ * `npm run bench [-- sweep|aws-sweep|analysis|slack|policy|remediation|store]`: runs the benchmarks and
+ * rewrites their sections of bench/results.md, keeping the sections of benchmarks not run this time.
  */
 const BENCHES: Record<
   string,
   (ctx: { workDir: string; env: Record<string, string>; bin: string }) => Promise<{ markdown: string }>
 > = {
   sweep: benchSweep,
+  // Loaded on demand: it brings s3rver and the S3 client, which no other benchmark needs.
+  'aws-sweep': async (ctx) => (await import('./sweep-aws.js')).benchSweepAws(ctx),
   analysis: benchPlanAnalysis,
   slack: benchSlackClicks,
   policy: benchPolicies,

@@ -3,7 +3,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { editResourceInput } from '../src/cli/commands/demo-drift.js';
-import { childCpuSeconds } from './proc-cpu.js';
+import { timed } from './proc-cpu.js';
 
 export interface SweepResult {
   markdown: string;
@@ -21,13 +21,6 @@ function stackHcl(i: number): string {
       `resource "terraform_data" "r${r}" {\n  input = { name = "stack${i}-r${r}", size = ${r}, tags = { team = "t${i % 7}" } }\n}\n`,
   );
   return blocks.join('\n');
-}
-
-async function timed(fn: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
-  const cpu0 = childCpuSeconds();
-  const t0 = performance.now();
-  await fn();
-  return { wall: (performance.now() - t0) / 1000, cpu: childCpuSeconds() - cpu0 };
 }
 
 /**

@@ -6,4 +6,4 @@ export { collectSecrets, createRedactor, isDistinctiveSecret, type SecretValue }
 export { formatCounts, renderPlanText, type RenderTextOptions } from './render-text.js';
 export { formatDiffValue, formatLiteral } from './render-value.js';
 export { formatPath, type PathSegment } from './paths.js';
-export { parsePlanJson, PlanJsonSchema, type PlanJson } from './schema.js';
+export { parsePlanJson, planJsonSchemas, type PlanJson } from './schema.js';

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isResourceChange, isStateResource } from '../../../src/domain/plan/fast-checks.js';
-import { parsePlanJson, PlanResourceChangeSchema, PlanStateResourceSchema } from '../../../src/domain/plan/schema.js';
-import { planText, readFixture, resourceChange } from './plan-builder.js';
+import {
+  isPlanShell,
+  isResourceChange,
+  isStateModuleShell,
+  isStateResource,
+} from '../../../src/domain/plan/fast-checks.js';
+import { parsePlanJson, planJsonSchemas } from '../../../src/domain/plan/schema.js';
+import { planText, REAL_FIXTURES, readFixture, resourceChange } from './plan-builder.js';
 
 type Json = Record<string, unknown> & { address?: unknown; change?: unknown };
 
@@ -46,7 +51,7 @@ describe('fast checks agree with the zod schemas', () => {
   ];
 
   it.each(changes)('resource change: %s', (_, item) => {
-    expect(isResourceChange(item)).toBe(PlanResourceChangeSchema.safeParse(item).success);
+    expect(isResourceChange(item)).toBe(planJsonSchemas().PlanResourceChangeSchema.safeParse(item).success);
   });
 
   const stateResources: [string, unknown][] = [
@@ -57,7 +62,65 @@ describe('fast checks agree with the zod schemas', () => {
   ];
 
   it.each(stateResources)('state resource: %s', (_, item) => {
-    expect(isStateResource(item)).toBe(PlanStateResourceSchema.safeParse(item).success);
+    expect(isStateResource(item)).toBe(planJsonSchemas().PlanStateResourceSchema.safeParse(item).success);
+  });
+
+  const realPlan = JSON.parse(readFixture('data-changes.json')) as Json;
+  const withField = (field: string, value: unknown): unknown => ({ ...structuredClone(realPlan), [field]: value });
+  const documents: [string, unknown][] = [
+    ...REAL_FIXTURES.map((name): [string, unknown] => [`fixture ${name}`, JSON.parse(readFixture(name))]),
+    ['format 2.0', withField('format_version', '2.0')],
+    ['a numeric format_version', withField('format_version', 1.2)],
+    ['no terraform_version', withField('terraform_version', undefined)],
+    ['variables as a list', withField('variables', [])],
+    ['a variable that is a string', withField('variables', { a: 'x' })],
+    ['resource_changes as an object', withField('resource_changes', {})],
+    ['resource_drift null', withField('resource_drift', null)],
+    ['an output change without actions', withField('output_changes', { o: { before: 1, after: 2 } })],
+    ['an output change with an unknown action', withField('output_changes', { o: { actions: ['boom'] } })],
+    ['a valid output change', withField('output_changes', { o: { actions: ['update'], before: 1, after: 2 } })],
+    ['prior_state a string', withField('prior_state', 'x')],
+    [
+      'a prior_state output marked "yes"',
+      withField('prior_state', { values: { outputs: { o: { sensitive: 'yes' } } } }),
+    ],
+    ['prior_state root_module anything', withField('prior_state', { values: { root_module: 7 } })],
+    ['configuration a list', withField('configuration', [])],
+    [
+      'a nested module call with a bad variable',
+      withField('configuration', {
+        root_module: { module_calls: { m: { module: { variables: { v: { sensitive: 1 } } } } } },
+      }),
+    ],
+    [
+      'a nested module call',
+      withField('configuration', {
+        root_module: { module_calls: { m: { expressions: { a: {} }, module: { variables: { v: {} } } } } },
+      }),
+    ],
+    [
+      'module_calls expressions a list',
+      withField('configuration', { root_module: { module_calls: { m: { expressions: [] } } } }),
+    ],
+    ['errored "no"', withField('errored', 'no')],
+    ['complete false', withField('complete', false)],
+    ['an array', [realPlan]],
+  ];
+
+  it.each(documents)('document: %s', (_, doc) => {
+    expect(isPlanShell(doc)).toBe(planJsonSchemas().PlanShellSchema.safeParse(doc).success);
+  });
+
+  const stateModules: [string, unknown][] = [
+    ['empty', {}],
+    ['resources and children', { resources: [1], child_modules: [{}] }],
+    ['resources an object', { resources: {} }],
+    ['child_modules null', { child_modules: null }],
+    ['a list', []],
+  ];
+
+  it.each(stateModules)('state module: %s', (_, module) => {
+    expect(isStateModuleShell(module)).toBe(planJsonSchemas().StateModuleShellSchema.safeParse(module).success);
   });
 
   it('still locates an error deep in a long list', () => {
