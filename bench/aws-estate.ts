@@ -104,6 +104,7 @@ export async function buildEstate(options: EstateOptions): Promise<Estate> {
   }
   const config = join(root, 'driftgate.yml');
   const yaml = [
+    'version: 1',
     `dataDir: ${join(root, 'data')}`,
     'log:',
     '  level: warn',
