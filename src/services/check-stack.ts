@@ -72,8 +72,20 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
       policyDigest: deps.policyDigest ?? '',
     });
     const found =
-      (await reuseEarlierAnalysis(deps, stack, run, planFile, signature)) ??
+      (await reuseEarlierAnalysis(deps, stack, run, signature)) ??
       (await analyseAfresh(deps, stack, run, planFile, plan, options));
+    const planSha256 = await storeAnalysed(deps, run.id, planFile, found);
+    // Audited when the policies judged this plan, not when an earlier run's judgement was reused.
+    if (!found.reusedFrom && found.policy?.fired.length) {
+      store.appendAudit({
+        at: deps.now(),
+        actor: 'system',
+        action: 'policies_fired',
+        runId: run.id,
+        stack: stack.name,
+        detail: { rules: found.policy.fired, denied: found.policy.denied },
+      });
+    }
     store.setPlanSignature(run.id, signature);
     logger.info(
       {
@@ -85,7 +97,7 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
       },
       'plan finished',
     );
-    return await recordOutcome(deps, stack, run, found.analysis, found.planSha256, found.policy);
+    return await recordOutcome(deps, stack, run, found.analysis, planSha256, found.policy);
   } catch (err) {
     if (options.signal?.aborted) {
       const interrupted = store.transition(run.id, 'planning', 'interrupted', {
@@ -106,7 +118,9 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
 interface Analysed {
   analysis: PlanAnalysis;
   policy?: PolicyEvaluation;
-  planSha256: string;
+  /** The plan JSON and the masked plan log kept with the run. */
+  planJson: Buffer | string;
+  planLog: Buffer | string;
   /** The earlier run whose analysis stands for this plan (same signature), when one did. */
   reusedFrom?: string;
 }
@@ -120,7 +134,6 @@ async function reuseEarlierAnalysis(
   deps: ServiceDeps,
   stack: Stack,
   run: Run,
-  planFile: string,
   signature: string,
 ): Promise<Analysed | undefined> {
   const earlier = await reusableAnalysis(deps, stack.name, run.id, signature);
@@ -132,17 +145,8 @@ async function reuseEarlierAnalysis(
   });
   // Judged as drift then and as a pending change now (a baseline moved): the policies judge it again.
   if (kind !== earlier.from.kind) return undefined;
-  const planArtifact = await storeArtifact(deps, run.id, 'plan', await readFile(planFile));
-  await storeArtifact(deps, run.id, 'plan_json', earlier.planJson);
-  await storeArtifact(deps, run.id, 'plan_log', earlier.planLog);
-  await storeArtifact(deps, run.id, 'analysis', JSON.stringify(earlier.analysis));
-  if (earlier.policy) await storeArtifact(deps, run.id, 'policy', JSON.stringify(earlier.policy));
-  return {
-    analysis: earlier.analysis,
-    planSha256: planArtifact.sha256,
-    reusedFrom: earlier.from.id,
-    ...(earlier.policy ? { policy: earlier.policy } : {}),
-  };
+  const { analysis, policy, planJson, planLog } = earlier;
+  return { analysis, planJson, planLog, reusedFrom: earlier.from.id, ...(policy ? { policy } : {}) };
 }
 
 async function analyseAfresh(
@@ -168,24 +172,18 @@ async function analyseAfresh(
   if (policy?.ignored.length)
     analysis.fingerprint = fingerprintWithout(analysis, new Set(policy.ignored.map((i) => i.address)));
 
-  const planArtifact = await storeArtifact(deps, run.id, 'plan', await readFile(planFile));
-  await storeArtifact(deps, run.id, 'plan_json', json);
-  await storeArtifact(deps, run.id, 'plan_log', deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`, stack.name));
-  await storeArtifact(deps, run.id, 'analysis', JSON.stringify(analysis));
-  if (policy) {
-    await storeArtifact(deps, run.id, 'policy', JSON.stringify(policy));
-    if (policy.fired.length) {
-      store.appendAudit({
-        at: deps.now(),
-        actor: 'system',
-        action: 'policies_fired',
-        runId: run.id,
-        stack: stack.name,
-        detail: { rules: policy.fired, denied: policy.denied },
-      });
-    }
-  }
-  return { analysis, planSha256: planArtifact.sha256, ...(policy ? { policy } : {}) };
+  const planLog = deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`, stack.name);
+  return { analysis, planJson: json, planLog, ...(policy ? { policy } : {}) };
+}
+
+/** Keeps the saved plan and what was found in it with the run; returns the plan's sha256. */
+async function storeAnalysed(deps: ServiceDeps, runId: string, planFile: string, found: Analysed): Promise<string> {
+  const planArtifact = await storeArtifact(deps, runId, 'plan', await readFile(planFile));
+  await storeArtifact(deps, runId, 'plan_json', found.planJson);
+  await storeArtifact(deps, runId, 'plan_log', found.planLog);
+  await storeArtifact(deps, runId, 'analysis', JSON.stringify(found.analysis));
+  if (found.policy) await storeArtifact(deps, runId, 'policy', JSON.stringify(found.policy));
+  return planArtifact.sha256;
 }
 
 /** The fingerprint of the changes no `ignore` rule covers. */
