@@ -29,39 +29,39 @@ export interface Silence {
 }
 
 /**
- * Slack-side state in the same SQLite database as the runs: approvals, message refs, the outbox of
- * outgoing calls, silences and snoozes. Synchronous and atomic, like RunStore.
+ * Slack-side state in the same database as the runs: approvals, message refs, the outbox of
+ * outgoing calls, silences and snoozes. Atomic per call, like RunStore.
  */
 export interface SlackStore {
   /** Records an approval; false when this user already approved this run (a user counts once). */
-  addApproval(approval: Approval): boolean;
-  listApprovals(runId: string): Approval[];
+  addApproval(approval: Approval): Promise<boolean>;
+  listApprovals(runId: string): Promise<Approval[]>;
 
-  setMessage(ref: MessageRef): void;
-  getMessage(runId: string): MessageRef | undefined;
+  setMessage(ref: MessageRef): Promise<void>;
+  getMessage(runId: string): Promise<MessageRef | undefined>;
   /** The run has a message, or an outbox item that will post (or take over) one is still on its way. */
-  hasMessage(runId: string): boolean;
+  hasMessage(runId: string): Promise<boolean>;
 
   enqueue(item: {
     key: string;
     method: string;
     payload: Record<string, unknown>;
     recordMessageFor?: string;
-  }): OutboxItem;
+  }): Promise<OutboxItem>;
   /** The oldest due item of each key whose earlier items are all delivered: per-key order holds. */
-  due(now: Date, limit: number): OutboxItem[];
-  markDelivered(id: number): void;
-  markFailed(id: number, error: string, nextAttemptAt: Date): void;
+  due(now: Date, limit: number): Promise<OutboxItem[]>;
+  markDelivered(id: number): Promise<void>;
+  markFailed(id: number, error: string, nextAttemptAt: Date): Promise<void>;
   /** A permanent failure (e.g. `invalid_blocks`): never retried, and no longer holds back its key. */
-  markDead(id: number, error: string): void;
-  pendingCount(): number;
+  markDead(id: number, error: string): Promise<void>;
+  pendingCount(): Promise<number>;
   /** Deletes items delivered before `before` (their payloads are messages already sent); returns how many. */
-  pruneDelivered(before: Date): number;
+  pruneDelivered(before: Date): Promise<number>;
 
-  silence(silence: Silence): void;
-  unsilence(stack: string): Silence | undefined;
-  getSilence(stack: string, now: Date): Silence | undefined;
+  silence(silence: Silence): Promise<void>;
+  unsilence(stack: string): Promise<Silence | undefined>;
+  getSilence(stack: string, now: Date): Promise<Silence | undefined>;
   /** After a reject: the same drift (fingerprint) is not alerted again until `until`. */
-  snooze(stack: string, fingerprint: string, until: Date): void;
-  isSnoozed(stack: string, fingerprint: string, now: Date): boolean;
+  snooze(stack: string, fingerprint: string, until: Date): Promise<void>;
+  isSnoozed(stack: string, fingerprint: string, now: Date): Promise<boolean>;
 }

@@ -29,80 +29,89 @@ export interface RunQuery {
 }
 
 /**
- * The run store. Every method is synchronous and atomic (SQLite); `transition` is compare-and-set:
- * it returns the updated run, or undefined when the run was no longer in one of `from`.
+ * The run store (SQLite, or Postgres shared by several processes). Every method is atomic on its own;
+ * `transition` is compare-and-set: it returns the updated run, or undefined when the run was no longer in
+ * one of `from`.
  */
 export interface RunStore {
-  upsertStack(name: string): StackRecord;
-  getStack(name: string): StackRecord | undefined;
-  listStacks(): StackRecord[];
-  setStackStatus(name: string, status: StackStatus, lastRunId?: string): void;
+  upsertStack(name: string): Promise<StackRecord>;
+  getStack(name: string): Promise<StackRecord | undefined>;
+  listStacks(): Promise<StackRecord[]>;
+  setStackStatus(name: string, status: StackStatus, lastRunId?: string): Promise<void>;
   /**
    * Records an open drift, or, when the fingerprint is the one already open, moves it to the new run and
    * refreshes lastSeenAt. Returns true when it is new.
    */
-  openDrift(name: string, drift: { fingerprint: string; runId: string; counts: ActionCounts }): boolean;
+  openDrift(name: string, drift: { fingerprint: string; runId: string; counts: ActionCounts }): Promise<boolean>;
   /** Clears the open drift; returns it, or undefined when there was none. */
-  closeDrift(name: string): StackRecord['openDrift'];
-  blockStack(name: string, reason: string): void;
-  unblockStack(name: string): void;
-  setLastAppliedCommit(name: string, sha: string): void;
+  closeDrift(name: string): Promise<StackRecord['openDrift']>;
+  blockStack(name: string, reason: string): Promise<void>;
+  unblockStack(name: string): Promise<void>;
+  setLastAppliedCommit(name: string, sha: string): Promise<void>;
   /**
    * Counts the checks in a row that planned the changes `fingerprint` (undefined: a clean plan, which
    * ends the count). Returns the count, this check included.
    */
-  countSamePlan(name: string, fingerprint: string | undefined): number;
+  countSamePlan(name: string, fingerprint: string | undefined): Promise<number>;
 
-  /** Runs `work` in one transaction: every write in it is recorded, or none is. */
-  atomically<T>(work: () => T): T;
+  /**
+   * Runs `work` in one transaction: every write it makes through `tx` is recorded, or none is. Inside `work`
+   * use only `tx` (the store outside waits for the transaction, or on Postgres is another connection).
+   */
+  atomically<T>(work: (tx: Store) => Promise<T>): Promise<T>;
 
-  createRun(run: NewRun): Run;
-  getRun(id: string): Run | undefined;
-  listRuns(query?: RunQuery): Run[];
-  transition(id: string, from: RunState | readonly RunState[], to: RunState, patch?: RunPatch): Run | undefined;
+  createRun(run: NewRun): Promise<Run>;
+  getRun(id: string): Promise<Run | undefined>;
+  listRuns(query?: RunQuery): Promise<Run[]>;
+  transition(
+    id: string,
+    from: RunState | readonly RunState[],
+    to: RunState,
+    patch?: RunPatch,
+  ): Promise<Run | undefined>;
 
   /** Records the signature of the run's plan (see domain/plan/signature.ts). */
-  setPlanSignature(runId: string, signature: string): void;
+  setPlanSignature(runId: string, signature: string): Promise<void>;
   /** The latest run of `stack` whose plan had `signature`, other than `exceptRunId`. */
-  lastRunWithPlanSignature(stack: string, signature: string, exceptRunId: string): Run | undefined;
+  lastRunWithPlanSignature(stack: string, signature: string, exceptRunId: string): Promise<Run | undefined>;
   /** Records what the run's outcome still has to announce (see Announcement); `announced` clears it. */
-  announce(runId: string, announcement: Announcement): void;
-  announced(runId: string): void;
+  announce(runId: string, announcement: Announcement): Promise<void>;
+  announced(runId: string): Promise<void>;
   /** Outcomes recorded but never announced, by processes that are gone (a run of a live one is its own). */
-  listUnannounced(): { run: Run; announcement: Announcement }[];
+  listUnannounced(): Promise<{ run: Run; announcement: Announcement }[]>;
 
-  addArtifact(ref: Omit<ArtifactRef, 'createdAt'>): ArtifactRef;
-  listArtifacts(runId: string): ArtifactRef[];
+  addArtifact(ref: Omit<ArtifactRef, 'createdAt'>): Promise<ArtifactRef>;
+  listArtifacts(runId: string): Promise<ArtifactRef[]>;
   /** Artifacts written before `before`, of runs that are finished (a run awaiting a decision keeps its plan). */
-  listArtifactsBefore(before: Date): ArtifactRef[];
-  removeArtifact(runId: string, kind: ArtifactRef['kind']): void;
+  listArtifactsBefore(before: Date): Promise<ArtifactRef[]>;
+  removeArtifact(runId: string, kind: ArtifactRef['kind']): Promise<void>;
 
-  appendAudit(entry: Omit<AuditEntry, 'id'>): AuditEntry;
-  listAudit(query?: { runId?: string; stack?: string; limit?: number }): AuditEntry[];
+  appendAudit(entry: Omit<AuditEntry, 'id'>): Promise<AuditEntry>;
+  listAudit(query?: { runId?: string; stack?: string; limit?: number }): Promise<AuditEntry[]>;
 
   /** Takes the stack lock for a run, or returns the current holder. An expired lock is taken over. */
   acquireLock(
     stack: string,
     runId: string,
     ttlMs: number,
-  ): { acquired: true; lock: StackLock } | { acquired: false; holder: StackLock };
+  ): Promise<{ acquired: true; lock: StackLock } | { acquired: false; holder: StackLock }>;
   /** Extends a held lock (heartbeat); false when the run no longer holds it. */
-  renewLock(stack: string, runId: string, ttlMs: number): boolean;
-  releaseLock(stack: string, runId: string): void;
+  renewLock(stack: string, runId: string, ttlMs: number): Promise<boolean>;
+  releaseLock(stack: string, runId: string): Promise<void>;
   /** Force release (`/drift unlock`). */
-  breakLock(stack: string): StackLock | undefined;
-  getLock(stack: string): StackLock | undefined;
+  breakLock(stack: string): Promise<StackLock | undefined>;
+  getLock(stack: string): Promise<StackLock | undefined>;
 
   /** Records the remediation PR of a stack's drift; a later one for the same fingerprint replaces it. */
-  saveRemediation(record: RemediationRecord): void;
-  getRemediation(stack: string, fingerprint: string): RemediationRecord | undefined;
+  saveRemediation(record: RemediationRecord): Promise<void>;
+  getRemediation(stack: string, fingerprint: string): Promise<RemediationRecord | undefined>;
 
   /**
    * After a crash: every run left in planning or applying becomes interrupted; a stack whose apply was
    * interrupted is blocked. Returns the runs it changed.
    */
-  recoverInterrupted(): Run[];
-  close(): void;
+  recoverInterrupted(): Promise<Run[]>;
+  close(): Promise<void>;
 }
 
 /** The whole store: runs, and what decisions and Slack leave (approvals, messages, outbox). One database. */
