@@ -1,0 +1,138 @@
+import { PgBoss, type Job, type Queue } from 'pg-boss';
+import { z } from 'zod';
+import { isPoolName, POOL_NAME_RULE } from '../../domain/pool/pool-name.js';
+import { RUN_TRIGGERS } from '../../domain/run/state.js';
+import type { JobQueue, PoolJob, PoolJobKind, PoolQueueDepth } from '../../ports/job-queue.js';
+
+/** What travels in a job: checked when a worker takes it (another version may have queued it). */
+const PoolJobData = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('check'), stack: z.string().min(1), trigger: z.enum(RUN_TRIGGERS) }),
+  z.object({ kind: z.literal('apply'), stack: z.string().min(1), runId: z.string().min(1), actor: z.string().min(1) }),
+  z.object({
+    kind: z.literal('codify'),
+    stack: z.string().min(1),
+    runId: z.string().min(1),
+    requestedBy: z.string().min(1),
+  }),
+]);
+
+export interface PgBossQueueOptions {
+  url: string;
+  /** Postgres schema of the queue's tables; default `driftgate_queue`, beside the store's tables. */
+  schema?: string;
+  /** Connections this process opens for the queue. */
+  poolSize?: number;
+  /** Longest a job may run: terraform's plan or apply timeout plus a margin. */
+  maxRunSeconds: Record<PoolJobKind, number>;
+  /**
+   * How long a taken job may go without its worker's heartbeat before it counts as abandoned (pg-boss's
+   * floor is 10 s): a check is then taken by another worker, an apply is failed and never run again.
+   */
+  heartbeatSeconds?: number;
+  /** How often abandoned and expired jobs are looked for. */
+  superviseSeconds?: number;
+  /** Reports the queue's own errors (a lost connection it retries); they never end the process. */
+  onError: (err: Error) => void;
+  applicationName?: string;
+}
+
+/**
+ * Per kind: a check may run again after its worker died (a plan changes nothing), an apply never (the
+ * infrastructure may be half applied: a person decides), a codify once more (it only writes files).
+ */
+const RETRIES: Record<PoolJobKind, number> = { check: 2, apply: 0, codify: 1 };
+
+export const queueName = (kind: PoolJobKind, pool: string): string => `driftgate.${kind}.${pool}`;
+
+/**
+ * The job queue on pg-boss, in the store's Postgres. One queue per kind and pool; `stately` with the stack
+ * as singleton key gives each stack at most one job of a kind waiting and one running, so a stack is never
+ * queued twice. Workers heartbeat their jobs; LISTEN/NOTIFY wakes an idle worker when a job is queued.
+ */
+export async function openPgBossQueue(options: PgBossQueueOptions): Promise<JobQueue> {
+  const heartbeatSeconds = Math.max(10, options.heartbeatSeconds ?? 10);
+  const superviseSeconds = options.superviseSeconds ?? 5;
+  const boss = new PgBoss({
+    connectionString: options.url,
+    schema: options.schema ?? 'driftgate_queue',
+    max: options.poolSize ?? 4,
+    application_name: options.applicationName ?? 'driftgate-queue',
+    useListenNotify: true,
+    schedule: false,
+    superviseIntervalSeconds: superviseSeconds,
+    monitorIntervalSeconds: superviseSeconds,
+  });
+  boss.on('error', options.onError);
+  await boss.start();
+
+  const ready = new Map<string, Promise<void>>();
+  const ensureQueue = (kind: PoolJobKind, pool: string): Promise<void> => {
+    if (!isPoolName(pool)) return Promise.reject(new Error(`pool "${pool}" is not a pool name: ${POOL_NAME_RULE}`));
+    const name = queueName(kind, pool);
+    let created = ready.get(name);
+    if (!created) {
+      const settings: Omit<Queue, 'name'> = {
+        policy: 'stately',
+        retryLimit: RETRIES[kind],
+        retryDelay: 2,
+        retryBackoff: true,
+        expireInSeconds: Math.ceil(options.maxRunSeconds[kind]),
+        heartbeatSeconds,
+        notify: true,
+      };
+      created = (async () => {
+        if (await boss.getQueue(name)) return;
+        await boss.createQueue(name, settings).catch(async (err: unknown) => {
+          // Another process created it between the look and the create.
+          if (!(await boss.getQueue(name))) throw err;
+        });
+      })();
+      created.catch(() => ready.delete(name));
+      ready.set(name, created);
+    }
+    return created;
+  };
+
+  return {
+    async enqueue(pool, job) {
+      await ensureQueue(job.kind, pool);
+      const id = await boss.send(queueName(job.kind, pool), job, { singletonKey: job.stack });
+      return id ? { queued: true, id } : { queued: false, reason: 'already_queued' };
+    },
+    async work(pool, kinds, concurrency, handler) {
+      for (const kind of kinds) {
+        await ensureQueue(kind, pool);
+        await boss.work<PoolJob>(
+          queueName(kind, pool),
+          // NOTIFY wakes a worker for a new job, not for a retry whose delay is over: poll as often.
+          { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 },
+          async ([job]: Job<PoolJob>[]) => {
+            if (!job) return;
+            const parsed = PoolJobData.safeParse(job.data);
+            if (!parsed.success)
+              throw new Error(`job ${job.id} on ${job.name} is not a driftgate job: ${parsed.error.message}`);
+            await handler({ id: job.id, job: parsed.data, retry: job.retryCount, signal: job.signal });
+          },
+        );
+      }
+    },
+    async depth(pools) {
+      const names = pools.flatMap((pool) => (['check', 'apply', 'codify'] as const).map((kind) => ({ pool, kind })));
+      const queues = await boss.getQueues(names.map((n) => queueName(n.kind, n.pool)));
+      const byName = new Map(queues.map((q) => [q.name, q]));
+      return names.map(({ pool, kind }): PoolQueueDepth => {
+        const q = byName.get(queueName(kind, pool));
+        return {
+          pool,
+          kind,
+          waiting: q ? Number(q.queuedCount) : 0,
+          active: q ? Number(q.activeCount) : 0,
+          ...(q?.readyOldestSeconds != null ? { oldestWaitingSeconds: Number(q.readyOldestSeconds) } : {}),
+        };
+      });
+    },
+    async stop(timeoutMs) {
+      await boss.stop({ graceful: true, timeout: timeoutMs });
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import type { RunTrigger } from '../domain/run/state.js';
+
+/** Work for a worker pool. The control plane queues it; a worker of the stack's pool takes it. */
+export type PoolJob =
+  | { kind: 'check'; stack: string; trigger: RunTrigger }
+  /** Never retried: an apply whose worker died is interrupted and its stack blocked. */
+  | { kind: 'apply'; stack: string; runId: string; actor: string }
+  /** The terraform half of a remediation (fmt, validate, provider schema); the PR is the control plane's. */
+  | { kind: 'codify'; stack: string; runId: string; requestedBy: string };
+
+export type PoolJobKind = PoolJob['kind'];
+
+/** A job a worker has taken. `signal` aborts when the queue no longer counts the job as this worker's. */
+export interface TakenJob {
+  id: string;
+  job: PoolJob;
+  /** 0 on the first attempt; a check whose worker died is taken again with 1, 2, ... */
+  retry: number;
+  signal: AbortSignal;
+}
+
+export type Enqueued = { queued: true; id: string } | { queued: false; reason: 'already_queued' };
+
+export interface PoolQueueDepth {
+  pool: string;
+  kind: PoolJobKind;
+  /** Jobs waiting for a worker (ready now or waiting to be retried). */
+  waiting: number;
+  active: number;
+  /** Age of the oldest job ready and waiting, when one is. */
+  oldestWaitingSeconds?: number;
+}
+
+export interface JobQueue {
+  /** Queues a job on `pool`. A stack has at most one job of a kind waiting: another is `already_queued`. */
+  enqueue(pool: string, job: PoolJob): Promise<Enqueued>;
+  /**
+   * Takes `pool`'s jobs of `kinds`, at most `concurrency` at once, until `stop`. The handler's promise
+   * settles the job: resolved, done; rejected, failed (a check is retried on another worker, an apply never).
+   */
+  work(
+    pool: string,
+    kinds: readonly PoolJobKind[],
+    concurrency: number,
+    handler: (job: TakenJob) => Promise<void>,
+  ): Promise<void>;
+  depth(pools: readonly string[]): Promise<PoolQueueDepth[]>;
+  /** Stops taking jobs; waits up to `timeoutMs` for the running ones. */
+  stop(timeoutMs: number): Promise<void>;
+}
