@@ -9,6 +9,7 @@ export type PoolJob =
   | { kind: 'codify'; stack: string; runId: string; requestedBy: string };
 
 export type PoolJobKind = PoolJob['kind'];
+export type ApplyJob = Extract<PoolJob, { kind: 'apply' }>;
 
 /** A job a worker has taken. `signal` aborts when the queue no longer counts the job as this worker's. */
 export interface TakenJob {
@@ -44,6 +45,11 @@ export interface JobQueue {
     concurrency: number,
     handler: (job: TakenJob) => Promise<void>,
   ): Promise<void>;
+  /**
+   * Takes the applies no worker finished (its process died, or it failed without settling the run), of
+   * every pool: the control plane marks each run interrupted and blocks its stack. Never run again.
+   */
+  workAbandonedApplies(handler: (job: ApplyJob) => Promise<void>): Promise<void>;
   depth(pools: readonly string[]): Promise<PoolQueueDepth[]>;
   /** Stops taking jobs; waits up to `timeoutMs` for the running ones. */
   stop(timeoutMs: number): Promise<void>;

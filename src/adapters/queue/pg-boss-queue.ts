@@ -43,6 +43,8 @@ export interface PgBossQueueOptions {
 const RETRIES: Record<PoolJobKind, number> = { check: 2, apply: 0, codify: 1 };
 
 export const queueName = (kind: PoolJobKind, pool: string): string => `driftgate.${kind}.${pool}`;
+/** Where pg-boss moves an apply job that failed (its worker's heartbeat stopped, or its handler threw). */
+export const ABANDONED_APPLIES = 'driftgate.apply-abandoned';
 
 /**
  * The job queue on pg-boss, in the store's Postgres. One queue per kind and pool; `stately` with the stack
@@ -66,20 +68,9 @@ export async function openPgBossQueue(options: PgBossQueueOptions): Promise<JobQ
   await boss.start();
 
   const ready = new Map<string, Promise<void>>();
-  const ensureQueue = (kind: PoolJobKind, pool: string): Promise<void> => {
-    if (!isPoolName(pool)) return Promise.reject(new Error(`pool "${pool}" is not a pool name: ${POOL_NAME_RULE}`));
-    const name = queueName(kind, pool);
+  const createOnce = (name: string, settings: Omit<Queue, 'name'>): Promise<void> => {
     let created = ready.get(name);
     if (!created) {
-      const settings: Omit<Queue, 'name'> = {
-        policy: 'stately',
-        retryLimit: RETRIES[kind],
-        retryDelay: 2,
-        retryBackoff: true,
-        expireInSeconds: Math.ceil(options.maxRunSeconds[kind]),
-        heartbeatSeconds,
-        notify: true,
-      };
       created = (async () => {
         if (await boss.getQueue(name)) return;
         await boss.createQueue(name, settings).catch(async (err: unknown) => {
@@ -92,6 +83,30 @@ export async function openPgBossQueue(options: PgBossQueueOptions): Promise<JobQ
     }
     return created;
   };
+  // Marking a run interrupted is a compare-and-set: taking an abandoned apply twice changes nothing.
+  const abandoned = () => createOnce(ABANDONED_APPLIES, { policy: 'standard', retryLimit: 5, notify: true });
+  const ensureQueue = async (kind: PoolJobKind, pool: string): Promise<void> => {
+    if (!isPoolName(pool)) throw new Error(`pool "${pool}" is not a pool name: ${POOL_NAME_RULE}`);
+    if (kind === 'apply') await abandoned();
+    await createOnce(queueName(kind, pool), {
+      policy: 'stately',
+      retryLimit: RETRIES[kind],
+      retryDelay: 2,
+      retryBackoff: true,
+      expireInSeconds: Math.ceil(options.maxRunSeconds[kind]),
+      heartbeatSeconds,
+      notify: true,
+      ...(kind === 'apply' ? { deadLetter: ABANDONED_APPLIES } : {}),
+    });
+  };
+  const parse = (job: Job<unknown>): PoolJob => {
+    const parsed = PoolJobData.safeParse(job.data);
+    if (!parsed.success)
+      throw new Error(`job ${job.id} on ${job.name} is not a driftgate job: ${parsed.error.message}`);
+    return parsed.data;
+  };
+  // NOTIFY wakes a worker for a new job, not for a retry whose delay is over: poll as often.
+  const polling = { batchSize: 1, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 };
 
   return {
     async enqueue(pool, job) {
@@ -115,6 +130,14 @@ export async function openPgBossQueue(options: PgBossQueueOptions): Promise<JobQ
           },
         );
       }
+    },
+    async workAbandonedApplies(handler) {
+      await abandoned();
+      await boss.work<unknown>(ABANDONED_APPLIES, polling, async ([job]) => {
+        if (!job) return;
+        const parsed = parse(job);
+        if (parsed.kind === 'apply') await handler(parsed);
+      });
     },
     async depth(pools) {
       const names = pools.flatMap((pool) => (['check', 'apply', 'codify'] as const).map((kind) => ({ pool, kind })));
