@@ -1,4 +1,7 @@
+import type { PoolQueueDepth } from '../domain/pool/pool-health.js';
 import type { RunTrigger } from '../domain/run/state.js';
+
+export type { PoolQueueDepth };
 
 /** Work for a worker pool. The control plane queues it; a worker of the stack's pool takes it. */
 export type PoolJob =
@@ -21,16 +24,6 @@ export interface TakenJob {
 }
 
 export type Enqueued = { queued: true; id: string } | { queued: false; reason: 'already_queued' };
-
-export interface PoolQueueDepth {
-  pool: string;
-  kind: PoolJobKind;
-  /** Jobs waiting for a worker (ready now or waiting to be retried). */
-  waiting: number;
-  active: number;
-  /** Age of the oldest job ready and waiting, when one is. */
-  oldestWaitingSeconds?: number;
-}
 
 export interface JobQueue {
   /** Queues a job on `pool`. A stack has at most one job of a kind waiting: another is `already_queued`. */
