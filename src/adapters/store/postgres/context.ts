@@ -23,10 +23,7 @@ export interface PgContext extends StoreOwnership {
   newId: () => string;
   /** Prefix of the advisory-lock keys, so stores in separate schemas of one database do not wait on each other. */
   lockScope: string;
-  /**
-   * Runs `work` in a transaction: on the pool a connection of its own (BEGIN … COMMIT), inside a
-   * transaction a savepoint, so a failing part rolls back alone, as SQLite's nested transactions do.
-   */
+  /** Runs `work` in a transaction: on the pool a connection of its own (BEGIN … COMMIT), inside one, in it. */
   transaction<T>(work: (ctx: PgContext) => Promise<T>): Promise<T>;
   /** True on a context bound to one connection inside a transaction. */
   inTransaction: boolean;
@@ -68,13 +65,13 @@ export function poolContext(options: PgContextOptions): PgContext {
     ...rest,
     db: pool,
     inTransaction: false,
-    transaction: (work) => inTransaction(pool, (client) => work(clientContext(ctx, client))),
+    transaction: (work) => withTransaction(pool, (client) => work(clientContext(ctx, client))),
   };
   return ctx;
 }
 
 /** BEGIN, `work` on a connection of its own, COMMIT; ROLLBACK when it throws. */
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
@@ -93,28 +90,13 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
   }
 }
 
+/**
+ * Inside a transaction, a query group's own transaction joins it: the outer one commits or rolls back all
+ * of it. (No savepoints: queries of one transaction may be in flight together, and savepoints nest only
+ * one inside the other. A failed statement aborts the whole transaction, which then rolls back.)
+ */
 function clientContext(parent: PgContext, client: pg.PoolClient): PgContext {
-  let depth = 0;
-  const ctx: PgContext = {
-    ...parent,
-    db: client,
-    inTransaction: true,
-    async transaction(work) {
-      const savepoint = `driftgate_${++depth}`;
-      await client.query(`SAVEPOINT ${savepoint}`);
-      try {
-        const result = await work(ctx);
-        await client.query(`RELEASE SAVEPOINT ${savepoint}`);
-        return result;
-      } catch (err) {
-        await client.query(`ROLLBACK TO SAVEPOINT ${savepoint}`);
-        await client.query(`RELEASE SAVEPOINT ${savepoint}`);
-        throw err;
-      } finally {
-        depth--;
-      }
-    },
-  };
+  const ctx: PgContext = { ...parent, db: client, inTransaction: true, transaction: (work) => work(ctx) };
   return ctx;
 }
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { DriftgateError } from '../../../domain/errors.js';
-import { inTransaction } from './context.js';
+import { withTransaction } from './context.js';
 
 /**
  * Schema steps for Postgres, applied in order, each once and in its own transaction; `schema_migrations`
@@ -186,7 +186,7 @@ export async function applyPostgresMigrations(
 ): Promise<number> {
   const latest = migrations.length;
   const step = (client: pg.PoolClient) => applyNextStep(client, options, migrations);
-  while ((await inTransaction(pool, step)) < latest) {
+  while ((await withTransaction(pool, step)) < latest) {
     // one more step applied; the next transaction looks again
   }
   return latest;

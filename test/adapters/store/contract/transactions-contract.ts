@@ -29,6 +29,12 @@ export function transactionsContract(target: StoreContractTarget): void {
       const run = await store.atomically(async (tx) => {
         const created = await writeEverywhere(tx, clock.now());
         expect((await tx.getRun(created.id))?.state).toBe('drifted');
+        // Calls in flight together, and a nested transaction, join this one.
+        await Promise.all([
+          tx.upsertStack('a'),
+          tx.openDrift('b', { fingerprint: 'f2', runId: created.id, counts: counts(2) }),
+          tx.atomically((inner) => inner.setStackStatus('c', 'in_sync')),
+        ]);
         return created;
       });
       const other = await target.open({ now: clock.now });
@@ -37,6 +43,7 @@ export function transactionsContract(target: StoreContractTarget): void {
       expect((await other.getLock('net'))?.runId).toBe(run.id);
       expect(await other.listAudit()).toHaveLength(1);
       expect(await other.pendingCount()).toBe(1);
+      expect((await other.listStacks()).map((s) => s.name)).toEqual(['a', 'b', 'c', 'net']);
     });
 
     it('rolls back every write when the work throws, and hands the error on', async () => {

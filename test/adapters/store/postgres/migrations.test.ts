@@ -61,6 +61,14 @@ describe('postgres store migrations', () => {
     ]);
   });
 
+  it('refuses TRUNCATE of the audit trail too', async () => {
+    const url = await server.createDatabase();
+    const store = await open(url);
+    await store.appendAudit({ at: new Date(), actor: 'U1', action: 'approve' });
+    await expect(poolOn(url).query('TRUNCATE audit')).rejects.toThrow(/audit is append-only: TRUNCATE is not allowed/);
+    expect(await store.listAudit()).toHaveLength(1);
+  });
+
   it('lets replicas starting at once on an empty database apply each step once, and reopens keep the data', async () => {
     const url = await server.createDatabase();
     const stores = await Promise.all([1, 2, 3].map(() => open(url)));
