@@ -318,11 +318,33 @@ export const PoliciesConfig = z.strictObject({
 });
 export type PoliciesConfig = z.infer<typeof PoliciesConfig>;
 
+/**
+ * Where the store lives: SQLite in `<dataDir>/driftgate.db` (one process), or Postgres shared by several
+ * `serve` replicas and workers. The URL holds a password: write it as `${DATABASE_URL}`, so it comes from
+ * the environment and is masked like every interpolated value. Messages never repeat it.
+ */
+export const StoreConfig = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('sqlite') }),
+  z.strictObject({
+    type: z.literal('postgres'),
+    url: z
+      .string()
+      .regex(
+        /^postgres(ql)?:\/\/\S+$/,
+        `a Postgres URL, postgres://user:password@host:5432/database (write it as \${DATABASE_URL})`,
+      ),
+    /** Connections each process keeps at most; one per transaction in progress. */
+    poolSize: z.number().int().min(1).max(100).default(10),
+  }),
+]);
+export type StoreConfig = z.infer<typeof StoreConfig>;
+
 export const ConfigFile = z.strictObject({
   version: z.literal(1),
   dataDir: z.string().default('.driftgate'),
   terraform: TerraformConfig.prefault({}),
   artifacts: ArtifactsConfig.default({ type: 'local' }),
+  store: StoreConfig.default({ type: 'sqlite' }),
   defaults: DefaultsConfig.prefault({}),
   /** Where explicit `stacks` live; discovered stacks are always local directories. */
   source: SourceConfig.optional(),
@@ -352,6 +374,8 @@ export interface DriftgateConfig {
   dataDir: string;
   terraform: TerraformConfig & { pluginCacheDir: string };
   artifacts: ArtifactsConfig & { dir?: string };
+  /** Absent: SQLite, as before the store could be chosen. */
+  store?: StoreConfig;
   defaults: DefaultsConfig & { concurrency: number };
   stacks: Stack[];
   slack?: SlackConfig;

@@ -1,0 +1,34 @@
+import { join } from 'node:path';
+import type { DriftgateConfig } from '../../config/schema.js';
+import type { ProcessOwner } from '../../domain/run/model.js';
+import type { Store } from '../../ports/store.js';
+import { openSqliteStore } from './open-sqlite-store.js';
+import { openPostgresStore } from './postgres/open-postgres-store.js';
+
+export interface OpenStoreOptions {
+  now?: () => Date;
+  newId?: () => string;
+  /** The process recorded on the locks and in-flight runs it writes; default this process. */
+  owner?: ProcessOwner;
+}
+
+/** Where SQLite keeps the store of a data directory. */
+export function sqliteStorePath(dataDir: string): string {
+  return join(dataDir, 'driftgate.db');
+}
+
+/**
+ * Opens the store the config names: SQLite in `<dataDir>/driftgate.db` (the default), or Postgres at
+ * `store.url`. A Postgres server that cannot be reached fails with a PostgresConnectError naming its
+ * host:port and `store.url`, never the URL.
+ */
+export async function openStore(
+  config: Pick<DriftgateConfig, 'dataDir' | 'store'>,
+  options: OpenStoreOptions = {},
+): Promise<Store> {
+  const store = config.store ?? { type: 'sqlite' };
+  if (store.type === 'postgres') {
+    return openPostgresStore({ url: store.url, poolSize: store.poolSize, configKey: 'store.url', ...options });
+  }
+  return openSqliteStore({ path: sqliteStorePath(config.dataDir), ...options });
+}
