@@ -13,6 +13,7 @@ import { schemaIssues } from './schema-issues.js';
 import { slackWarnings } from './slack-warnings.js';
 import { autoApplyIssues } from './auto-apply-guard.js';
 import { stackDirWarning } from './stack-dirs.js';
+import { runnersIssues } from './runners.js';
 import { gitSourceIssues, withGitSources } from './git-source.js';
 
 export type Env = Record<string, string | undefined>;
@@ -138,6 +139,7 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
   const policies = await loadPolicies(parsed.data.policies, baseDir, parsed.data.approvers);
   issues.push(...policies.issues);
   issues.push(...gitSourceIssues(parsed.data));
+  issues.push(...runnersIssues(parsed.data));
   const config = withGitSources(
     parsed.data,
     resolveConfig(parsed.data, {

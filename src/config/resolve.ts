@@ -55,6 +55,8 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
       file.artifacts.type === 'local'
         ? { ...file.artifacts, dir: file.artifacts.dir ? abs(file.artifacts.dir) : join(dataDir, 'artifacts') }
         : file.artifacts,
+    store: file.store,
+    runners: file.runners,
     defaults,
     stacks: [...explicit, ...discovered],
     ...(file.slack ? { slack: file.slack } : {}),
@@ -95,6 +97,7 @@ function toStack(
     ...(environment !== undefined ? { environment } : {}),
     labels: settings.labels ?? [],
     mode: settings.mode ?? defaults.mode,
+    pool: settings.pool ?? defaults.pool,
     ...(settings.allowFrequentAutoApply ? { allowFrequentAutoApply: true } : {}),
   };
 }

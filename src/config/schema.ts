@@ -6,6 +6,7 @@ import { MODES, type Mode as StackMode, type Stack } from '../domain/stack.js';
 import type { ApproverRules } from '../domain/approvals/model.js';
 import { PAGE_SEVERITIES, type PageSeverity, type PagingRules } from '../domain/oncall/model.js';
 import { parseDuration } from '../domain/duration.js';
+import { DEFAULT_POOL, POOL_NAME_PATTERN, POOL_NAME_RULE } from '../domain/pool/pool-name.js';
 
 /**
  * The config file schema (driftgate.yml). Every object is strict, so a typo fails loudly. Later features
@@ -37,8 +38,12 @@ const scalar = z.union([z.string(), z.number(), z.boolean()]);
 /** terraform variables: scalars as strings, complex values as HCL/JSON objects. */
 const VarValue = z.union([scalar, z.array(z.unknown()), z.record(z.string(), z.unknown())]);
 
+const poolName = z.string().regex(POOL_NAME_PATTERN, `a pool name: ${POOL_NAME_RULE}`);
+
 /** Settings a stack can take from the stack entry itself, or from a discovery rule as defaults. */
 const StackSettings = {
+  /** With `runners: {type: workers}`: the worker pool that plans and applies it (its credentials). */
+  pool: poolName.optional(),
   schedule: CronExpression.optional(),
   vars: z.record(z.string(), VarValue).optional(),
   varFiles: z.array(z.string()).optional(),
@@ -185,6 +190,8 @@ export const DefaultsConfig = z.strictObject({
   outboxRetention: duration().prefault('7d'),
   /** After this many checks in a row with the same plan, the stack is named as not converging (once). */
   notConvergingAfter: z.number().int().min(2).default(12),
+  /** A stack's pool when neither its entry nor its discovery rule names one. */
+  pool: poolName.default(DEFAULT_POOL),
 });
 export type DefaultsConfig = z.infer<typeof DefaultsConfig>;
 
@@ -339,12 +346,29 @@ export const StoreConfig = z.discriminatedUnion('type', [
 ]);
 export type StoreConfig = z.infer<typeof StoreConfig>;
 
+/**
+ * Where terraform runs: in this process (`local`, the default), or on `driftgate worker --pool NAME`
+ * processes that take their pool's jobs from the shared Postgres (`workers`: `serve` then runs none).
+ */
+export const RunnersConfig = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('local') }),
+  z.strictObject({
+    type: z.literal('workers'),
+    /** A worker whose last heartbeat is older than this no longer counts as live. */
+    workerStaleAfter: duration().prefault('30s'),
+    /** Work waiting this long in a pool with no live worker is said in Slack, once. */
+    unservedAlertAfter: duration().prefault('5m'),
+  }),
+]);
+export type RunnersConfig = z.infer<typeof RunnersConfig>;
+
 export const ConfigFile = z.strictObject({
   version: z.literal(1),
   dataDir: z.string().default('.driftgate'),
   terraform: TerraformConfig.prefault({}),
   artifacts: ArtifactsConfig.default({ type: 'local' }),
   store: StoreConfig.default({ type: 'sqlite' }),
+  runners: RunnersConfig.default({ type: 'local' }),
   defaults: DefaultsConfig.prefault({}),
   /** Where explicit `stacks` live; discovered stacks are always local directories. */
   source: SourceConfig.optional(),
@@ -376,6 +400,8 @@ export interface DriftgateConfig {
   artifacts: ArtifactsConfig & { dir?: string };
   /** Absent: SQLite, as before the store could be chosen. */
   store?: StoreConfig;
+  /** Absent: terraform runs in this process. */
+  runners?: RunnersConfig;
   defaults: DefaultsConfig & { concurrency: number };
   stacks: Stack[];
   slack?: SlackConfig;

@@ -18,6 +18,8 @@ export interface Stack {
   environment?: string;
   labels: string[];
   mode: Mode;
+  /** The worker pool that plans and applies it when terraform runs on workers (`default` unless set). */
+  pool: string;
   /** See StackSettings.allowFrequentAutoApply in config/schema.ts. */
   allowFrequentAutoApply?: boolean;
   /**

@@ -67,6 +67,7 @@ describe('stack discovery', () => {
         '    schedule: "*/15 * * * *"',
         '    labels: [discovered]',
         '    varFiles: [common.tfvars]',
+        '    pool: prod',
       ].join('\n'),
     );
     expect(result.issues).toEqual([]);
@@ -83,6 +84,7 @@ describe('stack discovery', () => {
       environment: 'prod',
       labels: ['discovered'],
       mode: 'auto-minor',
+      pool: 'prod',
     });
   });
 

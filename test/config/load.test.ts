@@ -53,6 +53,7 @@ describe('parseConfig', () => {
       shutdownTimeout: 120_000,
       outboxRetention: 7 * 86_400_000,
       notConvergingAfter: 12,
+      pool: 'default',
     });
     expect(config.log).toEqual({ level: 'debug' });
     expect(config.stacks).toEqual([
@@ -69,6 +70,7 @@ describe('parseConfig', () => {
         environment: 'production',
         labels: ['core', 'network'],
         mode: 'alert',
+        pool: 'default',
       },
       {
         name: 'sandbox',
@@ -81,6 +83,7 @@ describe('parseConfig', () => {
         backendConfig: {},
         labels: [],
         mode: 'auto-minor',
+        pool: 'default',
       },
     ]);
   });

@@ -12,6 +12,7 @@ export function stackConfig(name: string, dir: string, overrides: Partial<Stack>
     backendConfig: {},
     labels: [],
     mode: 'alert',
+    pool: 'default',
     ...overrides,
   };
 }

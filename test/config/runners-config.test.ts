@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { validateConfigText } from '../../src/config/load.js';
+
+const parse = (yaml: string, env: Record<string, string> = {}) =>
+  validateConfigText(yaml, { baseDir: '/srv/driftgate', env });
+
+const STACK =
+  'stacks:\n  - { name: prod/site, dir: /srv/stacks/site, pool: prod }\n  - { name: dev/site, dir: /srv/stacks/dev }';
+
+describe('runners and pools in the config', () => {
+  it('runs terraform locally unless told otherwise, and gives every stack a pool', async () => {
+    const result = await parse(`version: 1\n${STACK}`);
+    expect(result.issues).toEqual([]);
+    expect(result.config?.runners).toEqual({ type: 'local' });
+    expect(result.config?.stacks.map((s) => [s.name, s.pool])).toEqual([
+      ['prod/site', 'prod'],
+      ['dev/site', 'default'],
+    ]);
+  });
+
+  it('takes a default pool from defaults', async () => {
+    const result = await parse(`version: 1\ndefaults: { pool: nonprod }\n${STACK}`);
+    expect(result.config?.stacks.map((s) => s.pool)).toEqual(['prod', 'nonprod']);
+  });
+
+  it('accepts workers with the shared store and artifacts, with their defaults', async () => {
+    const result = await parse(
+      [
+        'version: 1',
+        'store: { type: postgres, url: "${DATABASE_URL}" }',
+        'artifacts: { type: s3, bucket: plans, region: eu-west-1 }',
+        'runners: { type: workers }',
+        STACK,
+      ].join('\n'),
+      { DATABASE_URL: 'postgres://driftgate:pw@db:5432/driftgate' },
+    );
+    expect(result.issues).toEqual([]);
+    expect(result.config?.runners).toEqual({ type: 'workers', workerStaleAfter: 30_000, unservedAlertAfter: 300_000 });
+  });
+
+  it('refuses workers on a local store or local artifacts, saying what to write', async () => {
+    const result = await parse(`version: 1\nrunners: { type: workers }\n${STACK}`);
+    expect(result.issues).toEqual([
+      {
+        path: 'store.type',
+        message: 'runners: {type: workers} needs the shared store: store: {type: postgres, url: ${DATABASE_URL}}',
+      },
+      {
+        path: 'artifacts.type',
+        message:
+          'runners: {type: workers} needs saved plans every process can read: artifacts: {type: s3, bucket: ...}',
+      },
+    ]);
+  });
+
+  it('refuses a pool name that cannot name a queue, where it is written', async () => {
+    const result = await parse('version: 1\nstacks:\n  - { name: prod/site, dir: /srv/stacks/site, pool: "Prod EU" }');
+    expect(result.issues).toEqual([
+      {
+        path: 'stacks[0].pool',
+        message:
+          'a pool name: lowercase letters, digits and dashes, at most 40, starting and ending with a letter or digit',
+      },
+    ]);
+  });
+});
