@@ -147,10 +147,11 @@ export async function benchSlackClicks(options: {
     await emulator.close();
   }
   const store = openSqliteStore({ path: join(workDir, 'data', 'driftgate.db') });
-  const applies = rows.map(
-    (r) => store.listAudit({ runId: r.runId }).filter((a) => a.action === 'apply_started').length,
-  );
-  store.close();
+  const applies: number[] = [];
+  for (const r of rows) {
+    applies.push((await store.listAudit({ runId: r.runId })).filter((a) => a.action === 'apply_started').length);
+  }
+  await store.close();
 
   const fmt = (n: number) => n.toFixed(1);
   const lines = rows.map(

@@ -24,7 +24,7 @@ export interface AppContext {
   store: SqliteStore;
   logger: Logger;
   stack(name: string): Stack | undefined;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface AppContextOptions {

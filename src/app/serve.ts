@@ -95,19 +95,19 @@ async function startServing(
   const { logger, store, deps } = context;
 
   // Runs left planning or applying by a process that died; an interrupted apply blocks its stack.
-  const interrupted = store.recoverInterrupted();
+  const interrupted = await store.recoverInterrupted();
   for (const run of interrupted) {
     logger.warn({ runId: run.id, stack: run.stack, error: run.error }, 'run interrupted by an earlier stop');
   }
   // Runs whose `applying` was lost (a power cut) but whose apply was handed to terraform: interrupted too.
-  const handed = interruptHandedApplies(deps);
+  const handed = await interruptHandedApplies(deps);
   for (const run of handed) {
     logger.warn({ runId: run.id, stack: run.stack }, 'apply was handed to terraform before an earlier stop');
   }
   // Their scratch dirs may still hold a raw saved plan: only the artifact store keeps one.
   const leftovers = await removeWorkLeftovers({ store, workDir: deps.workDir });
   if (leftovers.length) logger.warn({ removed: leftovers }, 'removed work dirs left by an earlier stop');
-  for (const stack of config.stacks) store.upsertStack(stack.name);
+  for (const stack of config.stacks) await store.upsertStack(stack.name);
   deps.bus.onAny((event) => logger.info({ event: event.type, stack: event.stack, runId: event.run.id }, 'event'));
   const pager = pagerdutySettings
     ? createPager({ config, bus: deps.bus, store, stack: context.stack, now: deps.now, logger })
@@ -121,7 +121,7 @@ async function startServing(
 
   // Gauges read the store at each scrape: right after a start they show the drift stored before it.
   metrics.readGaugesFrom({
-    driftedStacks: () => store.listStacks().filter((s) => s.openDrift).length,
+    driftedStacks: async () => (await store.listStacks()).filter((s) => s.openDrift).length,
     outboxPending: () => store.pendingCount(),
   });
   const git = createGitSources({ dataDir: config.dataDir, env: options.env, logger });
@@ -145,7 +145,7 @@ async function startServing(
         (performance.now() - started) / 1000,
       );
       metrics.runsByOutcome.inc({ outcome: outcome.status });
-      jobs.run('auto-apply', async () => autoApplyAfterCheck(applies, outcome));
+      jobs.run('auto-apply', () => autoApplyAfterCheck(applies, outcome));
       return outcome;
     },
   });
@@ -227,7 +227,7 @@ async function startServing(
   // Outcomes recorded by an earlier process that died before telling them (after the held alerts resume).
   jobs.run('replay-announcements', () => replayAnnouncements(deps));
   // Approvals complete before an earlier stop whose apply had not started: applied now.
-  for (const { run, actor } of approvedRunsLeftOver(store)) {
+  for (const { run, actor } of await approvedRunsLeftOver(store)) {
     logger.warn(
       { runId: run.id, stack: run.stack },
       'approved run was not applied before the last stop; applying it now',
@@ -279,7 +279,7 @@ async function startServing(
       await slack?.stop();
       await health.close();
       await metricsServer?.close();
-      context.close();
+      await context.close();
     },
   };
 }

@@ -41,7 +41,7 @@ export interface SlackApp {
   /** Everything handed off so far is done and the outbox is drained (tests, benchmarks). */
   settle(): Promise<void>;
   /** Raises drift unresolved past `slack.onCall.escalateAfter` (also run every minute); returns how many. */
-  escalate(): number;
+  escalate(): Promise<number>;
   /**
    * The workspace's address (`https://acme.slack.com/`) for links to messages, once `auth.test` has
    * answered. Looked up at start; after a failure, asking again retries in the background.
@@ -174,10 +174,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     ...(options.deliverers ? { deliverers: options.deliverers } : {}),
     now,
     logger,
-    onDelivered: () => metrics.outboxPending.set(store.pendingCount()),
-    onFailed: (item, _error, outcome) => {
+    onDelivered: async () => metrics.outboxPending.set(await store.pendingCount()),
+    onFailed: async (item, _error, outcome) => {
       countOutboxFailure(metrics, item.method, outcome.dead);
-      metrics.outboxPending.set(store.pendingCount());
+      metrics.outboxPending.set(await store.pendingCount());
     },
   });
 
@@ -197,7 +197,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       lookUpWorkspace();
       worker.start(options.outboxPollMs ?? 250);
       jobs.run('resume-held-alerts', () => notifier.resume());
-      escalation = setInterval(() => jobs.run('escalate', async () => escalateStaleDrift(escalateDeps)), 60_000);
+      escalation = setInterval(() => jobs.run('escalate', () => escalateStaleDrift(escalateDeps)), 60_000);
       escalation.unref();
     },
     escalate: () => escalateStaleDrift(escalateDeps),

@@ -15,8 +15,8 @@ export interface Metrics {
 
 /** Where the gauges read their value at each scrape: the store, so they are right from the start. */
 export interface GaugeSources {
-  driftedStacks(): number;
-  outboxPending(): number;
+  driftedStacks(): Promise<number>;
+  outboxPending(): Promise<number>;
 }
 
 export function createMetrics(initial?: GaugeSources): Metrics {
@@ -42,8 +42,8 @@ export function createMetrics(initial?: GaugeSources): Metrics {
       name: 'driftgate_drifted_stacks',
       help: 'Stacks with an open drift',
       registers: [registry],
-      collect(this: Gauge) {
-        if (sources) this.set(sources.driftedStacks());
+      async collect(this: Gauge) {
+        if (sources) this.set(await sources.driftedStacks());
       },
     }),
     slackApiErrors: new Counter({
@@ -62,8 +62,8 @@ export function createMetrics(initial?: GaugeSources): Metrics {
       name: 'driftgate_outbox_pending',
       help: 'Outgoing Slack calls not yet delivered',
       registers: [registry],
-      collect(this: Gauge) {
-        if (sources) this.set(sources.outboxPending());
+      async collect(this: Gauge) {
+        if (sources) this.set(await sources.outboxPending());
       },
     }),
     readGaugesFrom(next) {

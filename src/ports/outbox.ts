@@ -14,7 +14,7 @@ export interface OutboxDeliverer {
 /** Where a page's run is in Slack, in a process with Slack configured: what a page links to. */
 export interface PageSlackLinks {
   /** Permalink of the run's message, once its post is delivered. */
-  messageLink(runId: string): string | undefined;
+  messageLink(runId: string): Promise<string | undefined>;
   /** The channel the stack's alerts go to. */
   channelOf(stack: string): string;
 }

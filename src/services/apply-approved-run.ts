@@ -79,10 +79,10 @@ async function settle(
     return;
   }
   const ended =
-    deps.store.transition(run.id, 'approved', 'errored', { error: `apply did not start: ${outcome.reason}` }) ??
-    deps.store.getRun(run.id) ??
+    (await deps.store.transition(run.id, 'approved', 'errored', { error: `apply did not start: ${outcome.reason}` })) ??
+    (await deps.store.getRun(run.id)) ??
     run;
-  deps.store.appendAudit({
+  await deps.store.appendAudit({
     at: deps.now(),
     actor,
     action: 'apply_not_started',
@@ -104,10 +104,12 @@ async function settle(
  * Runs left `approved` by an earlier stop (the approvals were in, the apply had not started): applied
  * now, as the last approver, so that an approval is never lost to a restart.
  */
-export function approvedRunsLeftOver(
+export async function approvedRunsLeftOver(
   store: Pick<RunStore, 'listRuns'> & Pick<SlackStore, 'listApprovals'>,
-): { run: Run; actor: string }[] {
-  return store
-    .listRuns({ states: ['approved'] })
-    .map((run) => ({ run, actor: store.listApprovals(run.id).at(-1)?.userId ?? 'system' }));
+): Promise<{ run: Run; actor: string }[]> {
+  const left: { run: Run; actor: string }[] = [];
+  for (const run of await store.listRuns({ states: ['approved'] })) {
+    left.push({ run, actor: (await store.listApprovals(run.id)).at(-1)?.userId ?? 'system' });
+  }
+  return left;
 }

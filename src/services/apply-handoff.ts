@@ -28,15 +28,15 @@ export async function markApplyHanded(workDir: string, runId: string): Promise<v
  * At start: a run that reads `approved` although its apply was handed to terraform (the store lost
  * `applying`) is interrupted and its stack blocked, never applied a second time. Returns those runs.
  */
-export function interruptHandedApplies(deps: { store: RunStore; workDir: string }): Run[] {
+export async function interruptHandedApplies(deps: { store: RunStore; workDir: string }): Promise<Run[]> {
   const interrupted: Run[] = [];
-  for (const run of deps.store.listRuns({ states: ['approved'] })) {
+  for (const run of await deps.store.listRuns({ states: ['approved'] })) {
     if (!existsSync(marker(deps.workDir, run.id))) continue;
-    const ended = deps.store.transition(run.id, 'approved', 'interrupted', {
+    const ended = await deps.store.transition(run.id, 'approved', 'interrupted', {
       error: 'driftgate stopped after the apply was handed to terraform; the run did not finish',
     });
     if (!ended) continue;
-    deps.store.blockStack(
+    await deps.store.blockStack(
       run.stack,
       `apply of run ${run.id} was interrupted: the real infrastructure may be half applied; check its state before unblocking`,
     );

@@ -15,7 +15,7 @@ export async function applyRunFromSource(
   actor: string,
 ): Promise<ApplyOutcome> {
   if (!stack.git || !deps.git) return applyRun(deps, stack, runId, actor);
-  const sha = deps.store.getRun(runId)?.commitSha;
+  const sha = (await deps.store.getRun(runId))?.commitSha;
   if (!sha)
     return {
       status: 'refused',

@@ -41,13 +41,13 @@ export type ApplyOutcome =
  */
 export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, actor: string): Promise<ApplyOutcome> {
   const { store } = deps;
-  const run = store.getRun(runId);
+  const run = await store.getRun(runId);
   if (!run || run.stack !== stack.name)
     return { status: 'refused', code: 'not_found', reason: `no run ${runId} for stack ${stack.name}` };
-  const blocked = store.getStack(stack.name)?.blockedReason;
+  const blocked = (await store.getStack(stack.name))?.blockedReason;
   if (blocked) return { status: 'refused', code: 'blocked', reason: `stack ${stack.name} is blocked: ${blocked}` };
   if (planExpired(run, deps.now(), deps.maxPlanAgeMs)) {
-    store.transition(run.id, AWAITING_DECISION, 'expired', { error: 'plan older than maxPlanAge' });
+    await store.transition(run.id, AWAITING_DECISION, 'expired', { error: 'plan older than maxPlanAge' });
     return {
       status: 'refused',
       code: 'expired',
@@ -55,16 +55,16 @@ export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, a
     };
   }
 
-  const lock = holdStackLock(deps, stack.name, run.id);
+  const lock = await holdStackLock(deps, stack.name, run.id);
   if (!lock.acquired)
     return { status: 'refused', code: 'locked', reason: `stack ${stack.name} is locked by run ${lock.holder.runId}` };
-  const applying = store.transition(run.id, AWAITING_DECISION, 'applying');
+  const applying = await store.transition(run.id, AWAITING_DECISION, 'applying');
   if (!applying) {
-    lock.release();
-    const state = store.getRun(run.id)?.state ?? 'unknown';
+    await lock.release();
+    const state = (await store.getRun(run.id))?.state ?? 'unknown';
     return { status: 'refused', code: 'not_applyable', reason: `run ${run.id} is ${state}; it cannot be applied` };
   }
-  store.appendAudit({
+  await store.appendAudit({
     at: deps.now(),
     actor,
     action: 'apply_started',
@@ -78,13 +78,13 @@ export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, a
   try {
     result = await applySavedPlan(deps, stack, applying, runDir);
   } finally {
-    lock.release();
+    await lock.release();
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }
 
   if (!result.ok && result.refused) {
-    store.transition(run.id, 'applying', 'expired', { error: result.error });
-    store.appendAudit({
+    await store.transition(run.id, 'applying', 'expired', { error: result.error });
+    await store.appendAudit({
       at: deps.now(),
       actor,
       action: `apply_refused_${result.refused}`,
@@ -95,9 +95,9 @@ export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, a
     return { status: 'refused', code: result.refused, reason: result.error };
   }
   const finished = result.ok
-    ? store.transition(run.id, 'applying', 'applied')
-    : store.transition(run.id, 'applying', 'apply_failed', { error: result.error });
-  store.appendAudit({
+    ? await store.transition(run.id, 'applying', 'applied')
+    : await store.transition(run.id, 'applying', 'apply_failed', { error: result.error });
+  await store.appendAudit({
     at: deps.now(),
     actor,
     action: result.ok ? 'applied' : 'apply_failed',
@@ -106,10 +106,10 @@ export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, a
     planSha256: run.planSha256,
     detail: result.ok ? undefined : { error: result.error },
   });
-  if (result.ok && run.commitSha) store.setLastAppliedCommit(stack.name, run.commitSha);
+  if (result.ok && run.commitSha) await store.setLastAppliedCommit(stack.name, run.commitSha);
 
   const verification = await checkStack(deps, stack, { trigger: 'verify', commitSha: run.commitSha });
-  const final = finished ?? store.getRun(run.id) ?? applying;
+  const final = finished ?? (await store.getRun(run.id)) ?? applying;
   return result.ok
     ? { status: 'applied', run: final, output: result.output, verification }
     : { status: 'apply_failed', run: final, error: result.error, output: result.output, verification };

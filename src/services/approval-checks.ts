@@ -36,8 +36,12 @@ export interface DecisionRights {
 }
 
 /** The run, when it belongs to the stack and still waits for a decision. */
-export function decidableRun(deps: ApprovalServiceDeps, stack: Stack, runId: string): Run | DecisionRefusal {
-  const run = deps.store.getRun(runId);
+export async function decidableRun(
+  deps: ApprovalServiceDeps,
+  stack: Stack,
+  runId: string,
+): Promise<Run | DecisionRefusal> {
+  const run = await deps.store.getRun(runId);
   if (!run || run.stack !== stack.name) {
     return { status: 'refused', reason: 'not_found', message: `There is no run ${runId} for stack ${stack.name}.` };
   }
@@ -108,13 +112,13 @@ export async function decisionRights(
 }
 
 /** Records a refused click in the audit log and hands the refusal back. */
-export function auditRefusal<T extends DecisionRefusal>(
+export async function auditRefusal<T extends DecisionRefusal>(
   deps: ApprovalServiceDeps,
   action: 'approve_refused' | 'reject_refused',
   context: { stack: string; runId: string; userId: string; run?: Run },
   refusal: T,
-): T {
-  deps.store.appendAudit({
+): Promise<T> {
+  await deps.store.appendAudit({
     at: deps.now(),
     actor: context.userId,
     action,

@@ -35,8 +35,8 @@ export async function approveRun(
   const refuse = (refusal: DecisionRefusal, run?: Run) =>
     auditRefusal(deps, 'approve_refused', { ...context, run }, refusal);
 
-  const run = decidableRun(deps, stack, runId);
-  if ('status' in run) return refuse(run);
+  const run = await decidableRun(deps, stack, runId);
+  if ('status' in run) return await refuse(run);
   const policy = await deps.policyOf?.(run);
   // Rights first: a click by someone who may not approve changes nothing, not even an old plan's state.
   const rights = await decisionRights(
@@ -46,10 +46,10 @@ export async function approveRun(
     'approve',
     (policy?.approvals ?? []).flatMap((a) => a.from),
   );
-  if ('status' in rights) return refuse(rights, run);
+  if ('status' in rights) return await refuse(rights, run);
   if (policy?.denied) {
     const why = policy.findings.filter((f) => f.effect === 'deny').map((f) => `${f.rule}: ${f.message}`);
-    return refuse({
+    return await refuse({
       status: 'refused',
       reason: 'denied',
       message: `A policy denies this plan, so it cannot be applied from Slack. ${why.join('; ')}`,
@@ -58,13 +58,13 @@ export async function approveRun(
   }
   if (planExpired(run, deps.now(), deps.maxPlanAgeMs)) {
     const age = planAgeMs(run, deps.now());
-    const expired = deps.store.transition(run.id, DECIDABLE, 'expired', { error: 'plan older than maxPlanAge' });
+    const expired = await deps.store.transition(run.id, DECIDABLE, 'expired', { error: 'plan older than maxPlanAge' });
     // "An approval for a plan older than maxPlanAge is refused, a new plan is run and posted."
     if (expired) await announceExpiredPlan(deps, expired, { stale: false });
-    return refuse({
+    return await refuse({
       status: 'refused',
       reason: 'expired',
-      run: expired ?? deps.store.getRun(run.id),
+      run: expired ?? (await deps.store.getRun(run.id)),
       message: `This plan is ${formatDuration(age)} old, older than the ${formatDuration(deps.maxPlanAgeMs)} a plan may be applied within: the infrastructure may have changed since. A new plan is needed.`,
     });
   }
@@ -77,7 +77,7 @@ export async function approveRun(
       throw err;
     // The author must never approve their own change, so not knowing the author is a no. AuthorsUnknownError
     // says why and what to do; another service's failure is worth a retry.
-    return refuse({
+    return await refuse({
       status: 'refused',
       reason: 'author_unknown',
       message:
@@ -94,28 +94,28 @@ export async function approveRun(
 
   // From here on everything is synchronous, so no other click interleaves in this process; across
   // processes the store's compare-and-set decides.
-  const current = decidableRun(deps, stack, runId);
-  if ('status' in current) return refuse(current);
+  const current = await decidableRun(deps, stack, runId);
+  if ('status' in current) return await refuse(current);
   const decision = evaluateApprovals({
     requirements: allRequirements(rights, policy?.approvals),
-    existing: deps.store.listApprovals(runId),
+    existing: await deps.store.listApprovals(runId),
     userId,
     userGroups: rights.userGroups,
     authorSlackIds: authors,
   });
   if (!decision.ok) {
     const { ok: _, ...refusal } = decision;
-    return refuse({ status: 'refused', ...refusal, run: current });
+    return await refuse({ status: 'refused', ...refusal, run: current });
   }
-  if (!deps.store.addApproval({ runId, userId, at: deps.now(), groups: rights.userGroups })) {
-    return refuse({
+  if (!(await deps.store.addApproval({ runId, userId, at: deps.now(), groups: rights.userGroups }))) {
+    return await refuse({
       status: 'refused',
       reason: 'already_approved',
       message: 'You have already approved this plan.',
       run: current,
     });
   }
-  deps.store.appendAudit({
+  await deps.store.appendAudit({
     at: deps.now(),
     actor: userId,
     action: 'approved',
@@ -131,10 +131,10 @@ export async function approveRun(
   });
   if (!decision.complete) return { status: 'recorded', run: current, progress: decision.progress };
 
-  const approved = deps.store.transition(runId, DECIDABLE, 'approved');
+  const approved = await deps.store.transition(runId, DECIDABLE, 'approved');
   if (!approved) {
     // Another process moved the run between our read and our write: its outcome stands.
-    const moved = decidableRun(deps, stack, runId);
+    const moved = await decidableRun(deps, stack, runId);
     if ('status' in moved) return { ...moved };
     return {
       status: 'refused',

@@ -23,7 +23,7 @@ export async function storeArtifact(
   body: Buffer | string,
 ): Promise<ArtifactRef> {
   const stored = await deps.artifacts.put(artifactKey(runId, kind), body);
-  return deps.store.addArtifact({ runId, kind, key: stored.key, sha256: stored.sha256, size: stored.size });
+  return await deps.store.addArtifact({ runId, kind, key: stored.key, sha256: stored.sha256, size: stored.size });
 }
 
 /**
@@ -36,6 +36,6 @@ export async function loadArtifact(
   kind: ArtifactKind,
   expectedSha256?: string,
 ): Promise<Buffer | undefined> {
-  const ref = deps.store.listArtifacts(runId).find((a) => a.kind === kind);
+  const ref = (await deps.store.listArtifacts(runId)).find((a) => a.kind === kind);
   return ref ? deps.artifacts.get(ref.key, expectedSha256 ?? ref.sha256) : undefined;
 }

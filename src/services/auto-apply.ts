@@ -13,22 +13,25 @@ import type { CheckOutcome } from './check-stack.js';
  * An earlier run with the same changes (fingerprint) that was applied automatically: applying again
  * would loop on a change that does not stick (a provider's perpetual diff, something reverting it).
  */
-function cameBack(deps: ApplyDeps, stack: string, run: Run): string | undefined {
-  const earlier = deps.store
-    .listRuns({ stack, limit: 50 })
-    .filter((r) => r.id !== run.id && r.fingerprint === run.fingerprint);
-  return earlier.find((r) => deps.store.listAudit({ runId: r.id }).some((a) => a.action === 'auto_apply_started'))?.id;
+async function cameBack(deps: ApplyDeps, stack: string, run: Run): Promise<string | undefined> {
+  const earlier = (await deps.store.listRuns({ stack, limit: 50 })).filter(
+    (r) => r.id !== run.id && r.fingerprint === run.fingerprint,
+  );
+  for (const r of earlier) {
+    if ((await deps.store.listAudit({ runId: r.id })).some((a) => a.action === 'auto_apply_started')) return r.id;
+  }
+  return undefined;
 }
 
 /**
- * Decides, audits the decision, and starts the apply when allowed; returns the apply without waiting for
- * it (the caller is a check job, and the apply waits for that check to end).
+ * Decides, audits the decision, and applies when allowed; settles when the apply ends. Run it as a job,
+ * never awaited by the check: the apply waits for that check to end.
  */
-export function autoApplyAfterCheck(deps: ApplyDeps, outcome: CheckOutcome): Promise<unknown> | undefined {
+export async function autoApplyAfterCheck(deps: ApplyDeps, outcome: CheckOutcome): Promise<unknown> {
   if (outcome.status !== 'drifted' && outcome.status !== 'pending_approval') return undefined;
   const stack = deps.stack(outcome.stack);
   if (!stack || stack.mode === 'alert') return undefined;
-  const returned = cameBack(deps, stack.name, outcome.run);
+  const returned = await cameBack(deps, stack.name, outcome.run);
   const decision = returned
     ? {
         apply: false as const,
@@ -36,7 +39,7 @@ export function autoApplyAfterCheck(deps: ApplyDeps, outcome: CheckOutcome): Pro
       }
     : automaticApply(stack.mode, outcome.analysis, outcome.policy);
   const actor = `driftgate:${stack.mode}`;
-  deps.store.appendAudit({
+  await deps.store.appendAudit({
     at: deps.now(),
     actor,
     action: decision.apply ? 'auto_apply_started' : 'auto_apply_declined',

@@ -29,7 +29,7 @@ export type ChangeAuthorsDeps = {
 export async function changeAuthors(deps: ChangeAuthorsDeps, run: Run): Promise<string[]> {
   const stack = deps.stack(run.stack);
   if (!stack?.git || !deps.git) return [];
-  const lastApplied = deps.store.getStack(run.stack)?.lastAppliedCommit;
+  const lastApplied = (await deps.store.getStack(run.stack))?.lastAppliedCommit;
   if (lastApplied && lastApplied === run.commitSha) return [];
   const commits = await commitsOfChange(deps, deps.git.checkout(stack.git), stack, run, lastApplied);
   let prs: Awaited<ReturnType<typeof commitPullRequests>>;
@@ -82,7 +82,7 @@ async function commitsOfChange(
   }
   // No baseline: every plan is classified drift, yet the code may have moved since the stack was first
   // seen; whoever wrote any of it may be the author of this change. Runs are never deleted.
-  const first = deps.store.listRuns({ stack: name }).findLast((r) => r.commitSha)?.commitSha ?? sha;
+  const first = (await deps.store.listRuns({ stack: name })).findLast((r) => r.commitSha)?.commitSha ?? sha;
   // First seen at this very commit, with changes: nothing tells which of the commits before it the plan
   // would apply, so nobody can be cleared of having written them.
   if (first === sha) {

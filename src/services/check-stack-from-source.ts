@@ -66,7 +66,7 @@ function storingCommitsFirst(deps: ServiceDeps & SourceDeps & { github?: GitHubC
       (event.type === 'plan_pending_approval' || event.type === 'plan_refreshed') &&
       event.run.kind === 'pending_change';
     if (pending && event.run.commitSha && stack.git) {
-      const from = deps.store.getStack(stack.name)?.lastAppliedCommit;
+      const from = (await deps.store.getStack(stack.name))?.lastAppliedCommit;
       await storeCommits(deps, stack, event.run.id, from, event.run.commitSha).catch((err: unknown) =>
         deps.logger.warn(
           { stack: stack.name, runId: event.run.id, err: errorMessage(err) },

@@ -45,11 +45,11 @@ export interface CheckOptions {
  */
 export async function checkStack(deps: ServiceDeps, stack: Stack, options: CheckOptions): Promise<CheckOutcome> {
   const { store, logger } = deps;
-  const record = store.upsertStack(stack.name);
+  const record = await store.upsertStack(stack.name);
   if (record.blockedReason) return { stack: stack.name, status: 'blocked', reason: record.blockedReason };
 
-  const run = store.createRun({ stack: stack.name, trigger: options.trigger, commitSha: options.commitSha });
-  const lock = holdStackLock(deps, stack.name, run.id);
+  const run = await store.createRun({ stack: stack.name, trigger: options.trigger, commitSha: options.commitSha });
+  const lock = await holdStackLock(deps, stack.name, run.id);
   if (!lock.acquired) {
     const error = `stack is locked by run ${lock.holder.runId} until ${lock.holder.expiresAt.toISOString()}`;
     return fail(deps, run, error, '');
@@ -77,7 +77,7 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
     const planSha256 = await storeAnalysed(deps, run.id, planFile, found);
     // Audited when the policies judged this plan, not when an earlier run's judgement was reused.
     if (!found.reusedFrom && found.policy?.fired.length) {
-      store.appendAudit({
+      await store.appendAudit({
         at: deps.now(),
         actor: 'system',
         action: 'policies_fired',
@@ -86,7 +86,7 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
         detail: { rules: found.policy.fired, denied: found.policy.denied },
       });
     }
-    store.setPlanSignature(run.id, signature);
+    await store.setPlanSignature(run.id, signature);
     logger.info(
       {
         stack: stack.name,
@@ -100,7 +100,7 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
     return await recordOutcome(deps, stack, run, found.analysis, planSha256, found.policy);
   } catch (err) {
     if (options.signal?.aborted) {
-      const interrupted = store.transition(run.id, 'planning', 'interrupted', {
+      const interrupted = await store.transition(run.id, 'planning', 'interrupted', {
         error: 'driftgate stopped while the plan ran',
       });
       return { stack: stack.name, status: 'interrupted', run: interrupted ?? run };
@@ -110,7 +110,7 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
     if (!(err instanceof DriftgateError)) logger.error({ err, stack: stack.name, runId: run.id }, 'check failed');
     return fail(deps, run, deps.secrets.redact(reason, stack.name), deps.secrets.redact(stderrTail, stack.name));
   } finally {
-    lock.release();
+    await lock.release();
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
@@ -141,7 +141,7 @@ async function reuseEarlierAnalysis(
   const kind = classifyRun({
     analysis: earlier.analysis,
     commitSha: run.commitSha,
-    lastAppliedCommit: deps.store.getStack(stack.name)?.lastAppliedCommit,
+    lastAppliedCommit: (await deps.store.getStack(stack.name))?.lastAppliedCommit,
   });
   // Judged as drift then and as a pending change now (a baseline moved): the policies judge it again.
   if (kind !== earlier.from.kind) return undefined;
@@ -165,7 +165,7 @@ async function analyseAfresh(
   const kind = classifyRun({
     analysis,
     commitSha: run.commitSha,
-    lastAppliedCommit: store.getStack(stack.name)?.lastAppliedCommit,
+    lastAppliedCommit: (await store.getStack(stack.name))?.lastAppliedCommit,
   });
   const policy = kind && deps.evaluatePolicies ? deps.evaluatePolicies(planJson, redactor, stack, kind) : undefined;
   // Drift another system owns must not make the same real drift look new each time its value moves.
@@ -210,40 +210,45 @@ async function recordOutcome(
   policy?: PolicyEvaluation,
 ): Promise<CheckOutcome> {
   const { store } = deps;
-  const { outcome, announcement } = store.atomically(() => record(deps, stack, run, analysis, planSha256, policy));
+  const { outcome, announcement } = await store.atomically((tx) =>
+    record({ ...deps, store: tx }, stack, run, analysis, planSha256, policy),
+  );
   const event = announcementEvent(announcement, outcome.run, { analysis, policy });
   if (event) await deps.bus.publish(event);
-  store.announced(run.id);
+  await store.announced(run.id);
   return outcome;
 }
 
-function record(
+/** Writes only through `deps.store`, which is the transaction's store. */
+async function record(
   deps: ServiceDeps,
   stack: Stack,
   run: Run,
   analysis: PlanAnalysis,
   planSha256: string | undefined,
   policy: PolicyEvaluation | undefined,
-): { outcome: Extract<CheckOutcome, { run: Run; analysis: PlanAnalysis }>; announcement: Announcement } {
+): Promise<{ outcome: Extract<CheckOutcome, { run: Run; analysis: PlanAnalysis }>; announcement: Announcement }> {
   const { store } = deps;
-  const before = store.getStack(stack.name);
+  const before = await store.getStack(stack.name);
   const kind = classifyRun({ analysis, commitSha: run.commitSha, lastAppliedCommit: before?.lastAppliedCommit });
   const patch = { fingerprint: analysis.fingerprint, counts: analysis.counts, planSha256 };
   // An approved run waits for its apply: a re-plan never takes it away (the apply's own plan check decides).
-  const undecided = store.listRuns({ stack: stack.name, states: [...UNDECIDED] }).filter((r) => r.id !== run.id);
-  for (const old of undecided) store.transition(old.id, UNDECIDED, 'superseded', { supersededBy: run.id });
-  const announce = (announcement: Announcement) => {
-    store.announce(run.id, announcement);
+  const undecided = (await store.listRuns({ stack: stack.name, states: [...UNDECIDED] })).filter(
+    (r) => r.id !== run.id,
+  );
+  for (const old of undecided) await store.transition(old.id, UNDECIDED, 'superseded', { supersededBy: run.id });
+  const announce = async (announcement: Announcement) => {
+    await store.announce(run.id, announcement);
     return announcement;
   };
 
   if (!kind) {
-    const done = store.transition(run.id, 'planning', 'no_changes', patch) ?? run;
+    const done = (await store.transition(run.id, 'planning', 'no_changes', patch)) ?? run;
     // A clean plan at a commit proves its code is what is live (a merged remediation PR, a change applied
     // by hand): changes planned at that commit later are drift, not a change waiting to be applied.
     if (run.commitSha && run.commitSha !== before?.lastAppliedCommit) {
-      store.setLastAppliedCommit(stack.name, run.commitSha);
-      store.appendAudit({
+      await store.setLastAppliedCommit(stack.name, run.commitSha);
+      await store.appendAudit({
         at: deps.now(),
         actor: 'system',
         action: 'baseline',
@@ -252,12 +257,12 @@ function record(
         detail: { commit: run.commitSha, previous: before?.lastAppliedCommit ?? null, source: 'clean_plan' },
       });
     }
-    const closed = store.closeDrift(stack.name);
-    store.countSamePlan(stack.name, undefined);
-    store.setStackStatus(stack.name, 'in_sync', run.id);
+    const closed = await store.closeDrift(stack.name);
+    await store.countSamePlan(stack.name, undefined);
+    await store.setStackStatus(stack.name, 'in_sync', run.id);
     return {
       outcome: { stack: stack.name, status: 'no_changes', run: done, analysis, resolved: Boolean(closed) },
-      announcement: announce(
+      announcement: await announce(
         closed
           ? { type: 'drift_resolved', previousFingerprint: closed.fingerprint, previousRunId: closed.runId }
           : { type: 'no_changes' },
@@ -266,16 +271,16 @@ function record(
   }
 
   const to = kind === 'drift' ? 'drifted' : 'pending_approval';
-  const done = store.transition(run.id, 'planning', to, { ...patch, kind }) ?? run;
-  store.setStackStatus(stack.name, to === 'drifted' ? 'drifted' : 'pending_approval', run.id);
+  const done = (await store.transition(run.id, 'planning', to, { ...patch, kind })) ?? run;
+  await store.setStackStatus(stack.name, to === 'drifted' ? 'drifted' : 'pending_approval', run.id);
   const previous = undecided.find((r) => r.fingerprint === analysis.fingerprint);
-  if (previous && previous.commitSha === done.commitSha) carryApprovals(deps, previous, done);
+  if (previous && previous.commitSha === done.commitSha) await carryApprovals(deps, previous, done);
   const isNew =
     kind === 'drift'
-      ? store.openDrift(stack.name, { fingerprint: analysis.fingerprint, runId: run.id, counts: analysis.counts })
+      ? await store.openDrift(stack.name, { fingerprint: analysis.fingerprint, runId: run.id, counts: analysis.counts })
       : !previous;
   // Named once, on the check that reaches the threshold: later ones of the same plan stay quiet.
-  const repeats = store.countSamePlan(stack.name, analysis.fingerprint);
+  const repeats = await store.countSamePlan(stack.name, analysis.fingerprint);
   const announcement: Announcement = isNew
     ? { type: kind === 'drift' ? 'drift_detected' : 'plan_pending_approval' }
     : {
@@ -293,7 +298,7 @@ function record(
       ...(policy ? { policy } : {}),
       ...(repeats >= deps.notConvergingAfter ? { notConverging: repeats } : {}),
     },
-    announcement: announce(announcement),
+    announcement: await announce(announcement),
   };
 }
 
@@ -301,11 +306,12 @@ function record(
  * The same changes planned again at the same commit: the approvals given to the plan it replaces still
  * hold, so a re-plan (a `/drift check`, the schedule) never wipes a decision in progress.
  */
-function carryApprovals(deps: ServiceDeps, from: Run, to: Run): void {
-  const approvals = deps.store.listApprovals(from.id);
-  const carried = approvals.filter((a) => deps.store.addApproval({ ...a, runId: to.id }));
+async function carryApprovals(deps: ServiceDeps, from: Run, to: Run): Promise<void> {
+  const approvals = await deps.store.listApprovals(from.id);
+  const carried: typeof approvals = [];
+  for (const a of approvals) if (await deps.store.addApproval({ ...a, runId: to.id })) carried.push(a);
   if (carried.length === 0) return;
-  deps.store.appendAudit({
+  await deps.store.appendAudit({
     at: deps.now(),
     actor: 'system',
     action: 'approvals_carried',
@@ -327,14 +333,14 @@ export async function recordFailedCheck(
   error: string,
   stderrTail: string,
 ): Promise<CheckOutcome> {
-  const record = deps.store.upsertStack(stack.name);
+  const record = await deps.store.upsertStack(stack.name);
   if (record.blockedReason) return { stack: stack.name, status: 'blocked', reason: record.blockedReason };
-  return fail(deps, deps.store.createRun({ stack: stack.name, trigger: options.trigger }), error, stderrTail);
+  return fail(deps, await deps.store.createRun({ stack: stack.name, trigger: options.trigger }), error, stderrTail);
 }
 
 async function fail(deps: ServiceDeps, run: Run, error: string, stderrTail: string): Promise<CheckOutcome> {
-  const errored = deps.store.transition(run.id, 'planning', 'errored', { error }) ?? run;
-  deps.store.setStackStatus(run.stack, 'errored', run.id);
+  const errored = (await deps.store.transition(run.id, 'planning', 'errored', { error })) ?? run;
+  await deps.store.setStackStatus(run.stack, 'errored', run.id);
   deps.logger.warn({ stack: run.stack, runId: run.id, error }, 'check errored');
   await deps.bus.publish({ type: 'plan_failed', stack: run.stack, run: errored, error, stderrTail });
   return { stack: run.stack, status: 'errored', run: errored, error, stderrTail };

@@ -15,7 +15,7 @@ export async function announceExpiredPlan(
   run: Run,
   options: { stale: boolean; credentials?: boolean },
 ): Promise<void> {
-  const current = deps.store.getRun(run.id) ?? run;
+  const current = (await deps.store.getRun(run.id)) ?? run;
   await deps.bus.publish({
     type: 'plan_expired',
     stack: run.stack,

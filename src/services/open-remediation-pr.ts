@@ -133,12 +133,12 @@ async function existingPullRequest(
   branch: string,
   request: RemediationRequest,
 ): Promise<RemediationOutcome | undefined> {
-  const recorded = deps.store.getRemediation(stack.name, run.fingerprint!);
+  const recorded = await deps.store.getRemediation(stack.name, run.fingerprint!);
   const open = await deps.github.findOpenPullRequest(repo, branch, stack.git!.branch);
   if (open && recorded?.prNumber === open.number) return { status: 'existing', record: recorded };
   if (open) {
     const adopted = recordOf(stack, run, repo, branch, open, request, deps.now());
-    deps.store.saveRemediation(adopted);
+    await deps.store.saveRemediation(adopted);
     return { status: 'existing', record: adopted };
   }
   if (!recorded) return undefined;
@@ -245,8 +245,8 @@ export async function openRemediationPr(
       draft: deps.settings.draft,
     });
     const record = recordOf(stack, run, repo, branch, pr, request, deps.now(), remediation);
-    deps.store.saveRemediation(record);
-    deps.store.appendAudit({
+    await deps.store.saveRemediation(record);
+    await deps.store.appendAudit({
       at: deps.now(),
       actor: request.actor,
       action: 'remediation_opened',

@@ -23,11 +23,14 @@ import { pageItem } from '../domain/oncall/page-item.js';
 export interface PagerDeps {
   config: { pagerduty?: PagingRules };
   bus: EventBus;
-  store: Pick<SlackStore, 'enqueue' | 'getSilence'> & Pick<RunStore, 'getStack' | 'appendAudit' | 'listAudit'>;
+  store: PagerStore & Pick<RunStore, 'atomically'>;
   stack: StackLookup;
   now: () => Date;
   logger: ServiceLogger;
 }
+
+/** What the pager reads and writes, through the store or a transaction of it. */
+type PagerStore = Pick<SlackStore, 'enqueue' | 'getSilence'> & Pick<RunStore, 'getStack' | 'appendAudit' | 'listAudit'>;
 
 export interface Pager {
   stop(): void;
@@ -39,12 +42,18 @@ export const PAGE_RESOLVED = 'page_resolved';
 export function createPager(deps: PagerDeps): Pager {
   const { store, logger } = deps;
 
-  function enqueue(stack: string, runId: string, routingKeyEnv: string, event: PageEventBody): void {
+  async function enqueue(
+    db: PagerStore,
+    stack: string,
+    runId: string,
+    routingKeyEnv: string,
+    event: PageEventBody,
+  ): Promise<void> {
     // A trigger names its run, for the link to its Slack message added at delivery.
     const run = event.event_action === 'trigger' ? { run: { id: runId, stack } } : {};
-    store.enqueue(pageItem(stack, { routingKeyEnv, event, ...run }));
+    await db.enqueue(pageItem(stack, { routingKeyEnv, event, ...run }));
     const action = event.event_action === 'trigger' ? PAGE_TRIGGERED : PAGE_RESOLVED;
-    store.appendAudit({
+    await db.appendAudit({
       at: deps.now(),
       actor: 'system',
       action,
@@ -56,68 +65,77 @@ export function createPager(deps: PagerDeps): Pager {
   }
 
   /** The variable the stack's open incident was triggered with, if the audit still shows one. */
-  function triggeredWith(stack: string): string | undefined {
-    const last = store
-      .listAudit({ stack, limit: 200 })
-      .findLast((a) => a.action === PAGE_TRIGGERED || a.action === PAGE_RESOLVED);
+  async function triggeredWith(db: PagerStore, stack: string): Promise<string | undefined> {
+    const last = (await db.listAudit({ stack, limit: 200 })).findLast(
+      (a) => a.action === PAGE_TRIGGERED || a.action === PAGE_RESOLVED,
+    );
     const env = last?.action === PAGE_TRIGGERED ? last.detail?.routingKeyEnv : undefined;
     return typeof env === 'string' ? env : undefined;
   }
 
   /** Whether the run already paged, or decided not to (an announcement replayed at start is told once). */
-  const decided = (runId: string, actions: string[]) =>
-    store.listAudit({ runId }).some((a) => actions.includes(a.action));
+  const decided = async (db: PagerStore, runId: string, actions: string[]) =>
+    (await db.listAudit({ runId })).some((a) => actions.includes(a.action));
+
+  // Each handler decides and enqueues in one transaction: of two deliveries of the same event (a replay at
+  // start), one pages and the other finds it decided.
 
   const unsubscribe = [
-    deps.bus.on('drift_detected', ({ stack: name, run, analysis, policy }) => {
-      const stack = deps.stack(name);
-      const route = stack && pageRouteFor(deps.config.pagerduty, stack);
-      if (!stack || !route || decided(run.id, [PAGE_TRIGGERED, 'page_held'])) return;
-      // Silenced (a migration, an incident being handled) or owned by another system: nobody is woken.
-      const quiet = everythingIgnored(analysis, policy)
-        ? 'ignored by policy'
-        : store.getSilence(name, deps.now())
-          ? 'silenced'
-          : undefined;
-      if (quiet) {
-        store.appendAudit({
-          at: deps.now(),
-          actor: 'system',
-          action: 'page_held',
-          runId: run.id,
-          stack: name,
-          detail: { reason: quiet },
-        });
-        return;
-      }
-      const firstSeenAt = store.getStack(name)?.openDrift?.firstSeenAt;
-      const event = buildTriggerEvent({
-        stack,
-        severity: route.severity,
-        run,
-        analysis,
-        ...(firstSeenAt ? { firstSeenAt } : {}),
-      });
-      enqueue(name, run.id, route.routingKeyEnv, event);
-    }),
-    // Not held by a silence: the silence is about drift, and this is driftgate's own apply left half done.
-    deps.bus.on('apply_interrupted', ({ stack: name, run, startedBy }) => {
+    deps.bus.on('drift_detected', async ({ stack: name, run, analysis, policy }) => {
       const stack = deps.stack(name);
       const route = stack && pageRouteFor(deps.config.pagerduty, stack);
       if (!stack || !route) return;
-      enqueue(
+      await store.atomically(async (tx) => {
+        if (await decided(tx, run.id, [PAGE_TRIGGERED, 'page_held'])) return;
+        // Silenced (a migration, an incident being handled) or owned by another system: nobody is woken.
+        const quiet = everythingIgnored(analysis, policy)
+          ? 'ignored by policy'
+          : (await tx.getSilence(name, deps.now()))
+            ? 'silenced'
+            : undefined;
+        if (quiet) {
+          await tx.appendAudit({
+            at: deps.now(),
+            actor: 'system',
+            action: 'page_held',
+            runId: run.id,
+            stack: name,
+            detail: { reason: quiet },
+          });
+          return;
+        }
+        const firstSeenAt = (await tx.getStack(name))?.openDrift?.firstSeenAt;
+        const event = buildTriggerEvent({
+          stack,
+          severity: route.severity,
+          run,
+          analysis,
+          ...(firstSeenAt ? { firstSeenAt } : {}),
+        });
+        await enqueue(tx, name, run.id, route.routingKeyEnv, event);
+      });
+    }),
+    // Not held by a silence: the silence is about drift, and this is driftgate's own apply left half done.
+    deps.bus.on('apply_interrupted', async ({ stack: name, run, startedBy }) => {
+      const stack = deps.stack(name);
+      const route = stack && pageRouteFor(deps.config.pagerduty, stack);
+      if (!stack || !route) return;
+      await enqueue(
+        store,
         name,
         run.id,
         route.routingKeyEnv,
         buildInterruptedApplyEvent({ stack, severity: route.severity, run, startedBy }),
       );
     }),
-    deps.bus.on('drift_resolved', ({ stack: name, run }) => {
+    deps.bus.on('drift_resolved', async ({ stack: name, run }) => {
       const stack = deps.stack(name);
       const routed = stack && pageRouteFor(deps.config.pagerduty, stack)?.routingKeyEnv;
-      const routingKeyEnv = triggeredWith(name) ?? routed;
-      if (!routingKeyEnv || decided(run.id, [PAGE_RESOLVED])) return;
-      enqueue(name, run.id, routingKeyEnv, buildResolveEvent({ name }));
+      await store.atomically(async (tx) => {
+        const routingKeyEnv = (await triggeredWith(tx, name)) ?? routed;
+        if (!routingKeyEnv || (await decided(tx, run.id, [PAGE_RESOLVED]))) return;
+        await enqueue(tx, name, run.id, routingKeyEnv, buildResolveEvent({ name }));
+      });
     }),
   ];
 

@@ -27,16 +27,16 @@ export async function rejectRun(
   const refuse = (refusal: DecisionRefusal, run?: Run) =>
     auditRefusal(deps, 'reject_refused', { ...context, run }, refusal);
 
-  const run = decidableRun(deps, stack, runId);
-  if ('status' in run) return refuse(run);
+  const run = await decidableRun(deps, stack, runId);
+  if ('status' in run) return await refuse(run);
   const rights = await decisionRights(deps, stack, userId, 'reject');
-  if ('status' in rights) return refuse(rights, run);
+  if ('status' in rights) return await refuse(rights, run);
 
   const text = reason?.trim() ? deps.secrets.redact(reason.trim(), stack.name).slice(0, MAX_REASON) : undefined;
-  const rejected = deps.store.transition(runId, DECIDABLE, 'rejected');
+  const rejected = await deps.store.transition(runId, DECIDABLE, 'rejected');
   if (!rejected) {
-    const moved = decidableRun(deps, stack, runId);
-    return refuse(
+    const moved = await decidableRun(deps, stack, runId);
+    return await refuse(
       'status' in moved
         ? moved
         : { status: 'refused', reason: 'not_awaiting', message: 'This plan changed meanwhile; please try again.' },
@@ -45,9 +45,9 @@ export async function rejectRun(
   let snoozedUntil: Date | undefined;
   if (rejected.fingerprint) {
     snoozedUntil = new Date(deps.now().getTime() + deps.snoozeMs);
-    deps.store.snooze(stack.name, rejected.fingerprint, snoozedUntil);
+    await deps.store.snooze(stack.name, rejected.fingerprint, snoozedUntil);
   }
-  deps.store.appendAudit({
+  await deps.store.appendAudit({
     at: deps.now(),
     actor: userId,
     action: 'rejected',

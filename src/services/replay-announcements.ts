@@ -14,7 +14,7 @@ export async function replayAnnouncements(
 ): Promise<string[]> {
   const { store, logger } = deps;
   const announced: string[] = [];
-  for (const { run, announcement } of store.listUnannounced()) {
+  for (const { run, announcement } of await store.listUnannounced()) {
     const where = { runId: run.id, stack: run.stack, event: announcement.type };
     try {
       const analysis = await loadAnalysis(deps, run.id);
@@ -24,7 +24,7 @@ export async function replayAnnouncements(
         await deps.bus.publish(event);
         announced.push(run.id);
       } else logger.error(where, 'outcome left unannounced has no stored analysis to announce it from; dropped');
-      store.announced(run.id);
+      await store.announced(run.id);
     } catch (err) {
       // Left for the next start: its analysis may be readable again (the artifact store was down).
       logger.error({ ...where, err: errorMessage(err) }, 'announcing a left-over outcome failed');

@@ -16,10 +16,12 @@ export async function reportInterruptedApplies(
 ): Promise<void> {
   for (const run of [...interrupted, ...handed]) {
     const started =
-      deps.store.listAudit({ runId: run.id }).findLast((a) => a.action === 'apply_started') ??
-      (handed.includes(run) ? { actor: deps.store.listApprovals(run.id).at(-1)?.userId ?? 'unknown' } : undefined);
+      (await deps.store.listAudit({ runId: run.id })).findLast((a) => a.action === 'apply_started') ??
+      (handed.includes(run)
+        ? { actor: (await deps.store.listApprovals(run.id)).at(-1)?.userId ?? 'unknown' }
+        : undefined);
     if (!started) continue;
-    deps.store.appendAudit({
+    await deps.store.appendAudit({
       at: deps.now(),
       actor: 'system',
       action: APPLY_INTERRUPTED,

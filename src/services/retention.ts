@@ -10,9 +10,9 @@ import type { ServiceDeps } from './deps.js';
  */
 export async function pruneArtifacts(deps: Pick<ServiceDeps, 'store' | 'artifacts'>, before: Date): Promise<number> {
   let removed = 0;
-  for (const ref of deps.store.listArtifactsBefore(before)) {
+  for (const ref of await deps.store.listArtifactsBefore(before)) {
     await deps.artifacts.delete(ref.key);
-    deps.store.removeArtifact(ref.runId, ref.kind);
+    await deps.store.removeArtifact(ref.runId, ref.kind);
     removed += 1;
   }
   return removed;
@@ -37,7 +37,7 @@ export async function removeWorkLeftovers(deps: {
   const removed: string[] = [];
   for (const name of entries) {
     const runId = name.endsWith(APPLY_SUFFIX) ? name.slice(0, -APPLY_SUFFIX.length) : name;
-    const state = deps.store.getRun(runId)?.state;
+    const state = (await deps.store.getRun(runId))?.state;
     if (state === 'planning' || state === 'applying') continue;
     await rm(join(deps.workDir, name), { recursive: true, force: true });
     removed.push(name);
@@ -66,7 +66,7 @@ export async function runRetention(
   const now = deps.now().getTime();
   const artifacts =
     settings.artifacts === undefined ? 0 : await pruneArtifacts(deps, new Date(now - settings.artifacts));
-  const outbox = deps.store.pruneDelivered(new Date(now - settings.outbox));
+  const outbox = await deps.store.pruneDelivered(new Date(now - settings.outbox));
   const workLeftovers = (await removeWorkLeftovers(deps)).length;
   return { artifacts, outbox, workLeftovers };
 }

@@ -25,7 +25,7 @@ export async function reusableAnalysis(
   runId: string,
   signature: string,
 ): Promise<ReusableAnalysis | undefined> {
-  const from = deps.store.lastRunWithPlanSignature(stack, signature, runId);
+  const from = await deps.store.lastRunWithPlanSignature(stack, signature, runId);
   if (!from?.kind) return undefined;
   try {
     const [analysis, policy, planJson, planLog] = await Promise.all([

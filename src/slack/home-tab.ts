@@ -16,15 +16,14 @@ export async function publishHome(deps: HomeDeps, userId: string, notice?: strin
   const sees = (stack: string | undefined) => Boolean(visible && stack && visible.has(stack));
   const shown = notice ?? (visible ? undefined : VISIBILITY_UNKNOWN);
   const view = renderHome({
-    stacks: stackRows(
+    stacks: await stackRows(
       deps.store,
       deps.config.stacks.filter((s) => sees(s.name)),
       now,
       deps.config.defaults.notConvergingAfter,
     ),
-    pending: pendingApprovals(deps.store, deps.stack, deps.messages).filter((p) => sees(p.stack.name)),
-    activity: deps.store
-      .listAudit({ limit: 200 })
+    pending: (await pendingApprovals(deps.store, deps.stack, deps.messages)).filter((p) => sees(p.stack.name)),
+    activity: (await deps.store.listAudit({ limit: 200 }))
       .filter((a) => sees(a.stack))
       .slice(0, 40)
       .reverse(),

@@ -13,8 +13,8 @@ export interface SlackLinksDeps {
 /** Pages' links into Slack: a run's message once it is recorded and the workspace known, else its stack's channel. */
 export function slackLinks(deps: SlackLinksDeps): PageSlackLinks {
   return {
-    messageLink(runId) {
-      const ref = deps.store.getMessage(runId);
+    async messageLink(runId) {
+      const ref = await deps.store.getMessage(runId);
       const workspace = ref && deps.workspaceUrl();
       return ref && workspace ? slackPermalink(workspace, ref) : undefined;
     },

@@ -6,20 +6,21 @@ import type { PendingApprovalItem } from './blocks/render-home.js';
 import type { StackStatusRow } from './blocks/status-blocks.js';
 import type { RunMessages } from './notifier/run-messages.js';
 
-export function stackRows(
+export async function stackRows(
   store: Store,
   stacks: readonly Stack[],
   now: Date,
   notConvergingAfter = Number.POSITIVE_INFINITY,
-): StackStatusRow[] {
-  const records = new Map(store.listStacks().map((r) => [r.name, r]));
-  const waiting = store.listRuns({ states: [...AWAITING_DECISION] });
-  return stacks.map((stack) => {
+): Promise<StackStatusRow[]> {
+  const records = new Map((await store.listStacks()).map((r) => [r.name, r]));
+  const waiting = await store.listRuns({ states: [...AWAITING_DECISION] });
+  const rows: StackStatusRow[] = [];
+  for (const stack of stacks) {
     const record = records.get(stack.name);
     const pending = waiting.filter((r) => r.stack === stack.name);
     const counts = record?.openDrift?.counts ?? pending[0]?.counts;
-    const silence = store.getSilence(stack.name, now);
-    return {
+    const silence = await store.getSilence(stack.name, now);
+    rows.push({
       name: stack.name,
       ...(stack.environment ? { environment: stack.environment } : {}),
       status: record?.status ?? 'unknown',
@@ -31,26 +32,27 @@ export function stackRows(
       ...(record?.samePlan && record.samePlan.checks >= notConvergingAfter
         ? { notConverging: record.samePlan.checks }
         : {}),
-    };
-  });
+    });
+  }
+  return rows;
 }
 
 /** Runs waiting for a person, newest first, with their approval progress. */
-export function pendingApprovals(
+export async function pendingApprovals(
   store: Store,
   stack: (name: string) => Stack | undefined,
   messages: RunMessages,
-): PendingApprovalItem[] {
-  return store.listRuns({ states: ['drifted', 'pending_approval'], limit: 100 }).flatMap((run) => {
+): Promise<PendingApprovalItem[]> {
+  const items: PendingApprovalItem[] = [];
+  for (const run of await store.listRuns({ states: ['drifted', 'pending_approval'], limit: 100 })) {
     const config = stack(run.stack);
-    if (!config) return [];
-    const progress = messages.approvalInfo(run)?.progress;
-    return [
-      {
-        stack: { name: config.name, environment: config.environment, mode: config.mode },
-        run,
-        ...(progress ? { progress } : {}),
-      },
-    ];
-  });
+    if (!config) continue;
+    const progress = (await messages.approvalInfo(run))?.progress;
+    items.push({
+      stack: { name: config.name, environment: config.environment, mode: config.mode },
+      run,
+      ...(progress ? { progress } : {}),
+    });
+  }
+  return items;
 }

@@ -24,12 +24,12 @@ async function setup() {
     configYaml({ version: 1, dataDir: 'data', stacks: [stackEntry('prod/app', 'app')] }, gitSource(repo.url)),
   );
   const env = { PATH: process.env.PATH, HOME: dir, USER: 'grace' };
-  const audit = () => {
+  const audit = async () => {
     const store = openSqliteStore({ path: join(dir!, 'data', 'driftgate.db') });
     try {
-      return { stack: store.getStack('prod/app'), audit: store.listAudit({ stack: 'prod/app' }) };
+      return { stack: await store.getStack('prod/app'), audit: await store.listAudit({ stack: 'prod/app' }) };
     } finally {
-      store.close();
+      await store.close();
     }
   };
   return { file, env, audit };
@@ -44,7 +44,7 @@ describe('driftgate baseline', () => {
     const head = await runCli(['baseline', 'prod/app', '--config', file], { cwd: dir!, env });
     expect(head).toMatchObject({ code: 0, stderr: '' });
     expect(head.stdout).toContain(`prod/app: baseline set to ${b} (Merge pull request #12 from x/y)`);
-    expect(audit().stack?.lastAppliedCommit).toBe(b);
+    expect((await audit()).stack?.lastAppliedCommit).toBe(b);
 
     const given = await runCli(['baseline', 'prod/app', '--commit', a.slice(0, 10), '--config', file], {
       cwd: dir!,
@@ -52,7 +52,7 @@ describe('driftgate baseline', () => {
     });
     expect(given.code).toBe(0);
     expect(given.stdout).toContain(`baseline set to ${a} (one), was ${b}`);
-    const after = audit();
+    const after = await audit();
     expect(after.stack?.lastAppliedCommit).toBe(a);
     expect(after.audit.filter((e) => e.action === 'baseline').map((e) => [e.actor, e.detail])).toEqual(
       expect.arrayContaining([

@@ -24,7 +24,8 @@ const held: (() => void)[] = [];
 let open = false;
 let requests = 0;
 
-const withStore = <T>(fn: (store: RunStore) => T): T => withStoreAt(join(tf.dir, 'data', 'driftgate.db'), fn);
+const withStore = async <T>(fn: (store: RunStore) => Promise<T>): Promise<T> =>
+  await withStoreAt(join(tf.dir, 'data', 'driftgate.db'), fn);
 
 beforeAll(async () => {
   tf = await makeTerraformEnv('driftgate-check-beside-serve-');
@@ -83,21 +84,21 @@ describe.skipIf(!HAS_BUILD)(`a check beside a restarting serve (${HAS_BUILD ? 'b
     // Failed before runs recorded their owner: serve's start marked the check's run interrupted.
     const check = execa('node', [BIN, 'check', 'app', '--config', config], { env, extendEnv: false, reject: false });
     await waitFor('the check to reach its backend', () => (requests > 0 ? true : undefined));
-    const [run] = withStore((s) => s.listRuns({ stack: 'app' }));
+    const [run] = await withStore((s) => s.listRuns({ stack: 'app' }));
     expect(run?.state).toBe('planning');
 
     const { serve: first } = await startServe();
     process.kill(-first.pid!, 'SIGKILL');
     await first;
     const { serve: second } = await startServe();
-    expect(withStore((s) => s.getRun(run!.id)?.state)).toBe('planning');
-    expect(withStore((s) => s.getLock('app')?.runId)).toBe(run!.id);
+    expect(await withStore(async (s) => (await s.getRun(run!.id))?.state)).toBe('planning');
+    expect(await withStore(async (s) => (await s.getLock('app'))?.runId)).toBe(run!.id);
 
     open = true;
     for (const answer of held.splice(0)) answer();
     const result = await check;
     expect(result.exitCode, result.stderr).not.toBe(1);
-    expect(withStore((s) => s.getRun(run!.id)?.state)).toBe('drifted');
+    expect(await withStore(async (s) => (await s.getRun(run!.id))?.state)).toBe('drifted');
     second.kill('SIGTERM');
     await second;
   }, 120_000);

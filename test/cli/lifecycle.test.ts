@@ -19,9 +19,10 @@ let config: string;
 let stackDir: string;
 let holder: ResultPromise | undefined;
 
-const withStore = <T>(fn: (store: RunStore) => T): T => withStoreAt(join(tf.dir, 'data', 'driftgate.db'), fn);
+const withStore = async <T>(fn: (store: RunStore) => Promise<T>): Promise<T> =>
+  await withStoreAt(join(tf.dir, 'data', 'driftgate.db'), fn);
 
-const planningRun = () => withStore((s) => s.listRuns({ stack: 'app', states: ['planning'] })[0]);
+const planningRun = () => withStore(async (s) => (await s.listRuns({ stack: 'app', states: ['planning'] }))[0]);
 
 beforeAll(async () => {
   tf = await makeTerraformEnv('driftgate-lifecycle-');
@@ -58,7 +59,7 @@ describe.skipIf(!HAS_BUILD)(`driftgate process lifecycle (${HAS_BUILD ? 'built' 
     const result = await check;
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toMatch(/app\s+INTERRUPTED/);
-    expect(withStore((s) => s.getRun(run.id))?.state).toBe('interrupted');
+    expect((await withStore((s) => s.getRun(run.id)))?.state).toBe('interrupted');
   });
 
   it('after kill -9 during a plan, the next start marks the run interrupted, removes its saved plan and serves', async () => {
@@ -71,7 +72,7 @@ describe.skipIf(!HAS_BUILD)(`driftgate process lifecycle (${HAS_BUILD ? 'built' 
     const run = await waitFor('the plan to start', planningRun);
     process.kill(-check.pid!, 'SIGKILL'); // the whole process group, terraform too: a power cut
     await check;
-    expect(withStore((s) => s.getRun(run.id))?.state).toBe('planning');
+    expect((await withStore((s) => s.getRun(run.id)))?.state).toBe('planning');
     // The killed run's scratch dir is left behind; its plan is written there as a kill after the plan leaves it.
     const runDir = join(tf.dir, 'data', 'work', run.id);
     expect(existsSync(runDir)).toBe(true);
@@ -88,7 +89,9 @@ describe.skipIf(!HAS_BUILD)(`driftgate process lifecycle (${HAS_BUILD ? 'built' 
       extendEnv: false,
       reject: false,
     });
-    await waitFor('recovery', () => (withStore((s) => s.getRun(run.id))?.state === 'interrupted' ? true : undefined));
+    await waitFor('recovery', async () =>
+      (await withStore((s) => s.getRun(run.id)))?.state === 'interrupted' ? true : undefined,
+    );
     await waitFor('the leftover to be removed', () => (existsSync(runDir) ? undefined : true));
     serve.kill('SIGTERM');
     const result = await serve;

@@ -44,10 +44,10 @@ describe.skipIf(!HAS_BUILD)(`driftgate serve /metrics at start (${HAS_BUILD ? 'b
     // What an earlier process found: two stacks drifted.
     await mkdir(data, { recursive: true });
     const store = openSqliteStore({ path: join(data, 'driftgate.db') });
-    store.openDrift('prod/app', { fingerprint: 'f1', runId: 'r_before_1', counts: COUNTS });
-    store.openDrift('prod/database', { fingerprint: 'f2', runId: 'r_before_2', counts: COUNTS });
-    store.upsertStack('dev/app');
-    store.close();
+    await store.openDrift('prod/app', { fingerprint: 'f1', runId: 'r_before_1', counts: COUNTS });
+    await store.openDrift('prod/database', { fingerprint: 'f2', runId: 'r_before_2', counts: COUNTS });
+    await store.upsertStack('dev/app');
+    await store.close();
 
     const port = await closedPort();
     child = execa('node', [BIN, 'serve', '--config', config, '--port', String(port)], {

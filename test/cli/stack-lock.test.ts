@@ -26,7 +26,8 @@ let run: Run;
 const provisioned = async () =>
   (await readFile(join(stackDir, 'provisioned.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
 
-const withStore = <T>(fn: (store: RunStore) => T): T => withStoreAt(join(tf.dir, 'data', 'driftgate.db'), fn);
+const withStore = async <T>(fn: (store: RunStore) => Promise<T>): Promise<T> =>
+  await withStoreAt(join(tf.dir, 'data', 'driftgate.db'), fn);
 
 const check = () => execa('node', [BIN, 'check', 'app', '--config', config], { env, extendEnv: false, reject: false });
 const startServe = () =>
@@ -74,30 +75,32 @@ afterAll(async () => {
 describe.skipIf(!HAS_BUILD)(`stack locks across processes (${HAS_BUILD ? 'built' : NO_BUILD_REASON})`, () => {
   it('an apply outlasting the TTL keeps its lock, a second process cannot take it, kill -9 frees it after the TTL', async () => {
     expect((await check()).exitCode).not.toBe(1);
-    run = withStore((s) => s.listRuns({ stack: 'app', states: ['drifted', 'pending_approval'] })[0])!;
+    run = (await withStore(
+      async (s) => (await s.listRuns({ stack: 'app', states: ['drifted', 'pending_approval'] }))[0],
+    ))!;
     expect(await provisioned()).toBe(1);
-    withStore((s) => s.transition(run.id, ['drifted', 'pending_approval'], 'approved'));
+    await withStore((s) => s.transition(run.id, ['drifted', 'pending_approval'], 'approved'));
 
     // serve applies the approved run left over at its start; the provisioner runs four TTLs.
     serve = startServe();
     await waitFor('the provisioner to start', async () => ((await provisioned()) === 2 ? true : undefined));
     await new Promise((r) => setTimeout(r, TTL_MS * 1.5));
-    expect(withStore((s) => s.getRun(run.id)?.state)).toBe('applying');
-    const lock = withStore((s) => s.getLock('app'));
+    expect(await withStore(async (s) => (await s.getRun(run.id))?.state)).toBe('applying');
+    const lock = await withStore((s) => s.getLock('app'));
     expect(lock).toMatchObject({ runId: run.id, owner: { pid: serve.pid } });
     expect(lock!.expiresAt.getTime()).toBeGreaterThan(Date.now());
 
     const refused = await check();
     expect(refused.stdout).toMatch(new RegExp(`locked by run ${run.id}`));
-    expect(withStore((s) => s.getLock('app')?.runId)).toBe(run.id);
+    expect(await withStore(async (s) => (await s.getLock('app'))?.runId)).toBe(run.id);
 
     process.kill(-serve.pid!, 'SIGKILL'); // serve and terraform: a power cut
     await serve;
-    const expires = withStore((s) => s.getLock('app'))!.expiresAt.getTime();
+    const expires = (await withStore((s) => s.getLock('app')))!.expiresAt.getTime();
     await new Promise((r) => setTimeout(r, Math.max(0, expires - Date.now()) + 200));
     const after = await check();
     expect(after.stdout).not.toMatch(/locked by run/);
-    expect(withStore((s) => s.getLock('app'))).toBeUndefined();
+    expect(await withStore((s) => s.getLock('app'))).toBeUndefined();
   }, 180_000);
 
   it('a restart never applies again a run whose apply was handed to terraform, though the store lost applying', async () => {
@@ -106,8 +109,12 @@ describe.skipIf(!HAS_BUILD)(`stack locks across processes (${HAS_BUILD ? 'built'
     db.prepare("UPDATE runs SET state = 'approved' WHERE id = ?").run(run.id);
     db.close();
     serve = startServe();
-    await waitFor('recovery', () => withStore((s) => (s.getRun(run.id)?.state === 'interrupted' ? true : undefined)));
-    expect(withStore((s) => s.getStack('app')?.blockedReason)).toMatch(new RegExp(`apply of run ${run.id}`));
+    await waitFor('recovery', () =>
+      withStore(async (s) => ((await s.getRun(run.id))?.state === 'interrupted' ? true : undefined)),
+    );
+    expect(await withStore(async (s) => (await s.getStack('app'))?.blockedReason)).toMatch(
+      new RegExp(`apply of run ${run.id}`),
+    );
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await provisioned()).toBe(2);
     serve.kill('SIGTERM');

@@ -63,7 +63,7 @@ export async function makeTestApp(options: {
       });
     },
     async close() {
-      context.close();
+      await context.close();
       await tf.cleanup();
     },
   };

@@ -48,7 +48,7 @@ export async function makeGitStackEnv(): Promise<GitStackEnv> {
     env,
     dataDir,
     async cleanup() {
-      context.close();
+      await context.close();
       await repo.cleanup();
       await tf.cleanup();
     },

@@ -17,11 +17,11 @@ export async function waitFor<T>(
 }
 
 /** One short-lived connection to the store file another process writes. */
-export function withStoreAt<T>(path: string, fn: (store: RunStore) => T): T {
+export async function withStoreAt<T>(path: string, fn: (store: RunStore) => Promise<T>): Promise<T> {
   const store = openSqliteStore({ path });
   try {
-    return fn(store);
+    return await fn(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -40,7 +40,7 @@ export interface ServeProcessWorld {
   /** A signed click of a button in the message at `channel`/`ts`. */
   click(actionId: string, value: string, user: string, message: { channel: string; ts: string }): Promise<Response>;
   /** Reads the SQLite file as it is now (driftgate may be running: WAL lets both in). */
-  withStore<T>(fn: (store: Store) => T): T;
+  withStore<T>(fn: (store: Store) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -123,12 +123,12 @@ export async function startServeProcessWorld(options: ServeProcessOptions): Prom
         interactionForm(user, `trigger-${id}`, payload),
       );
     },
-    withStore(fn) {
+    async withStore(fn) {
       const store = openSqliteStore({ path: join(tf.dir, 'data', 'driftgate.db') });
       try {
-        return fn(store);
+        return await fn(store);
       } finally {
-        store.close();
+        await store.close();
       }
     },
     async close() {

@@ -79,20 +79,17 @@ async function setup(options: { stacks: Record<string, string>; call?: SlackCall
  */
 async function setupWaiting(stackName: string, options: { call?: SlackCall; author?: string } = {}) {
   const { app, deps, store, checksRequested } = await setup({ stacks: { [stackName]: NETWORK }, ...options });
-  const created = store.createRun({ stack: stackName, trigger: 'schedule' });
-  const run: Run = store.transition(created.id, 'planning', 'drifted', {
+  const created = await store.createRun({ stack: stackName, trigger: 'schedule' });
+  const run: Run = (await store.transition(created.id, 'planning', 'drifted', {
     kind: 'drift',
     fingerprint: 'f'.repeat(64),
     planSha256: 'a'.repeat(64),
-  })!;
+  }))!;
   return { app, deps, store, checksRequested, run, stack: app.context.stack(stackName)! };
 }
 
-const actions = (store: RunStore, runId: string) =>
-  store
-    .listAudit({ runId })
-    .map((a) => `${a.actor}:${a.action}`)
-    .sort();
+const actions = async (store: RunStore, runId: string) =>
+  (await store.listAudit({ runId })).map((a) => `${a.actor}:${a.action}`).sort();
 
 describe('approve and reject with real terraform and a real SQLite file', () => {
   it('takes two distinct approvers who are not the author, then applies the reviewed plan once', async () => {
@@ -117,9 +114,9 @@ describe('approve and reject with real terraform and a real SQLite file', () => 
       reason: 'not_in_group',
       message: expect.stringContaining('sre-leads'),
     });
-    expect(store.getRun(runId)?.state).toBe('drifted');
-    expect(store.listApprovals(runId)).toEqual([]);
-    expect(store.listAudit({ runId }).find((a) => a.action === 'approve_refused')).toMatchObject({
+    expect((await store.getRun(runId))?.state).toBe('drifted');
+    expect(await store.listApprovals(runId)).toEqual([]);
+    expect((await store.listAudit({ runId })).find((a) => a.action === 'approve_refused')).toMatchObject({
       actor: OUTSIDER,
       planSha256: drift.run.planSha256,
       detail: { reason: 'not_in_group' },
@@ -134,8 +131,8 @@ describe('approve and reject with real terraform and a real SQLite file', () => 
       reason: 'already_approved',
     });
     expect(await approveRun(deps, stack, runId, AUTHOR)).toMatchObject({ status: 'refused', reason: 'author' });
-    expect(store.listApprovals(runId).map((a) => a.userId)).toEqual([LEAD1]);
-    expect(store.getRun(runId)?.state).toBe('drifted');
+    expect((await store.listApprovals(runId)).map((a) => a.userId)).toEqual([LEAD1]);
+    expect((await store.getRun(runId))?.state).toBe('drifted');
 
     const complete = await approveRun(deps, stack, runId, LEAD2);
     expect(complete).toMatchObject({
@@ -152,7 +149,7 @@ describe('approve and reject with real terraform and a real SQLite file', () => 
       run: { state: 'applied' },
       verification: { status: 'no_changes', resolved: true },
     });
-    expect(actions(store, runId)).toEqual(
+    expect(await actions(store, runId)).toEqual(
       [
         `${OUTSIDER}:approve_refused`,
         `${LEAD1}:approved`,
@@ -164,7 +161,7 @@ describe('approve and reject with real terraform and a real SQLite file', () => 
         `${LEAD2}:applied`,
       ].sort(),
     );
-    for (const entry of store.listAudit({ runId }).filter((a) => a.action === 'approved')) {
+    for (const entry of (await store.listAudit({ runId })).filter((a) => a.action === 'approved')) {
       expect(entry.planSha256).toBe(drift.run.planSha256);
     }
   });
@@ -185,15 +182,15 @@ describe('approve and reject with real terraform and a real SQLite file', () => 
     expect(racing.filter((o) => o.status === 'refused')).toMatchObject([
       { reason: 'not_awaiting', message: expect.stringMatching(/already been approved/) },
     ]);
-    expect(store.getRun(runId)?.state).toBe('approved');
+    expect((await store.getRun(runId))?.state).toBe('approved');
 
     // The Slack layer applies on `complete`; even if both callers tried, one apply runs.
     const applies = await Promise.all(
       racing.map((o) => applyRun(deps, stack, runId, o.status === 'complete' ? 'winner' : 'loser')),
     );
     expect(applies.filter((a) => a.status === 'applied')).toHaveLength(1);
-    expect(store.listAudit({ runId }).filter((a) => a.action === 'apply_started')).toHaveLength(1);
-    expect(store.listAudit({ runId }).filter((a) => a.action === 'approved')).toHaveLength(2);
+    expect((await store.listAudit({ runId })).filter((a) => a.action === 'apply_started')).toHaveLength(1);
+    expect((await store.listAudit({ runId })).filter((a) => a.action === 'approved')).toHaveLength(2);
   });
 });
 
@@ -205,8 +202,8 @@ describe('approve and reject without a plan run', () => {
       status: 'refused',
       reason: 'not_in_group',
     });
-    expect(store.getRun(run.id)?.state).toBe('drifted');
-    expect(store.isSnoozed('prod/db', run.fingerprint!, app.now.value)).toBe(false);
+    expect((await store.getRun(run.id))?.state).toBe('drifted');
+    expect(await store.isSnoozed('prod/db', run.fingerprint!, app.now.value)).toBe(false);
 
     const rejected = await rejectRun(deps, stack, run.id, AUTHOR, '  intended: the console change stays  ');
     const until = new Date(app.now.value.getTime() + 24 * 3_600_000);
@@ -216,10 +213,10 @@ describe('approve and reject without a plan run', () => {
       reason: 'intended: the console change stays',
       snoozedUntil: until,
     });
-    expect(store.isSnoozed('prod/db', run.fingerprint!, new Date(until.getTime() - 1000))).toBe(true);
-    expect(store.isSnoozed('prod/db', run.fingerprint!, new Date(until.getTime() + 1000))).toBe(false);
-    expect(store.isSnoozed('prod/db', 'e'.repeat(64), app.now.value)).toBe(false);
-    expect(store.listAudit({ runId: run.id }).find((a) => a.action === 'rejected')).toMatchObject({
+    expect(await store.isSnoozed('prod/db', run.fingerprint!, new Date(until.getTime() - 1000))).toBe(true);
+    expect(await store.isSnoozed('prod/db', run.fingerprint!, new Date(until.getTime() + 1000))).toBe(false);
+    expect(await store.isSnoozed('prod/db', 'e'.repeat(64), app.now.value)).toBe(false);
+    expect((await store.listAudit({ runId: run.id })).find((a) => a.action === 'rejected')).toMatchObject({
       actor: AUTHOR,
       detail: { reason: 'intended: the console change stays' },
     });
@@ -227,7 +224,7 @@ describe('approve and reject without a plan run', () => {
     // A rejected run can be neither approved nor rejected again.
     expect(await approveRun(deps, stack, run.id, LEAD1)).toMatchObject({ status: 'refused', reason: 'not_awaiting' });
     expect(await rejectRun(deps, stack, run.id, LEAD1)).toMatchObject({ status: 'refused', reason: 'not_awaiting' });
-    expect(actions(store, run.id)).toEqual(
+    expect(await actions(store, run.id)).toEqual(
       [
         `${OUTSIDER}:reject_refused`,
         `${AUTHOR}:rejected`,
@@ -249,9 +246,9 @@ describe('approve and reject without a plan run', () => {
     expect(checksRequested).toEqual(['prod/db']);
     if (outcome.status !== 'refused') throw new Error('unreachable');
     expect(outcome.message).toMatch(/older than the 1h .*A new plan is needed/);
-    expect(store.getRun(run.id)?.state).toBe('expired');
-    expect(store.listApprovals(run.id)).toEqual([]);
-    expect(store.listAudit({ runId: run.id })).toMatchObject([
+    expect((await store.getRun(run.id))?.state).toBe('expired');
+    expect(await store.listApprovals(run.id)).toEqual([]);
+    expect(await store.listAudit({ runId: run.id })).toMatchObject([
       { action: 'approve_refused', detail: { reason: 'expired' } },
     ]);
   });
@@ -264,10 +261,10 @@ describe('approve and reject without a plan run', () => {
 
     const outcome = await approveRun(deps, stack, run.id, OUTSIDER);
     expect(outcome).toMatchObject({ status: 'refused', reason: 'not_in_group' });
-    expect(store.getRun(run.id)?.state).toBe('drifted');
+    expect((await store.getRun(run.id))?.state).toBe('drifted');
     expect(expiredEvents).toEqual([]);
     expect(checksRequested).toEqual([]);
-    expect(store.listAudit({ runId: run.id }).map((a) => `${a.actor}:${a.action}`)).toEqual([
+    expect((await store.listAudit({ runId: run.id })).map((a) => `${a.actor}:${a.action}`)).toEqual([
       `${OUTSIDER}:approve_refused`,
     ]);
   });
@@ -281,7 +278,7 @@ describe('approve and reject without a plan run', () => {
       message: expect.stringContaining('dev/app'),
     });
     expect(await rejectRun(deps, stack, run.id, LEAD1)).toMatchObject({ status: 'refused', reason: 'no_rule' });
-    expect(store.getRun(run.id)?.state).toBe('drifted');
+    expect((await store.getRun(run.id))?.state).toBe('drifted');
     expect(await approveRun(deps, stack, 'r_nonexistent', LEAD1)).toMatchObject({
       status: 'refused',
       reason: 'not_found',
@@ -300,7 +297,7 @@ describe('approve and reject without a plan run', () => {
       status: 'refused',
       reason: 'author_unknown',
     });
-    expect(store.listApprovals(run.id)).toEqual([]);
+    expect(await store.listApprovals(run.id)).toEqual([]);
     // Rejecting needs no author: saying no is always safe.
     expect(await rejectRun(githubDown, stack, run.id, LEAD1)).toMatchObject({ status: 'rejected' });
   });
@@ -324,9 +321,9 @@ describe('approve and reject without a plan run', () => {
       status: 'refused',
       reason: 'slack_unavailable',
     });
-    expect(store.getRun(run.id)?.state).toBe('drifted');
-    expect(store.listApprovals(run.id)).toEqual([]);
-    expect(store.listAudit({ runId: run.id }).map((a) => a.detail?.reason)).toEqual([
+    expect((await store.getRun(run.id))?.state).toBe('drifted');
+    expect(await store.listApprovals(run.id)).toEqual([]);
+    expect((await store.listAudit({ runId: run.id })).map((a) => a.detail?.reason)).toEqual([
       'slack_unavailable',
       'slack_unavailable',
     ]);

@@ -35,12 +35,12 @@ describe('artifact store and blocked stacks', () => {
     if (planned.status !== 'drifted')
       throw new Error(`expected changes, got ${planned.status}: ${JSON.stringify(planned)}`);
     expect(deps.artifacts.location).toContain('s3://plans/');
-    expect(
-      store
-        .listArtifacts(planned.run.id)
-        .map((a) => a.kind)
-        .sort(),
-    ).toEqual(['analysis', 'plan', 'plan_json', 'plan_log']);
+    expect((await store.listArtifacts(planned.run.id)).map((a) => a.kind).sort()).toEqual([
+      'analysis',
+      'plan',
+      'plan_json',
+      'plan_log',
+    ]);
     const applied = await applyRun(deps, stack, planned.run.id, 'U1');
     expect(applied).toMatchObject({ status: 'applied', verification: { status: 'no_changes' } });
   });
@@ -55,21 +55,21 @@ describe('artifact store and blocked stacks', () => {
     const outcome = await checkStack(deps, app.context.stack('queue')!, { trigger: 'manual' });
     expect(outcome).toMatchObject({ status: 'errored', error: expect.stringContaining('s3://plans/') });
     if (outcome.status !== 'errored') throw new Error('unreachable');
-    expect(store.getRun(outcome.run!.id)).toMatchObject({ state: 'errored' });
-    expect(store.getLock('queue')).toBeUndefined();
+    expect(await store.getRun(outcome.run!.id)).toMatchObject({ state: 'errored' });
+    expect(await store.getLock('queue')).toBeUndefined();
   });
 
   it('keeps a blocked stack from being planned until a person unlocks it', async () => {
     app = await makeTestApp({ stacks: { queue: STACK } });
     const { deps, store } = app.context;
-    store.blockStack('queue', 'apply of run r_1 was interrupted');
-    const runsBefore = store.listRuns({ stack: 'queue' }).length;
+    await store.blockStack('queue', 'apply of run r_1 was interrupted');
+    const runsBefore = (await store.listRuns({ stack: 'queue' })).length;
     expect(await checkStack(deps, app.context.stack('queue')!, { trigger: 'schedule' })).toEqual({
       stack: 'queue',
       status: 'blocked',
       reason: 'apply of run r_1 was interrupted',
     });
-    expect(store.listRuns({ stack: 'queue' })).toHaveLength(runsBefore);
+    expect(await store.listRuns({ stack: 'queue' })).toHaveLength(runsBefore);
 
     const config = app.context.config;
     const yml = `${app.tf.dir}/cli.yml`;
@@ -83,7 +83,7 @@ describe('artifact store and blocked stacks', () => {
       code: 0,
       stdout: expect.stringContaining('was blocked: apply of run r_1 was interrupted'),
     });
-    expect(store.listAudit({ stack: 'queue' }).map((a) => a.action)).toContain('unlock');
+    expect((await store.listAudit({ stack: 'queue' })).map((a) => a.action)).toContain('unlock');
     expect((await checkStack(deps, app.context.stack('queue')!, { trigger: 'manual' })).status).toBe('drifted');
   });
 
@@ -95,13 +95,13 @@ describe('artifact store and blocked stacks', () => {
     const recent = await checkStack(deps, app.context.stack('queue')!, { trigger: 'manual' });
     const oldRun = 'run' in old ? old.run! : undefined;
     const recentRun = 'run' in recent ? recent.run! : undefined;
-    const oldKeys = store.listArtifacts(oldRun!.id).map((a) => a.key);
+    const oldKeys = (await store.listArtifacts(oldRun!.id)).map((a) => a.key);
     expect(oldKeys).toHaveLength(4);
 
     const removed = await pruneArtifacts(deps, new Date(app.now.value.getTime() - 30 * 86_400_000));
     expect(removed).toBe(4);
-    expect(store.listArtifacts(oldRun!.id)).toEqual([]);
+    expect(await store.listArtifacts(oldRun!.id)).toEqual([]);
     for (const key of oldKeys) await expect(deps.artifacts.get(key)).rejects.toThrow();
-    expect(store.listArtifacts(recentRun!.id)).toHaveLength(4);
+    expect(await store.listArtifacts(recentRun!.id)).toHaveLength(4);
   });
 });

@@ -16,7 +16,7 @@ let tf: TestTerraformEnv | undefined;
 let store: SqliteStore | undefined;
 let github: GitHubEmulator | undefined;
 afterEach(async () => {
-  store?.close();
+  await store?.close();
   await github?.close();
   await repo?.cleanup();
   await tf?.cleanup();
@@ -35,7 +35,7 @@ async function gitStack(options: { repository?: string } = {}) {
   const config = await parseConfig(gitStackYaml(dataDir, repo.url, options), { baseDir: tf.dir, env });
   const stack = config.stacks[0]!;
   store = openSqliteStore({ path: join(dataDir, 'driftgate.db') });
-  store.upsertStack(stack.name);
+  await store.upsertStack(stack.name);
   const deps = {
     git: createGitSources({ dataDir, env }),
     store,
@@ -45,7 +45,7 @@ async function gitStack(options: { repository?: string } = {}) {
   /** A run at `commitSha` as a check records it: created in the store, after the branch was fetched. */
   const runAt = async (commitSha: string, kind: Run['kind'] = 'pending_change'): Promise<Run> => {
     await deps.git.checkout(stack.git!).fetchHead();
-    return { ...store!.createRun({ stack: stack.name, trigger: 'schedule', commitSha }), kind };
+    return { ...(await store!.createRun({ stack: stack.name, trigger: 'schedule', commitSha })), kind };
   };
   /** `count` commits by Ada on top of the branch. */
   const later = (count: number) => repo!.commitSteps(count, 'db/main.tf');
@@ -65,7 +65,7 @@ describe('who authored a pending change', () => {
   it('names the authors of the commits since the last applied one, and nobody for drift', async () => {
     const { repo, stack, store, deps, runAt } = await gitStack();
     const a = await repo.commit({ 'db/main.tf': '' }, 'Add db');
-    store.setLastAppliedCommit(stack.name, a);
+    await store.setLastAppliedCommit(stack.name, a);
     const b = await repo.commit({ 'db/main.tf': '# resized\n' }, 'Resize db (#34)');
 
     expect(await changeAuthors(deps, await runAt(b))).toEqual(['ada@example.com']);
@@ -77,7 +77,7 @@ describe('who authored a pending change', () => {
     [60, 'a last applied commit older than the 50-commit shallow fetch'],
   ])('names the author of a change buried under %i later commits (%s)', async (count) => {
     const { repo, stack, store, deps, runAt, later } = await gitStack();
-    store.setLastAppliedCommit(stack.name, await repo.commit({ 'db/main.tf': '' }, 'Add db'));
+    await store.setLastAppliedCommit(stack.name, await repo.commit({ 'db/main.tf': '' }, 'Add db'));
     await repo.commit({ 'db/main.tf': '# resized\n' }, 'Resize db', MALLORY);
     const head = await later(count);
 
@@ -87,7 +87,7 @@ describe('who authored a pending change', () => {
   it('refuses, saying why, when the last applied commit cannot be found in the repository', async () => {
     const { repo, stack, store, deps, runAt } = await gitStack();
     await repo.commit({ 'db/main.tf': '' }, 'Add db');
-    store.setLastAppliedCommit(stack.name, 'e'.repeat(40));
+    await store.setLastAppliedCommit(stack.name, 'e'.repeat(40));
     const head = await repo.commit({ 'db/main.tf': '# resized\n' }, 'Resize db', MALLORY);
 
     const refused = changeAuthors(deps, await runAt(head));
@@ -124,7 +124,7 @@ describe('who authored a pending change', () => {
 
   it('without a baseline, refuses with the next step when the first commit seen is gone', async () => {
     const { repo, stack, store, deps, runAt } = await gitStack();
-    store.createRun({ stack: stack.name, trigger: 'schedule', commitSha: 'd'.repeat(40) });
+    await store.createRun({ stack: stack.name, trigger: 'schedule', commitSha: 'd'.repeat(40) });
     const head = await repo.commit({ 'db/main.tf': '# resized\n' }, 'Resize db');
 
     const refused = changeAuthors(deps, await runAt(head, 'drift'));
@@ -134,7 +134,7 @@ describe('who authored a pending change', () => {
 
   it('refuses with a retry hint when GitHub fails, instead of leaving out the PR author', async () => {
     const { repo, stack, store, deps, runAt } = await gitStack({ repository: 'acme/infra' });
-    store.setLastAppliedCommit(stack.name, await repo.commit({ 'db/main.tf': '' }, 'Add db'));
+    await store.setLastAppliedCommit(stack.name, await repo.commit({ 'db/main.tf': '' }, 'Add db'));
     const head = await repo.commit({ 'db/main.tf': '# resized\n' }, 'Resize db');
     github = await startGitHubEmulator({ repoDir: join(repo.dir, 'origin.git'), owner: 'acme', repo: 'infra' });
     const client = createGitHubClient(

@@ -60,14 +60,14 @@ describe('check and apply with real terraform', () => {
     expect(second).toMatchObject({ status: 'drifted', isNew: false });
     if (second.status !== 'drifted') throw new Error('unreachable');
     expect(second.analysis.fingerprint).toBe(first.analysis.fingerprint);
-    expect(store.getRun(first.run.id)).toMatchObject({ state: 'superseded', supersededBy: second.run.id });
+    expect(await store.getRun(first.run.id)).toMatchObject({ state: 'superseded', supersededBy: second.run.id });
     expect(events.map((e) => e.type)).toEqual(['no_changes', 'drift_detected', 'plan_refreshed']);
     expect(events[2]).toMatchObject({
       type: 'plan_refreshed',
       previousRunId: first.run.id,
       run: { id: second.run.id },
     });
-    expect(store.getStack('network')?.openDrift?.runId).toBe(second.run.id);
+    expect((await store.getStack('network'))?.openDrift?.runId).toBe(second.run.id);
 
     // The superseded plan can no longer be applied.
     expect(await applyRun(deps, stack, first.run.id, 'U1')).toMatchObject({ status: 'refused', code: 'not_applyable' });
@@ -79,14 +79,16 @@ describe('check and apply with real terraform', () => {
     const applied = results.filter((r) => r.status === 'applied');
     expect(applied).toHaveLength(1);
     expect(results.filter((r) => r.status === 'refused')).toHaveLength(4);
-    expect(store.listAudit({ runId: second.run.id }).filter((a) => a.action === 'apply_started')).toHaveLength(1);
+    expect((await store.listAudit({ runId: second.run.id })).filter((a) => a.action === 'apply_started')).toHaveLength(
+      1,
+    );
     const outcome = applied[0]!;
     if (outcome.status !== 'applied') throw new Error('unreachable');
     expect(outcome.run.state).toBe('applied');
     expect(outcome.verification).toMatchObject({ status: 'no_changes', resolved: true });
     expect(events.map((e) => e.type)).toEqual(['no_changes', 'drift_detected', 'plan_refreshed', 'drift_resolved']);
-    expect(store.getStack('network')).toMatchObject({ status: 'in_sync' });
-    expect(store.getStack('network')?.openDrift).toBeUndefined();
+    expect(await store.getStack('network')).toMatchObject({ status: 'in_sync' });
+    expect((await store.getStack('network'))?.openDrift).toBeUndefined();
   });
 
   it('refuses a plan older than maxPlanAge and a tampered saved plan', async () => {
@@ -98,11 +100,11 @@ describe('check and apply with real terraform', () => {
 
     app.now.value = new Date(app.now.value.getTime() + 2 * 3_600_000);
     expect(await applyRun(deps, stack, planned.run.id, 'U1')).toMatchObject({ status: 'refused', code: 'expired' });
-    expect(store.getRun(planned.run.id)?.state).toBe('expired');
+    expect((await store.getRun(planned.run.id))?.state).toBe('expired');
 
     const again = await checkStack(deps, stack, { trigger: 'manual' });
     if (again.status !== 'drifted') throw new Error(`expected drift, got ${again.status}`);
-    const planRef = store.listArtifacts(again.run.id).find((a) => a.kind === 'plan')!;
+    const planRef = (await store.listArtifacts(again.run.id)).find((a) => a.kind === 'plan')!;
     const file = join(app.context.config.dataDir, 'artifacts', planRef.key);
     const bytes = await readFile(file);
     bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
@@ -136,7 +138,7 @@ describe('check and apply with real terraform', () => {
         .map((e) => e.stack)
         .sort(),
     ).toEqual(['broken', 'missing']);
-    expect(app.context.store.getStack('broken')?.status).toBe('errored');
+    expect((await app.context.store.getStack('broken'))?.status).toBe('errored');
   });
 
   it('keeps a sensitive variable out of every artifact but the raw plan, the database and the logs', async () => {
@@ -149,7 +151,7 @@ describe('check and apply with real terraform', () => {
     const outcome = await checkStack(deps, app.context.stack('db')!, { trigger: 'manual' });
     if (outcome.status !== 'drifted') throw new Error(`expected changes, got ${outcome.status}`);
     expect(JSON.stringify(outcome.analysis)).not.toContain(SECRET);
-    const refs = store.listArtifacts(outcome.run.id);
+    const refs = await store.listArtifacts(outcome.run.id);
     for (const ref of refs) {
       const body = (await deps.artifacts.get(ref.key, ref.sha256)).toString('latin1');
       if (ref.kind === 'plan' || ref.kind === 'plan_json') continue; // terraform's own formats: private, encrypted at rest

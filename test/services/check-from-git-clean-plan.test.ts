@@ -35,8 +35,8 @@ describe('a clean plan at a newer commit, with real git and terraform', () => {
       env,
       extendEnv: false,
     });
-    context.store.upsertStack(stack.name);
-    context.store.setLastAppliedCommit(stack.name, a);
+    await context.store.upsertStack(stack.name);
+    await context.store.setLastAppliedCommit(stack.name, a);
 
     // Drift at A, then a commit that writes the real value into the code (a merged remediation PR).
     await setSize('huge');
@@ -47,10 +47,9 @@ describe('a clean plan at a newer commit, with real git and terraform', () => {
     const b = await repo.commit({ 'db/main.tf': stackHcl(statePath, 'huge') }, 'Codify db size (#7)');
     const clean = await checkStackFromSource(deps, stack, { trigger: 'webhook' });
     expect(clean).toMatchObject({ status: 'no_changes', resolved: true, run: { commitSha: b, trigger: 'webhook' } });
-    expect(context.store.getStack(stack.name)?.lastAppliedCommit).toBe(b);
+    expect((await context.store.getStack(stack.name))?.lastAppliedCommit).toBe(b);
     expect(
-      context.store
-        .listAudit({ stack: stack.name })
+      (await context.store.listAudit({ stack: stack.name }))
         .filter((e) => e.action === 'baseline')
         .map((e) => [e.actor, e.runId, e.detail]),
     ).toEqual([
@@ -69,6 +68,8 @@ describe('a clean plan at a newer commit, with real git and terraform', () => {
       status: 'no_changes',
       run: { commitSha: b },
     });
-    expect(context.store.listAudit({ stack: stack.name }).filter((e) => e.action === 'baseline')).toHaveLength(1);
+    expect((await context.store.listAudit({ stack: stack.name })).filter((e) => e.action === 'baseline')).toHaveLength(
+      1,
+    );
   });
 });

@@ -36,8 +36,8 @@ describe('a pending change from Git names its commits, with real git and terrafo
       env,
       extendEnv: false,
     });
-    context.store.upsertStack(stack.name);
-    context.store.setLastAppliedCommit(stack.name, a);
+    await context.store.upsertStack(stack.name);
+    await context.store.setLastAppliedCommit(stack.name, a);
     const b = await repo.commit({ 'db/main.tf': stackHcl(statePath, 'medium') }, 'Resize db (#34)');
     const c = await repo.commit({ 'db/main.tf': stackHcl(statePath, 'large') }, 'Grow db further');
 
@@ -91,8 +91,8 @@ describe('a pending change from Git, with GitHub configured', () => {
       env,
       extendEnv: false,
     });
-    context.store.upsertStack('prod/db');
-    context.store.setLastAppliedCommit('prod/db', a);
+    await context.store.upsertStack('prod/db');
+    await context.store.setLastAppliedCommit('prod/db', a);
 
     // Ada's commit on a branch; Grace opens the PR on GitHub and it is merged with a merge commit.
     github = await startGitHubEmulator({

@@ -19,7 +19,7 @@ let repo: TestRepo | undefined;
 let tf: TestTerraformEnv | undefined;
 let context: AppContext | undefined;
 afterEach(async () => {
-  context?.close();
+  await context?.close();
   await repo?.cleanup();
   await tf?.cleanup();
   repo = tf = context = undefined;
@@ -55,8 +55,8 @@ describe('checks of stacks from a Git repository, with real git and terraform', 
       env,
       extendEnv: false,
     });
-    context!.store.upsertStack(stack.name);
-    context!.store.setLastAppliedCommit(stack.name, a);
+    await context!.store.upsertStack(stack.name);
+    await context!.store.setLastAppliedCommit(stack.name, a);
     const events: DomainEvent[] = [];
     deps.bus.onAny((e) => void events.push(e));
 
@@ -73,7 +73,9 @@ describe('checks of stacks from a Git repository, with real git and terraform', 
     const pending = await checkStackFromSource(deps, stack, { trigger: 'schedule' });
     expect(pending).toMatchObject({ status: 'pending_approval', run: { commitSha: b, kind: 'pending_change' } });
     expect(events.map((e) => e.type)).toEqual(['no_changes', 'drift_detected', 'plan_pending_approval']);
-    expect(context!.store.getRun(pending.status === 'pending_approval' ? pending.run.id : '')?.commitSha).toBe(b);
+    expect((await context!.store.getRun(pending.status === 'pending_approval' ? pending.run.id : ''))?.commitSha).toBe(
+      b,
+    );
 
     // One clone for all three checks, and no worktree left behind.
     const clones = await readdir(join(dataDir, 'git'));
@@ -96,7 +98,7 @@ describe('checks of stacks from a Git repository, with real git and terraform', 
       'U0LEAD1',
     );
     expect(applied).toMatchObject({ status: 'applied', verification: { status: 'no_changes', run: { commitSha: b } } });
-    expect(context!.store.getStack(stack.name)?.lastAppliedCommit).toBe(b);
+    expect((await context!.store.getStack(stack.name))?.lastAppliedCommit).toBe(b);
     const state = JSON.parse(
       (await execa('terraform', ['state', 'pull'], { cwd: work, env, extendEnv: false })).stdout,
     );
@@ -116,6 +118,6 @@ describe('checks of stacks from a Git repository, with real git and terraform', 
     expect(outcome.status === 'errored' && outcome.error).toContain(`branch nope does not exist in ${repo!.url}`);
     // Recorded like a failed plan: an errored run, and plan_failed for Slack and the metrics.
     expect(outcome).toMatchObject({ run: { state: 'errored', stack: stack.name, trigger: 'manual' } });
-    expect(deps.store.getStack(stack.name)?.status).toBe('errored');
+    expect((await deps.store.getStack(stack.name))?.status).toBe('errored');
   });
 });

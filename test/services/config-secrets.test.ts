@@ -123,7 +123,7 @@ describe('secrets from the config', () => {
         expect(shown).not.toContain(VARFILE_SECRET);
         expect(context.deps.secrets.redact(`file ${VARFILE_SECRET}`, 'api')).toBe('file (sensitive value)');
       } finally {
-        context.close();
+        await context.close();
       }
     } finally {
       await repo.cleanup();

@@ -111,7 +111,7 @@ describe('openRemediationPr', () => {
     expect(refused.message).toMatch(/401/);
     expect(refused.message).toMatch(/GITHUB_TOKEN/);
     expect(refused.message).not.toContain('ghp_wrong');
-    expect(context.store.getRemediation(stack.name, run.fingerprint!)).toBeUndefined();
+    expect(await context.store.getRemediation(stack.name, run.fingerprint!)).toBeUndefined();
 
     // A first attempt opened the PR and died before recording it: the next one adopts it.
     const branch = `driftgate/prod/db/${run.fingerprint!.slice(0, 12)}`;
@@ -133,7 +133,7 @@ describe('openRemediationPr', () => {
       status: 'existing',
       record: { prNumber: first.number, branch, requestedBy: 'U0ADA' },
     });
-    expect(context.store.getRemediation(stack.name, run.fingerprint!)).toMatchObject({ prNumber: first.number });
+    expect(await context.store.getRemediation(stack.name, run.fingerprint!)).toMatchObject({ prNumber: first.number });
     expect(github.pulls()).toHaveLength(1);
 
     // Turned down: closed unmerged. Asking again opens a new PR on the same branch, moved to a new commit.
@@ -143,7 +143,7 @@ describe('openRemediationPr', () => {
       status: 'opened',
       record: { prNumber: 2, branch, codified: 1, leftForPerson: 0 },
     });
-    expect(context.store.getRemediation(stack.name, run.fingerprint!)).toMatchObject({ prNumber: 2 });
+    expect(await context.store.getRemediation(stack.name, run.fingerprint!)).toMatchObject({ prNumber: 2 });
     expect(github.pulls().map((p) => [p.number, p.state])).toEqual([
       [1, 'closed'],
       [2, 'open'],
@@ -158,7 +158,9 @@ describe('openRemediationPr', () => {
       original.replace('size = "small"', 'size = "huge"').replace('tier   =   "gold"', 'tier =   "gold"'),
     );
     expect(onBranch.stdout).toContain('}\n\n\nresource');
-    expect(context.store.listAudit({ runId: run.id }).filter((a) => a.action === 'remediation_opened')).toHaveLength(1);
+    expect(
+      (await context.store.listAudit({ runId: run.id })).filter((a) => a.action === 'remediation_opened'),
+    ).toHaveLength(1);
   });
 
   it('keeps a value the stack knows as secret out of the code and the PR, though the plan does not mark it', async () => {

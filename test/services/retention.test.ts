@@ -19,19 +19,19 @@ describe('daily retention', () => {
     const { deps, store, config } = app.context;
     const stack = app.context.stack('queue')!;
     // A run killed after its plan was written: the raw plan is where check-stack put it.
-    const killed = store.createRun({ stack: 'queue', trigger: 'schedule' });
+    const killed = await store.createRun({ stack: 'queue', trigger: 'schedule' });
     const killedPlan = join(deps.workDir, killed.id, 'plan.tfplan');
     await deps.terraform.plan(stack, killedPlan);
-    store.recoverInterrupted();
+    await store.recoverInterrupted();
     // A run planning right now keeps its scratch dir.
-    const running = store.createRun({ stack: 'queue', trigger: 'manual' });
+    const running = await store.createRun({ stack: 'queue', trigger: 'manual' });
     const runningPlan = join(deps.workDir, running.id, 'plan.tfplan');
     await deps.terraform.plan(stack, runningPlan);
 
-    const delivered = store.enqueue({ key: 'k', method: 'chat.postMessage', payload: { text: 'old' } });
-    store.markDelivered(delivered.id);
+    const delivered = await store.enqueue({ key: 'k', method: 'chat.postMessage', payload: { text: 'old' } });
+    await store.markDelivered(delivered.id);
     app.now.value = new Date(app.now.value.getTime() + 8 * DAY);
-    const open = store.enqueue({ key: 'k', method: 'chat.update', payload: { text: 'open' } });
+    const open = await store.enqueue({ key: 'k', method: 'chat.update', payload: { text: 'open' } });
 
     const removed = await runRetention(
       { ...deps, store },
@@ -40,7 +40,7 @@ describe('daily retention', () => {
     expect(removed).toMatchObject({ workLeftovers: 1, outbox: 1 });
     expect(existsSync(join(deps.workDir, killed.id))).toBe(false);
     expect(existsSync(runningPlan)).toBe(true);
-    expect(store.due(app.now.value, 10).map((i) => i.id)).toEqual([open.id]);
-    expect(store.pendingCount()).toBe(1);
+    expect((await store.due(app.now.value, 10)).map((i) => i.id)).toEqual([open.id]);
+    expect(await store.pendingCount()).toBe(1);
   });
 });

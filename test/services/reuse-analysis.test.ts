@@ -43,7 +43,7 @@ describe('an unchanged plan', () => {
 
     // The new run has its own saved plan (the same bytes or not: terraform decides); what the reviewer sees is the same.
     expect(second.run.planSha256).toBeDefined();
-    const own = store.listArtifacts(second.run.id).find((a) => a.kind === 'plan');
+    const own = (await store.listArtifacts(second.run.id)).find((a) => a.kind === 'plan');
     expect(own?.sha256).toBe(second.run.planSha256);
     expect(await loadArtifact(deps, second.run.id, 'plan_json')).toEqual(
       await loadArtifact(deps, first.run.id, 'plan_json'),

@@ -41,7 +41,7 @@ export function useOutboxFixture() {
     log.lines.length = 0;
   });
   afterEach(async () => {
-    for (const store of stores.splice(0)) store.close();
+    for (const store of stores.splice(0)) await store.close();
     await emulator?.close();
     emulator = undefined;
     rmSync(dir, { recursive: true, force: true });
@@ -74,8 +74,8 @@ export function useOutboxFixture() {
     advance(byMs: number) {
       ms += byMs;
     },
-    close(store: SqliteStore) {
-      store.close();
+    async close(store: SqliteStore) {
+      await store.close();
       stores.splice(stores.indexOf(store), 1);
     },
   };

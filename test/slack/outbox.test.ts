@@ -12,23 +12,23 @@ describe('slack outbox worker', () => {
 
   it('delivers each key in order, filling in the message of an update and a reply enqueued before the post', async () => {
     const { store, worker } = fx.open();
-    store.enqueue({
+    await store.enqueue({
       key: 'run-1',
       method: 'chat.postMessage',
       payload: post('drift on net'),
       recordMessageFor: 'run-1',
     });
-    store.enqueue({
+    await store.enqueue({
       key: 'run-1',
       method: 'chat.update',
       payload: { channel: ref('run-1'), ts: ref('run-1'), ...content('approved 1/2') },
     });
-    store.enqueue({
+    await store.enqueue({
       key: 'run-1',
       method: 'chat.postMessage',
       payload: { channel: ref('run-1'), thread_ts: ref('run-1'), text: 'applying' },
     });
-    store.enqueue({
+    await store.enqueue({
       key: 'run-2',
       method: 'chat.postMessage',
       payload: post('drift on app'),
@@ -36,7 +36,7 @@ describe('slack outbox worker', () => {
     });
 
     expect(await worker.drain()).toBe(4);
-    const posted = store.getMessage('run-1')!;
+    const posted = (await store.getMessage('run-1'))!;
     expect(fx.emulator.message('C1', posted.ts)).toMatchObject({
       text: 'approved 1/2',
       updates: 1,
@@ -47,21 +47,26 @@ describe('slack outbox worker', () => {
       ['drift on app', undefined],
       ['applying', posted.ts],
     ]);
-    expect(store.getMessage('run-2')).toMatchObject({ channel: 'C1' });
+    expect(await store.getMessage('run-2')).toMatchObject({ channel: 'C1' });
     const run1 = fx.emulator.calls().filter((c) => c.args.text !== 'drift on app');
     expect(run1.map((c) => c.method)).toEqual(['chat.postMessage', 'chat.update', 'chat.postMessage']);
-    expect(store.pendingCount()).toBe(0);
+    expect(await store.pendingCount()).toBe(0);
   });
 
   it('holds a reply from another key until its run message exists, and gives up on one that never will', async () => {
     const { store, worker } = fx.open({ maxUnresolvedAttempts: 2 });
-    store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: post('drift'), recordMessageFor: 'run-1' });
-    store.enqueue({
+    await store.enqueue({
+      key: 'run-1',
+      method: 'chat.postMessage',
+      payload: post('drift'),
+      recordMessageFor: 'run-1',
+    });
+    await store.enqueue({
       key: 'stack:net',
       method: 'chat.postMessage',
       payload: { channel: 'C1', thread_ts: ref('run-1'), text: 'also' },
     });
-    store.enqueue({
+    await store.enqueue({
       key: 'stack:app',
       method: 'chat.postMessage',
       payload: { channel: 'C1', thread_ts: ref('run-9'), text: 'lost' },
@@ -70,12 +75,12 @@ describe('slack outbox worker', () => {
     expect(await worker.drain()).toBe(0);
     fx.advance(BACKOFF.maxMs);
     expect(await worker.drain()).toBe(2);
-    const ts = store.getMessage('run-1')!.ts;
+    const ts = (await store.getMessage('run-1'))!.ts;
     expect(fx.emulator.messages().map((m) => [m.text, m.threadTs])).toEqual([
       ['drift', undefined],
       ['also', ts],
     ]);
-    expect(store.pendingCount()).toBe(0);
+    expect(await store.pendingCount()).toBe(0);
     expect(fx.log.lines.find((l) => l.includes('dead-lettered'))).toContain(
       'no Slack message recorded yet for run run-9',
     );
@@ -83,7 +88,12 @@ describe('slack outbox worker', () => {
 
   it('retries through a Slack outage of 5xx answers and posts the message exactly once', async () => {
     const { store, worker } = fx.open();
-    store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: post('drift'), recordMessageFor: 'run-1' });
+    await store.enqueue({
+      key: 'run-1',
+      method: 'chat.postMessage',
+      payload: post('drift'),
+      recordMessageFor: 'run-1',
+    });
     fx.emulator.failNext(2, { status: 500 });
     fx.emulator.failNext(2, { status: 503 });
     let delivered = 0;
@@ -101,7 +111,7 @@ describe('slack outbox worker', () => {
 
   it('waits out a 429 for as long as its Retry-After says, by the injected clock', async () => {
     const { store, worker } = fx.open();
-    store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: post('drift') });
+    await store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: post('drift') });
     fx.emulator.rateLimitNext(1, 30);
     expect(await worker.drain()).toBe(0);
     fx.advance(29_999);
@@ -114,12 +124,12 @@ describe('slack outbox worker', () => {
 
   it('keeps items while Slack cannot be reached and sends them once it is back', async () => {
     const { store, worker } = fx.open();
-    store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: post('one') });
-    store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: post('two') });
+    await store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: post('one') });
+    await store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: post('two') });
     await fx.emulator.down();
     expect(await worker.drain()).toBe(0);
     fx.advance(BACKOFF.baseMs);
-    const [waiting] = store.due(new Date(Date.parse('2100-01-01')), 10);
+    const [waiting] = await store.due(new Date(Date.parse('2100-01-01')), 10);
     expect(waiting).toMatchObject({ attempts: 1, lastError: expect.stringContaining('could not reach Slack') });
     await fx.emulator.up();
     expect(await worker.drain()).toBe(2);
@@ -128,8 +138,13 @@ describe('slack outbox worker', () => {
 
   it('a new worker on the same database delivers what the previous one left', async () => {
     const first = fx.open();
-    first.store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: post('one'), recordMessageFor: 'run-1' });
-    first.store.enqueue({
+    await first.store.enqueue({
+      key: 'run-1',
+      method: 'chat.postMessage',
+      payload: post('one'),
+      recordMessageFor: 'run-1',
+    });
+    await first.store.enqueue({
       key: 'run-1',
       method: 'chat.update',
       payload: { channel: ref('run-1'), ts: ref('run-1'), ...content('two') },
@@ -137,7 +152,7 @@ describe('slack outbox worker', () => {
     fx.emulator.failNext(1, { status: 503 });
     first.worker.start(60_000);
     await first.worker.stop();
-    fx.close(first.store);
+    await fx.close(first.store);
     expect(fx.emulator.calls('chat.postMessage').map((c) => c.status)).toEqual([503]);
 
     const second = fx.open();
@@ -151,18 +166,18 @@ describe('slack outbox worker', () => {
     const { store, worker } = fx.open({
       onFailed: (item, error, { dead }) => void failed.push([item.id, error, dead]),
     });
-    const bad = store.enqueue({
+    const bad = await store.enqueue({
       key: 'run-1',
       method: 'chat.postMessage',
       payload: { channel: 'C1', text: 'x', blocks: section('y'.repeat(3001)) },
     });
-    store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: post('next') });
+    await store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: post('next') });
     expect(await worker.drain()).toBe(1);
     fx.advance(BACKOFF.maxMs * 10);
     expect(await worker.drain()).toBe(0);
     expect(fx.emulator.calls('chat.postMessage').map((c) => c.error ?? 'ok')).toEqual(['invalid_blocks', 'ok']);
     expect(failed).toEqual([[bad.id, expect.stringContaining('invalid_blocks'), true]]);
-    expect(store.pendingCount()).toBe(0);
+    expect(await store.pendingCount()).toBe(0);
     const logged = fx.log.lines.find((l) => l.includes('dead-lettered'));
     expect(logged).toContain('section text is 3001 characters');
     // Neither the token nor the payload is in any log line.
@@ -173,8 +188,13 @@ describe('slack outbox worker', () => {
   it('uploads a file into the thread of a run message with the v2 flow', async () => {
     const { store, worker } = fx.open();
     const planText = 'Terraform will perform the following actions:\n  ~ update in-place ✓\n';
-    store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: post('drift'), recordMessageFor: 'run-1' });
-    store.enqueue({
+    await store.enqueue({
+      key: 'run-1',
+      method: 'chat.postMessage',
+      payload: post('drift'),
+      recordMessageFor: 'run-1',
+    });
+    await store.enqueue({
       key: 'run-1',
       method: 'files.uploadV2',
       payload: {
@@ -190,7 +210,7 @@ describe('slack outbox worker', () => {
     fx.advance(BACKOFF.baseMs);
     expect(await worker.drain()).toBe(2);
     const [file] = fx.emulator.files();
-    const ts = store.getMessage('run-1')!.ts;
+    const ts = (await store.getMessage('run-1'))!.ts;
     expect(file).toMatchObject({
       filename: 'plan.txt',
       title: 'Plan',

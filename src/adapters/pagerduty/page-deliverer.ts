@@ -21,9 +21,9 @@ export interface PageDelivererDeps {
  * in. The link is looked up, never waited for: the alert may sit in a digest window, and a page must not.
  */
 export function createPageDeliverer(deps: PageDelivererDeps): OutboxDeliverer {
-  function slackLink(run: { id: string; stack: string } | undefined): PageSlackLink | undefined {
+  async function slackLink(run: { id: string; stack: string } | undefined): Promise<PageSlackLink | undefined> {
     if (!run || !deps.slack) return undefined;
-    const message = deps.slack.messageLink(run.id);
+    const message = await deps.slack.messageLink(run.id);
     return message ? { message } : { channel: deps.slack.channelOf(run.stack) };
   }
 
@@ -42,7 +42,8 @@ export function createPageDeliverer(deps: PageDelivererDeps): OutboxDeliverer {
       // Only loosely checked (PagerDuty refuses what is wrong): a trigger without a payload goes out as it is.
       const event = page.data.event as PageEventBody;
       const { payload } = page.data.event;
-      const linked = typeof payload === 'object' && payload !== null ? withSlackLink(event, slackLink(run)) : event;
+      const linked =
+        typeof payload === 'object' && payload !== null ? withSlackLink(event, await slackLink(run)) : event;
       try {
         await deps.client.send({ ...linked, routing_key: routingKey } as PagerdutyEvent);
         return { kind: 'delivered' };

@@ -1,8 +1,9 @@
 import type { RunStore } from '../../ports/store.js';
+import type { Synchronous } from './synchronous.js';
 import type { StoreContext } from './context.js';
 import { toLock } from './rows.js';
 
-type LockQueries = Pick<RunStore, 'acquireLock' | 'renewLock' | 'releaseLock' | 'breakLock' | 'getLock'>;
+type LockQueries = Pick<Synchronous<RunStore>, 'acquireLock' | 'renewLock' | 'releaseLock' | 'breakLock' | 'getLock'>;
 
 /**
  * Stack locks with a TTL, timed by the injected clock and renewed by their holder's heartbeat. A lock past

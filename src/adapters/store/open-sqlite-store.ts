@@ -14,6 +14,7 @@ import { outboxQueries } from './outbox-queries.js';
 import { ownerState, processOwner } from './process-owner.js';
 import { newRunId } from './run-id.js';
 import { runQueries } from './run-queries.js';
+import { type StoreQueries, serializedStore } from './serialized.js';
 import { slackQueries } from './slack-queries.js';
 import { stackQueries } from './stack-queries.js';
 
@@ -67,21 +68,22 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     owner: options.owner ?? self,
     ownerState: (owner) => ownerState(owner, self),
   });
-  return {
+  const queries: StoreQueries = {
     ...stackQueries(ctx),
     ...runQueries(ctx),
     ...runNoteQueries(ctx),
-    atomically: (work) => db.transaction(work).immediate(),
     ...recordQueries(ctx),
     ...lockQueries(ctx),
     ...slackQueries(ctx),
     ...outboxQueries(ctx),
     ...remediationQueries(ctx),
     recoverInterrupted: () => recoverInterrupted(ctx),
+  };
+  return {
+    ...serializedStore(db, queries),
     settings: () => ({
       journalMode: String(db.pragma('journal_mode', { simple: true })),
       synchronous: SYNCHRONOUS[Number(db.pragma('synchronous', { simple: true }))] ?? 'OFF',
     }),
-    close: () => db.close(),
   };
 }

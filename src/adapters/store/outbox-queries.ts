@@ -1,9 +1,10 @@
 import type { SlackStore } from '../../ports/slack-store.js';
+import type { Synchronous } from './synchronous.js';
 import type { StoreContext } from './context.js';
 import { toOutboxItem } from './slack-rows.js';
 
 type OutboxQueries = Pick<
-  SlackStore,
+  Synchronous<SlackStore>,
   'enqueue' | 'due' | 'markDelivered' | 'markFailed' | 'markDead' | 'pendingCount' | 'pruneDelivered'
 >;
 

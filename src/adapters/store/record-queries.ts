@@ -1,10 +1,11 @@
 import type { RunStore } from '../../ports/store.js';
+import type { Synchronous } from './synchronous.js';
 import type { StoreContext } from './context.js';
 import { toArtifact, toAudit } from './rows.js';
 import { selectFiltered } from './select-filtered.js';
 
 type RecordQueries = Pick<
-  RunStore,
+  Synchronous<RunStore>,
   'addArtifact' | 'listArtifacts' | 'listArtifactsBefore' | 'removeArtifact' | 'appendAudit' | 'listAudit'
 >;
 

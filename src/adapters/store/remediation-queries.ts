@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RemediationRecord } from '../../domain/remediation/record.js';
 import type { RunStore } from '../../ports/store.js';
+import type { Synchronous } from './synchronous.js';
 import type { StoreContext } from './context.js';
 import { epoch, parseRow } from './rows.js';
 
@@ -35,7 +36,9 @@ function toRemediation(raw: unknown): RemediationRecord {
   };
 }
 
-export function remediationQueries(ctx: StoreContext): Pick<RunStore, 'saveRemediation' | 'getRemediation'> {
+export function remediationQueries(
+  ctx: StoreContext,
+): Pick<Synchronous<RunStore>, 'saveRemediation' | 'getRemediation'> {
   return {
     saveRemediation(r) {
       ctx

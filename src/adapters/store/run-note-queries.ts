@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { Announcement } from '../../domain/events.js';
 import type { RunStore } from '../../ports/store.js';
+import type { Synchronous } from './synchronous.js';
 import type { StoreContext } from './context.js';
 import { OwnerColumns, parseRow, toOwner, toRun } from './rows.js';
 
 /** What a run carries beside its state: the announcement its outcome still owes, its plan's signature. */
 type RunNoteQueries = Pick<
-  RunStore,
+  Synchronous<RunStore>,
   'announce' | 'announced' | 'listUnannounced' | 'setPlanSignature' | 'lastRunWithPlanSignature'
 >;
 

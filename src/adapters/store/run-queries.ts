@@ -2,11 +2,12 @@ import { InvalidTransitionError } from '../../domain/errors.js';
 import type { Run } from '../../domain/run/model.js';
 import { canTransition, isTerminal, type RunState } from '../../domain/run/state.js';
 import type { NewRun, RunPatch, RunQuery, RunStore } from '../../ports/store.js';
+import type { Synchronous } from './synchronous.js';
 import { ensureStack, type StoreContext } from './context.js';
 import { toRun } from './rows.js';
 import { selectFiltered } from './select-filtered.js';
 
-type RunQueries = Pick<RunStore, 'createRun' | 'getRun' | 'listRuns' | 'transition'>;
+type RunQueries = Pick<Synchronous<RunStore>, 'createRun' | 'getRun' | 'listRuns' | 'transition'>;
 
 export function runQueries(ctx: StoreContext): RunQueries {
   const createRun = ctx.db.transaction((input: NewRun): Run => {

@@ -1,9 +1,10 @@
 import type { SlackStore } from '../../ports/slack-store.js';
+import type { Synchronous } from './synchronous.js';
 import type { StoreContext } from './context.js';
 import { toApproval, toMessageRef, toSilence } from './slack-rows.js';
 
 type SlackQueries = Pick<
-  SlackStore,
+  Synchronous<SlackStore>,
   | 'addApproval'
   | 'listApprovals'
   | 'setMessage'

@@ -1,9 +1,10 @@
 import type { RunStore } from '../../ports/store.js';
+import type { Synchronous } from './synchronous.js';
 import { ensureStack, type StoreContext } from './context.js';
 import { toStack } from './rows.js';
 
 type StackQueries = Pick<
-  RunStore,
+  Synchronous<RunStore>,
   | 'upsertStack'
   | 'getStack'
   | 'listStacks'

@@ -109,7 +109,7 @@ export async function runDoctor(config: DriftgateConfig, options: DoctorOptions)
     results.push(...checkPagerduty(config, env, pagerdutySettingsFor));
     results.push(checkWebhookSecret(env));
   } finally {
-    built?.close();
+    await built?.close();
   }
   return all;
 }

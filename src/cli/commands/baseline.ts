@@ -51,9 +51,9 @@ export async function baselineCommand(args: string[], io: CliIo): Promise<number
   const commit = await baselineCommit(stack!, values.commit?.toLowerCase(), config.dataDir, io.env);
   const store = openSqliteStore({ path: join(config.dataDir, 'driftgate.db') });
   try {
-    const previous = store.upsertStack(stack!.name).lastAppliedCommit;
-    store.setLastAppliedCommit(stack!.name, commit.sha);
-    store.appendAudit({
+    const previous = (await store.upsertStack(stack!.name)).lastAppliedCommit;
+    await store.setLastAppliedCommit(stack!.name, commit.sha);
+    await store.appendAudit({
       at: new Date(),
       actor: `cli:${io.env.USER ?? userInfo().username}`,
       action: 'baseline',
@@ -64,6 +64,6 @@ export async function baselineCommand(args: string[], io: CliIo): Promise<number
     io.stdout.write(`${stack!.name}: baseline set to ${commit.sha}${title}${previous ? `, was ${previous}` : ''}\n`);
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -42,7 +42,7 @@ export async function checkCommand(args: string[], io: CliIo): Promise<number> {
   try {
     outcomes = await runChecks(context, stacks, io);
   } finally {
-    context.close();
+    await context.close();
   }
 
   io.stdout.write(

@@ -22,10 +22,10 @@ export async function unlockCommand(args: string[], io: CliIo): Promise<number> 
   const [stack] = selectStacks(config.stacks, positionals);
   const store = openSqliteStore({ path: join(config.dataDir, 'driftgate.db') });
   try {
-    const record = store.getStack(stack!.name);
-    const lock = store.breakLock(stack!.name);
-    if (record?.blockedReason) store.unblockStack(stack!.name);
-    store.appendAudit({
+    const record = await store.getStack(stack!.name);
+    const lock = await store.breakLock(stack!.name);
+    if (record?.blockedReason) await store.unblockStack(stack!.name);
+    await store.appendAudit({
       at: new Date(),
       actor: `cli:${io.env.USER ?? userInfo().username}`,
       action: 'unlock',
@@ -39,6 +39,6 @@ export async function unlockCommand(args: string[], io: CliIo): Promise<number> 
     );
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }

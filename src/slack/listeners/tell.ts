@@ -35,8 +35,8 @@ export function tellInChannel(
   runId: string | undefined,
 ): Tell {
   return async (message) => {
-    const channel = (runId && deps.store.getMessage(runId)?.channel) || deps.messages.channelOf(stack);
-    deps.store.enqueue({
+    const channel = (runId && (await deps.store.getMessage(runId))?.channel) || deps.messages.channelOf(stack);
+    await deps.store.enqueue({
       key: stackKey(stack),
       method: 'chat.postEphemeral',
       payload: { channel, user: userId, ...message },

@@ -19,17 +19,17 @@ export function followApplies(bus: EventBus, messages: RunMessages): (() => void
     }),
     bus.on('applied', async ({ run, durationMs, output, verification }) => {
       await messages.update(run, { kind: 'applied', durationMs, verification });
-      messages.reply(run, renderApplyOutput({ ok: true, output, durationMs }));
+      await messages.reply(run, renderApplyOutput({ ok: true, output, durationMs }));
     }),
     bus.on('apply_failed', async ({ run, durationMs, error, output }) => {
       await messages.update(run, { kind: 'apply_failed' });
-      messages.reply(run, renderApplyOutput({ ok: false, output: `${error}\n\n${output}`.trim(), durationMs }));
+      await messages.reply(run, renderApplyOutput({ ok: false, output: `${error}\n\n${output}`.trim(), durationMs }));
     }),
     bus.on('apply_interrupted', async ({ run, startedBy }) => {
       await messages.ensurePosted(run);
       await messages.update(run, { kind: 'interrupted', stack: run.stack });
       const text = `The apply started by ${userRef(startedBy)} was interrupted: driftgate stopped before it finished.`;
-      messages.reply(run, {
+      await messages.reply(run, {
         text,
         blocks: [
           section(
@@ -50,7 +50,7 @@ export function followApplies(bus: EventBus, messages: RunMessages): (() => void
       const next = blocked
         ? 'Check the stack, run `/drift unlock` and then `/drift check`.'
         : 'Run `/drift check` for a new plan once the stack is free.';
-      messages.reply(run, {
+      await messages.reply(run, {
         text: `Apply did not start: ${reason}`,
         blocks: [section(`:x: Apply did not start: ${escapeMrkdwn(reason)}\n${next}`)],
       });

@@ -21,29 +21,33 @@ export interface EscalateDeps {
 }
 
 /** Raises every drift due; returns how many. */
-export function escalateStaleDrift(deps: EscalateDeps): number {
+export async function escalateStaleDrift(deps: EscalateDeps): Promise<number> {
   const slack = deps.config.slack;
   const after = slack?.onCall?.escalateAfter;
   if (!slack || !after) return 0;
   const now = deps.now();
   let raised = 0;
-  for (const record of deps.store.listStacks()) {
+  for (const record of await deps.store.listStacks()) {
     const drift = record.openDrift;
     const stack = deps.stack(record.name);
     const mention = stack && onCallMention(slack, stack);
     if (!drift || !stack || !mention) continue;
     const age = now.getTime() - drift.firstSeenAt.getTime();
     if (age < after) continue;
-    if (deps.store.getSilence(stack.name, now) || deps.store.isSnoozed(stack.name, drift.fingerprint, now)) continue;
-    const done = deps.store
-      .listAudit({ stack: stack.name, limit: 200 })
-      .some((a) => a.action === 'drift_escalated' && a.detail?.fingerprint === drift.fingerprint);
-    const run = deps.store.getRun(drift.runId);
+    if (
+      (await deps.store.getSilence(stack.name, now)) ||
+      (await deps.store.isSnoozed(stack.name, drift.fingerprint, now))
+    )
+      continue;
+    const done = (await deps.store.listAudit({ stack: stack.name, limit: 200 })).some(
+      (a) => a.action === 'drift_escalated' && a.detail?.fingerprint === drift.fingerprint,
+    );
+    const run = await deps.store.getRun(drift.runId);
     if (done || !run) continue;
     const text = `Drift in ${stack.name} unresolved for ${formatDuration(age)}`;
     const line = `${safeMention(mention) ?? ''} :rotating_light: *${escapeMrkdwn(text)}* (first seen ${slackDate(drift.firstSeenAt)}): ${formatCounts(drift.counts)}. Approve or reject it on the alert, or \`/drift silence ${escapeMrkdwn(stack.name)} <duration> <reason>\`.`;
-    deps.messages.reply(run, { text, blocks: [section(line.trim())] }, { broadcast: true });
-    deps.store.appendAudit({
+    await deps.messages.reply(run, { text, blocks: [section(line.trim())] }, { broadcast: true });
+    await deps.store.appendAudit({
       at: now,
       actor: 'system',
       action: 'drift_escalated',

@@ -54,8 +54,9 @@ const DECIDED = [ALERT_HELD, ...ALERTED, 'alert_ignored', 'alert_silenced', 'ale
 export function createNotifier(deps: NotifierDeps): Notifier {
   const { store, messages, logger } = deps;
   const slack = deps.config.slack;
-  const audit = (run: Run, action: string, detail?: Record<string, unknown>) =>
-    store.appendAudit({
+  // `db`: the store, or the transaction a decision is taken in.
+  const audit = (run: Run, action: string, detail?: Record<string, unknown>, db: Store = store) =>
+    db.appendAudit({
       at: deps.now(),
       actor: 'system',
       action,
@@ -69,77 +70,93 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     threshold: slack?.digestThreshold ?? Number.POSITIVE_INFINITY,
     async single(run) {
       // An automatic apply may have posted it already, while the alert waited in its digest window: post() checks.
-      if (await messages.post(run)) audit(run, 'alert_posted');
+      if (await messages.post(run)) await audit(run, 'alert_posted');
     },
     async digest(channel, all) {
-      const runs = all.filter((run) => !store.hasMessage(run.id));
-      if (runs.length === 0) return;
-      const entries = runs.map((run) => ({
-        stack: run.stack,
-        environment: deps.stack(run.stack)?.environment,
-        run,
-        counts: run.counts!,
-      }));
-      store.enqueue({
-        key: `channel:${channel}`,
-        method: 'chat.postMessage',
-        payload: { channel, ...renderDigest({ entries }) },
+      // One transaction: a run posted meanwhile (an automatic apply) is either in the digest or posted.
+      await store.atomically(async (tx) => {
+        const runs: Run[] = [];
+        for (const run of all) if (!(await tx.hasMessage(run.id))) runs.push(run);
+        if (runs.length === 0) return;
+        const entries = runs.map((run) => ({
+          stack: run.stack,
+          environment: deps.stack(run.stack)?.environment,
+          run,
+          counts: run.counts!,
+        }));
+        await tx.enqueue({
+          key: `channel:${channel}`,
+          method: 'chat.postMessage',
+          payload: { channel, ...renderDigest({ entries }) },
+        });
+        for (const run of runs) await audit(run, 'alert_digested', { channel }, tx);
       });
-      for (const run of runs) audit(run, 'alert_digested', { channel });
     },
     onError: (err) => logger.error({ err: errorMessage(err) }, 'slack alert failed'),
   });
 
   /** Why the run must not alert, if it must not. */
-  function suppressed(run: Run, ignoredAll: boolean): string | undefined {
+  async function suppressed(db: Store, run: Run, ignoredAll: boolean): Promise<string | undefined> {
     if (ignoredAll) return 'alert_ignored';
-    const silence = store.getSilence(run.stack, deps.now());
+    const silence = await db.getSilence(run.stack, deps.now());
     if (silence) return 'alert_silenced';
-    if (run.fingerprint && store.isSnoozed(run.stack, run.fingerprint, deps.now())) return 'alert_snoozed';
+    if (run.fingerprint && (await db.isSnoozed(run.stack, run.fingerprint, deps.now()))) return 'alert_snoozed';
     return undefined;
   }
 
-  const decided = (run: Run) => store.listAudit({ runId: run.id }).some((a) => DECIDED.includes(a.action));
+  const decided = async (run: Run, db: Store = store) =>
+    (await db.listAudit({ runId: run.id })).some((a) => DECIDED.includes(a.action));
 
-  function alert(run: Run, found: { analysis: PlanAnalysis; policy?: PolicyEvaluation }): void {
-    if (decided(run)) return;
-    const reason = suppressed(run, everythingIgnored(found.analysis, found.policy));
-    if (reason) {
-      audit(run, reason);
-      return;
-    }
-    const channel = messages.channelOf(run.stack);
-    audit(run, ALERT_HELD, { channel });
-    batcher.add(channel, run);
+  async function alert(run: Run, found: { analysis: PlanAnalysis; policy?: PolicyEvaluation }): Promise<void> {
+    // Decided in one transaction: an announcement told twice (a replay at start) alerts once.
+    const channel = await store.atomically(async (tx) => {
+      if (await decided(run, tx)) return undefined;
+      const reason = await suppressed(tx, run, everythingIgnored(found.analysis, found.policy));
+      if (reason) {
+        await audit(run, reason, undefined, tx);
+        return undefined;
+      }
+      const held = messages.channelOf(run.stack);
+      await audit(run, ALERT_HELD, { channel: held }, tx);
+      return held;
+    });
+    if (channel) batcher.add(channel, run);
   }
 
   /** Runs still undecided whose alert was held and neither posted nor digested (its process died first). */
-  function heldBefore(): Run[] {
-    return store.listRuns({ states: ['drifted', 'pending_approval'] }).filter((run) => {
-      const actions = store.listAudit({ runId: run.id }).map((a) => a.action);
-      return actions.includes(ALERT_HELD) && !actions.some((a) => ALERTED.includes(a)) && !store.hasMessage(run.id);
-    });
+  async function heldBefore(): Promise<Run[]> {
+    const held: Run[] = [];
+    for (const run of await store.listRuns({ states: ['drifted', 'pending_approval'] })) {
+      const actions = (await store.listAudit({ runId: run.id })).map((a) => a.action);
+      if (
+        actions.includes(ALERT_HELD) &&
+        !actions.some((a) => ALERTED.includes(a)) &&
+        !(await store.hasMessage(run.id))
+      )
+        held.push(run);
+    }
+    return held;
   }
 
   /** Names a perpetual diff once per run: in the thread of its alert (broadcast), or in the channel. */
-  function notConvergingOnce(run: Run, checks: number, hasThread: boolean): void {
-    if (store.listAudit({ runId: run.id }).some((a) => a.action === 'not_converging') || !run.counts) return;
+  async function notConvergingOnce(run: Run, checks: number, hasThread: boolean): Promise<void> {
+    if ((await store.listAudit({ runId: run.id })).some((a) => a.action === 'not_converging') || !run.counts) return;
     const message = renderNotConverging({ stack: run.stack, counts: run.counts, checks });
-    if (hasThread || store.hasMessage(run.id)) messages.reply(run, message, { broadcast: true });
+    if (hasThread || (await store.hasMessage(run.id))) await messages.reply(run, message, { broadcast: true });
     else
-      store.enqueue({
+      await store.enqueue({
         key: stackKey(run.stack),
         method: 'chat.postMessage',
         payload: { channel: messages.channelOf(run.stack), ...message },
       });
-    audit(run, 'not_converging', { checks });
+    await audit(run, 'not_converging', { checks });
   }
 
   /** Messages of the runs this run replaced say so (all but `except`, whose message the run takes over). */
   async function markSuperseded(run: Run, except?: string): Promise<void> {
-    const replaced = store
-      .listRuns({ stack: run.stack, states: ['superseded'], limit: 20 })
-      .filter((r) => r.supersededBy === run.id && r.id !== except);
+    const replaced = (await store.listRuns({ stack: run.stack, states: ['superseded'], limit: 20 })).filter(
+      (r) => r.supersededBy === run.id && r.id !== except,
+    );
     for (const old of replaced) await messages.update(old, { kind: 'superseded', by: run.id });
   }
 
@@ -147,30 +164,30 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     ...followApplies(deps.bus, messages),
     deps.bus.on('drift_detected', async ({ run, ...found }) => {
       await markSuperseded(run);
-      alert(run, found);
+      await alert(run, found);
     }),
     deps.bus.on('plan_pending_approval', async ({ run, ...found }) => {
       await markSuperseded(run);
-      alert(run, found);
+      await alert(run, found);
     }),
     deps.bus.on('plan_refreshed', async ({ run, previousRunId, notConverging, ...found }) => {
       await markSuperseded(run, previousRunId);
       const updated =
         previousRunId !== undefined && (await messages.update(run, { kind: 'awaiting' }, { messageOf: previousRunId }));
       // After the update, which makes the predecessor's message this run's: the reply goes to its thread.
-      if (notConverging) notConvergingOnce(run, notConverging, updated);
+      if (notConverging) await notConvergingOnce(run, notConverging, updated);
       if (updated) return;
       // The predecessor went out in a digest: its stack is listed there already.
-      const previous = previousRunId ? store.listAudit({ runId: previousRunId }) : [];
+      const previous = previousRunId ? await store.listAudit({ runId: previousRunId }) : [];
       if (previous.some((a) => ALERTED.includes(a.action))) {
-        if (!decided(run)) audit(run, 'alert_digested', { carriedFrom: previousRunId });
+        if (!(await decided(run))) await audit(run, 'alert_digested', { carriedFrom: previousRunId });
         return;
       }
-      alert(run, found);
+      await alert(run, found);
     }),
     deps.bus.on('drift_resolved', async ({ run, previousRunId }) => {
       await markSuperseded(run, previousRunId);
-      const previous = store.getRun(previousRunId);
+      const previous = await store.getRun(previousRunId);
       // An apply through driftgate resolved it: the apply owns that message and says "applied, verified".
       if (
         !previous ||
@@ -189,12 +206,12 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       if (!stack || !slack) return;
       // A stack that fails the same way every hour is reported once, until it fails differently or recovers.
       const signature = createHash('sha256').update(`${error}\n${stderrTail}`).digest('hex').slice(0, 16);
-      const before = store.listRuns({ stack: run.stack, limit: 2 }).find((r) => r.id !== run.id);
+      const before = (await store.listRuns({ stack: run.stack, limit: 2 })).find((r) => r.id !== run.id);
       const repeated =
         before?.state === 'errored' &&
-        store.listAudit({ runId: before.id }).some((a) => a.detail?.signature === signature);
+        (await store.listAudit({ runId: before.id })).some((a) => a.detail?.signature === signature);
       if (repeated) {
-        audit(run, 'plan_failure_repeated', { signature });
+        await audit(run, 'plan_failure_repeated', { signature });
         return;
       }
       const message = renderPlanFailed({
@@ -203,19 +220,19 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         error,
         stderrTail,
       });
-      store.enqueue({
+      await store.enqueue({
         key: stackKey(run.stack),
         method: 'chat.postMessage',
         payload: { channel: messages.channelOf(run.stack), ...message },
       });
-      audit(run, 'plan_failure_posted', { signature });
+      await audit(run, 'plan_failure_posted', { signature });
     }),
   ];
 
   return {
     flush: () => batcher.flush(),
     async resume() {
-      const held = heldBefore();
+      const held = await heldBefore();
       if (held.length === 0) return;
       logger.warn({ runs: held.map((r) => r.id) }, 'alerts held by an earlier process were not sent; sending them now');
       for (const run of held) batcher.add(messages.channelOf(run.stack), run);

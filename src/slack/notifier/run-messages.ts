@@ -42,12 +42,12 @@ export interface RunMessages {
   /** Posts the run's message unless it has one (an automatic apply may start before its alert went out). */
   ensurePosted(run: Run): Promise<void>;
   /** A reply in the run's thread (after its post, whenever that is delivered); `broadcast`: also to the channel. */
-  reply(run: Run, message: SlackMessage, options?: { broadcast?: boolean }): void;
+  reply(run: Run, message: SlackMessage, options?: { broadcast?: boolean }): Promise<void>;
   /** The whole masked plan as a file in the run's thread. */
   uploadPlan(run: Run, analysis?: PlanAnalysis): Promise<void>;
   /** The channel a stack's messages go to. */
   channelOf(stackName: string): string;
-  approvalInfo(run: Run, policy?: PolicyEvaluation): ApprovalInfo | undefined;
+  approvalInfo(run: Run, policy?: PolicyEvaluation): Promise<ApprovalInfo | undefined>;
 }
 
 export const stackKey = (stack: string) => `stack:${stack}`;
@@ -56,13 +56,13 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
   const slack = deps.config.slack;
   const stackOf = (run: Run) => deps.stack(run.stack);
 
-  function approvalInfo(run: Run, policy?: PolicyEvaluation): ApprovalInfo | undefined {
+  async function approvalInfo(run: Run, policy?: PolicyEvaluation): Promise<ApprovalInfo | undefined> {
     const stack = stackOf(run);
     const match = stack && requirementFor(stack, deps.config.approvers);
     if (!match) return undefined;
     const requirements = allRequirements(match, policy?.approvals);
     return {
-      progress: progressOf(requirements, deps.store.listApprovals(run.id)),
+      progress: progressOf(requirements, await deps.store.listApprovals(run.id)),
       groups: [...new Set(requirements.flatMap((r) => r.groups))],
     };
   }
@@ -73,9 +73,9 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     if (!stack || !plan) return undefined;
     const mention = slack ? onCallMention(slack, stack) : undefined;
     const policy = await loadPolicy(deps.services, run.id);
-    const approval = approvalInfo(run, policy);
+    const approval = await approvalInfo(run, policy);
     const commits = await loadCommits(deps.services, run.id);
-    const remediation = run.fingerprint ? deps.store.getRemediation(run.stack, run.fingerprint) : undefined;
+    const remediation = run.fingerprint ? await deps.store.getRemediation(run.stack, run.fingerprint) : undefined;
     return renderRunMessage({
       stack: { name: stack.name, environment: stack.environment, mode: stack.mode },
       run,
@@ -101,7 +101,7 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     if (!plan) return;
     const file = renderFullPlanFile(run.stack, run, plan);
     const ref = messagePlaceholder(run.id);
-    deps.store.enqueue({
+    await deps.store.enqueue({
       key: stackKey(run.stack),
       method: UPLOAD_METHOD,
       payload: { channel: ref, thread_ts: ref, ...file },
@@ -112,17 +112,22 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     const analysis = await loadAnalysis(deps.services, run.id);
     const rendered = await render(run, { kind: 'awaiting' }, analysis);
     if (!rendered || !analysis) return false;
-    // Checked again after the awaits above: the alert and an automatic apply may both be posting it.
-    if (deps.store.hasMessage(run.id)) return false;
     const where = options.thread
       ? { channel: options.thread.channel, thread_ts: options.thread.ts }
       : { channel: channelOf(run.stack) };
-    deps.store.enqueue({
-      key: stackKey(run.stack),
-      method: 'chat.postMessage',
-      payload: { ...where, ...rendered.message },
-      recordMessageFor: run.id,
+    // Checked again after the awaits above, in one transaction with the post: the alert and an automatic
+    // apply may both be posting it, and only one of them may find it missing.
+    const posted = await deps.store.atomically(async (tx) => {
+      if (await tx.hasMessage(run.id)) return false;
+      await tx.enqueue({
+        key: stackKey(run.stack),
+        method: 'chat.postMessage',
+        payload: { ...where, ...rendered.message },
+        recordMessageFor: run.id,
+      });
+      return true;
     });
+    if (!posted) return false;
     // The message had to cut the diff: the whole plan goes to its thread.
     if (rendered.omittedResources > 0) await uploadPlan(run, analysis);
     return true;
@@ -138,11 +143,11 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     },
     async update(run, phase, options = {}) {
       const owner = options.messageOf ?? run.id;
-      if (!deps.store.hasMessage(owner)) return false;
+      if (!(await deps.store.hasMessage(owner))) return false;
       const rendered = await render(run, phase);
       if (!rendered) return false;
       const ref = messagePlaceholder(owner);
-      deps.store.enqueue({
+      await deps.store.enqueue({
         key: stackKey(run.stack),
         method: 'chat.update',
         payload: { channel: ref, ts: ref, ...rendered.message },
@@ -150,10 +155,10 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
       });
       return true;
     },
-    reply(run, message, options = {}) {
+    async reply(run, message, options = {}) {
       const ref = messagePlaceholder(run.id);
       const broadcast = options.broadcast ? { reply_broadcast: true } : {};
-      deps.store.enqueue({
+      await deps.store.enqueue({
         key: stackKey(run.stack),
         method: 'chat.postMessage',
         payload: { channel: ref, thread_ts: ref, ...broadcast, ...message },

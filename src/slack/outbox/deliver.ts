@@ -28,7 +28,7 @@ const PostedMessage = z.object({ channel: z.string().min(1), ts: z.string().min(
 
 /** One attempt at one item. Never throws for Slack's failures: it says what the worker should do next. */
 export async function deliverItem(item: OutboxItem, deps: DeliverDeps): Promise<DeliveryOutcome> {
-  const resolution = resolvePlaceholders(item.payload, (runId) => deps.store.getMessage(runId));
+  const resolution = await resolvePlaceholders(item.payload, (runId) => deps.store.getMessage(runId));
   if (!resolution.ok) {
     if (resolution.reason === 'misplaced')
       return { kind: 'dead', error: `message placeholder in field "${resolution.field}", which cannot take one` };
@@ -70,7 +70,7 @@ export async function deliverItem(item: OutboxItem, deps: DeliverDeps): Promise<
   if (item.recordMessageFor && result) {
     const posted = PostedMessage.safeParse(result);
     // Slack took the message; without channel and ts only later updates of it suffer, and they say so.
-    if (posted.success) deps.store.setMessage({ runId: item.recordMessageFor, ...posted.data });
+    if (posted.success) await deps.store.setMessage({ runId: item.recordMessageFor, ...posted.data });
   }
   return { kind: 'delivered' };
 }

@@ -45,17 +45,17 @@ export type Resolution =
   /** A placeholder in a field that cannot take one: a bug in whoever enqueued it. */
   | { ok: false; reason: 'misplaced'; field: string };
 
-export function resolvePlaceholders(
+export async function resolvePlaceholders(
   payload: Record<string, unknown>,
-  lookup: (runId: string) => MessageRef | undefined,
-): Resolution {
+  lookup: (runId: string) => Promise<MessageRef | undefined>,
+): Promise<Resolution> {
   const resolved: Record<string, unknown> = { ...payload };
   for (const [field, value] of Object.entries(payload)) {
     const runId = placeholderRunId(value);
     if (runId === undefined) continue;
     const part = FIELD_PART[field];
     if (!part) return { ok: false, reason: 'misplaced', field };
-    const ref = lookup(runId);
+    const ref = await lookup(runId);
     if (!ref) return { ok: false, reason: 'missing', runId };
     resolved[field] = ref[part];
   }

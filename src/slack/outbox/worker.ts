@@ -35,8 +35,12 @@ export interface OutboxWorkerOptions {
   /** See deliver.ts: how long an item waits for its run's message to be recorded. */
   maxUnresolvedAttempts?: number;
   random?: () => number;
-  onDelivered?: (item: OutboxItem) => void;
-  onFailed?: (item: OutboxItem, error: string, outcome: { dead: boolean; nextAttemptAt?: Date }) => void;
+  onDelivered?: (item: OutboxItem) => void | Promise<void>;
+  onFailed?: (
+    item: OutboxItem,
+    error: string,
+    outcome: { dead: boolean; nextAttemptAt?: Date },
+  ) => void | Promise<void>;
 }
 
 export interface OutboxWorker {
@@ -82,22 +86,22 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     const outcome = await deliver();
     const where = { outboxId: item.id, key: item.key, method: item.method, attempts: item.attempts + 1 };
     if (outcome.kind === 'delivered') {
-      store.markDelivered(item.id);
+      await store.markDelivered(item.id);
       logger.debug(where, `${name} outbox item delivered`);
-      options.onDelivered?.(item);
+      await options.onDelivered?.(item);
       return true;
     }
     if (outcome.kind === 'dead') {
-      store.markDead(item.id, outcome.error);
+      await store.markDead(item.id, outcome.error);
       logger.error({ ...where, err: outcome.error }, `${name} outbox item failed permanently; dead-lettered`);
-      options.onFailed?.(item, outcome.error, { dead: true });
+      await options.onFailed?.(item, outcome.error, { dead: true });
       return false;
     }
     const delay = retryDelayMs(item.attempts + 1, backoff, random, outcome.retryAfterMs);
     const nextAttemptAt = new Date(now().getTime() + delay);
-    store.markFailed(item.id, outcome.error, nextAttemptAt);
+    await store.markFailed(item.id, outcome.error, nextAttemptAt);
     logger.warn({ ...where, err: outcome.error, retryInMs: delay }, `${name} outbox item failed; will retry`);
-    options.onFailed?.(item, outcome.error, { dead: false, nextAttemptAt });
+    await options.onFailed?.(item, outcome.error, { dead: false, nextAttemptAt });
     return false;
   }
 
@@ -106,7 +110,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     // An item is tried at most once per round, so a clock that does not move cannot spin this loop.
     const tried = new Set<number>();
     for (;;) {
-      const due = store.due(now(), batchSize).filter((item) => !tried.has(item.id));
+      const due = (await store.due(now(), batchSize)).filter((item) => !tried.has(item.id));
       if (due.length === 0) return delivered;
       for (const item of due) {
         tried.add(item.id);

@@ -67,7 +67,7 @@ export function usePagingFixture() {
   });
   afterEach(async () => {
     for (const stop of stops.splice(0)) stop();
-    for (const store of stores) store.close();
+    for (const store of stores) await store.close();
     stores.clear();
     await receiver?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -81,7 +81,7 @@ export function usePagingFixture() {
     stores.add(store);
     const bus: EventBus = createEventBus((err) => void handlerErrors.push(err));
     const byName = new Map(config.stacks.map((s) => [s.name, s]));
-    for (const stack of config.stacks) store.upsertStack(stack.name);
+    for (const stack of config.stacks) await store.upsertStack(stack.name);
     const pager = createPager({ config, bus, store, stack: (name) => byName.get(name), now, logger: log.logger });
     stops.push(() => pager.stop());
     const links =
@@ -117,22 +117,22 @@ export function usePagingFixture() {
           }),
         ),
       );
-      const created = store.createRun({ stack, trigger: 'schedule' });
-      const run = store.transition(created.id, 'planning', 'drifted', {
+      const created = await store.createRun({ stack, trigger: 'schedule' });
+      const run = (await store.transition(created.id, 'planning', 'drifted', {
         kind: 'drift',
         fingerprint: analysis.fingerprint,
         counts: analysis.counts,
-      })!;
-      store.openDrift(stack, { fingerprint: analysis.fingerprint, runId: run.id, counts: analysis.counts });
+      }))!;
+      await store.openDrift(stack, { fingerprint: analysis.fingerprint, runId: run.id, counts: analysis.counts });
       await bus.publish({ type: 'drift_detected', stack, run, analysis });
       return run;
     }
 
     /** The next check found the stack in sync again. */
     async function resolve(stack: string) {
-      const created = store.createRun({ stack, trigger: 'schedule' });
-      const run = store.transition(created.id, 'planning', 'no_changes')!;
-      const closed = store.closeDrift(stack)!;
+      const created = await store.createRun({ stack, trigger: 'schedule' });
+      const run = (await store.transition(created.id, 'planning', 'no_changes'))!;
+      const closed = (await store.closeDrift(stack))!;
       await bus.publish({
         type: 'drift_resolved',
         stack,
@@ -144,8 +144,8 @@ export function usePagingFixture() {
     }
 
     /** The process stops: its connection to the database closes. */
-    function close() {
-      store.close();
+    async function close() {
+      await store.close();
       stores.delete(store);
     }
 

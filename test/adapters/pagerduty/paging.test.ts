@@ -37,13 +37,13 @@ describe('paging on-call through the outbox', () => {
       },
     });
     expect(JSON.stringify(pages)).not.toContain(PLAN_VALUE);
-    expect(store.pendingCount()).toBe(0);
-    expect(store.listAudit({ stack: 'prod/networking' }).map((a) => a.action)).toEqual([
+    expect(await store.pendingCount()).toBe(0);
+    expect((await store.listAudit({ stack: 'prod/networking' })).map((a) => a.action)).toEqual([
       'page_triggered',
       'page_resolved',
     ]);
     // dev/sandbox has no routing: no page, no outbox item, no audit.
-    expect(store.listAudit({ stack: 'dev/sandbox' })).toEqual([]);
+    expect(await store.listAudit({ stack: 'dev/sandbox' })).toEqual([]);
     expect(fx.handlerErrors).toEqual([]);
   });
 
@@ -81,7 +81,7 @@ describe('paging on-call through the outbox', () => {
         slack ? { config: WITH_SLACK, workspaceUrl: () => workspace } : {},
       );
       const run = await drift('prod/networking');
-      if (posted) store.setMessage({ runId: run.id, channel: 'C0PROD', ts: '1700000001.000001' });
+      if (posted) await store.setMessage({ runId: run.id, channel: 'C0PROD', ts: '1700000001.000001' });
       await resolve('prod/networking');
       expect(await worker.drain()).toBe(2);
 
@@ -100,7 +100,7 @@ describe('paging on-call through the outbox', () => {
 
   it('wakes nobody for a silenced stack, and says so in the audit log', async () => {
     const { store, worker, drift } = await fx.open();
-    store.silence({
+    await store.silence({
       stack: 'prod/networking',
       until: new Date(Date.parse('2025-01-02T00:00:00Z')),
       by: 'U0LEAD1',
@@ -109,7 +109,7 @@ describe('paging on-call through the outbox', () => {
     await drift('prod/networking');
     expect(await worker.drain()).toBe(0);
     expect(fx.receiver.accepted()).toEqual([]);
-    expect(store.listAudit({ stack: 'prod/networking' }).map((a) => [a.action, a.detail?.reason])).toEqual([
+    expect((await store.listAudit({ stack: 'prod/networking' })).map((a) => [a.action, a.detail?.reason])).toEqual([
       ['page_held', 'silenced'],
     ]);
   });
@@ -134,7 +134,7 @@ describe('paging on-call through the outbox', () => {
     await fx.receiver.down();
     fx.advance(1);
     expect(await worker.drain()).toBe(0);
-    const [waiting] = store.due(new Date(Date.parse('2100-01-01')), 10);
+    const [waiting] = await store.due(new Date(Date.parse('2100-01-01')), 10);
     expect(waiting).toMatchObject({ attempts: 5, lastError: expect.stringContaining('could not reach PagerDuty') });
 
     await fx.receiver.up();
@@ -154,7 +154,7 @@ describe('paging on-call through the outbox', () => {
     });
     await drift('prod/networking');
     // A page an enqueuer got wrong: PagerDuty takes no trigger without a payload.
-    store.enqueue(
+    await store.enqueue(
       pageItem('prod/networking', {
         routingKeyEnv: 'PD_KEY_PROD',
         event: { event_action: 'trigger', dedup_key: DEDUP } as never,
@@ -171,7 +171,7 @@ describe('paging on-call through the outbox', () => {
       ['resolve', 202],
     ]);
     expect(failed).toEqual([["pagerduty: HTTP 400: Event object is invalid ('payload' is missing)", true]]);
-    expect(store.pendingCount()).toBe(0);
+    expect(await store.pendingCount()).toBe(0);
     expect(fx.log.lines.find((l) => l.includes('pagerduty outbox item failed permanently; dead-lettered'))).toContain(
       'payload',
     );
@@ -183,7 +183,7 @@ describe('paging on-call through the outbox', () => {
     await fx.receiver.down();
     first.worker.start(60_000);
     await first.worker.stop();
-    first.close();
+    await first.close();
     expect(fx.receiver.calls()).toEqual([]);
 
     await fx.receiver.up();
@@ -200,7 +200,7 @@ describe('paging on-call through the outbox', () => {
     const first = await fx.open();
     await first.drift('prod/networking');
     expect(await first.worker.drain()).toBe(1);
-    first.close();
+    await first.close();
 
     const unrouted: ConfigPatch = {
       stacks: [stackEntry('prod/networking', 'net', { environment: 'prod' })],
@@ -220,7 +220,7 @@ describe('paging on-call through the outbox', () => {
     await drift('prod/networking');
     fx.receiver.failNext(1, { status: 500 });
     fx.receiver.rateLimitNext(1, 1);
-    store.enqueue(
+    await store.enqueue(
       pageItem('prod/networking', {
         routingKeyEnv: 'PD_KEY_PROD',
         event: { event_action: 'trigger', dedup_key: DEDUP } as never,
@@ -245,7 +245,7 @@ describe('paging on-call through the outbox', () => {
     try {
       const api = createSlackApi({ token: emulator.token, apiUrl: emulator.apiUrl, logger: fx.log.logger });
       const { store, worker, drift } = await fx.open({ api });
-      store.enqueue({
+      await store.enqueue({
         key: 'run-1',
         method: 'chat.postMessage',
         payload: { channel: 'C1', text: 'drift on prod/networking' },
@@ -266,12 +266,12 @@ describe('paging on-call through the outbox', () => {
 
   it('keeps Slack items for later in a process without Slack, and still pages', async () => {
     const { store, worker, drift } = await fx.open();
-    store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: { channel: 'C1', text: 'for later' } });
+    await store.enqueue({ key: 'run-1', method: 'chat.postMessage', payload: { channel: 'C1', text: 'for later' } });
     await drift('prod/networking');
     expect(await worker.drain()).toBe(1);
     expect(fx.receiver.accepted()).toHaveLength(1);
-    expect(store.pendingCount()).toBe(1);
-    expect(store.due(new Date(Date.parse('2100-01-01')), 10)).toMatchObject([
+    expect(await store.pendingCount()).toBe(1);
+    expect(await store.due(new Date(Date.parse('2100-01-01')), 10)).toMatchObject([
       { method: 'chat.postMessage', lastError: 'Slack is not configured in this process' },
     ]);
   });

@@ -7,13 +7,13 @@ describe('store durability', () => {
 
   // A file already in WAL mode reopens with SQLite's WAL default (NORMAL: the last commits may be lost to
   // an OS crash), so the second connection is the one that shows it.
-  it('commits with synchronous=FULL on every connection, the first and the ones after', () => {
+  it('commits with synchronous=FULL on every connection, the first and the ones after', async () => {
     for (let i = 0; i < 2; i++) {
       const store = openSqliteStore({ path: tmp.path });
       try {
         expect(store.settings()).toEqual({ journalMode: 'wal', synchronous: 'FULL' });
       } finally {
-        store.close();
+        await store.close();
       }
     }
   });

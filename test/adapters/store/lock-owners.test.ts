@@ -54,70 +54,70 @@ describe('locks and runs of live and dead owners', () => {
     const clock = manualClock();
     const child = liveProcess();
     const held = tmp.open({ now: clock.now, owner: processOwner(child.pid) });
-    expect(held.acquireLock('net', 'r_a', 10_000)).toMatchObject({ lock: { owner: processOwner(child.pid) } });
+    expect(await held.acquireLock('net', 'r_a', 10_000)).toMatchObject({ lock: { owner: processOwner(child.pid) } });
     const other = tmp.open({ now: clock.now });
     clock.advance(10_001);
-    expect(other.acquireLock('net', 'r_b', 10_000)).toMatchObject({ acquired: false, holder: { runId: 'r_a' } });
-    expect(other.getLock('net')?.runId).toBe('r_a');
+    expect(await other.acquireLock('net', 'r_b', 10_000)).toMatchObject({ acquired: false, holder: { runId: 'r_a' } });
+    expect((await other.getLock('net'))?.runId).toBe('r_a');
     await kill9(child);
-    expect(other.acquireLock('net', 'r_b', 10_000)).toMatchObject({ acquired: true, lock: { runId: 'r_b' } });
+    expect(await other.acquireLock('net', 'r_b', 10_000)).toMatchObject({ acquired: true, lock: { runId: 'r_b' } });
   });
 
   it('recovers only the runs whose owner is gone', async () => {
     const clock = manualClock();
     const alive = liveProcess();
     const dead = liveProcess();
-    const running = tmp.open({ now: clock.now, owner: processOwner(alive.pid) }).createRun({
+    const running = await tmp.open({ now: clock.now, owner: processOwner(alive.pid) }).createRun({
       stack: 'a',
       trigger: 'manual',
     });
-    const stranded = tmp.open({ now: clock.now, owner: processOwner(dead.pid) }).createRun({
+    const stranded = await tmp.open({ now: clock.now, owner: processOwner(dead.pid) }).createRun({
       stack: 'b',
       trigger: 'manual',
     });
     await kill9(dead);
     const serve = tmp.open({ now: clock.now });
-    expect(serve.recoverInterrupted().map((r) => r.id)).toEqual([stranded.id]);
-    expect(serve.getRun(running.id)?.state).toBe('planning');
+    expect((await serve.recoverInterrupted()).map((r) => r.id)).toEqual([stranded.id]);
+    expect((await serve.getRun(running.id))?.state).toBe('planning');
   });
 
   it('leaves the unannounced outcomes of a live owner alone, and lists those of a killed one until announced', async () => {
     const alive = liveProcess();
     const dead = liveProcess();
-    const told = (owner: ChildProcess & { pid: number }, stack: string) => {
+    const told = async (owner: ChildProcess & { pid: number }, stack: string) => {
       const store = tmp.open({ owner: processOwner(owner.pid) });
-      const run = store.atomically(() => {
-        const created = store.createRun({ stack, trigger: 'schedule' });
-        store.transition(created.id, 'planning', 'drifted', { kind: 'drift', fingerprint: 'f1' });
-        store.announce(created.id, { type: 'drift_detected' });
+      const run = await store.atomically(async (tx) => {
+        const created = await tx.createRun({ stack, trigger: 'schedule' });
+        await tx.transition(created.id, 'planning', 'drifted', { kind: 'drift', fingerprint: 'f1' });
+        await tx.announce(created.id, { type: 'drift_detected' });
         return created;
       });
       return run.id;
     };
-    told(alive, 'a');
-    const stranded = told(dead, 'b');
+    await told(alive, 'a');
+    const stranded = await told(dead, 'b');
     const resolved = tmp.open({ owner: processOwner(dead.pid) });
-    resolved.announce(stranded, { type: 'drift_resolved', previousFingerprint: 'f0', previousRunId: 'r_0' });
+    await resolved.announce(stranded, { type: 'drift_resolved', previousFingerprint: 'f0', previousRunId: 'r_0' });
     await kill9(dead);
     const serve = tmp.open({});
-    expect(serve.listUnannounced().map(({ run, announcement }) => [run.id, run.state, announcement])).toEqual([
+    expect((await serve.listUnannounced()).map(({ run, announcement }) => [run.id, run.state, announcement])).toEqual([
       [stranded, 'drifted', { type: 'drift_resolved', previousFingerprint: 'f0', previousRunId: 'r_0' }],
     ]);
-    serve.announced(stranded);
-    expect(serve.listUnannounced()).toEqual([]);
+    await serve.announced(stranded);
+    expect(await serve.listUnannounced()).toEqual([]);
   });
 
-  it('records nothing of a transaction that fails part way', () => {
+  it('records nothing of a transaction that fails part way', async () => {
     const store = tmp.open({});
-    const run = store.createRun({ stack: 'a', trigger: 'schedule' });
-    expect(() =>
-      store.atomically(() => {
-        store.transition(run.id, 'planning', 'drifted', { kind: 'drift', fingerprint: 'f1' });
-        store.announce(run.id, { type: 'drift_detected' });
+    const run = await store.createRun({ stack: 'a', trigger: 'schedule' });
+    await expect(
+      store.atomically(async (tx) => {
+        await tx.transition(run.id, 'planning', 'drifted', { kind: 'drift', fingerprint: 'f1' });
+        await tx.announce(run.id, { type: 'drift_detected' });
         throw new Error('died here');
       }),
-    ).toThrow('died here');
-    expect(store.getRun(run.id)?.state).toBe('planning');
-    expect(store.listUnannounced()).toEqual([]);
+    ).rejects.toThrow('died here');
+    expect((await store.getRun(run.id))?.state).toBe('planning');
+    expect(await store.listUnannounced()).toEqual([]);
   });
 });

@@ -8,8 +8,8 @@ import { useTempStore } from './temp-store.js';
 describe('sqlite store migrations', () => {
   const tmp = useTempStore();
 
-  it('creates the schema from an empty file, in WAL mode, private to the owner', () => {
-    tmp.open().close();
+  it('creates the schema from an empty file, in WAL mode, private to the owner', async () => {
+    await tmp.open().close();
     const db = new Database(tmp.path, { readonly: true });
     try {
       expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
@@ -24,20 +24,20 @@ describe('sqlite store migrations', () => {
     expect(statSync(tmp.path).mode & 0o777).toBe(0o600);
   });
 
-  it('re-opens an existing database without re-running steps and keeps its data', () => {
+  it('re-opens an existing database without re-running steps and keeps its data', async () => {
     const first = tmp.open();
-    const run = first.createRun({ stack: 'net', trigger: 'manual' });
-    first.close();
+    const run = await first.createRun({ stack: 'net', trigger: 'manual' });
+    await first.close();
     const second = tmp.open();
-    expect(second.getRun(run.id)).toEqual(run);
-    second.close();
+    expect(await second.getRun(run.id)).toEqual(run);
+    await second.close();
     const db = new Database(tmp.path, { readonly: true });
     expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     db.close();
   });
 
-  it('refuses a database written by a newer schema, naming the file and both versions', () => {
-    tmp.open().close();
+  it('refuses a database written by a newer schema, naming the file and both versions', async () => {
+    await tmp.open().close();
     const db = new Database(tmp.path);
     db.pragma(`user_version = ${MIGRATIONS.length + 3}`);
     db.close();
@@ -55,8 +55,8 @@ describe('sqlite store migrations', () => {
     expect(err.message).toContain('upgrade driftgate');
   });
 
-  it('rolls back a failing step entirely', () => {
-    tmp.open().close();
+  it('rolls back a failing step entirely', async () => {
+    await tmp.open().close();
     const db = new Database(tmp.path);
     const broken = [...MIGRATIONS, 'CREATE TABLE extra (x INTEGER);', 'CREATE TABLE nope (;'];
     expect(() => applyMigrations(db, tmp.path, broken)).toThrow();
@@ -65,12 +65,12 @@ describe('sqlite store migrations', () => {
     db.close();
   });
 
-  it('names the table, row and column of a corrupted row instead of returning bad data', () => {
+  it('names the table, row and column of a corrupted row instead of returning bad data', async () => {
     const store = tmp.open();
-    const run = store.createRun({ stack: 'net', trigger: 'manual' });
+    const run = await store.createRun({ stack: 'net', trigger: 'manual' });
     const raw = new Database(tmp.path);
     raw.prepare('UPDATE runs SET counts = \'{"create": -1}\' WHERE id = ?').run(run.id);
     raw.close();
-    expect(() => store.getRun(run.id)).toThrow(new RegExp(`unreadable runs row ${run.id}: counts`));
+    await expect(store.getRun(run.id)).rejects.toThrow(new RegExp(`unreadable runs row ${run.id}: counts`));
   });
 });

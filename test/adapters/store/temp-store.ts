@@ -29,10 +29,10 @@ export function tempStoreDir() {
       opened.push(store);
       return store;
     },
-    cleanup() {
+    async cleanup() {
       for (const store of opened) {
         try {
-          store.close();
+          await store.close();
         } catch {
           // already closed by the test
         }
@@ -48,8 +48,8 @@ export function useTempStore(): ReturnType<typeof tempStoreDir> {
   beforeEach(() => {
     current = tempStoreDir();
   });
-  afterEach(() => {
-    current?.cleanup();
+  afterEach(async () => {
+    await current?.cleanup();
     current = undefined;
   });
   const active = () => {

@@ -4,72 +4,79 @@ import type { RunStore } from '../../../src/ports/store.js';
 import { HAS_RACE_WORKER, RACE_WORKER, raceWorkers } from './race-workers.js';
 import { manualClock, useTempStore } from './temp-store.js';
 
-function approvedRun(store: RunStore, stack = 'net') {
-  const run = store.createRun({ stack, trigger: 'schedule', commitSha: 'abc123' });
-  store.transition(run.id, 'planning', 'pending_approval', { kind: 'pending_change', planSha256: 'f'.repeat(64) });
-  return store.transition(run.id, 'pending_approval', 'approved')!;
+async function approvedRun(store: RunStore, stack = 'net') {
+  const run = await store.createRun({ stack, trigger: 'schedule', commitSha: 'abc123' });
+  await store.transition(run.id, 'planning', 'pending_approval', {
+    kind: 'pending_change',
+    planSha256: 'f'.repeat(64),
+  });
+  return (await store.transition(run.id, 'pending_approval', 'approved'))!;
 }
 
 describe('run transitions', () => {
   const tmp = useTempStore();
 
-  it('creates runs in planning with time-sortable ids and applies patches on transition', () => {
+  it('creates runs in planning with time-sortable ids and applies patches on transition', async () => {
     const clock = manualClock();
     const store = tmp.open({ now: clock.now });
-    const first = store.createRun({ stack: 'net', trigger: 'manual' });
+    const first = await store.createRun({ stack: 'net', trigger: 'manual' });
     clock.advance(1);
-    const second = store.createRun({ stack: 'net', trigger: 'schedule' });
+    const second = await store.createRun({ stack: 'net', trigger: 'schedule' });
     expect(first.state).toBe('planning');
     expect(first.id).toMatch(/^r_[0-9a-z]+_[0-9a-z]+$/);
     expect(first.id < second.id).toBe(true);
-    expect(store.getStack('net')?.status).toBe('unknown');
+    expect((await store.getStack('net'))?.status).toBe('unknown');
 
     clock.advance(1000);
     const counts = { create: 1, update: 2, delete: 0, replace: 1, read: 0 };
-    const drifted = store.transition(first.id, 'planning', 'drifted', { kind: 'drift', fingerprint: 'fp1', counts })!;
+    const drifted = (await store.transition(first.id, 'planning', 'drifted', {
+      kind: 'drift',
+      fingerprint: 'fp1',
+      counts,
+    }))!;
     expect(drifted).toMatchObject({ state: 'drifted', kind: 'drift', fingerprint: 'fp1', counts, trigger: 'manual' });
     expect(drifted.updatedAt.getTime() - drifted.createdAt.getTime()).toBe(1001);
     expect(drifted.finishedAt).toBeUndefined();
 
-    const expired = store.transition(first.id, ['drifted', 'pending_approval'], 'expired')!;
+    const expired = (await store.transition(first.id, ['drifted', 'pending_approval'], 'expired'))!;
     expect(expired.finishedAt).toEqual(clock.now());
     expect(expired.fingerprint).toBe('fp1');
-    expect(store.listRuns({ stack: 'net' }).map((r) => r.id)).toEqual([second.id, first.id]);
-    expect(store.listRuns({ states: ['planning'] }).map((r) => r.id)).toEqual([second.id]);
-    expect(store.listRuns({ limit: 1 }).map((r) => r.id)).toEqual([second.id]);
+    expect((await store.listRuns({ stack: 'net' })).map((r) => r.id)).toEqual([second.id, first.id]);
+    expect((await store.listRuns({ states: ['planning'] })).map((r) => r.id)).toEqual([second.id]);
+    expect((await store.listRuns({ limit: 1 })).map((r) => r.id)).toEqual([second.id]);
   });
 
-  it('returns undefined when the run is no longer in the expected state, or does not exist', () => {
+  it('returns undefined when the run is no longer in the expected state, or does not exist', async () => {
     const store = tmp.open();
-    const run = store.createRun({ stack: 'net', trigger: 'manual' });
-    expect(store.transition(run.id, 'pending_approval', 'approved')).toBeUndefined();
-    expect(store.transition('r_missing', 'planning', 'errored')).toBeUndefined();
-    expect(store.getRun(run.id)?.state).toBe('planning');
+    const run = await store.createRun({ stack: 'net', trigger: 'manual' });
+    expect(await store.transition(run.id, 'pending_approval', 'approved')).toBeUndefined();
+    expect(await store.transition('r_missing', 'planning', 'errored')).toBeUndefined();
+    expect((await store.getRun(run.id))?.state).toBe('planning');
   });
 
-  it('throws InvalidTransitionError for a pair the state machine forbids, leaving the row untouched', () => {
+  it('throws InvalidTransitionError for a pair the state machine forbids, leaving the row untouched', async () => {
     const store = tmp.open();
-    const run = store.createRun({ stack: 'net', trigger: 'manual' });
-    expect(() => store.transition(run.id, 'planning', 'applied')).toThrow(InvalidTransitionError);
-    expect(() => store.transition(run.id, ['planning', 'applied'], 'errored')).toThrow(
+    const run = await store.createRun({ stack: 'net', trigger: 'manual' });
+    await expect(store.transition(run.id, 'planning', 'applied')).rejects.toThrow(InvalidTransitionError);
+    await expect(store.transition(run.id, ['planning', 'applied'], 'errored')).rejects.toThrow(
       /cannot move from applied to errored/,
     );
-    expect(() => store.transition(run.id, [], 'errored')).toThrow(InvalidTransitionError);
-    expect(store.getRun(run.id)).toEqual(run);
+    await expect(store.transition(run.id, [], 'errored')).rejects.toThrow(InvalidTransitionError);
+    expect(await store.getRun(run.id)).toEqual(run);
   });
 
-  it('lets exactly one of two connections on the same file win approved -> applying', () => {
+  it('lets exactly one of two connections on the same file win approved -> applying', async () => {
     const a = tmp.open();
     const b = tmp.open();
     for (let i = 0; i < 50; i++) {
-      const run = approvedRun(a);
+      const run = await approvedRun(a);
       const [first, second] = i % 2 === 0 ? [a, b] : [b, a];
       const results = [
-        first.transition(run.id, 'approved', 'applying'),
-        second.transition(run.id, 'approved', 'applying'),
+        await first.transition(run.id, 'approved', 'applying'),
+        await second.transition(run.id, 'approved', 'applying'),
       ];
       expect(results.filter(Boolean)).toHaveLength(1);
-      expect(b.getRun(run.id)?.state).toBe('applying');
+      expect((await b.getRun(run.id))?.state).toBe('applying');
     }
   });
 
@@ -77,12 +84,13 @@ describe('run transitions', () => {
     'lets exactly one of several concurrent processes win each run (needs `npm run build`)',
     async () => {
       const store = tmp.open();
-      const ids = Array.from({ length: 200 }, (_, i) => approvedRun(store, `stack-${i % 7}`).id);
+      const ids: string[] = [];
+      for (let i = 0; i < 200; i++) ids.push((await approvedRun(store, `stack-${i % 7}`)).id);
       const wins = await raceWorkers(RACE_WORKER, tmp.path, ids, 4);
       const all = wins.flat();
       expect(all.sort()).toEqual([...ids].sort());
       expect(new Set(all).size).toBe(ids.length);
-      expect(store.listRuns({ states: ['applying'] })).toHaveLength(ids.length);
+      expect(await store.listRuns({ states: ['applying'] })).toHaveLength(ids.length);
     },
   );
 });

@@ -29,12 +29,12 @@ const push = (repository: string, ref: string) =>
   JSON.stringify({ ref, repository: { full_name: repository }, commits: [] });
 const merged = (repository: string, base: string) => mergedPullRequest(repository, base);
 
-const webhookRuns = (h: SlackServe): Run[] =>
-  h.running.context.store.listRuns({ stack: STACK }).filter((r) => r.trigger === 'webhook');
+const webhookRuns = async (h: SlackServe): Promise<Run[]> =>
+  (await h.running.context.store.listRuns({ stack: STACK })).filter((r) => r.trigger === 'webhook');
 
 async function finishedWebhookRuns(h: SlackServe, count: number): Promise<Run[]> {
   for (let i = 0; i < 600; i++) {
-    const runs = webhookRuns(h);
+    const runs = await webhookRuns(h);
     if (runs.length >= count && runs.every((r) => r.state !== 'planning')) return runs;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -122,7 +122,7 @@ describe('the GitHub webhook of driftgate serve, with real git, terraform and th
     expect(resolved).toMatchObject({ state: 'no_changes', commitSha: b });
     await h.idle();
     expect(textOf(h.emulator.message(alert!.channel, alert!.ts))).toContain('Drift resolved');
-    expect(h.running.context.store.getStack(STACK)?.lastAppliedCommit).toBe(b);
+    expect((await h.running.context.store.getStack(STACK))?.lastAppliedCommit).toBe(b);
 
     // A push to the branch (GitHub's names are case-insensitive) checks again; new drift at B is drift.
     await editResourceInput(terraform, work, { type: 'terraform_data', name: 'db' }, (input) => {
@@ -131,7 +131,7 @@ describe('the GitHub webhook of driftgate serve, with real git, terraform and th
     expect(await deliver(h, 'push', push('ACME/Infra', 'refs/heads/main'))).toMatchObject({ status: 202 });
     const [again] = await finishedWebhookRuns(h, 2);
     expect(again).toMatchObject({ state: 'drifted', kind: 'drift', commitSha: b });
-    expect(webhookRuns(h)).toHaveLength(2);
+    expect(await webhookRuns(h)).toHaveLength(2);
     expect(h.logs.join('')).not.toContain(SECRET);
   });
 });

@@ -58,11 +58,9 @@ describe('/drift check, status, show, silence and unsilence against real terrafo
     const posted = alerts(h, CHANNEL);
     expect(posted).toHaveLength(1);
     expect(textOf(posted[0])).toContain(`Drift detected in ${DRIFTED}`);
-    expect(
-      store()
-        .listAudit({ stack: DRIFTED })
-        .find((a) => a.action === 'check_requested'),
-    ).toMatchObject({ actor: LEAD1 });
+    expect((await store().listAudit({ stack: DRIFTED })).find((a) => a.action === 'check_requested')).toMatchObject({
+      actor: LEAD1,
+    });
   });
 
   it('status lists every stack by state after the check', async () => {
@@ -78,7 +76,7 @@ describe('/drift check, status, show, silence and unsilence against real terrafo
   });
 
   it('show gives the latest run of the stack and what its plan changes', async () => {
-    const [latest] = store().listRuns({ stack: DRIFTED, limit: 1 });
+    const [latest] = await store().listRuns({ stack: DRIFTED, limit: 1 });
     const { answers: shown } = await ask(h, `show ${DRIFTED}`, LEAD1);
     expect(shown).toHaveLength(1);
     expect(shown[0]).toContain(`Latest plan: ${DRIFTED}`);
@@ -93,10 +91,10 @@ describe('/drift check, status, show, silence and unsilence against real terrafo
   it('silence keeps the next drift from alerting, and stores the reason redacted', async () => {
     const { answers: said } = await ask(h, `silence ${DRIFTED} 2h migrating the db, password ${PASSWORD}`, LEAD1);
     expect(said[0]).toMatch(new RegExp(`${DRIFTED} is silenced for 2 h, until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC`));
-    const silence = store().getSilence(DRIFTED, h.now.value);
+    const silence = await store().getSilence(DRIFTED, h.now.value);
     expect(silence).toMatchObject({ by: LEAD1, reason: 'migrating the db, password (sensitive value)' });
     expect(silence!.until.getTime() - h.now.value.getTime()).toBe(2 * 3600_000);
-    const audit = store().listAudit({ stack: DRIFTED });
+    const audit = await store().listAudit({ stack: DRIFTED });
     expect(audit.find((a) => a.action === 'silenced')).toMatchObject({ actor: LEAD1 });
     expect(JSON.stringify(audit)).not.toContain(PASSWORD);
 
@@ -105,24 +103,19 @@ describe('/drift check, status, show, silence and unsilence against real terrafo
     h.now.value = new Date(h.now.value.getTime() + 60_000);
     const { answers: checked } = await ask(h, `check ${DRIFTED}`, LEAD1);
     expect(checked[1]).toContain(`${DRIFTED}: drifted (~1)`);
-    const [newest] = store().listRuns({ stack: DRIFTED, limit: 1 });
-    expect(
-      store()
-        .listAudit({ runId: newest!.id })
-        .map((a) => a.action),
-    ).toContain('alert_silenced');
+    const [newest] = await store().listRuns({ stack: DRIFTED, limit: 1 });
+    expect((await store().listAudit({ runId: newest!.id })).map((a) => a.action)).toContain('alert_silenced');
     expect(alerts(h, CHANNEL)).toHaveLength(1);
   });
 
   it('unsilence lifts the silence, and says so when there was none', async () => {
     const { answers: first } = await ask(h, `unsilence ${DRIFTED}`, LEAD1);
     expect(first[0]).toContain(`${DRIFTED} alerts again.`);
-    expect(store().getSilence(DRIFTED, h.now.value)).toBeUndefined();
-    expect(
-      store()
-        .listAudit({ stack: DRIFTED })
-        .find((a) => a.action === 'unsilenced'),
-    ).toMatchObject({ actor: LEAD1, detail: { wasSilenced: true } });
+    expect(await store().getSilence(DRIFTED, h.now.value)).toBeUndefined();
+    expect((await store().listAudit({ stack: DRIFTED })).find((a) => a.action === 'unsilenced')).toMatchObject({
+      actor: LEAD1,
+      detail: { wasSilenced: true },
+    });
 
     const { answers: again } = await ask(h, `unsilence ${DRIFTED}`, LEAD1);
     expect(again[0]).toContain('was not silenced');

@@ -47,7 +47,7 @@ describe('/drift answers that need no plan', () => {
 
     const { answers: glob } = await ask(h, 'check stagin/*', LEAD1);
     expect(glob[0]).toContain('no stack matches `stagin/*`');
-    expect(h.running.context.store.listRuns()).toEqual([]);
+    expect(await h.running.context.store.listRuns()).toEqual([]);
   });
 
   it('acks a malformed command body with 200, ignores it, and keeps serving', async () => {
@@ -71,26 +71,26 @@ describe('/drift answers that need no plan', () => {
   it('unlock is refused to a non-approver and done for an approver, both audited', async () => {
     const h = await serve();
     const store = h.running.context.store;
-    const run = store.createRun({ stack: STACK, trigger: 'schedule' });
-    expect(store.acquireLock(STACK, run.id, 3600_000).acquired).toBe(true);
-    store.blockStack(STACK, 'apply interrupted');
+    const run = await store.createRun({ stack: STACK, trigger: 'schedule' });
+    expect((await store.acquireLock(STACK, run.id, 3600_000)).acquired).toBe(true);
+    await store.blockStack(STACK, 'apply interrupted');
 
     const { answers: refused } = await ask(h, `unlock ${STACK}`, OUTSIDER);
     expect(refused[0]).toContain(`Unlocking ${STACK} takes someone who may approve its plans`);
     expect(refused[0]).toContain('Only members of sre-leads');
-    expect(store.getStack(STACK)?.blockedReason).toBe('apply interrupted');
-    expect(store.getLock(STACK)?.runId).toBe(run.id);
-    expect(store.listAudit({ stack: STACK }).find((a) => a.action === 'unlock_refused')).toMatchObject({
+    expect((await store.getStack(STACK))?.blockedReason).toBe('apply interrupted');
+    expect((await store.getLock(STACK))?.runId).toBe(run.id);
+    expect((await store.listAudit({ stack: STACK })).find((a) => a.action === 'unlock_refused')).toMatchObject({
       actor: OUTSIDER,
       detail: { reason: 'not_in_group' },
     });
-    expect(store.listAudit({ stack: STACK }).map((a) => a.action)).not.toContain('unlock');
+    expect((await store.listAudit({ stack: STACK })).map((a) => a.action)).not.toContain('unlock');
 
     const { answers: done } = await ask(h, `unlock ${STACK}`, LEAD1);
     expect(done[0]).toContain(`${STACK}: lifted the block (apply interrupted) and broke the lock of run ${run.id}`);
-    expect(store.getStack(STACK)?.blockedReason).toBeUndefined();
-    expect(store.getLock(STACK)).toBeUndefined();
-    expect(store.listAudit({ stack: STACK }).find((a) => a.action === 'unlock')).toMatchObject({
+    expect((await store.getStack(STACK))?.blockedReason).toBeUndefined();
+    expect(await store.getLock(STACK)).toBeUndefined();
+    expect((await store.listAudit({ stack: STACK })).find((a) => a.action === 'unlock')).toMatchObject({
       actor: LEAD1,
       detail: { blockedReason: 'apply interrupted', brokenLock: run.id },
     });
@@ -104,15 +104,15 @@ describe('/drift answers that need no plan', () => {
     const store = h.running.context.store;
     const { answers: refused } = await ask(h, `silence ${STACK} 2h quiet please`, OUTSIDER);
     expect(refused[0]).toContain(`Silencing ${STACK} takes someone who may approve its plans`);
-    expect(store.getSilence(STACK, h.now.value)).toBeUndefined();
-    expect(store.listAudit({ stack: STACK }).find((a) => a.action === 'silence_refused')).toMatchObject({
+    expect(await store.getSilence(STACK, h.now.value)).toBeUndefined();
+    expect((await store.listAudit({ stack: STACK })).find((a) => a.action === 'silence_refused')).toMatchObject({
       actor: OUTSIDER,
       detail: { reason: 'not_in_group' },
     });
 
     const { answers: tooLong } = await ask(h, `silence ${STACK} 60d`, LEAD1);
     expect(tooLong[0]).toContain('a silence lasts at most 30 days');
-    expect(store.getSilence(STACK, h.now.value)).toBeUndefined();
+    expect(await store.getSilence(STACK, h.now.value)).toBeUndefined();
   });
 });
 

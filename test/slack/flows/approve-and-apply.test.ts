@@ -36,8 +36,8 @@ describe('drift -> Slack alert -> approvals -> apply, through the real Bolt rece
     expect(refused.status).toBe(200);
     await h.settle();
     expect(textOf({ text: JSON.stringify(h.emulator.responses('outsider')) })).toContain('sre-leads');
-    expect(h.running.context.store.getRun(runId)?.state).toBe('drifted');
-    expect(h.running.context.store.listAudit({ runId }).map((a) => `${a.actor}:${a.action}`)).toContain(
+    expect((await h.running.context.store.getRun(runId))?.state).toBe('drifted');
+    expect((await h.running.context.store.listAudit({ runId })).map((a) => `${a.actor}:${a.action}`)).toContain(
       `${OUTSIDER}:approve_refused`,
     );
 
@@ -46,11 +46,11 @@ describe('drift -> Slack alert -> approvals -> apply, through the real Bolt rece
     const afterFirst = h.emulator.message(alert!.channel, alert!.ts);
     expect(textOf(afterFirst)).toContain(`Approved by <@${LEAD1}> (1/2)`);
     expect(actionIds(afterFirst)).toContain(ACTION_IDS.approve);
-    expect(h.running.context.store.getRun(runId)?.state).toBe('drifted');
+    expect((await h.running.context.store.getRun(runId))?.state).toBe('drifted');
 
     await h.click(ACTION_IDS.approve, runId, LEAD2, { id: 'lead2' });
     await h.settle();
-    expect(h.running.context.store.getRun(runId)?.state).toBe('applied');
+    expect((await h.running.context.store.getRun(runId))?.state).toBe('applied');
     const done = h.emulator.message(alert!.channel, alert!.ts);
     expect(textOf(done)).toMatch(/Applied in \d+ s, verified: no drift/);
     expect(actionIds(done)).toEqual([]);
@@ -59,10 +59,10 @@ describe('drift -> Slack alert -> approvals -> apply, through the real Bolt rece
     expect(textOf(thread[0])).toContain('Apply succeeded');
     expect(textOf(thread[0])).toContain('Apply complete!');
 
-    const audit = h.running.context.store.listAudit({ runId }).map((a) => a.action);
+    const audit = (await h.running.context.store.listAudit({ runId })).map((a) => a.action);
     expect(audit.filter((a) => a === 'apply_started')).toHaveLength(1);
     expect(audit).toContain('applied');
     // The verification plan is clean and the stack is in sync.
-    expect(h.running.context.store.getStack('prod/network')?.status).toBe('in_sync');
+    expect((await h.running.context.store.getStack('prod/network'))?.status).toBe('in_sync');
   });
 });

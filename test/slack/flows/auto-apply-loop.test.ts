@@ -16,7 +16,7 @@ describe('auto-apply does not loop', () => {
     if (first.status !== 'drifted') throw new Error(`expected drift, got ${first.status}`);
     await h.settle();
     const store = h.running.context.store;
-    expect(store.getRun(first.run.id)?.state).toBe('applied');
+    expect((await store.getRun(first.run.id))?.state).toBe('applied');
 
     // Something puts the same change back: same fingerprint.
     await driftAgain(h, 'dev/network', 'reverted-by-a-cron-job');
@@ -24,9 +24,9 @@ describe('auto-apply does not loop', () => {
     if (again.status !== 'drifted') throw new Error(`expected drift, got ${again.status}`);
     await h.settle();
     expect(again.run.fingerprint).toBe(first.run.fingerprint);
-    expect(store.getRun(again.run.id)?.state).toBe('drifted');
+    expect((await store.getRun(again.run.id))?.state).toBe('drifted');
     expect(
-      store.listAudit({ runId: again.run.id }).find((a) => a.action === 'auto_apply_declined')?.detail?.reason,
+      (await store.listAudit({ runId: again.run.id })).find((a) => a.action === 'auto_apply_declined')?.detail?.reason,
     ).toContain(`applied automatically in run ${first.run.id} and came back`);
   });
 });

@@ -67,7 +67,7 @@ const triggers = (w: ServeProcessWorld) => w.pagerduty.accepted().filter((e) => 
 async function checkDrifted(w: ServeProcessWorld): Promise<string> {
   expect((await w.command(`check ${STACK}`, LEAD1)).status).toBe(200);
   const run = await waitFor('the check to record drift', () =>
-    w.withStore((s) => s.listRuns({ stack: STACK, states: ['drifted'] })[0]),
+    w.withStore(async (s) => (await s.listRuns({ stack: STACK, states: ['drifted'] }))[0]),
   );
   await waitFor('the drift page', () => (triggers(w).length > 0 ? true : undefined));
   return run.id;
@@ -91,7 +91,7 @@ describe.skipIf(!HAS_BUILD)(`crash and restart of serve (${HAS_BUILD ? 'built' :
       textOf(w.emulator.message(alert.channel, alert.ts)).includes('Applying') ? true : undefined,
     );
     await w.kill9();
-    expect(w.withStore((s) => s.getRun(runId)?.state)).toBe('applying');
+    expect(await w.withStore(async (s) => (await s.getRun(runId))?.state)).toBe('applying');
 
     await w.start();
     const updated = await waitFor('the alert to say the apply was interrupted', () => {
@@ -111,11 +111,11 @@ describe.skipIf(!HAS_BUILD)(`crash and restart of serve (${HAS_BUILD ? 'built' :
     expect(JSON.stringify(page)).toContain(runId);
     // Its own incident: folded into the drift's open one, it would wake nobody.
     expect(page.dedup_key).not.toBe(triggers(w)[0]!.dedup_key);
-    const audit = w.withStore((s) => s.listAudit({ runId }));
+    const audit = await w.withStore((s) => s.listAudit({ runId }));
     expect(audit.filter((a) => a.action === 'apply_interrupted')).toEqual([
       expect.objectContaining({ actor: 'system', detail: { startedBy: LEAD1 } }),
     ]);
-    expect(w.withStore((s) => s.getRun(runId)?.state)).toBe('interrupted');
+    expect(await w.withStore(async (s) => (await s.getRun(runId))?.state)).toBe('interrupted');
   });
 
   it('announces a drift recorded by a process killed before it told anyone, once, at the next start', async () => {
@@ -135,19 +135,21 @@ describe.skipIf(!HAS_BUILD)(`crash and restart of serve (${HAS_BUILD ? 'built' :
     await waitFor('the outcome to be recorded', () => (said.includes('recorded') ? true : undefined));
     process.kill(-frozen.pid!, 'SIGKILL');
     await frozen;
-    const [run] = w.withStore((s) => s.listRuns({ stack: STACK }));
+    const [run] = await w.withStore((s) => s.listRuns({ stack: STACK }));
     expect(run?.state).toBe('drifted');
 
     await w.start();
     const alert = await waitFor('the alert', () => topLevel(w)[0], 30_000);
     expect(textOf(alert)).toContain(run!.id);
     await waitFor('the page', () => (triggers(w).length > 0 ? true : undefined));
-    await waitFor('the outbox to drain', () => (w.withStore((s) => s.pendingCount()) === 0 ? true : undefined));
+    await waitFor('the outbox to drain', async () =>
+      (await w.withStore((s) => s.pendingCount())) === 0 ? true : undefined,
+    );
     expect(topLevel(w)).toHaveLength(1);
     expect(triggers(w)).toHaveLength(1);
-    expect(w.withStore((s) => s.listUnannounced())).toEqual([]);
+    expect(await w.withStore((s) => s.listUnannounced())).toEqual([]);
     // Told from what was recorded, not found again by another check.
-    expect(w.withStore((s) => s.listRuns({ stack: STACK }).map((r) => r.id))).toEqual([run!.id]);
+    expect(await w.withStore(async (s) => (await s.listRuns({ stack: STACK })).map((r) => r.id))).toEqual([run!.id]);
   });
 
   it('posts an alert held in its digest window when kill -9 came before the window closed, once', async () => {
@@ -162,10 +164,12 @@ describe.skipIf(!HAS_BUILD)(`crash and restart of serve (${HAS_BUILD ? 'built' :
     await w.start();
     const alert = await waitFor('the held alert', () => topLevel(w)[0], 30_000);
     expect(textOf(alert)).toContain(runId);
-    await waitFor('the outbox to drain', () => (w.withStore((s) => s.pendingCount()) === 0 ? true : undefined));
+    await waitFor('the outbox to drain', async () =>
+      (await w.withStore((s) => s.pendingCount())) === 0 ? true : undefined,
+    );
     expect(topLevel(w)).toHaveLength(1);
     expect(triggers(w)).toHaveLength(1);
     // Posted from what was recorded, not found again by another check.
-    expect(w.withStore((s) => s.listRuns({ stack: STACK }).map((r) => r.id))).toEqual([runId]);
+    expect(await w.withStore(async (s) => (await s.listRuns({ stack: STACK })).map((r) => r.id))).toEqual([runId]);
   });
 });

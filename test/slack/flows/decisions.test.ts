@@ -43,8 +43,8 @@ describe('decisions from Slack', () => {
     expect(clicks.map((r) => r.status)).toEqual(Array(12).fill(200));
     await h.settle();
     const store = h.running.context.store;
-    expect(store.getRun(runId)?.state).toBe('applied');
-    const audit = store.listAudit({ runId }).map((a) => a.action);
+    expect((await store.getRun(runId))?.state).toBe('applied');
+    const audit = (await store.listAudit({ runId })).map((a) => a.action);
     expect(audit.filter((a) => a === 'apply_started')).toHaveLength(1);
     expect(audit.filter((a) => a === 'applied')).toHaveLength(1);
     // Every other click was told why nothing happened.
@@ -77,8 +77,8 @@ describe('decisions from Slack', () => {
     });
     expect([unsigned.status, wrong.status, replayed.status]).toEqual([401, 401, 401]);
     await h.settle();
-    expect(h.running.context.store.listApprovals(runId)).toEqual([]);
-    expect(h.running.context.store.listAudit({ runId }).map((a) => a.action)).not.toContain('approved');
+    expect(await h.running.context.store.listApprovals(runId)).toEqual([]);
+    expect((await h.running.context.store.listAudit({ runId })).map((a) => a.action)).not.toContain('approved');
   });
 
   it('refuses a plan older than maxPlanAge, marks it expired and posts a fresh plan', async () => {
@@ -89,14 +89,14 @@ describe('decisions from Slack', () => {
     // The fresh plan is requested by the refusal; wait for it and its message.
     await untilAlerts(h, 2);
     const store = h.running.context.store;
-    expect(store.getRun(runId)?.state).toBe('expired');
+    expect((await store.getRun(runId))?.state).toBe('expired');
     expect(JSON.stringify(h.emulator.responses('late'))).toMatch(/2h old, older than the 1h/);
     expect(textOf(h.emulator.message(first!.channel, first!.ts))).toContain('Expired');
     expect(actionIds(h.emulator.message(first!.channel, first!.ts))).toEqual([]);
     const fresh = alerts(h, CHANNEL)[1];
     expect(textOf(fresh)).toContain('Drift detected in staging/network');
     expect(actionIds(fresh)).toContain(ACTION_IDS.approve);
-    expect(store.listAudit({ runId }).map((a) => a.action)).not.toContain('apply_started');
+    expect((await store.listAudit({ runId })).map((a) => a.action)).not.toContain('apply_started');
   });
 
   it('refuses to apply a plan whose state moved since it was made, and posts a fresh plan', async () => {
@@ -107,8 +107,8 @@ describe('decisions from Slack', () => {
     await h.click(ACTION_IDS.approve, runId, LEAD1, { id: 'stale' });
     await untilAlerts(h, 2);
     const store = h.running.context.store;
-    expect(store.getRun(runId)?.state).toBe('expired');
-    const audit = store.listAudit({ runId }).map((a) => a.action);
+    expect((await store.getRun(runId))?.state).toBe('expired');
+    const audit = (await store.listAudit({ runId })).map((a) => a.action);
     expect(audit).toContain('apply_refused_stale');
     expect(audit).not.toContain('applied');
     expect(textOf(h.emulator.message(first!.channel, first!.ts))).toContain(
@@ -129,7 +129,7 @@ describe('decisions from Slack', () => {
     await h.submitReject(runId, LEAD1, 'intended: codified in PR #42');
     await h.settle();
     const store = h.running.context.store;
-    expect(store.getRun(runId)?.state).toBe('rejected');
+    expect((await store.getRun(runId))?.state).toBe('rejected');
     const updated = h.emulator.message(alert!.channel, alert!.ts);
     expect(textOf(updated)).toContain(`Rejected by <@${LEAD1}>: intended: codified in PR #42`);
     expect(actionIds(updated)).toEqual([]);
@@ -139,7 +139,7 @@ describe('decisions from Slack', () => {
     const again = await h.running.scheduler.request('staging/network');
     await h.settle();
     expect(alerts(h, CHANNEL)).toHaveLength(1);
-    expect(store.listAudit({ runId: 'run' in again ? again.run?.id : '' }).map((a) => a.action)).toContain(
+    expect((await store.listAudit({ runId: 'run' in again ? again.run?.id : '' })).map((a) => a.action)).toContain(
       'alert_snoozed',
     );
 

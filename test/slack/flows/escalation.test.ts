@@ -21,14 +21,14 @@ describe('escalation of drift nobody resolved', () => {
     await h.running.scheduler.request('prod/quiet');
     await h.settle();
     const slackApp = h.running.slackApp!;
-    expect(slackApp.escalate()).toBe(0);
+    expect(await slackApp.escalate()).toBe(0);
 
     const silenced = await h.command('silence prod/quiet 1d maintenance', LEAD1);
     expect(silenced.status).toBe(200);
     await h.settle();
     h.now.value = new Date(h.now.value.getTime() + 2 * 3600_000);
-    expect(slackApp.escalate()).toBe(1);
-    expect(slackApp.escalate()).toBe(0);
+    expect(await slackApp.escalate()).toBe(1);
+    expect(await slackApp.escalate()).toBe(0);
     await h.settle();
 
     const alert = alerts(h, CHANNEL).find((m) => textOf(m).includes('prod/network'))!;
@@ -38,7 +38,7 @@ describe('escalation of drift nobody resolved', () => {
     expect(textOf(replies[0])).toContain('Drift in prod/network unresolved for 2 h');
     const call = h.emulator.calls('chat.postMessage').find((c) => c.args.thread_ts === alert.ts);
     expect(String(call?.args.reply_broadcast)).toBe('true');
-    expect(h.running.context.store.listAudit({ stack: 'prod/quiet' }).map((a) => a.action)).not.toContain(
+    expect((await h.running.context.store.listAudit({ stack: 'prod/quiet' })).map((a) => a.action)).not.toContain(
       'drift_escalated',
     );
   });

@@ -61,14 +61,14 @@ describe('an apply after a long wait', () => {
     await untilAlerts(h, 2);
 
     const store = h.running.context.store;
-    const run = store.getRun(runId);
+    const run = await store.getRun(runId);
     expect(run?.state).toBe('expired');
     expect(run?.error).toMatch(/credentials/);
     expect(run?.error).toContain('InvalidAccessKeyId');
-    const audit = store.listAudit({ runId }).map((a) => a.action);
+    const audit = (await store.listAudit({ runId })).map((a) => a.action);
     expect(audit).toContain('apply_refused_credentials');
     expect(audit).not.toContain('apply_failed');
-    expect(store.getStack(STACK)?.blockedReason).toBeFalsy();
+    expect((await store.getStack(STACK))?.blockedReason).toBeFalsy();
     const old = h.emulator.message(first!.channel, first!.ts);
     expect(textOf(old)).toContain('credentials');
     expect(actionIds(old)).toEqual([]);

@@ -29,5 +29,8 @@ it('posts the fetch failure with the URL once, not on every check', async () => 
   expect(posted).toHaveLength(1);
   expect(textOf(posted[0])).toContain('prod/db');
   expect(textOf(posted[0])).toContain(url);
-  expect(h.running.context.store.listRuns({ stack: 'prod/db' }).map((r) => r.state)).toEqual(['errored', 'errored']);
+  expect((await h.running.context.store.listRuns({ stack: 'prod/db' })).map((r) => r.state)).toEqual([
+    'errored',
+    'errored',
+  ]);
 });

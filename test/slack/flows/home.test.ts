@@ -31,11 +31,11 @@ describe('App Home', () => {
     const refused = h.emulator.views().at(-1)!;
     expect(refused.userId).toBe(OUTSIDER);
     expect(JSON.stringify(refused.view.blocks)).toContain('sre-leads');
-    expect(h.running.context.store.getRun(outcome.run.id)?.state).toBe('drifted');
+    expect((await h.running.context.store.getRun(outcome.run.id))?.state).toBe('drifted');
 
     await h.click(ACTION_IDS.approve, outcome.run.id, LEAD1, { inHome: true });
     await h.settle();
-    expect(h.running.context.store.getRun(outcome.run.id)?.state).toBe('applied');
+    expect((await h.running.context.store.getRun(outcome.run.id))?.state).toBe('applied');
     const after = JSON.stringify(
       h.emulator
         .views()

@@ -56,7 +56,7 @@ describe('malformed Slack payloads', () => {
     expect(warnings).toContain('actions.0.value');
     expect(warnings).toContain('driftgate.drop_tables');
     expect(warnings).toContain('malformed reject submission');
-    expect(h.running.context.store.listAudit({})).toEqual([]);
+    expect(await h.running.context.store.listAudit({})).toEqual([]);
     expect(h.emulator.calls().filter((c) => c.method !== 'auth.test')).toEqual([]);
 
     // Still serving: a real click on a run that does not exist is answered.

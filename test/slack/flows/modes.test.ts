@@ -51,8 +51,8 @@ async function checkNow(h: SlackServe, stack: string): Promise<string> {
 }
 
 /** The run's own message, as it reads now. */
-function messageOf(h: SlackServe, runId: string): EmulatedMessage | undefined {
-  const ref = h.running.context.store.getMessage(runId);
+async function messageOf(h: SlackServe, runId: string): Promise<EmulatedMessage | undefined> {
+  const ref = await h.running.context.store.getMessage(runId);
   return ref && h.emulator.message(ref.channel, ref.ts);
 }
 
@@ -77,8 +77,8 @@ describe('remediation modes', () => {
     await h.settle();
 
     const store = h.running.context.store;
-    expect(store.getRun(outcome.run.id)?.state).toBe('applied');
-    const audit = store.listAudit({ runId: outcome.run.id });
+    expect((await store.getRun(outcome.run.id))?.state).toBe('applied');
+    const audit = await store.listAudit({ runId: outcome.run.id });
     expect(audit.find((a) => a.action === 'auto_apply_started')).toMatchObject({
       actor: 'driftgate:auto-apply',
       detail: { reason: 'mode auto-apply' },
@@ -88,7 +88,7 @@ describe('remediation modes', () => {
     expect(alerts(h, CHANNEL)).toHaveLength(1);
     expect(textOf(h.emulator.message(alert!.channel, alert!.ts))).toContain('verified: no drift');
     expect(actionIds(h.emulator.message(alert!.channel, alert!.ts))).toEqual([]);
-    expect(store.getStack('dev/network')?.status).toBe('in_sync');
+    expect((await store.getStack('dev/network'))?.status).toBe('in_sync');
   });
 
   it('alert mode never applies by itself', async () => {
@@ -101,8 +101,8 @@ describe('remediation modes', () => {
     const outcome = await h.running.scheduler.request('dev/network');
     if (outcome.status !== 'drifted') throw new Error(`expected drift, got ${outcome.status}`);
     await h.settle();
-    expect(h.running.context.store.getRun(outcome.run.id)?.state).toBe('drifted');
-    expect(h.running.context.store.listAudit({ runId: outcome.run.id }).map((a) => a.action)).not.toContain(
+    expect((await h.running.context.store.getRun(outcome.run.id))?.state).toBe('drifted');
+    expect((await h.running.context.store.listAudit({ runId: outcome.run.id })).map((a) => a.action)).not.toContain(
       'apply_started',
     );
   });
@@ -114,21 +114,22 @@ describe('remediation modes', () => {
       config: { ...APPROVERS, ...MINOR_POLICIES },
     });
     const store = h.running.context.store;
-    const decision = (runId: string) => store.listAudit({ runId }).find((a) => a.action.startsWith('auto_apply_'));
+    const decision = async (runId: string) =>
+      (await store.listAudit({ runId })).find((a) => a.action.startsWith('auto_apply_'));
 
     // Only tags changed: applied without a person, posted and audited.
     await makeDrift(h, 'dev/network');
     const tags = await checkNow(h, 'dev/network');
-    expect(store.getRun(tags)?.state).toBe('applied');
-    expect(decision(tags)).toMatchObject({
+    expect((await store.getRun(tags))?.state).toBe('applied');
+    expect(await decision(tags)).toMatchObject({
       actor: 'driftgate:auto-minor',
       action: 'auto_apply_started',
       detail: { reason: 'mode auto-minor: every change is minor', rules: ['tag-only-changes-are-minor'] },
     });
-    expect(store.listAudit({ runId: tags }).find((a) => a.action === 'apply_started')?.actor).toBe(
+    expect((await store.listAudit({ runId: tags })).find((a) => a.action === 'apply_started')?.actor).toBe(
       'driftgate:auto-minor',
     );
-    const applied = messageOf(h, tags);
+    const applied = await messageOf(h, tags);
     expect(applied?.text).toMatch(/Applied in \d+ s, verified: no drift$/);
     expect(actionIds(applied)).toEqual([]);
     // Posted once: no second message of the same run is left with an Approve button.
@@ -139,13 +140,13 @@ describe('remediation modes', () => {
       input.cidr = '10.9.0.0/16';
     });
     const cidr = await checkNow(h, 'dev/network');
-    expect(store.getRun(cidr)?.state).toBe('drifted');
-    expect(decision(cidr)).toMatchObject({
+    expect((await store.getRun(cidr))?.state).toBe('drifted');
+    expect(await decision(cidr)).toMatchObject({
       actor: 'driftgate:auto-minor',
       action: 'auto_apply_declined',
       detail: { reason: 'mode auto-minor: not every change is minor' },
     });
-    expect(actionIds(messageOf(h, cidr))).toEqual([ACTION_IDS.approve, ACTION_IDS.reject, ACTION_IDS.viewPlan]);
+    expect(actionIds(await messageOf(h, cidr))).toEqual([ACTION_IDS.approve, ACTION_IDS.reject, ACTION_IDS.viewPlan]);
 
     // The CIDR is set back and a resource is removed from the code: a destroy needs an SRE lead.
     await editVpc(h, (input) => {
@@ -153,15 +154,17 @@ describe('remediation modes', () => {
     });
     await writeFile(join(h.stackDir('dev/network'), 'main.tf'), NETWORK);
     const destroy = await checkNow(h, 'dev/network');
-    expect(store.getRun(destroy)?.state).toBe('drifted');
-    expect(store.getRun(cidr)?.state).toBe('superseded');
-    expect(decision(destroy)).toMatchObject({
+    expect((await store.getRun(destroy))?.state).toBe('drifted');
+    expect((await store.getRun(cidr))?.state).toBe('superseded');
+    expect(await decision(destroy)).toMatchObject({
       action: 'auto_apply_declined',
       detail: { reason: 'destroy-needs-approval requires approval', rules: ['destroy-needs-approval'] },
     });
-    const asks = messageOf(h, destroy);
+    const asks = await messageOf(h, destroy);
     expect(textOf(asks)).toContain('terraform_data.legacy would be destroyed: an SRE lead must approve');
     expect(actionIds(asks)).toEqual([ACTION_IDS.approve, ACTION_IDS.reject, ACTION_IDS.viewPlan]);
-    expect(store.listAudit({ stack: 'dev/network' }).filter((a) => a.action === 'apply_started')).toHaveLength(1);
+    expect((await store.listAudit({ stack: 'dev/network' })).filter((a) => a.action === 'apply_started')).toHaveLength(
+      1,
+    );
   });
 });

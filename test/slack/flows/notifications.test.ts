@@ -37,8 +37,8 @@ describe('what the notifier posts as runs come and go', () => {
     expect(alerts(h, CHANNEL)).toHaveLength(1);
     const refreshed = h.emulator.message(alert!.channel, alert!.ts);
     expect(buttonValues(refreshed)).toEqual([runIdOf(again), runIdOf(again), runIdOf(again)]);
-    expect(h.running.context.store.getRun(runIdOf(first))?.state).toBe('superseded');
-    expect(h.running.context.store.getMessage(runIdOf(again))).toEqual({
+    expect((await h.running.context.store.getRun(runIdOf(first)))?.state).toBe('superseded');
+    expect(await h.running.context.store.getMessage(runIdOf(again))).toEqual({
       runId: runIdOf(again),
       channel: alert!.channel,
       ts: alert!.ts,

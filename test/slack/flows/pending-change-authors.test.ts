@@ -86,7 +86,7 @@ it('links the rebased commit to its PR, refuses the PR author (and everyone whil
     'GitHub did not answer who opened the pull requests of this change',
   );
   expect(JSON.stringify(h.emulator.responses('down'))).toContain('try again in a minute');
-  expect(h.running.context.store.getRun(runId)?.state).toBe('pending_approval');
+  expect((await h.running.context.store.getRun(runId))?.state).toBe('pending_approval');
 
   // Grace (LEAD1) opened the PR: not hers to approve, though Ada wrote the commit.
   await h.click(ACTION_IDS.approve, runId, LEAD1, { id: 'grace', message: { channel: alert!.channel, ts: alert!.ts } });
@@ -94,11 +94,11 @@ it('links the rebased commit to its PR, refuses the PR author (and everyone whil
   expect(JSON.stringify(h.emulator.responses('grace'))).toContain(
     'You authored this change, so you cannot approve it yourself',
   );
-  expect(h.running.context.store.getRun(runId)?.state).toBe('pending_approval');
+  expect((await h.running.context.store.getRun(runId))?.state).toBe('pending_approval');
 
   await h.click(ACTION_IDS.approve, runId, LEAD2, { id: 'other', message: { channel: alert!.channel, ts: alert!.ts } });
   await h.idle();
-  expect(h.running.context.store.getRun(runId)?.state).toBe('applied');
+  expect((await h.running.context.store.getRun(runId))?.state).toBe('applied');
   // The check and Grace's clicks asked GitHub (the failed answer was not kept); LEAD2's click used what
   // Grace's second click learned.
   expect(lookups()).toBe(3);

@@ -60,7 +60,7 @@ const startServe = useSlackServe();
 async function driftedRun(
   hcl: string,
   edits: Record<string, (input: Record<string, unknown>) => void>,
-): Promise<{ h: SlackServe; runId: string; message: () => EmulatedMessage | undefined }> {
+): Promise<{ h: SlackServe; runId: string; message: () => Promise<EmulatedMessage | undefined> }> {
   const stack = 'staging/network';
   const h = await startServe({
     stacks: { [stack]: hcl },
@@ -83,8 +83,8 @@ async function driftedRun(
   return {
     h,
     runId,
-    message: () => {
-      const ref = h.running.context.store.getMessage(runId);
+    message: async () => {
+      const ref = await h.running.context.store.getMessage(runId);
       return ref && h.emulator.message(ref.channel, ref.ts);
     },
   };
@@ -99,21 +99,23 @@ describe('policies in Slack decisions', () => {
         input.cidr = '10.9.0.0/16';
       },
     });
-    expect(textOf(message())).toContain('Denied by policy');
-    expect(textOf(message())).toContain('terraform_data.vpc: the CIDR belongs to the network team, change it in IPAM');
-    expect(actionIds(message())).toEqual([ACTION_IDS.reject, ACTION_IDS.viewPlan]);
+    expect(textOf(await message())).toContain('Denied by policy');
+    expect(textOf(await message())).toContain(
+      'terraform_data.vpc: the CIDR belongs to the network team, change it in IPAM',
+    );
+    expect(actionIds(await message())).toEqual([ACTION_IDS.reject, ACTION_IDS.viewPlan]);
 
     // The button is gone, but a request can still be made: the service refuses it.
     await h.click(ACTION_IDS.approve, runId, LEAD1, { id: 'denied' });
     await h.settle();
     expect(said(h, 'denied')).toContain('the CIDR belongs to the network team, change it in IPAM');
     const store = h.running.context.store;
-    expect(store.listAudit({ runId }).find((a) => a.action === 'approve_refused')).toMatchObject({
+    expect((await store.listAudit({ runId })).find((a) => a.action === 'approve_refused')).toMatchObject({
       actor: LEAD1,
       detail: { reason: 'denied' },
     });
-    expect(store.getRun(runId)?.state).toBe('drifted');
-    expect(store.listApprovals(runId)).toEqual([]);
+    expect((await store.getRun(runId))?.state).toBe('drifted');
+    expect(await store.listApprovals(runId)).toEqual([]);
   });
 
   it('a policy adds a senior approval to the lead’s; an ignored change is listed as ignored', async () => {
@@ -126,9 +128,9 @@ describe('policies in Slack decisions', () => {
       },
     });
     const store = h.running.context.store;
-    expect(textOf(message())).toContain('1 change ignored by `cost-tool-tags`');
-    expect(textOf(message())).toContain('terraform_data.db: a database size change needs a senior approver');
-    expect(textOf(message())).toContain(
+    expect(textOf(await message())).toContain('1 change ignored by `cost-tool-tags`');
+    expect(textOf(await message())).toContain('terraform_data.db: a database size change needs a senior approver');
+    expect(textOf(await message())).toContain(
       'Waiting for 2 approvals: 1 from sre-leads and 1 from senior (policy db-size-needs-senior)',
     );
 
@@ -136,19 +138,19 @@ describe('policies in Slack decisions', () => {
     await h.click(ACTION_IDS.approve, runId, LEAD1, { id: 'lead1' });
     await h.settle();
     expect(said(h, 'lead1')).toContain('recorded (1/2)');
-    expect(store.getRun(runId)?.state).toBe('drifted');
-    expect(textOf(message())).toContain(`Approved by <@${LEAD1}> (1/2)`);
-    expect(textOf(message())).toMatch(/Waiting for 1 approval more from senior[^a-z]/);
+    expect((await store.getRun(runId))?.state).toBe('drifted');
+    expect(textOf(await message())).toContain(`Approved by <@${LEAD1}> (1/2)`);
+    expect(textOf(await message())).toMatch(/Waiting for 1 approval more from senior[^a-z]/);
     // Another lead cannot stand in for the senior.
     await h.click(ACTION_IDS.approve, runId, LEAD2, { id: 'lead2' });
     await h.settle();
     expect(said(h, 'lead2')).toContain('still needed: 1 from senior');
-    expect(store.getRun(runId)?.state).toBe('drifted');
+    expect((await store.getRun(runId))?.state).toBe('drifted');
 
     await h.click(ACTION_IDS.approve, runId, SENIOR, { id: 'senior' });
     await h.settle();
-    expect(store.getRun(runId)?.state).toBe('applied');
-    expect(store.listApprovals(runId).map((a) => a.userId)).toEqual([LEAD1, SENIOR]);
-    expect(textOf(message())).toMatch(/Applied in \d+ s, verified: no drift/);
+    expect((await store.getRun(runId))?.state).toBe('applied');
+    expect((await store.listApprovals(runId)).map((a) => a.userId)).toEqual([LEAD1, SENIOR]);
+    expect(textOf(await message())).toMatch(/Applied in \d+ s, verified: no drift/);
   });
 });

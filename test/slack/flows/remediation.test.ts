@@ -154,9 +154,11 @@ describe('remediation PRs from Slack, through driftgate serve and the GitHub emu
     expect(down).toContain(`No remediation PR for ${STACK}`);
     expect(down).toMatch(/GitHub/);
     expect(down).toMatch(/502|unavailable|server error/i);
-    expect(w.h.running.context.store.getRemediation(STACK, run.fingerprint!)).toBeUndefined();
+    expect(await w.h.running.context.store.getRemediation(STACK, run.fingerprint!)).toBeUndefined();
     expect(writes(w.github)).toEqual([]);
-    expect(w.h.running.context.store.listAudit({ runId: run.id }).map((a) => a.action)).toContain('remediation_failed');
+    expect((await w.h.running.context.store.listAudit({ runId: run.id })).map((a) => a.action)).toContain(
+      'remediation_failed',
+    );
 
     // An approver: the PR.
     await w.h.click('driftgate.remediate', run.id, LEAD1, { ...at, id: 'open' });
@@ -200,14 +202,14 @@ describe('remediation PRs from Slack, through driftgate serve and the GitHub emu
         ),
     ).toBe(true);
     expect(textOf(w.h.emulator.message(alert!.channel, alert!.ts))).toContain('https://github.com/acme/infra/pull/1');
-    expect(w.h.running.context.store.getRemediation(STACK, run.fingerprint!)).toMatchObject({
+    expect(await w.h.running.context.store.getRemediation(STACK, run.fingerprint!)).toMatchObject({
       prNumber: 1,
       branch,
       requestedBy: LEAD1,
       codified: 1,
       leftForPerson: 1,
     });
-    const audit = w.h.running.context.store.listAudit({ runId: run.id });
+    const audit = await w.h.running.context.store.listAudit({ runId: run.id });
     expect(audit.find((a) => a.action === 'remediation_opened')).toMatchObject({
       actor: LEAD1,
       detail: { pr: 1, branch, codified: 1, leftForPerson: 1 },
@@ -244,7 +246,7 @@ describe('remediation PRs from Slack, through driftgate serve and the GitHub emu
 
     // Merged on GitHub before driftgate noticed: a click (an old message) says so and checks at once.
     const merge = await w.github.merge(1, { method: 'squash' });
-    const earlier = new Set(w.h.running.context.store.listRuns({ stack: STACK }).map((r) => r.id));
+    const earlier = new Set((await w.h.running.context.store.listRuns({ stack: STACK })).map((r) => r.id));
     await w.h.click('driftgate.remediate', run.id, LEAD1, { ...at, id: 'merged' });
     await w.h.settle();
     expect(w.github.pulls()).toHaveLength(1);
@@ -257,9 +259,9 @@ describe('remediation PRs from Slack, through driftgate serve and the GitHub emu
     ).toBe(true);
     let check: Run | undefined;
     for (let i = 0; i < 400 && !check; i++) {
-      check = w.h.running.context.store
-        .listRuns({ stack: STACK })
-        .find((r) => !earlier.has(r.id) && r.state !== 'planning');
+      check = (await w.h.running.context.store.listRuns({ stack: STACK })).find(
+        (r) => !earlier.has(r.id) && r.state !== 'planning',
+      );
       if (!check) await new Promise((r) => setTimeout(r, 25));
     }
     expect(check).toMatchObject({ trigger: 'manual', commitSha: merge });
@@ -302,7 +304,7 @@ describe('remediation PRs from Slack, through driftgate serve and the GitHub emu
     expect(reply).toContain('its value is sensitive');
     expect(writes(w.github)).toEqual([]);
     expect(w.github.pulls()).toEqual([]);
-    expect(w.h.running.context.store.listAudit({ runId: run.id }).map((a) => a.action)).toContain(
+    expect((await w.h.running.context.store.listAudit({ runId: run.id })).map((a) => a.action)).toContain(
       'remediation_nothing_to_codify',
     );
 

@@ -30,11 +30,11 @@ describe('a re-plan keeps a decision in progress', () => {
 
     await h.command(`check ${STACK}`, OUTSIDER);
     await h.idle();
-    const [second] = store.listRuns({ stack: STACK, limit: 1 });
+    const [second] = await store.listRuns({ stack: STACK, limit: 1 });
     expect(second!.id).not.toBe(first.id);
-    expect(store.getRun(first.id)?.state).toBe('superseded');
-    expect(store.listApprovals(second!.id).map((a) => a.userId)).toEqual([LEAD1]);
-    expect(store.listAudit({ runId: second!.id }).find((a) => a.action === 'approvals_carried')).toMatchObject({
+    expect((await store.getRun(first.id))?.state).toBe('superseded');
+    expect((await store.listApprovals(second!.id)).map((a) => a.userId)).toEqual([LEAD1]);
+    expect((await store.listAudit({ runId: second!.id })).find((a) => a.action === 'approvals_carried')).toMatchObject({
       detail: { from: first.id, users: [LEAD1] },
     });
     // One alert, updated in place: it points at the new plan and still shows the approval it had.
@@ -46,7 +46,7 @@ describe('a re-plan keeps a decision in progress', () => {
     // The second approver completes it: the carried approval counts.
     await h.click(ACTION_IDS.approve, second!.id, LEAD2);
     await h.idle();
-    expect(store.getRun(second!.id)?.state).toBe('applied');
+    expect((await store.getRun(second!.id))?.state).toBe('applied');
   });
 
   it('starts over when the changes differ', async () => {
@@ -55,20 +55,20 @@ describe('a re-plan keeps a decision in progress', () => {
     await driftAgain(h, STACK, 'someone-else');
     await h.command(`check ${STACK}`, OUTSIDER);
     await h.idle();
-    const [second] = store.listRuns({ stack: STACK, limit: 1 });
+    const [second] = await store.listRuns({ stack: STACK, limit: 1 });
     expect(second!.fingerprint).not.toBe(first.fingerprint);
-    expect(store.listApprovals(second!.id)).toEqual([]);
-    expect(store.listAudit({ runId: second!.id }).map((a) => a.action)).not.toContain('approvals_carried');
+    expect(await store.listApprovals(second!.id)).toEqual([]);
+    expect((await store.listAudit({ runId: second!.id })).map((a) => a.action)).not.toContain('approvals_carried');
   });
 
   it('never supersedes an approved run waiting for its apply', async () => {
     const { h, first } = await halfApproved();
     const store = h.running.context.store;
     // As a restart finds it: the approvals complete, the apply not started yet.
-    store.transition(first.id, ['drifted'], 'approved');
+    await store.transition(first.id, ['drifted'], 'approved');
     await h.running.scheduler.request(STACK);
     await h.settle();
-    expect(store.getRun(first.id)?.state).toBe('approved');
-    expect(store.listRuns({ stack: STACK, states: ['superseded'] })).toEqual([]);
+    expect((await store.getRun(first.id))?.state).toBe('approved');
+    expect(await store.listRuns({ stack: STACK, states: ['superseded'] })).toEqual([]);
   });
 });

@@ -52,7 +52,7 @@ describe('Slack failing, slow terraform, restarts', () => {
     await h.emulator.down();
     const outcome = await h.running.scheduler.request(STACK);
     await h.settle();
-    expect(h.running.context.store.pendingCount()).toBe(1);
+    expect(await h.running.context.store.pendingCount()).toBe(1);
     await h.emulator.up();
     await retryUntil(h, () => alerts(h, CHANNEL).length > 0);
     expect(alerts(h, CHANNEL)).toHaveLength(1);
@@ -73,13 +73,13 @@ describe('Slack failing, slow terraform, restarts', () => {
     const response = await h.click(ACTION_IDS.approve, outcome.run.id, LEAD1, { id: 'slow' });
     expect(response.status).toBe(200);
     // The click was answered; the apply is still held by the provisioner.
-    for (let i = 0; i < 400 && h.running.context.store.getRun(outcome.run.id)?.state !== 'applying'; i++)
+    for (let i = 0; i < 400 && (await h.running.context.store.getRun(outcome.run.id))?.state !== 'applying'; i++)
       await new Promise((r) => setTimeout(r, 25));
-    expect(h.running.context.store.getRun(outcome.run.id)?.state).toBe('applying');
+    expect((await h.running.context.store.getRun(outcome.run.id))?.state).toBe('applying');
     const [alert] = alerts(h, CHANNEL);
     await writeFile(release, '');
     await h.settle();
-    expect(h.running.context.store.getRun(outcome.run.id)?.state).toBe('applied');
+    expect((await h.running.context.store.getRun(outcome.run.id))?.state).toBe('applied');
     expect(textOf(h.emulator.message(alert!.channel, alert!.ts))).toContain('Applied in');
   });
 
@@ -92,14 +92,16 @@ describe('Slack failing, slow terraform, restarts', () => {
     const [alert] = alerts(h, CHANNEL);
     // As if the process stopped right after the last approval's compare-and-set.
     const store = h.running.context.store;
-    store.addApproval({ runId: outcome.run.id, userId: LEAD1, at: new Date() });
-    store.transition(outcome.run.id, 'drifted', 'approved');
+    await store.addApproval({ runId: outcome.run.id, userId: LEAD1, at: new Date() });
+    await store.transition(outcome.run.id, 'drifted', 'approved');
 
     await h.restart();
     await h.settle();
     const after = h.running.context.store;
-    expect(after.getRun(outcome.run.id)?.state).toBe('applied');
-    expect(after.listAudit({ runId: outcome.run.id }).find((a) => a.action === 'apply_started')?.actor).toBe(LEAD1);
+    expect((await after.getRun(outcome.run.id))?.state).toBe('applied');
+    expect((await after.listAudit({ runId: outcome.run.id })).find((a) => a.action === 'apply_started')?.actor).toBe(
+      LEAD1,
+    );
     const updated = h.emulator.message(alert!.channel, alert!.ts);
     expect(textOf(updated)).toContain('verified: no drift');
     expect(actionIds(updated)).toEqual([]);

@@ -161,15 +161,15 @@ describe.skipIf(!HAS_AWS_MIRROR)('remediating real S3 drift from Slack to a merg
     expect(delivery).toMatchObject({ status: 202, body: { accepted: true } });
     let resolved: Run | undefined;
     for (let i = 0; i < 2400 && !resolved; i++) {
-      resolved = h.running.context.store
-        .listRuns({ stack: STACK })
-        .find((r) => r.trigger === 'webhook' && r.state !== 'planning');
+      resolved = (await h.running.context.store.listRuns({ stack: STACK })).find(
+        (r) => r.trigger === 'webhook' && r.state !== 'planning',
+      );
       if (!resolved) await new Promise((r) => setTimeout(r, 25));
     }
     expect(resolved).toMatchObject({ state: 'no_changes', commitSha: merge });
     await h.idle();
     expect(textOf(h.emulator.message(alert!.channel, alert!.ts))).toContain('Drift resolved');
-    expect(h.running.context.store.getStack(STACK)?.lastAppliedCommit).toBe(merge);
+    expect((await h.running.context.store.getStack(STACK))?.lastAppliedCommit).toBe(merge);
     expect(h.logs.join('\n')).not.toContain(settings.env.AWS_SECRET_ACCESS_KEY);
   }, 300_000);
 });

@@ -62,7 +62,7 @@ describe('sensitive values and Slack', () => {
 
     await h.click(ACTION_IDS.approve, outcome.run.id, LEAD1, { id: 'approve' });
     await h.settle();
-    expect(h.running.context.store.getRun(outcome.run.id)?.state).toBe('applied');
+    expect((await h.running.context.store.getRun(outcome.run.id))?.state).toBe('applied');
 
     const everything = [
       JSON.stringify(h.emulator.calls()),

@@ -38,7 +38,7 @@ describe('tellInChannel', () => {
   it("posts an ephemeral message through the outbox: in the channel of the run's message, else the stack's channel", async () => {
     const w = await world();
     const run = await w.run(STAGING, 'drifted');
-    w.store.setMessage({ runId: run.id, channel: 'C0THREAD', ts: '1.2' });
+    await w.store.setMessage({ runId: run.id, channel: 'C0THREAD', ts: '1.2' });
     await tellInChannel(w.deps, LEAD1, STAGING, run.id)(MESSAGE);
     await tellInChannel(w.deps, LEAD1, STAGING, undefined)(MESSAGE);
     expect(w.outbox()).toEqual([

@@ -99,7 +99,7 @@ export interface ListenerWorld {
   /** Every outbox item, delivered or not, in order. */
   outbox(): { key: string; method: string; payload: Record<string, unknown> }[];
   /** The audit actions, in order (of a run, or of a stack, or all). */
-  audit(query?: { runId?: string; stack?: string }): string[];
+  audit(query?: { runId?: string; stack?: string }): Promise<string[]>;
   /** What a refused handler must leave untouched (the audit aside: refusals are audited). */
   snapshot(runId?: string): unknown;
   warnings(): string;
@@ -204,7 +204,8 @@ async function listenerWorld(options: { remediation?: SlackDeps['remediation'] }
       db.close();
     }
   };
-  const audit = (query: { runId?: string; stack?: string } = {}) => store.listAudit(query).map((a) => a.action);
+  const audit = async (query: { runId?: string; stack?: string } = {}) =>
+    (await store.listAudit(query)).map((a) => a.action);
 
   return {
     app,
@@ -217,8 +218,8 @@ async function listenerWorld(options: { remediation?: SlackDeps['remediation'] }
     scheduler,
     authors,
     async run(stack, state, runOptions = {}) {
-      store.upsertStack(stack);
-      let run = store.createRun({
+      await store.upsertStack(stack);
+      let run = await store.createRun({
         stack,
         trigger: 'schedule',
         ...(runOptions.commitSha ? { commitSha: runOptions.commitSha } : {}),
@@ -238,12 +239,12 @@ async function listenerWorld(options: { remediation?: SlackDeps['remediation'] }
             : to === 'superseded' && runOptions.supersededBy
               ? { supersededBy: runOptions.supersededBy }
               : {};
-        const moved = store.transition(run.id, from, to, patch);
+        const moved = await store.transition(run.id, from, to, patch);
         if (!moved) throw new Error(`test setup: ${from} -> ${to} refused`);
         run = moved;
         from = to;
       }
-      if (runOptions.message) store.setMessage({ runId: run.id, ...MESSAGE });
+      if (runOptions.message) await store.setMessage({ runId: run.id, ...MESSAGE });
       return run;
     },
     click: (runId, userId, more = {}) => ({
@@ -259,9 +260,9 @@ async function listenerWorld(options: { remediation?: SlackDeps['remediation'] }
     }),
     outbox,
     audit,
-    snapshot: (runId) => ({
-      run: runId ? store.getRun(runId) : undefined,
-      approvals: runId ? store.listApprovals(runId) : [],
+    snapshot: async (runId) => ({
+      run: runId ? await store.getRun(runId) : undefined,
+      approvals: runId ? await store.listApprovals(runId) : [],
       outbox: outbox(),
       applied: [...recorded.applied],
       checks: [...recorded.checksRequested],
@@ -308,12 +309,12 @@ export function boltWith(w: ListenerWorld, register: (app: App, deps: SlackDeps)
  * The person was told, once, the summary of `runId`'s plan (the real plan of the fixture, masked), and
  * nothing was posted or audited.
  */
-export function expectToldPlanSummary(w: ListenerWorld, stack: string, runId: string): void {
+export async function expectToldPlanSummary(w: ListenerWorld, stack: string, runId: string): Promise<void> {
   expect(w.told).toHaveLength(1);
   expect(w.told[0]).toContain(`Latest plan: ${stack}`);
   expect(w.told[0]).toContain(runId);
   expect(w.told[0]).toContain('terraform_data.web');
   for (const secret of ALL_FIXTURE_SECRETS) expect(w.told[0]).not.toContain(secret);
   expect(w.outbox()).toEqual([]);
-  expect(w.audit()).toEqual([]);
+  expect(await w.audit()).toEqual([]);
 }

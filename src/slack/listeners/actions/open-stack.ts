@@ -6,10 +6,10 @@ import type { Tell } from '../tell.js';
 import { runOfClick } from './run-of-click.js';
 
 /** The newest run that replaced this one: a digest lists runs that later checks may have superseded. */
-function latest(deps: Pick<SlackDeps, 'store'>, run: Run): Run {
+async function latest(deps: Pick<SlackDeps, 'store'>, run: Run): Promise<Run> {
   let current = run;
   for (let i = 0; i < 100 && current.state === 'superseded' && current.supersededBy; i++) {
-    const next = deps.store.getRun(current.supersededBy);
+    const next = await deps.store.getRun(current.supersededBy);
     if (!next) break;
     current = next;
   }
@@ -24,11 +24,12 @@ export async function handleOpenStack(
 ): Promise<void> {
   const found = await runOfClick(deps, click.value, tell);
   if (!found) return;
-  const run = latest(deps, found.run);
-  if (deps.store.hasMessage(run.id)) return tell(renderAck(`${run.stack} is already open: see the digest's thread.`));
+  const run = await latest(deps, found.run);
+  if (await deps.store.hasMessage(run.id))
+    return tell(renderAck(`${run.stack} is already open: see the digest's thread.`));
   if (!click.message) return;
   await deps.messages.post(run, { thread: click.message });
-  deps.store.appendAudit({
+  await deps.store.appendAudit({
     at: deps.now(),
     actor: click.userId,
     action: 'alert_opened',

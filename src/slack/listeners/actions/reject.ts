@@ -15,7 +15,7 @@ export async function handleRejectClick(
 ): Promise<void> {
   const found = await runOfClick(deps, click.value, tell);
   if (!found) return;
-  const decidable = decidableRun(deps, found.stack, found.run.id);
+  const decidable = await decidableRun(deps, found.stack, found.run.id);
   if ('status' in decidable) return tell(renderNotAllowed(decidable.message));
   if (!click.triggerId)
     return tell(renderNotAllowed('Slack sent this click without a trigger id, so the reject dialog cannot open.'));

@@ -37,14 +37,14 @@ export async function handleRemediate(deps: SlackDeps, click: ButtonClick, tell:
   const { run, stack } = found;
   const refusal = remediationRefusal(stack, run);
   if (refusal) {
-    refuse(deps, stack.name, click.userId, 'remediate', 'unavailable', refusal);
+    await refuse(deps, stack.name, click.userId, 'remediate', 'unavailable', refusal);
     await tell(renderNotAllowed(refusal));
     return;
   }
   if (!(await mayActOn(deps, stack, click.userId, 'remediate', tell))) return;
 
   await tell(renderAck(`Writing the drift of ${stack.name} into its code; the PR link follows in the alert's thread.`));
-  const message = deps.store.getMessage(run.id);
+  const message = await deps.store.getMessage(run.id);
   const workspace = deps.workspaceUrl();
   let outcome: RemediationOutcome;
   try {
@@ -61,7 +61,7 @@ export async function handleRemediate(deps: SlackDeps, click: ButtonClick, tell:
     if (!(err instanceof DriftgateError))
       deps.logger.error({ err, runId: run.id, stack: stack.name }, 'remediation failed');
     else deps.logger.warn({ runId: run.id, stack: stack.name, error: reason }, 'remediation failed');
-    deps.store.appendAudit({
+    await deps.store.appendAudit({
       at: deps.now(),
       actor: click.userId,
       action: 'remediation_failed',
@@ -76,16 +76,16 @@ export async function handleRemediate(deps: SlackDeps, click: ButtonClick, tell:
   switch (outcome.status) {
     case 'opened':
     case 'existing': {
-      const current = deps.store.getRun(run.id) ?? run;
+      const current = (await deps.store.getRun(run.id)) ?? run;
       await deps.messages.update(current, { kind: 'awaiting' });
-      deps.messages.reply(
+      await deps.messages.reply(
         current,
         renderRemediationOpened(outcome.record, click.userId, outcome.status === 'existing'),
       );
       return;
     }
     case 'merged':
-      deps.messages.reply(run, renderRemediationMerged(outcome.record, click.userId));
+      await deps.messages.reply(run, renderRemediationMerged(outcome.record, click.userId));
       // The merge may have resolved the drift: find out now rather than at the next scheduled check.
       deps.scheduler
         .request(stack.name, 'manual')
@@ -97,7 +97,7 @@ export async function handleRemediate(deps: SlackDeps, click: ButtonClick, tell:
         );
       return;
     case 'nothing_to_codify':
-      deps.store.appendAudit({
+      await deps.store.appendAudit({
         at: deps.now(),
         actor: click.userId,
         action: 'remediation_nothing_to_codify',
@@ -105,7 +105,7 @@ export async function handleRemediate(deps: SlackDeps, click: ButtonClick, tell:
         stack: stack.name,
         detail: { left: outcome.skipped.length },
       });
-      deps.messages.reply(run, renderNothingToCodify(stack.name, outcome.skipped));
+      await deps.messages.reply(run, renderNothingToCodify(stack.name, outcome.skipped));
       return;
   }
 }

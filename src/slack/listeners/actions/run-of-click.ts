@@ -10,7 +10,7 @@ export async function runOfClick(
   runId: string | undefined,
   tell: Tell,
 ): Promise<{ run: Run; stack: Stack } | undefined> {
-  const run = runId ? deps.store.getRun(runId) : undefined;
+  const run = runId ? await deps.store.getRun(runId) : undefined;
   const stack = run && deps.stack(run.stack);
   if (!run || !stack) {
     await tell(

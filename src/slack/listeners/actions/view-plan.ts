@@ -16,7 +16,7 @@ export async function handleViewPlan(
   const found = await runOfClick(deps, click.value, tell);
   if (!found) return;
   const { run, stack } = found;
-  if (!deps.store.hasMessage(run.id)) {
+  if (!(await deps.store.hasMessage(run.id))) {
     // No thread to post into: the summary goes to the clicker alone, if they may read the stack.
     const visible = await visibleTo(deps, click.userId).catch(() => undefined);
     if (!visible) return tell(renderCommandError(VISIBILITY_UNKNOWN));
@@ -30,10 +30,10 @@ export async function handleViewPlan(
       }),
     );
   }
-  const posted = deps.store.listAudit({ runId: run.id }).some((a) => a.action === 'plan_file_posted');
+  const posted = (await deps.store.listAudit({ runId: run.id })).some((a) => a.action === 'plan_file_posted');
   if (!posted) {
     await deps.messages.uploadPlan(run);
-    deps.store.appendAudit({
+    await deps.store.appendAudit({
       at: deps.now(),
       actor: click.userId,
       action: 'plan_file_posted',

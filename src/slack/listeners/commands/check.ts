@@ -44,12 +44,15 @@ export const handleCheck: CommandHandler<'check', ViewerDeps & Pick<SlackDeps, '
   tell,
 ) => {
   if (command.stacks.length === 0) return tell(renderAck('No stacks are configured, so there is nothing to check.'));
-  const lines = command.stacks.map((name) => {
-    deps.store.appendAudit({ at: deps.now(), actor: userId, action: 'check_requested', stack: name });
-    return deps.scheduler
-      .request(name, 'manual')
-      .then(outcomeLine, (err: unknown) => `${name}: failed: ${truncate(errorMessage(err), 300)}`);
-  });
+  const lines: Promise<string>[] = [];
+  for (const name of command.stacks) {
+    await deps.store.appendAudit({ at: deps.now(), actor: userId, action: 'check_requested', stack: name });
+    lines.push(
+      deps.scheduler
+        .request(name, 'manual')
+        .then(outcomeLine, (err: unknown) => `${name}: failed: ${truncate(errorMessage(err), 300)}`),
+    );
+  }
   await tell(
     renderAck(
       `Queued ${plural(command.stacks.length, 'stack')}: ${truncate(command.stacks.join(', '), 500)}. Alerts go to each stack's channel.`,

@@ -21,7 +21,7 @@ const HANDLERS: Handlers = {
     const visible = await visibleTo(deps, userId).catch(() => undefined);
     if (!visible) return tell(renderCommandError(VISIBILITY_UNKNOWN));
     const stacks = deps.config.stacks.filter((s) => visible.has(s.name));
-    const rows = stackRows(deps.store, stacks, deps.now(), deps.config.defaults.notConvergingAfter);
+    const rows = await stackRows(deps.store, stacks, deps.now(), deps.config.defaults.notConvergingAfter);
     await tell(renderStatus(rows, deps.config.stacks.length - stacks.length));
   },
   help: async (_deps, _command, _userId, tell) => tell(renderHelp()),

@@ -17,7 +17,7 @@ export const handleShow: CommandHandler<'show', ViewerDeps & Pick<SlackDeps, 'st
   const visible = await visibleTo(deps, userId).catch(() => undefined);
   if (!visible) return tell(renderCommandError(VISIBILITY_UNKNOWN));
   if (!visible.has(stack.name)) return tell(renderCommandError(NOT_VISIBLE));
-  const [run] = deps.store.listRuns({ stack: stack.name, limit: 1 });
+  const [run] = await deps.store.listRuns({ stack: stack.name, limit: 1 });
   const analysis = run ? await loadAnalysis(deps, run.id) : undefined;
   const policy = run ? await loadPolicy(deps, run.id) : undefined;
   const stackRef = { name: stack.name, environment: stack.environment, mode: stack.mode };

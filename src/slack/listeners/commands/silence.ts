@@ -37,8 +37,8 @@ export const handleSilence: CommandHandler<'silence', ApprovalServiceDeps & Pick
   const now = deps.now();
   const until = new Date(now.getTime() + command.durationMs);
   const reason = command.reason ? deps.secrets.redact(command.reason, command.stack).slice(0, MAX_REASON) : undefined;
-  deps.store.silence({ stack: command.stack, until, by: userId, ...(reason ? { reason } : {}) });
-  deps.store.appendAudit({
+  await deps.store.silence({ stack: command.stack, until, by: userId, ...(reason ? { reason } : {}) });
+  await deps.store.appendAudit({
     at: now,
     actor: userId,
     action: 'silenced',
@@ -60,9 +60,9 @@ export const handleUnsilence: CommandHandler<'unsilence', ApprovalServiceDeps & 
   tell,
 ) => {
   const now = deps.now();
-  const removed = deps.store.unsilence(command.stack);
+  const removed = await deps.store.unsilence(command.stack);
   const wasSilenced = removed !== undefined && removed.until > now;
-  deps.store.appendAudit({
+  await deps.store.appendAudit({
     at: now,
     actor: userId,
     action: 'unsilenced',

@@ -19,22 +19,22 @@ export async function mayActOn(
 ): Promise<boolean> {
   const rights = await decisionRights(deps, stack, userId, 'approve');
   if (!('status' in rights)) return true;
-  refuse(deps, stack.name, userId, action, rights.reason, rights.message);
+  await refuse(deps, stack.name, userId, action, rights.reason, rights.message);
   await tell(
     renderNotAllowed(`${GERUND[action]} ${stack.name} takes someone who may approve its plans. ${rights.message}`),
   );
   return false;
 }
 
-export function refuse(
+export async function refuse(
   deps: Pick<ApprovalServiceDeps, 'store' | 'now'>,
   stack: string,
   userId: string,
   action: string,
   reason: string,
   message: string,
-): void {
-  deps.store.appendAudit({
+): Promise<void> {
+  await deps.store.appendAudit({
     at: deps.now(),
     actor: userId,
     action: `${action}_refused`,

@@ -17,13 +17,13 @@ export const handleUnlock: CommandHandler<
   if (!(await mayActOn(deps, stack, userId, 'unlock', tell))) return;
   if (deps.scheduler.status().running.includes(stack.name)) {
     const message = `A check or apply of ${stack.name} is running right now; its lock is not stale. Try again when it is done.`;
-    refuse(deps, stack.name, userId, 'unlock', 'running', message);
+    await refuse(deps, stack.name, userId, 'unlock', 'running', message);
     return tell(renderNotAllowed(message));
   }
-  const record = deps.store.getStack(stack.name);
-  const lock = deps.store.breakLock(stack.name);
-  if (record?.blockedReason) deps.store.unblockStack(stack.name);
-  deps.store.appendAudit({
+  const record = await deps.store.getStack(stack.name);
+  const lock = await deps.store.breakLock(stack.name);
+  if (record?.blockedReason) await deps.store.unblockStack(stack.name);
+  await deps.store.appendAudit({
     at: deps.now(),
     actor: userId,
     action: 'unlock',

@@ -11,7 +11,7 @@ export async function handleRejectSubmission(
   submission: { userId: string; runId: string; values: Record<string, Record<string, { value?: string | null }>> },
   tellFor: (stack: string) => Tell,
 ): Promise<void> {
-  const run = deps.store.getRun(submission.runId);
+  const run = await deps.store.getRun(submission.runId);
   const stack = run && deps.stack(run.stack);
   if (!run || !stack) return;
   const reason = submission.values[REJECT_MODAL.reasonBlockId]?.[REJECT_MODAL.reasonActionId]?.value ?? undefined;

@@ -26,12 +26,12 @@ async function expectRefused(
   told: RegExp,
 ): Promise<void> {
   const before = w.snapshot(runId);
-  const auditBefore = w.audit({ runId });
+  const auditBefore = await w.audit({ runId });
   await handleApprove(w.deps, w.click(runId, userId), w.tell);
   expect(w.told).toHaveLength(1);
   expect(w.told[0]).toMatch(told);
-  expect(w.audit({ runId })).toEqual([...auditBefore, 'approve_refused']);
-  expect(w.store.listAudit({ runId }).at(-1)).toMatchObject({ actor: userId, detail: { reason } });
+  expect(await w.audit({ runId })).toEqual([...auditBefore, 'approve_refused']);
+  expect((await w.store.listAudit({ runId })).at(-1)).toMatchObject({ actor: userId, detail: { reason } });
   expect(w.snapshot(runId)).toEqual(before);
   expect(w.recorded.applied).toEqual([]);
 }
@@ -43,10 +43,10 @@ describe('handleApprove', () => {
     await handleApprove(w.deps, w.click(run.id, LEAD1), w.tell);
     expect(w.told).toEqual([expect.stringContaining('Approved (1/1): applying staging/network now.')]);
     expect(w.recorded.applied).toEqual([{ runId: run.id, state: 'approved', actor: LEAD1 }]);
-    expect(w.store.getRun(run.id)?.state).toBe('approved');
-    expect(w.store.listApprovals(run.id).map((a) => [a.userId, a.groups])).toEqual([[LEAD1, ['sre-leads']]]);
-    expect(w.audit({ runId: run.id })).toEqual(['approved']);
-    expect(w.store.listAudit({ runId: run.id })[0]).toMatchObject({
+    expect((await w.store.getRun(run.id))?.state).toBe('approved');
+    expect((await w.store.listApprovals(run.id)).map((a) => [a.userId, a.groups])).toEqual([[LEAD1, ['sre-leads']]]);
+    expect(await w.audit({ runId: run.id })).toEqual(['approved']);
+    expect((await w.store.listAudit({ runId: run.id }))[0]).toMatchObject({
       actor: LEAD1,
       detail: { have: 1, need: 1, rule: 1 },
     });
@@ -58,7 +58,7 @@ describe('handleApprove', () => {
     await handleApprove(w.deps, w.click(run.id, LEAD1), w.tell);
     expect(w.told).toEqual([expect.stringContaining('Your approval of prod/network is recorded (1/2).')]);
     expect(w.recorded.applied).toEqual([]);
-    expect(w.store.getRun(run.id)?.state).toBe('drifted');
+    expect((await w.store.getRun(run.id))?.state).toBe('drifted');
     const updates = w.outbox();
     expect(updates.map((o) => [o.key, o.method])).toEqual([['stack:prod/network', 'chat.update']]);
     expect(JSON.stringify(updates[0]!.payload)).toContain('1/2');
@@ -66,7 +66,7 @@ describe('handleApprove', () => {
     await handleApprove(w.deps, w.click(run.id, LEAD2), w.tell);
     expect(w.told[1]).toContain('Approved (2/2): applying prod/network now.');
     expect(w.recorded.applied).toEqual([{ runId: run.id, state: 'approved', actor: LEAD2 }]);
-    expect(w.audit({ runId: run.id })).toEqual(['approved', 'approved']);
+    expect(await w.audit({ runId: run.id })).toEqual(['approved', 'approved']);
   });
 
   it('a member of an approver group through a Slack user group may approve: the resolver asks the emulator', async () => {
@@ -74,7 +74,7 @@ describe('handleApprove', () => {
     const run = await w.run(STAGING, 'pending_approval');
     await handleApprove(w.deps, w.click(run.id, ONCALL), w.tell);
     expect(w.recorded.applied).toEqual([{ runId: run.id, state: 'approved', actor: ONCALL }]);
-    expect(w.store.listApprovals(run.id).map((a) => a.groups)).toEqual([['oncall']]);
+    expect((await w.store.listApprovals(run.id)).map((a) => a.groups)).toEqual([['oncall']]);
     expect(w.emulator.calls().map((c) => c.method)).toEqual(['usergroups.list', 'usergroups.users.list']);
   });
 
@@ -139,11 +139,11 @@ describe('handleApprove', () => {
     expect(w.told).toEqual([
       expect.stringMatching(/This plan is 5h old, older than the 4h a plan may be applied within/),
     ]);
-    expect(w.store.getRun(run.id)?.state).toBe('expired');
+    expect((await w.store.getRun(run.id))?.state).toBe('expired');
     expect(w.recorded.checksRequested).toEqual([STAGING]);
     expect(w.recorded.applied).toEqual([]);
-    expect(w.store.listApprovals(run.id)).toEqual([]);
-    expect(w.store.listAudit({ runId: run.id })).toMatchObject([
+    expect(await w.store.listApprovals(run.id)).toEqual([]);
+    expect(await w.store.listAudit({ runId: run.id })).toMatchObject([
       { action: 'approve_refused', detail: { reason: 'expired', state: 'expired' } },
     ]);
   });
@@ -155,7 +155,7 @@ describe('handleApprove', () => {
     const w = await world();
     await handleApprove(w.deps, w.click(runId, LEAD1), w.tell);
     expect(w.told).toEqual([expect.stringMatching(told)]);
-    expect(w.audit()).toEqual([]);
+    expect(await w.audit()).toEqual([]);
     expect(w.recorded.applied).toEqual([]);
   });
 
@@ -166,6 +166,6 @@ describe('handleApprove', () => {
     await handleApprove(w.deps, w.click(run.id, LEAD1), w.tell);
     expect(w.told).toEqual([expect.stringContaining("stack legacy/vpc is no longer in driftgate's config")]);
     expect(w.snapshot(run.id)).toEqual(before);
-    expect(w.audit()).toEqual([]);
+    expect(await w.audit()).toEqual([]);
   });
 });

@@ -65,7 +65,7 @@ describe('actions register()', () => {
     expect(w.warnings()).toContain(warning);
     expect(w.warnings()).toContain(where);
     expect(w.snapshot(run.id)).toEqual(before);
-    expect(w.audit()).toEqual([]);
+    expect(await w.audit()).toEqual([]);
     // Bolt asks auth.test who it is; driftgate calls nothing.
     expect(w.emulator.calls().filter((c) => c.method !== 'auth.test')).toEqual([]);
   });

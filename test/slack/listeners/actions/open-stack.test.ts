@@ -18,8 +18,8 @@ describe('handleOpenStack', () => {
       payload: { channel: CHANNEL, thread_ts: DIGEST.ts },
     });
     expect(JSON.stringify(post!.payload)).toContain(`Drift detected in ${STAGING}`);
-    expect(w.store.hasMessage(run.id)).toBe(true);
-    expect(w.store.listAudit({ runId: run.id })).toMatchObject([
+    expect(await w.store.hasMessage(run.id)).toBe(true);
+    expect(await w.store.listAudit({ runId: run.id })).toMatchObject([
       { action: 'alert_opened', actor: LEAD1, stack: STAGING },
     ]);
     expect(w.told).toEqual([]);
@@ -31,9 +31,9 @@ describe('handleOpenStack', () => {
     const middle = await w.run(STAGING, 'superseded', { supersededBy: newest.id });
     const listed = await w.run(STAGING, 'superseded', { supersededBy: middle.id });
     await handleOpenStack(w.deps, w.click(listed.id, LEAD1, { message: DIGEST }), w.tell);
-    expect(w.store.hasMessage(newest.id)).toBe(true);
-    expect(w.store.hasMessage(listed.id)).toBe(false);
-    expect(w.store.listAudit({ stack: STAGING })).toMatchObject([{ action: 'alert_opened', runId: newest.id }]);
+    expect(await w.store.hasMessage(newest.id)).toBe(true);
+    expect(await w.store.hasMessage(listed.id)).toBe(false);
+    expect(await w.store.listAudit({ stack: STAGING })).toMatchObject([{ action: 'alert_opened', runId: newest.id }]);
   });
 
   it('a run whose message is already out is not posted twice: the person is told where it is', async () => {
@@ -42,7 +42,7 @@ describe('handleOpenStack', () => {
     await handleOpenStack(w.deps, w.click(run.id, LEAD1, { message: DIGEST }), w.tell);
     expect(w.told).toEqual([expect.stringContaining(`${STAGING} is already open: see the digest's thread.`)]);
     expect(w.outbox()).toEqual([]);
-    expect(w.audit()).toEqual([]);
+    expect(await w.audit()).toEqual([]);
   });
 
   it('does nothing for a click that came from no message (nowhere to thread it)', async () => {
@@ -51,7 +51,7 @@ describe('handleOpenStack', () => {
     await handleOpenStack(w.deps, w.click(run.id, LEAD1, { message: undefined }), w.tell);
     expect(w.told).toEqual([]);
     expect(w.outbox()).toEqual([]);
-    expect(w.audit()).toEqual([]);
+    expect(await w.audit()).toEqual([]);
   });
 
   it('tells of an unknown run and of a stack no longer configured, posting nothing', async () => {
@@ -64,6 +64,6 @@ describe('handleOpenStack', () => {
       expect.stringContaining("stack legacy/vpc is no longer in driftgate's config"),
     ]);
     expect(w.outbox()).toEqual([]);
-    expect(w.audit()).toEqual([]);
+    expect(await w.audit()).toEqual([]);
   });
 });

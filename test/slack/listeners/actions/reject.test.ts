@@ -15,8 +15,8 @@ describe('handleRejectClick', () => {
     expect(views[0]!.view).toMatchObject({ callback_id: REJECT_MODAL.callbackId, private_metadata: run.id });
     expect(JSON.stringify(views[0]!.view)).toContain(STAGING);
     expect(w.told).toEqual([]);
-    expect(w.store.getRun(run.id)?.state).toBe('drifted');
-    expect(w.audit()).toEqual([]);
+    expect((await w.store.getRun(run.id))?.state).toBe('drifted');
+    expect(await w.audit()).toEqual([]);
   });
 
   it('opens the modal for anyone: who may reject is checked when the modal is submitted', async () => {
@@ -43,7 +43,7 @@ describe('handleRejectClick', () => {
     expect(w.told).toEqual([expect.stringMatching(told)]);
     expect(w.emulator.views()).toEqual([]);
     expect(w.snapshot(run.id)).toEqual(before);
-    expect(w.audit()).toEqual([]);
+    expect(await w.audit()).toEqual([]);
   });
 
   it('tells of an unknown run and of a stack no longer configured, opening nothing', async () => {
@@ -56,6 +56,6 @@ describe('handleRejectClick', () => {
       expect.stringContaining("stack legacy/vpc is no longer in driftgate's config"),
     ]);
     expect(w.emulator.views()).toEqual([]);
-    expect(w.store.getRun(gone.id)?.state).toBe('drifted');
+    expect((await w.store.getRun(gone.id))?.state).toBe('drifted');
   });
 });

@@ -80,7 +80,7 @@ describe('handleRemediate', () => {
     const run = await w.run(STAGING, 'drifted', { commitSha: COMMIT });
     await handleRemediate(w.deps, w.click(run.id, LEAD1), w.tell);
     expect(w.told).toEqual([expect.stringContaining('Remediation pull requests need a GitHub integration')]);
-    expect(w.audit()).toEqual([]);
+    expect(await w.audit()).toEqual([]);
     expect(w.recorded.exclusive).toEqual([]);
   });
 
@@ -115,7 +115,7 @@ describe('handleRemediate', () => {
       const before = w.snapshot(run.id);
       await handleRemediate(deps, w.click(run.id, LEAD1), w.tell);
       expect(w.told).toEqual([expect.stringMatching(told)]);
-      expect(w.store.listAudit({ stack: STAGING })).toMatchObject([
+      expect(await w.store.listAudit({ stack: STAGING })).toMatchObject([
         { action: 'remediate_refused', actor: LEAD1, detail: { reason: 'unavailable' } },
       ]);
       expect(w.snapshot(run.id)).toEqual(before);
@@ -134,7 +134,7 @@ describe('handleRemediate', () => {
         /Opening a remediation PR for staging\/network takes someone who may approve its plans\. Only members of/,
       ),
     ]);
-    expect(w.store.listAudit({ stack: STAGING })).toMatchObject([
+    expect(await w.store.listAudit({ stack: STAGING })).toMatchObject([
       { action: 'remediate_refused', actor: OUTSIDER, detail: { reason: 'not_in_group' } },
     ]);
     expect(w.snapshot(run.id)).toEqual(before);
@@ -170,7 +170,7 @@ describe('handleRemediate', () => {
       expect(update?.method).toBe('chat.update');
       expect(thread?.method).toBe('chat.postMessage');
       expect(JSON.stringify(thread?.payload)).toMatch(reply);
-      expect(w.store.getRun(run.id)?.state).toBe('drifted');
+      expect((await w.store.getRun(run.id))?.state).toBe('drifted');
     },
   );
 
@@ -200,7 +200,7 @@ describe('handleRemediate', () => {
     ];
     w.scheduler.exclusiveAnswer = async () => ({ status: 'nothing_to_codify', skipped });
     await handleRemediate(deps, w.click(run.id, LEAD1), w.tell);
-    expect(w.store.listAudit({ runId: run.id })).toMatchObject([
+    expect(await w.store.listAudit({ runId: run.id })).toMatchObject([
       { action: 'remediation_nothing_to_codify', actor: LEAD1, detail: { left: 1 } },
     ]);
     expect(JSON.stringify(w.outbox()[0]!.payload)).toContain('module.app.terraform_data.token');
@@ -228,11 +228,11 @@ describe('handleRemediate', () => {
     };
     await handleRemediate(deps, w.click(run.id, LEAD1), w.tell);
     expect(w.told[1]).toContain(`No remediation PR for ${STAGING}: ${reason}`);
-    expect(w.store.listAudit({ runId: run.id })).toMatchObject([
+    expect(await w.store.listAudit({ runId: run.id })).toMatchObject([
       { action: 'remediation_failed', actor: LEAD1, detail: { error: reason } },
     ]);
     expect(w.app.logs.filter((l) => l.includes(level)).join('')).toContain('remediation failed');
     expect(w.outbox()).toEqual([]);
-    expect(w.store.getRun(run.id)?.state).toBe('drifted');
+    expect((await w.store.getRun(run.id))?.state).toBe('drifted');
   });
 });

@@ -27,21 +27,21 @@ describe('handleViewPlan', () => {
     const content = String(upload!.payload.content);
     expect(content).toContain('terraform_data.web');
     for (const secret of ALL_FIXTURE_SECRETS) expect(content).not.toContain(secret);
-    expect(w.store.listAudit({ runId: run.id })).toMatchObject([{ action: 'plan_file_posted', actor: LEAD1 }]);
+    expect(await w.store.listAudit({ runId: run.id })).toMatchObject([{ action: 'plan_file_posted', actor: LEAD1 }]);
 
     await handleViewPlan(w.deps, w.click(run.id, LEAD2), w.tell);
     expect(w.told[1]).toContain(
       `The full plan of ${STAGING} (sensitive values masked) is already in the message's thread.`,
     );
     expect(w.outbox()).toHaveLength(1);
-    expect(w.audit({ runId: run.id })).toEqual(['plan_file_posted']);
+    expect(await w.audit({ runId: run.id })).toEqual(['plan_file_posted']);
   });
 
   it('without a message, tells the person a summary of the plan instead, and posts nothing', async () => {
     const w = await world();
     const run = await w.run(STAGING, 'drifted', { analysis: true });
     await handleViewPlan(w.deps, w.click(run.id, LEAD1), w.tell);
-    expectToldPlanSummary(w, STAGING, run.id);
+    await expectToldPlanSummary(w, STAGING, run.id);
   });
 
   it('tells of an unknown run and of a stack no longer configured, posting nothing', async () => {
@@ -54,6 +54,6 @@ describe('handleViewPlan', () => {
       expect.stringContaining("stack legacy/vpc is no longer in driftgate's config"),
     ]);
     expect(w.outbox()).toEqual([]);
-    expect(w.audit()).toEqual([]);
+    expect(await w.audit()).toEqual([]);
   });
 });

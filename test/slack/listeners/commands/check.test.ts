@@ -35,7 +35,7 @@ describe('handleCheck', () => {
     // No rule lets LEAD1 approve it and LEAD1 is not in its channel: checked, its result not told here.
     expect(w.told[1]).toContain(`${UNRULED}: checked; its result went to its alert channel`);
     expect(w.told).toHaveLength(2);
-    expect(w.store.listAudit({})).toMatchObject(
+    expect(await w.store.listAudit({})).toMatchObject(
       [STAGING, PROD, UNRULED].map((stack) => ({ action: 'check_requested', actor: LEAD1, stack })),
     );
   });
@@ -45,6 +45,6 @@ describe('handleCheck', () => {
     await handleCheck(w.deps, { kind: 'check', stacks: [] }, LEAD1, w.tell);
     expect(w.told).toEqual([expect.stringContaining('No stacks are configured, so there is nothing to check.')]);
     expect(w.recorded.scheduled).toEqual([]);
-    expect(w.audit()).toEqual([]);
+    expect(await w.audit()).toEqual([]);
   });
 });

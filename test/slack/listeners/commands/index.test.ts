@@ -49,6 +49,6 @@ describe('commands register()', () => {
     expect(w.warnings()).toContain('user_id');
     expect(w.emulator.responses('malformed')).toEqual([]);
     expect(w.recorded.scheduled).toEqual([]);
-    expect(w.audit()).toEqual([]);
+    expect(await w.audit()).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ describe('handleShow', () => {
     w.app.now.value = new Date(w.app.now.value.getTime() + 60_000);
     const latest = await w.run(STAGING, 'drifted', { analysis: true });
     await handleShow(w.deps, { kind: 'show', stack: STAGING }, LEAD1, w.tell);
-    expectToldPlanSummary(w, STAGING, latest.id);
+    await expectToldPlanSummary(w, STAGING, latest.id);
   });
 
   it('says a stack was never checked, and nothing for a stack not configured', async () => {

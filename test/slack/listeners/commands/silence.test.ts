@@ -26,12 +26,12 @@ describe('handleSilence and handleUnsilence', () => {
     expect(w.told).toEqual([
       expect.stringContaining(`${STAGING} is silenced for 2 h, until 2025-03-01 14:00 UTC: no alerts until then.`),
     ]);
-    const silence = w.store.getSilence(STAGING, w.app.now.value)!;
+    const silence = (await w.store.getSilence(STAGING, w.app.now.value))!;
     expect(silence.by).toBe(ONCALL);
     expect(silence.until).toEqual(new Date('2025-03-01T14:00:00Z'));
     expect(silence.reason).toMatch(/^migration, password \(sensitive value\) x+$/);
     expect(silence.reason).toHaveLength(500);
-    expect(w.store.listAudit({ stack: STAGING })).toMatchObject([
+    expect(await w.store.listAudit({ stack: STAGING })).toMatchObject([
       { action: 'silenced', actor: ONCALL, detail: { until: '2025-03-01T14:00:00.000Z', reason: silence.reason } },
     ]);
   });
@@ -55,8 +55,8 @@ describe('handleSilence and handleUnsilence', () => {
     const w = await world();
     await handleSilence(w.deps, { kind: 'silence', stack, durationMs: HOUR }, userId, w.tell);
     expect(w.told).toEqual([expect.stringMatching(told)]);
-    expect(w.store.getSilence(stack, w.app.now.value)).toBeUndefined();
-    expect(w.store.listAudit({})).toMatchObject([
+    expect(await w.store.getSilence(stack, w.app.now.value)).toBeUndefined();
+    expect(await w.store.listAudit({})).toMatchObject([
       { action: 'silence_refused', actor: userId, stack, detail: { reason } },
     ]);
   });
@@ -65,21 +65,21 @@ describe('handleSilence and handleUnsilence', () => {
     const w = await world();
     await handleSilence(w.deps, { kind: 'silence', stack: STAGING, durationMs: 31 * 24 * HOUR }, LEAD1, w.tell);
     expect(w.told).toEqual([expect.stringContaining('a silence lasts at most 30 days')]);
-    expect(w.store.getSilence(STAGING, w.app.now.value)).toBeUndefined();
-    expect(w.audit()).toEqual([]);
+    expect(await w.store.getSilence(STAGING, w.app.now.value)).toBeUndefined();
+    expect(await w.audit()).toEqual([]);
   });
 
   it('unsilence is for anyone: it lifts a running silence, and says when there was none; both audited', async () => {
     const w = await world();
-    w.store.silence({ stack: STAGING, until: new Date(w.app.now.value.getTime() + HOUR), by: LEAD1 });
+    await w.store.silence({ stack: STAGING, until: new Date(w.app.now.value.getTime() + HOUR), by: LEAD1 });
     await handleUnsilence(w.deps, { kind: 'unsilence', stack: STAGING }, OUTSIDER, w.tell);
     await handleUnsilence(w.deps, { kind: 'unsilence', stack: STAGING }, OUTSIDER, w.tell);
     expect(w.told).toEqual([
       expect.stringContaining(`${STAGING} alerts again.`),
       expect.stringContaining(`${STAGING} was not silenced; it alerts as before.`),
     ]);
-    expect(w.store.getSilence(STAGING, w.app.now.value)).toBeUndefined();
-    expect(w.store.listAudit({ stack: STAGING })).toMatchObject([
+    expect(await w.store.getSilence(STAGING, w.app.now.value)).toBeUndefined();
+    expect(await w.store.listAudit({ stack: STAGING })).toMatchObject([
       { action: 'unsilenced', actor: OUTSIDER, detail: { wasSilenced: true } },
       { action: 'unsilenced', actor: OUTSIDER, detail: { wasSilenced: false } },
     ]);

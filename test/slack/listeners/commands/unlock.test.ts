@@ -7,8 +7,8 @@ const world = useListenerWorld();
 /** STAGING blocked after an interrupted apply, its lock held by a run. */
 async function blockedAndLocked(w: ListenerWorld): Promise<string> {
   const run = await w.run(STAGING, 'planning');
-  expect(w.store.acquireLock(STAGING, run.id, 3600_000).acquired).toBe(true);
-  w.store.blockStack(STAGING, 'apply interrupted');
+  expect((await w.store.acquireLock(STAGING, run.id, 3600_000)).acquired).toBe(true);
+  await w.store.blockStack(STAGING, 'apply interrupted');
   return run.id;
 }
 
@@ -22,9 +22,9 @@ describe('handleUnlock', () => {
         `${STAGING}: lifted the block (apply interrupted) and broke the lock of run ${runId}. The next check plans it again.`,
       ),
     ]);
-    expect(w.store.getStack(STAGING)?.blockedReason).toBeUndefined();
-    expect(w.store.getLock(STAGING)).toBeUndefined();
-    expect(w.store.listAudit({ stack: STAGING })).toMatchObject([
+    expect((await w.store.getStack(STAGING))?.blockedReason).toBeUndefined();
+    expect(await w.store.getLock(STAGING)).toBeUndefined();
+    expect(await w.store.listAudit({ stack: STAGING })).toMatchObject([
       { action: 'unlock', actor: LEAD1, detail: { blockedReason: 'apply interrupted', brokenLock: runId } },
     ]);
   });
@@ -33,7 +33,7 @@ describe('handleUnlock', () => {
     const w = await world();
     await handleUnlock(w.deps, { kind: 'unlock', stack: STAGING }, LEAD1, w.tell);
     expect(w.told).toEqual([expect.stringContaining(`${STAGING} was neither blocked nor locked; nothing to do.`)]);
-    expect(w.store.listAudit({ stack: STAGING })).toMatchObject([
+    expect(await w.store.listAudit({ stack: STAGING })).toMatchObject([
       { action: 'unlock', detail: { blockedReason: null, brokenLock: null } },
     ]);
   });
@@ -61,9 +61,9 @@ describe('handleUnlock', () => {
       w.scheduler.running = running;
       await handleUnlock(w.deps, { kind: 'unlock', stack: STAGING }, userId, w.tell);
       expect(w.told).toEqual([expect.stringMatching(told)]);
-      expect(w.store.getStack(STAGING)?.blockedReason).toBe('apply interrupted');
-      expect(w.store.getLock(STAGING)?.runId).toBe(runId);
-      expect(w.store.listAudit({ stack: STAGING })).toMatchObject([
+      expect((await w.store.getStack(STAGING))?.blockedReason).toBe('apply interrupted');
+      expect((await w.store.getLock(STAGING))?.runId).toBe(runId);
+      expect(await w.store.listAudit({ stack: STAGING })).toMatchObject([
         { action: 'unlock_refused', actor: userId, detail: { reason } },
       ]);
     },
@@ -73,6 +73,6 @@ describe('handleUnlock', () => {
     const w = await world();
     await handleUnlock(w.deps, { kind: 'unlock', stack: 'no/such' }, LEAD1, w.tell);
     expect(w.told).toEqual([]);
-    expect(w.audit()).toEqual([]);
+    expect(await w.audit()).toEqual([]);
   });
 });

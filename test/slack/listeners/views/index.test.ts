@@ -27,8 +27,8 @@ describe('views register()', () => {
     const bolt = boltWith(w, register);
     await bolt.send(submission(LEAD1, run.id, 'intended'));
     expect(bolt.order).toEqual(['ack', 'job reject']);
-    expect(w.store.getRun(run.id)?.state).toBe('rejected');
-    expect(w.store.listAudit({ runId: run.id })).toMatchObject([
+    expect((await w.store.getRun(run.id))?.state).toBe('rejected');
+    expect(await w.store.listAudit({ runId: run.id })).toMatchObject([
       { action: 'rejected', actor: LEAD1, detail: { reason: 'intended' } },
     ]);
   });
@@ -37,7 +37,7 @@ describe('views register()', () => {
     const w = await world();
     const run = await w.run(STAGING, 'drifted', { message: true });
     await boltWith(w, register).send(submission(OUTSIDER, run.id, 'no'));
-    expect(w.store.getRun(run.id)?.state).toBe('drifted');
+    expect((await w.store.getRun(run.id))?.state).toBe('drifted');
     const [told, ...rest] = w.outbox();
     expect(rest).toEqual([]);
     expect(told).toMatchObject({
@@ -56,7 +56,7 @@ describe('views register()', () => {
     expect(bolt.order).toEqual(['ack']);
     expect(w.warnings()).toContain('malformed reject submission; ignored');
     expect(w.warnings()).toContain('view.private_metadata');
-    expect(w.store.getRun(run.id)?.state).toBe('drifted');
-    expect(w.audit()).toEqual([]);
+    expect((await w.store.getRun(run.id))?.state).toBe('drifted');
+    expect(await w.audit()).toEqual([]);
   });
 });

@@ -46,13 +46,13 @@ describe('handleRejectSubmission', () => {
     const run = await w.run(STAGING, 'drifted', { analysis: true, message: true });
     const told = tellFor(w);
     await handleRejectSubmission(w.deps, submission(run.id, LEAD1, '  intended: codified in PR #42  '), told.tellFor);
-    const rejected = w.store.getRun(run.id)!;
+    const rejected = (await w.store.getRun(run.id))!;
     expect(rejected.state).toBe('rejected');
     expect(told.stacks).toEqual([]);
     const snoozedUntil = new Date(w.app.now.value.getTime() + 24 * 3600_000);
-    expect(w.store.isSnoozed(STAGING, rejected.fingerprint!, new Date(snoozedUntil.getTime() - 1))).toBe(true);
-    expect(w.store.isSnoozed(STAGING, rejected.fingerprint!, new Date(snoozedUntil.getTime() + 1))).toBe(false);
-    expect(w.store.listAudit({ runId: run.id })).toMatchObject([
+    expect(await w.store.isSnoozed(STAGING, rejected.fingerprint!, new Date(snoozedUntil.getTime() - 1))).toBe(true);
+    expect(await w.store.isSnoozed(STAGING, rejected.fingerprint!, new Date(snoozedUntil.getTime() + 1))).toBe(false);
+    expect(await w.store.listAudit({ runId: run.id })).toMatchObject([
       {
         action: 'rejected',
         actor: LEAD1,
@@ -74,8 +74,8 @@ describe('handleRejectSubmission', () => {
     const run = await w.run(STAGING, 'pending_approval', { kind: 'pending_change' });
     w.authors.set(run.id, [LEAD1_LOGIN]);
     await handleRejectSubmission(w.deps, submission(run.id, LEAD1, '   '), tellFor(w).tellFor);
-    expect(w.store.getRun(run.id)?.state).toBe('rejected');
-    const [entry] = w.store.listAudit({ runId: run.id });
+    expect((await w.store.getRun(run.id))?.state).toBe('rejected');
+    const [entry] = await w.store.listAudit({ runId: run.id });
     expect(entry).toMatchObject({ action: 'rejected', actor: LEAD1 });
     expect(entry!.detail!.reason).toBeUndefined();
   });
@@ -108,11 +108,11 @@ describe('handleRejectSubmission', () => {
       await handleRejectSubmission(w.deps, submission(run.id, userId, 'no'), told.tellFor);
       expect(told.stacks).toEqual([stack]);
       expect(w.told).toEqual([expect.stringMatching(message)]);
-      expect(w.store.listAudit({ runId: run.id })).toMatchObject([
+      expect(await w.store.listAudit({ runId: run.id })).toMatchObject([
         { action: 'reject_refused', actor: userId, detail: { reason, state } },
       ]);
       expect(w.snapshot(run.id)).toEqual(before);
-      expect(w.store.isSnoozed(stack, w.store.getRun(run.id)!.fingerprint!, w.app.now.value)).toBe(false);
+      expect(await w.store.isSnoozed(stack, (await w.store.getRun(run.id))!.fingerprint!, w.app.now.value)).toBe(false);
     },
   );
 
@@ -124,7 +124,7 @@ describe('handleRejectSubmission', () => {
     await handleRejectSubmission(w.deps, submission(gone.id, LEAD1, 'x'), told.tellFor);
     expect(told.stacks).toEqual([]);
     expect(w.told).toEqual([]);
-    expect(w.audit()).toEqual([]);
-    expect(w.store.getRun(gone.id)?.state).toBe('drifted');
+    expect(await w.audit()).toEqual([]);
+    expect((await w.store.getRun(gone.id))?.state).toBe('drifted');
   });
 });
