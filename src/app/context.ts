@@ -3,7 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createArtifactStore } from '../adapters/artifacts/create-artifact-store.js';
-import { openSqliteStore, type SqliteStore } from '../adapters/store/open-sqlite-store.js';
+import { openStore } from '../adapters/store/open-store.js';
 import { createTerraformRunner } from '../adapters/terraform/runner.js';
 import type { DriftgateConfig } from '../config/schema.js';
 import type { Stack } from '../domain/stack.js';
@@ -15,13 +15,14 @@ import type { Redactor } from '../domain/plan/model.js';
 import { createRedactor } from '../domain/plan/redact.js';
 import { stackConfigSecrets, type VarFileText } from '../domain/stack-secrets.js';
 import type { ServiceDeps } from '../services/deps.js';
+import type { Store } from '../ports/store.js';
 import { createEventBus } from '../services/event-bus.js';
 
 export interface AppContext {
   config: DriftgateConfig;
   deps: ServiceDeps;
-  /** Runs and Slack-side state in one SQLite file. */
-  store: SqliteStore;
+  /** Runs and Slack-side state: one SQLite file, or the Postgres database several processes share. */
+  store: Store;
   logger: Logger;
   stack(name: string): Stack | undefined;
   close(): Promise<void>;
@@ -120,7 +121,7 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
     destination: options.logDestination ?? process.stderr,
     redact: (line, stack) => secrets.redact(line, stack),
   });
-  const store = openSqliteStore({ path: join(config.dataDir, 'driftgate.db'), now });
+  const store = await openStore(config, { now });
   const artifacts = await createArtifactStore(config.artifacts, { dataDir: config.dataDir, env: options.env });
   const terraform = createTerraformRunner({
     binary: config.terraform.binary,

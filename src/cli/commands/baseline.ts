@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import { userInfo } from 'node:os';
-import { join } from 'node:path';
 import { createGitSources } from '../../adapters/git/git-sources.js';
-import { openSqliteStore } from '../../adapters/store/open-sqlite-store.js';
+import { openStore } from '../../adapters/store/open-store.js';
 import { loadConfig } from '../../config/load.js';
 import type { Stack } from '../../domain/stack.js';
 import type { CliIo } from '../io.js';
@@ -49,7 +48,7 @@ export async function baselineCommand(args: string[], io: CliIo): Promise<number
   const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
   const [stack] = selectStacks(config.stacks, positionals);
   const commit = await baselineCommit(stack!, values.commit?.toLowerCase(), config.dataDir, io.env);
-  const store = openSqliteStore({ path: join(config.dataDir, 'driftgate.db') });
+  const store = await openStore(config);
   try {
     const previous = (await store.upsertStack(stack!.name)).lastAppliedCommit;
     await store.setLastAppliedCommit(stack!.name, commit.sha);

@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import { userInfo } from 'node:os';
-import { openSqliteStore } from '../../adapters/store/open-sqlite-store.js';
+import { openStore } from '../../adapters/store/open-store.js';
 import { loadConfig } from '../../config/load.js';
-import { join } from 'node:path';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { selectStacks } from '../select-stacks.js';
@@ -20,7 +19,7 @@ export async function unlockCommand(args: string[], io: CliIo): Promise<number> 
   if (positionals.length !== 1) throw new UsageError('name exactly one stack to unlock');
   const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
   const [stack] = selectStacks(config.stacks, positionals);
-  const store = openSqliteStore({ path: join(config.dataDir, 'driftgate.db') });
+  const store = await openStore(config);
   try {
     const record = await store.getStack(stack!.name);
     const lock = await store.breakLock(stack!.name);
