@@ -11,7 +11,7 @@ export function runnersIssues(file: ConfigFile): ConfigIssue[] {
   if (file.store.type !== 'postgres')
     issues.push({
       path: 'store.type',
-      message: 'runners: {type: workers} needs the shared store: store: {type: postgres, url: ${DATABASE_URL}}',
+      message: `runners: {type: workers} needs the shared store: store: {type: postgres, url: \${DATABASE_URL}}`,
     });
   if (file.artifacts.type !== 's3')
     issues.push({
