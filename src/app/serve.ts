@@ -5,6 +5,7 @@ import { createPager } from '../services/page-oncall.js';
 import { slackLinks } from '../slack/message-links.js';
 import { createOutboxWorker } from '../slack/outbox/worker.js';
 import { GithubConfig, type DriftgateConfig } from '../config/schema.js';
+import { ConfigError } from '../domain/errors.js';
 import { metricsAddressFrom } from '../http/metrics-address.js';
 import type { HttpServer } from '../http/server.js';
 import type { Run } from '../domain/run/model.js';
@@ -61,6 +62,17 @@ export interface RunningServe {
  * (GITHUB_TOKEN or a GitHub App), and the GitHub webhook when GITHUB_WEBHOOK_SECRET is set.
  */
 export async function startServe(config: DriftgateConfig, options: ServeOptions): Promise<RunningServe> {
+  // A control plane that quietly ran terraform itself would run it without the pools' credentials.
+  if (config.runners?.type === 'workers')
+    throw new ConfigError(
+      [
+        {
+          path: 'runners.type',
+          message: 'workers: `driftgate worker` is not in this version yet; use runners: {type: local} (the default)',
+        },
+      ],
+      config.file,
+    );
   // Before anything starts: a Slack misconfiguration or a port in use fails here, with nothing left running.
   const settings: ServeSettings = {
     slackSettings: slackSettingsFor(config, options.env),

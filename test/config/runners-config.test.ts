@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { startServe } from '../../src/app/serve.js';
 import { validateConfigText } from '../../src/config/load.js';
 
 const parse = (yaml: string, env: Record<string, string> = {}) =>
@@ -36,6 +37,22 @@ describe('runners and pools in the config', () => {
     );
     expect(result.issues).toEqual([]);
     expect(result.config?.runners).toEqual({ type: 'workers', workerStaleAfter: 30_000, unservedAlertAfter: 300_000 });
+  });
+
+  it('is refused by serve in this version, which has no worker command yet, rather than planning itself', async () => {
+    const result = await parse(
+      [
+        'version: 1',
+        'store: { type: postgres, url: "${DATABASE_URL}" }',
+        'artifacts: { type: s3, bucket: plans, region: eu-west-1 }',
+        'runners: { type: workers }',
+        STACK,
+      ].join('\n'),
+      { DATABASE_URL: 'postgres://driftgate:pw@db:5432/driftgate' },
+    );
+    await expect(startServe(result.config!, { env: {}, port: 0 })).rejects.toThrow(
+      'runners.type: workers: `driftgate worker` is not in this version yet; use runners: {type: local} (the default)',
+    );
   });
 
   it('refuses workers on a local store or local artifacts, saying what to write', async () => {
