@@ -30,6 +30,8 @@ import { createJobs } from '../services/jobs.js';
 import { replayAnnouncements } from '../services/replay-announcements.js';
 import { reportInterruptedApplies } from '../services/report-interrupted-applies.js';
 import { createAppContext, type AppContext } from './context.js';
+import { takeServeLease } from './serve-lease.js';
+import type { LeaderLease } from '../adapters/postgres/leader-lease.js';
 import { listen, type ListenOptions, type ServePorts } from './serve-ports.js';
 
 export interface ServeOptions extends ListenOptions {
@@ -98,13 +100,32 @@ interface ServeSettings {
 async function startServing(
   config: DriftgateConfig,
   options: ServeOptions,
+  ports: ServePorts,
+  settings: ServeSettings,
+): Promise<RunningServe> {
+  const context = await createAppContext(config, options);
+  let lease: LeaderLease | undefined;
+  try {
+    lease = config.store?.type === 'postgres' ? await takeServeLease(config.store, context.logger) : undefined;
+    return await serveWith(context, lease, options, ports, settings);
+  } catch (err) {
+    // A pool of Postgres connections left open would keep the process alive after a failed start.
+    await lease?.stop();
+    await context.close();
+    throw err;
+  }
+}
+
+async function serveWith(
+  context: AppContext,
+  lease: LeaderLease | undefined,
+  options: ServeOptions,
   { health, metricsServer, metrics, mounts, setReady }: ServePorts,
   { slackSettings, pagerdutySettings, githubSettings }: ServeSettings,
 ): Promise<RunningServe> {
+  const { config, logger, store, deps } = context;
   // The GitHub webhook is on when its secret is set; the secret signs every delivery and is never logged.
   const githubWebhookSecret = options.env.GITHUB_WEBHOOK_SECRET || undefined;
-  const context = await createAppContext(config, options);
-  const { logger, store, deps } = context;
 
   // Runs left planning or applying by a process that died; an interrupted apply blocks its stack.
   const interrupted = await store.recoverInterrupted();
@@ -291,6 +312,7 @@ async function startServing(
       await slack?.stop();
       await health.close();
       await metricsServer?.close();
+      await lease?.stop();
       await context.close();
     },
   };

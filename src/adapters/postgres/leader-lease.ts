@@ -13,6 +13,8 @@ export interface LeaderLeaseOptions {
 
 export interface LeaderLease {
   isLeader(): boolean;
+  /** Settles after the first attempt: true when this process leads from the start. */
+  firstAttempt: Promise<boolean>;
   /** Gives the lease up (the lock goes with the connection) and stops asking for it. */
   stop(): Promise<void>;
 }
@@ -76,14 +78,18 @@ export function startLeaderLease(options: LeaderLeaseOptions): LeaderLease {
     }
   };
 
+  let first!: (leading: boolean) => void;
+  const firstAttempt = new Promise<boolean>((resolve) => (first = resolve));
   const loop = async () => {
     await tick();
+    first(leader);
     if (!stopped) timer = setTimeout(() => void loop(), checkMs);
   };
   void loop();
 
   return {
     isLeader: () => leader,
+    firstAttempt,
     async stop() {
       stopped = true;
       clearTimeout(timer);
