@@ -8,7 +8,15 @@ import type { Run } from '../domain/run/model.js';
 import { planAgeMs, planExpired } from '../domain/run/plan-age.js';
 import type { ApprovalServiceDeps } from './approval-deps.js';
 import { announceExpiredPlan } from './expire-plan.js';
-import { DECIDABLE, auditRefusal, decidableRun, decisionRights, type DecisionRefusal } from './approval-checks.js';
+import {
+  DECIDABLE,
+  auditRefusal,
+  decidableRun,
+  decisionRights,
+  type DecisionRefusal,
+  type DecisionRights,
+} from './approval-checks.js';
+import type { PolicyEvaluation } from '../domain/policy/model.js';
 
 export type ApproveOutcome =
   /** Nothing changed but the audit log; `message` is for the person who clicked. */
@@ -92,10 +100,25 @@ export async function approveRun(
     .map((id) => authorSlackId(deps.approvers, id))
     .filter((id): id is string => Boolean(id));
 
-  // From here on everything is synchronous, so no other click interleaves in this process; across
-  // processes the store's compare-and-set decides.
+  // From here on one transaction: no other click interleaves in this process (the SQLite store runs one
+  // transaction at a time); across processes the store's compare-and-set decides.
+  const settled = await deps.store.atomically((tx) =>
+    decide({ ...deps, store: tx }, stack, runId, userId, { authors, rights, policy }),
+  );
+  return 'refusal' in settled ? await refuse(settled.refusal) : settled.outcome;
+}
+
+/** Records the approval and, when it completes the requirement, approves the run; writes only through deps.store. */
+async function decide(
+  deps: ApprovalServiceDeps,
+  stack: Stack,
+  runId: string,
+  userId: string,
+  checked: { authors: string[]; rights: DecisionRights; policy: PolicyEvaluation | undefined },
+): Promise<{ refusal: DecisionRefusal } | { outcome: ApproveOutcome }> {
+  const { authors, rights, policy } = checked;
   const current = await decidableRun(deps, stack, runId);
-  if ('status' in current) return await refuse(current);
+  if ('status' in current) return { refusal: current };
   const decision = evaluateApprovals({
     requirements: allRequirements(rights, policy?.approvals),
     existing: await deps.store.listApprovals(runId),
@@ -105,15 +128,17 @@ export async function approveRun(
   });
   if (!decision.ok) {
     const { ok: _, ...refusal } = decision;
-    return await refuse({ status: 'refused', ...refusal, run: current });
+    return { refusal: { status: 'refused', ...refusal, run: current } };
   }
   if (!(await deps.store.addApproval({ runId, userId, at: deps.now(), groups: rights.userGroups }))) {
-    return await refuse({
-      status: 'refused',
-      reason: 'already_approved',
-      message: 'You have already approved this plan.',
-      run: current,
-    });
+    return {
+      refusal: {
+        status: 'refused',
+        reason: 'already_approved',
+        message: 'You have already approved this plan.',
+        run: current,
+      },
+    };
   }
   await deps.store.appendAudit({
     at: deps.now(),
@@ -129,19 +154,21 @@ export async function approveRun(
       groups: rights.userGroups,
     },
   });
-  if (!decision.complete) return { status: 'recorded', run: current, progress: decision.progress };
+  if (!decision.complete) return { outcome: { status: 'recorded', run: current, progress: decision.progress } };
 
   const approved = await deps.store.transition(runId, DECIDABLE, 'approved');
   if (!approved) {
     // Another process moved the run between our read and our write: its outcome stands.
     const moved = await decidableRun(deps, stack, runId);
-    if ('status' in moved) return { ...moved };
+    if ('status' in moved) return { outcome: { ...moved } };
     return {
-      status: 'refused',
-      reason: 'not_awaiting',
-      message: 'This plan changed while you approved it; please try again.',
-      run: moved,
+      outcome: {
+        status: 'refused',
+        reason: 'not_awaiting',
+        message: 'This plan changed while you approved it; please try again.',
+        run: moved,
+      },
     };
   }
-  return { status: 'complete', run: approved, progress: decision.progress };
+  return { outcome: { status: 'complete', run: approved, progress: decision.progress } };
 }
