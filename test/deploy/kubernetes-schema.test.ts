@@ -7,6 +7,7 @@ import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { KUBERNETES_DIR, loadManifests, manifestFiles, readYamlDocuments } from './deploy-files.js';
+import { kindDeclaration, unknownFields } from './unknown-fields.js';
 
 /** The kinds deploy/kubernetes may hold, each as its kubernetes-models class (Kubernetes' OpenAPI schema). */
 // biome-ignore lint/suspicious/noExplicitAny: each model takes its own object type; its schema checks it
@@ -46,6 +47,27 @@ describe('deploy/kubernetes: every object against its Kubernetes schema', () => 
   it.each(loadManifests().map((m) => [`${m.kind} ${m.metadata.name}`, m] as const))('%s is valid', (_, manifest) => {
     const { file: _file, ...object } = manifest;
     expect(() => model(object.apiVersion, object.kind, object).validate()).not.toThrow();
+  });
+
+  it.each(loadManifests().map((m) => [`${m.kind} ${m.metadata.name}`, m] as const))(
+    '%s has no field its kind does not declare',
+    (_, manifest) => {
+      const { file: _file, ...object } = manifest;
+      expect(unknownFields(object, kindDeclaration(object.apiVersion, object.kind))).toEqual([]);
+    },
+  );
+
+  it('the unknown-field check names a misspelt field where it is', () => {
+    const deployment = structuredClone(manifests.find((m) => m.kind === 'Deployment')!);
+    const { file: _file, ...object } = deployment;
+    const container = object.spec.template.spec.containers[0];
+    container.readinesProbe = container.readinessProbe;
+    container.env[0].valueFrom = { secretKeyRef: { name: 'x', key: 'y', optinal: true } };
+    object.metadata.labels = { ...object.metadata.labels, 'any-label': 'is not a field' };
+    expect(unknownFields(object, kindDeclaration(object.apiVersion, object.kind))).toEqual([
+      'spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef.optinal',
+      'spec.template.spec.containers[0].readinesProbe',
+    ]);
   });
 
   it('the schema check itself refuses a broken object', () => {
