@@ -4,3 +4,4 @@ export * from './describe.js';
 export * from './identifiers.js';
 export * from './resource-index.js';
 export * from './debounce.js';
+export * from './intake.js';
