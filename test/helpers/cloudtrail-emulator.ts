@@ -38,6 +38,8 @@ export interface CloudTrailEmulator {
   add(record: TrailRecord, resourceNames?: string[]): void;
   /** The next `n` calls answer 400 ThrottlingException, as CloudTrail does over 2 calls a second. */
   throttleNext(n: number): void;
+  /** The next `n` calls answer this error, e.g. `AccessDeniedException` 400 or `InternalFailure` 500. */
+  failNext(n: number, error: { type: string; status: number }): void;
   calls(): LookupCall[];
   close(): Promise<void>;
 }
@@ -115,7 +117,7 @@ export async function startCloudTrailEmulator(): Promise<CloudTrailEmulator> {
   const calls: LookupCall[] = [];
   /** NextToken -> the query it continues and where; CloudTrail refuses a token used with another query. */
   const tokens = new Map<string, { query: string; offset: number }>();
-  let throttle = 0;
+  const script: { type: string; status: number; message: string }[] = [];
   let tokenCount = 0;
 
   const answer = (res: ServerResponse, call: LookupCall, status: number, body: unknown) => {
@@ -146,10 +148,8 @@ export async function startCloudTrailEmulator(): Promise<CloudTrailEmulator> {
       if (req.method !== 'POST' || !target.startsWith(TARGET_PREFIX))
         return refuse(res, call, 'UnknownOperationException', `unknown target ${target}`);
       if (!call.signed) return refuse(res, call, 'MissingAuthenticationTokenException', 'Missing Authentication Token');
-      if (throttle > 0) {
-        throttle--;
-        return refuse(res, call, 'ThrottlingException', 'Rate exceeded');
-      }
+      const scripted = script.shift();
+      if (scripted) return answer(res, call, scripted.status, { __type: scripted.type, message: scripted.message });
       if (target !== `${TARGET_PREFIX}LookupEvents`)
         return refuse(res, call, 'UnknownOperationException', `${target} is not emulated`);
       const max = typeof body.MaxResults === 'number' ? body.MaxResults : 50;
@@ -185,7 +185,10 @@ export async function startCloudTrailEmulator(): Promise<CloudTrailEmulator> {
       events.push({ record, resourceNames: resourceNames ?? defaultResourceNames(record) });
     },
     throttleNext(n) {
-      throttle += n;
+      for (let i = 0; i < n; i++) script.push({ type: 'ThrottlingException', status: 400, message: 'Rate exceeded' });
+    },
+    failNext(n, { type, status }) {
+      for (let i = 0; i < n; i++) script.push({ type, status, message: `scripted ${type}` });
     },
     calls: () => [...calls],
     async close() {

@@ -23,12 +23,13 @@ export class CloudTrailLookupError extends ExternalServiceError {
     readonly resourceName: string,
     readonly attempts: number,
     reason: string,
+    retriable: boolean,
     options?: { cause?: unknown },
   ) {
     super(
       'cloudtrail',
       `LookupEvents for resource ${resourceName} in account ${account}, ${region}: ${reason} after ${attempts} attempt${attempts === 1 ? '' : 's'}`,
-      true,
+      retriable,
       options,
     );
   }
@@ -102,13 +103,22 @@ export function createCloudTrailLookup(options: CloudTrailLookupOptions): Change
           ),
         );
       } catch (err) {
-        const fail = (reason: string) =>
-          new CloudTrailLookupError(options.account, options.region, resourceName, attempt, reason, { cause: err });
+        const fail = (reason: string, retriable: boolean) =>
+          new CloudTrailLookupError(options.account, options.region, resourceName, attempt, reason, retriable, {
+            cause: err,
+          });
         if (!isThrottling(err)) {
-          const e = err as { name?: string; message?: string };
-          throw fail(`${e.name ?? 'error'}${e.message && e.message !== e.name ? `: ${e.message}` : ''}`);
+          const e = err as {
+            name?: string;
+            message?: string;
+            $fault?: string;
+            $metadata?: { httpStatusCode?: number };
+          };
+          // Refused (no permission, a bad parameter) is not worth retrying; unreachable or a 5xx is.
+          const refused = e.$fault === 'client' && e.$metadata?.httpStatusCode !== undefined;
+          throw fail(`${e.name ?? 'error'}${e.message && e.message !== e.name ? `: ${e.message}` : ''}`, !refused);
         }
-        if (attempt >= maxAttempts) throw fail('still throttled');
+        if (attempt >= maxAttempts) throw fail('still throttled', true);
         const delay = baseDelay * 2 ** (attempt - 1);
         await sleep(delay / 2 + Math.random() * (delay / 2));
       }

@@ -18,6 +18,7 @@ export interface ClassifyOptions {
 export type Classification =
   | { kind: 'relevant' }
   | { kind: 'ignored'; reason: 'read_only' }
+  | { kind: 'ignored'; reason: 'failed_call'; errorCode: string }
   | { kind: 'ignored'; reason: 'own_apply'; rule: string }
   | { kind: 'ignored'; reason: 'automation'; rule: string };
 
@@ -51,6 +52,9 @@ export function createClassifier(options: ClassifyOptions): (event: ChangeEvent)
   const automation = options.automation.map((r) => ({ rule: r.name, isMatch: compile(r.arn) }));
   return (event) => {
     if (isReadOnly(event)) return { kind: 'ignored', reason: 'read_only' };
+    // A call AWS refused (AccessDenied, a validation error) changed nothing; CloudTrail logs it all the same.
+    const { errorCode } = event.record;
+    if (errorCode) return { kind: 'ignored', reason: 'failed_call', errorCode };
     const arns = principalArns(event);
     const ownMatch = own.find((o) => arns.some((arn) => o.isMatch(arn)));
     if (ownMatch) return { kind: 'ignored', reason: 'own_apply', rule: ownMatch.rule };

@@ -118,7 +118,17 @@ describe('CloudTrail lookup', () => {
     });
     const error = await history.changesTo('acme-prod-assets', SINCE).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CloudTrailLookupError);
-    expect(error).toMatchObject({ attempts: 1 });
+    expect(error).toMatchObject({ attempts: 1, retriable: true });
+  });
+
+  it('says a refused call is not worth retrying', async () => {
+    emulator.failNext(1, { type: 'AccessDeniedException', status: 400 });
+    const error = await lookup()
+      .history.changesTo('acme-prod-assets', SINCE)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ attempts: 1, retriable: false });
+    expect((error as Error).message).toContain('AccessDeniedException: scripted AccessDeniedException after 1 attempt');
+    expect(emulator.calls()).toHaveLength(1);
   });
 
   it('lists a record it cannot read, with why, and keeps the others', async () => {

@@ -23,6 +23,14 @@ describe('classify', () => {
     expect(classify(fixtureEvent(name), options)).toEqual(expected);
   });
 
+  it('ignores a call AWS refused: it changed nothing', () => {
+    const denied = withDetail('root', (d) => {
+      d.errorCode = 'AccessDenied';
+      d.errorMessage = 'Access Denied';
+    });
+    expect(classify(denied, options)).toEqual({ kind: 'ignored', reason: 'failed_call', errorCode: 'AccessDenied' });
+  });
+
   it('trusts the readOnly flag over the event name', () => {
     const describeButWrites = withDetail('root', (d) => {
       d.eventName = 'DescribeSomething';
