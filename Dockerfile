@@ -53,9 +53,12 @@ RUN set -eu \
  && terraform version && tofu version
 
 FROM ${NODE_IMAGE}
+# A fixed uid/gid (10001): Kubernetes' runAsNonRoot can only check a numeric user, so the manifests in
+# deploy/kubernetes run as this one, which owns the home and data dir here.
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates git openssh-client tini \
  && rm -rf /var/lib/apt/lists/* \
- && groupadd --system driftgate && useradd --system --gid driftgate --home-dir /var/lib/driftgate --create-home driftgate
+ && groupadd --system --gid 10001 driftgate \
+ && useradd --system --uid 10001 --gid driftgate --home-dir /var/lib/driftgate --create-home driftgate
 COPY --from=binaries /usr/local/bin/terraform /usr/local/bin/tofu /usr/local/bin/
 WORKDIR /app
 COPY --from=build /app/package.json ./

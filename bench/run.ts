@@ -3,6 +3,7 @@ import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { packageRoot } from '../src/cli/package-root.js';
+import { benchChangeEvents } from './change-events.js';
 import { benchPlanAnalysis } from './plan-analysis.js';
 import { benchPolicies } from './policy.js';
 import { benchRemediation } from './remediation.js';
@@ -11,7 +12,7 @@ import { benchStore } from './store.js';
 import { benchSweep } from './sweep.js';
 
 /**
- * `npm run bench [-- sweep|aws-sweep|analysis|slack|policy|remediation|store]`: runs the benchmarks and
+ * `npm run bench [-- sweep|aws-sweep|analysis|slack|policy|remediation|store|change-events]`: runs the benchmarks and
  * rewrites their sections of bench/results.md, keeping the sections of benchmarks not run this time.
  */
 const BENCHES: Record<
@@ -26,6 +27,7 @@ const BENCHES: Record<
   policy: benchPolicies,
   remediation: benchRemediation,
   store: benchStore,
+  'change-events': benchChangeEvents,
 };
 
 async function machine(): Promise<string> {

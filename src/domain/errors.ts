@@ -22,7 +22,8 @@ export type DriftgateErrorCode =
   | 'AUTHORS_UNKNOWN'
   | 'SHUTTING_DOWN'
   | 'STACK_DIR_UNUSABLE'
-  | 'LISTEN_FAILED';
+  | 'LISTEN_FAILED'
+  | 'CHANGE_EVENT_INVALID';
 
 export class DriftgateError extends Error {
   readonly code: DriftgateErrorCode;

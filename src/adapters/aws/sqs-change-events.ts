@@ -1,0 +1,148 @@
+import { DeleteMessageCommand, type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeEventError, type ChangeEvent, parseEventBridgeEvent } from '../../domain/change-events/schema.js';
+
+/**
+ * The pull door for change events: a long-poll loop on the SQS queue an EventBridge rule targets, for a
+ * driftgate that must not be reachable from outside. A message is deleted only once its event was
+ * handled. A message that is not an EventBridge CloudTrail event is logged with why and left in the
+ * queue: it comes back after the visibility timeout, and once SQS has delivered it maxReceiveCount times
+ * the queue's redrive policy moves it to the dead-letter queue, where a person can read it. That is how
+ * an SQS DLQ works (SQS moves the message, not the consumer), so the queue must have a redrive policy;
+ * without one such a message returns forever, logged each time. A handler that fails is treated alike.
+ */
+
+export interface ChangeEventLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface SqsChangeEventsOptions {
+  client: SQSClient;
+  queueUrl: string;
+  /** Called once per valid event; the message is deleted when it resolves. */
+  handle: (event: ChangeEvent, message: { id: string; receiveCount: number }) => Promise<void>;
+  logger: ChangeEventLogger;
+  /** Ends the loop: the long poll in flight is cancelled, the message being handled finishes first. */
+  signal: AbortSignal;
+  /** Long-poll wait, 1 to 20 s (default 20: one request per 20 s on an idle queue). */
+  waitTimeSeconds?: number;
+  /** Pause after a failed receive before the next (default 5 s), so a broken queue is not hammered. */
+  errorPauseMs?: number;
+}
+
+export interface SqsChangeEventCounts {
+  received: number;
+  handled: number;
+  /** Messages that were not EventBridge CloudTrail events: left for the DLQ. */
+  refused: number;
+  /** Valid events whose handler threw: left for redelivery. */
+  failed: number;
+  receiveErrors: number;
+}
+
+/**
+ * The SQS client for change events; the endpoint comes from the caller, else AWS_ENDPOINT_URL_SQS in
+ * the given environment. `useQueueUrlAsEndpoint` stays on: a queue URL names its own host.
+ */
+export function createSqsClient(options: {
+  region: string;
+  endpoint?: string;
+  env?: Record<string, string | undefined>;
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+}): SQSClient {
+  const endpoint = options.endpoint ?? options.env?.AWS_ENDPOINT_URL_SQS;
+  return new SQSClient({
+    region: options.region,
+    ...(endpoint ? { endpoint } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+  });
+}
+
+type Verdict = { ok: true; event: ChangeEvent } | { ok: false; why: string };
+
+function readMessage(message: Message): Verdict {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(message.Body ?? '');
+  } catch {
+    // JSON.parse's message quotes the body; the body may hold anything, so it is not logged.
+    return { ok: false, why: `the body is not JSON (${(message.Body ?? '').length} characters)` };
+  }
+  try {
+    return { ok: true, event: parseEventBridgeEvent(raw) };
+  } catch (err) {
+    if (err instanceof ChangeEventError) return { ok: false, why: err.message };
+    throw err;
+  }
+}
+
+const abortable = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+
+export async function runSqsChangeEvents(options: SqsChangeEventsOptions): Promise<SqsChangeEventCounts> {
+  const { client, queueUrl, logger, signal } = options;
+  const counts: SqsChangeEventCounts = { received: 0, handled: 0, refused: 0, failed: 0, receiveErrors: 0 };
+
+  async function process(message: Message): Promise<void> {
+    const id = message.MessageId ?? '(no id)';
+    const receiveCount = Number(message.Attributes?.ApproximateReceiveCount ?? 1);
+    const verdict = readMessage(message);
+    if (!verdict.ok) {
+      counts.refused++;
+      logger.warn(
+        { queueUrl, messageId: id, receiveCount, why: verdict.why },
+        'SQS message is not an EventBridge CloudTrail event: left for the dead-letter queue',
+      );
+      return;
+    }
+    try {
+      await options.handle(verdict.event, { id, receiveCount });
+    } catch (err) {
+      counts.failed++;
+      logger.error(
+        { queueUrl, messageId: id, receiveCount, err },
+        'handling a change event failed: SQS will deliver it again',
+      );
+      return;
+    }
+    counts.handled++;
+    // Deleting after handling: a crash in between delivers the event again, which the debounce absorbs.
+    await client
+      .send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }))
+      .catch((err: unknown) => logger.warn({ queueUrl, messageId: id, err }, 'deleting a handled SQS message failed'));
+  }
+
+  while (!signal.aborted) {
+    let messages: Message[];
+    try {
+      const output = await client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: options.waitTimeSeconds ?? 20,
+          MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+        }),
+        { abortSignal: signal },
+      );
+      messages = output.Messages ?? [];
+    } catch (err) {
+      if (signal.aborted) break;
+      counts.receiveErrors++;
+      logger.error({ queueUrl, err }, 'receiving change events from SQS failed; retrying');
+      await abortable(options.errorPauseMs ?? 5_000, signal);
+      continue;
+    }
+    counts.received += messages.length;
+    for (const message of messages) await process(message);
+  }
+  return counts;
+}

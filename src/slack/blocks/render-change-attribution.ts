@@ -1,0 +1,154 @@
+import type { KnownBlock } from '@slack/types';
+import type { ChangeDescription, ChangeHow, Principal } from '../../domain/change-events/describe.js';
+import { LIMITS } from '../limits.js';
+import { code, escapeMrkdwn, safeLink, truncate, userRef } from './escape.js';
+import { context, fallbackText, plural, section, slackDate, type SlackMessage } from './message.js';
+
+/**
+ * "Who changed it" for a drift alert, from the change events that named the drifted resources. Every
+ * field of an event is written by whoever made the call (a session name, a user agent, a key), so all
+ * of it is escaped; the only mentions are Slack user ids from config, checked by `userRef`.
+ */
+
+/** A described change and the resource of the stack it touched, when the index knew it. */
+export interface AttributedChange extends ChangeDescription {
+  resource?: string;
+}
+
+export type Attribution =
+  | { status: 'found'; changes: AttributedChange[] }
+  /** CloudTrail was asked and knew of no call: made before its 90 days, or by a call it does not log. */
+  | { status: 'none' }
+  /** CloudTrail did not answer (throttled, no access, down): the alert goes out without the who. */
+  | { status: 'unknown' };
+
+export interface AttributionOptions {
+  /** Principal ARN, issuer role ARN or name (an Identity Center user's e-mail) -> Slack user id. */
+  slackUsers?: Readonly<Record<string, string>>;
+  /** Changes shown in the alert itself; the thread lists all. */
+  maxInAlert?: number;
+}
+
+const HOW: Record<ChangeHow, string> = {
+  console: 'in the console',
+  cli: 'with the AWS CLI',
+  sdk: 'with an AWS SDK',
+  terraform: 'with Terraform run outside driftgate',
+  cloudformation: 'through CloudFormation',
+  aws_service: 'by an AWS service',
+  unknown: 'by an unknown client',
+};
+
+const PRINCIPAL_MAX = 120;
+const LINE_MAX = 600;
+
+function mention(principal: Principal, slackUsers: Readonly<Record<string, string>>): string | undefined {
+  for (const key of [principal.arn, principal.issuer, principal.name]) {
+    const id = key === undefined ? undefined : slackUsers[key];
+    if (id && /^[UW][A-Z0-9]+$/.test(id)) return userRef(id);
+  }
+  return undefined;
+}
+
+function who(principal: Principal, slackUsers: Readonly<Record<string, string>>): string {
+  const display = escapeMrkdwn(truncate(principal.display, PRINCIPAL_MAX));
+  const user = mention(principal, slackUsers);
+  const root = principal.kind === 'root' ? ':warning: ' : '';
+  return user ? `${root}${user} (${display})` : `${root}*${display}*`;
+}
+
+function changeLine(change: AttributedChange, slackUsers: Readonly<Record<string, string>>): string {
+  const resource = change.resource ? ` ${code(truncate(change.resource, 200))}` : '';
+  const from = change.sourceIp ? ` from ${code(truncate(change.sourceIp, 64))}` : '';
+  const link = change.consoleUrl ? ` · ${safeLink(change.consoleUrl, 'CloudTrail event')}` : '';
+  const line = `• ${who(change.principal, slackUsers)} changed${resource} ${HOW[change.how]}: ${code(truncate(change.eventName, 100))} ${slackDate(change.at)}${from}${link}`;
+  return line.length <= LINE_MAX ? line : `${line.slice(0, LINE_MAX - 1)}…`;
+}
+
+/** The latest change of each resource, newest first; changes without a resource count as their own. */
+export function latestPerResource(changes: readonly AttributedChange[]): AttributedChange[] {
+  const newestFirst = [...changes].sort((a, b) => b.at.getTime() - a.at.getTime());
+  const seen = new Set<string>();
+  return newestFirst.filter((c) => {
+    const key = c.resource ?? `event:${c.eventId}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Lines into sections each within Slack's section limit, cut where the message would exceed its blocks. */
+function sections(lines: string[], maxBlocks: number): { blocks: KnownBlock[]; shown: number } {
+  const blocks: KnownBlock[] = [];
+  let current: string[] = [];
+  let length = 0;
+  let shown = 0;
+  for (const line of lines) {
+    if (length + line.length + 1 > LIMITS.sectionText && current.length) {
+      if (blocks.length + 1 >= maxBlocks) break;
+      blocks.push(section(current.join('\n')));
+      current = [];
+      length = 0;
+    }
+    current.push(line);
+    length += line.length + 1;
+    shown++;
+  }
+  if (current.length) blocks.push(section(current.join('\n')));
+  return { blocks, shown };
+}
+
+export interface RenderedAttribution {
+  /** Blocks for the drift alert, under its summary. */
+  blocks: KnownBlock[];
+  /** One line for the alert's notification text. */
+  text: string;
+  /** Every change, for the alert's thread; absent when the alert already shows them all. */
+  thread?: SlackMessage;
+}
+
+export function renderChangeAttribution(
+  attribution: Attribution,
+  options: AttributionOptions = {},
+): RenderedAttribution {
+  if (attribution.status === 'unknown') {
+    const text = 'who: unknown, CloudTrail did not answer';
+    return { text, blocks: [context([`:grey_question: *Who:* unknown, CloudTrail did not answer`])] };
+  }
+  if (attribution.status === 'none' || attribution.changes.length === 0) {
+    const text = 'who: unknown, CloudTrail has no call that changed these resources';
+    return {
+      text,
+      blocks: [context([':grey_question: *Who:* unknown, CloudTrail has no call that changed these resources'])],
+    };
+  }
+  const slackUsers = options.slackUsers ?? {};
+  const maxInAlert = options.maxInAlert ?? 3;
+  const latest = latestPerResource(attribution.changes);
+  const shown = latest.slice(0, maxInAlert);
+  const all = [...attribution.changes].sort((a, b) => b.at.getTime() - a.at.getTime());
+  const more = all.length - shown.length;
+  const lines = shown.map((c) => changeLine(c, slackUsers));
+  const blocks: KnownBlock[] = [section(`*Who changed it*\n${lines.join('\n')}`)];
+  if (more > 0) blocks.push(context([`${plural(more, 'more change')} in the thread`]));
+  const first = shown[0]!;
+  // The notification text is mrkdwn-parsed too: the principal's name is escaped there as well.
+  const text = fallbackText(truncate(`changed by ${first.principal.display} (${first.eventName})`, 300));
+  if (more <= 0) return { text, blocks };
+
+  const threadLines = all.map((c) => changeLine(c, slackUsers));
+  const { blocks: threadBlocks, shown: listed } = sections(threadLines, LIMITS.messageBlocks - 2);
+  const cut = all.length - listed;
+  return {
+    text,
+    blocks,
+    thread: {
+      text: `${plural(all.length, 'change')} to the drifted resources`,
+      blocks: [
+        section(`*${plural(all.length, 'change')} to the drifted resources*, newest first`),
+        ...threadBlocks,
+        ...(cut > 0 ? [context([`${plural(cut, 'older change')} not listed`])] : []),
+      ],
+    },
+  };
+}

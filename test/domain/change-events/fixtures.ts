@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type ChangeEvent, parseEventBridgeEvent } from '../../../src/domain/change-events/schema.js';
+
+const DIR = join(import.meta.dirname, '../../fixtures/change-events');
+
+export const FIXTURES = [
+  'console-put-object-identity-center',
+  'console-put-bucket-tagging-identity-center',
+  'cli-iam-user',
+  'assumed-role-sdk',
+  'root',
+  'read-only-get-object',
+  'terraform-own-role',
+] as const;
+export type FixtureName = (typeof FIXTURES)[number] | 'unknown-shape';
+
+/** A fixture as AWS would send it: the raw JSON document. */
+export function rawFixture(name: FixtureName): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(DIR, `${name}.json`), 'utf8')) as Record<string, unknown>;
+}
+
+export function fixtureEvent(name: (typeof FIXTURES)[number]): ChangeEvent {
+  return parseEventBridgeEvent(rawFixture(name));
+}
+
+/** A fixture with its `detail` changed, for the cases no recorded event shows. */
+export function withDetail(name: (typeof FIXTURES)[number], change: (detail: Record<string, unknown>) => void) {
+  const raw = rawFixture(name);
+  change(raw.detail as Record<string, unknown>);
+  return parseEventBridgeEvent(raw);
+}

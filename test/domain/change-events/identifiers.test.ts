@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import {
+  IDENTIFIER_LIMITS,
+  identifiersOf,
+  normalizeIdentifier,
+} from '../../../src/domain/change-events/identifiers.js';
+import { fixtureEvent, withDetail } from './fixtures.js';
+
+describe('identifiersOf', () => {
+  it('names an S3 object as its ARN, bucket/key and its bucket', () => {
+    const ids = identifiersOf(fixtureEvent('console-put-object-identity-center'));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'arn:aws:s3:::acme-prod-assets/config/app.json',
+        'acme-prod-assets/config/app.json',
+        'arn:aws:s3:::acme-prod-assets',
+        'acme-prod-assets',
+      ]),
+    );
+  });
+
+  it('finds identifiers in requestParameters and responseElements', () => {
+    const ids = identifiersOf(fixtureEvent('assumed-role-sdk'));
+    expect(ids).toEqual(
+      expect.arrayContaining(['orders-api', 'arn:aws:lambda:eu-west-1:111122223333:function:orders-api']),
+    );
+    expect(identifiersOf(fixtureEvent('cli-iam-user'))).toEqual(
+      expect.arrayContaining(['sg-0a1b2c3d4e5f60718', 'sgr-0f1e2d3c4b5a69788']),
+    );
+  });
+
+  it('leaves out numbers and strings too short to name anything', () => {
+    const ids = identifiersOf(fixtureEvent('assumed-role-sdk'));
+    expect(ids).not.toContain('30');
+    expect(normalizeIdentifier('ab')).toEqual([]);
+    expect(normalizeIdentifier('1024')).toEqual([]);
+  });
+
+  it('is bounded on a huge event, keeping resource ARNs first', () => {
+    const event = withDetail('console-put-object-identity-center', (d) => {
+      d.responseElements = { items: Array.from({ length: 5000 }, (_, i) => ({ id: `i-${i}`.padEnd(10, 'x') })) };
+    });
+    const ids = identifiersOf(event);
+    expect(ids.length).toBe(IDENTIFIER_LIMITS.strings);
+    expect(ids[0]).toBe('arn:aws:s3:::acme-prod-assets/config/app.json');
+  });
+
+  it('does not follow nesting deeper than its limit', () => {
+    let deep: unknown = 'buried-identifier';
+    for (let i = 0; i < 50; i++) deep = { next: deep };
+    const event = withDetail('root', (d) => {
+      d.requestParameters = { deep };
+    });
+    expect(identifiersOf(event)).not.toContain('buried-identifier');
+  });
+});

@@ -1,0 +1,92 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ChangeEvent } from '../../../src/domain/change-events/schema.js';
+import { AWS_EVENTS_PATH, createAwsEventsListener } from '../../../src/http/aws-events/listener.js';
+import { rawFixture } from '../../domain/change-events/fixtures.js';
+
+const SECRET = 'events-secret-that-must-never-be-logged';
+
+let server: Server;
+let url: string;
+let taken: ChangeEvent[];
+let logs: { level: string; obj: object; msg?: string }[];
+
+beforeEach(async () => {
+  taken = [];
+  logs = [];
+  const at = (level: string) => (obj: object, msg?: string) => {
+    logs.push({ level, obj, ...(msg ? { msg } : {}) });
+  };
+  const listener = createAwsEventsListener({
+    secret: SECRET,
+    take: (event) => taken.push(event),
+    logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
+    maxBodyBytes: 64 * 1024,
+  });
+  server = createServer(listener);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${AWS_EVENTS_PATH}`;
+});
+afterEach(async () => {
+  server.closeAllConnections();
+  server.close();
+  await once(server, 'close');
+});
+
+const post = (body: string, headers: Record<string, string> = { 'x-driftgate-events-secret': SECRET }) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+
+describe('POST /events/aws', () => {
+  it('takes an EventBridge CloudTrail event sent with the secret', async () => {
+    const res = await post(JSON.stringify(rawFixture('root')));
+    expect(res.status).toBe(202);
+    expect(await res.json()).toEqual({ accepted: true, eventId: '0a9b8c7d-6e5f-4a3b-2c1d-0e9f8a7b6c5d' });
+    expect(taken.map((e) => e.record.eventName)).toEqual(['DeleteBucketPolicy']);
+  });
+
+  it.each([
+    ['a wrong secret', { 'x-driftgate-events-secret': `${SECRET}x` }],
+    ['a secret of another length', { 'x-driftgate-events-secret': 'short' }],
+    ['no secret', {} as Record<string, string>],
+  ])('answers 401 and does nothing for %s', async (_what, headers) => {
+    const res = await post(JSON.stringify(rawFixture('root')), headers);
+    expect(res.status).toBe(401);
+    expect(taken).toEqual([]);
+    expect(JSON.stringify(logs)).not.toContain(SECRET);
+  });
+
+  it('refuses a body over the cap', async () => {
+    const raw = rawFixture('root');
+    (raw.detail as Record<string, unknown>).requestParameters = { padding: 'x'.repeat(70 * 1024) };
+    const res = await post(JSON.stringify(raw));
+    expect(res.status).toBe(413);
+    expect(taken).toEqual([]);
+  });
+
+  it('refuses an event of an unknown shape, naming what was wrong', async () => {
+    const res = await post(JSON.stringify(rawFixture('unknown-shape')));
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { issues: { path: string }[] };
+    expect(body.issues.map((i) => i.path).sort()).toEqual(['detail.eventName', 'detail.userIdentity']);
+    expect(taken).toEqual([]);
+    expect(logs.find((l) => l.level === 'warn')?.msg).toBe('change event refused: not an EventBridge CloudTrail event');
+  });
+
+  it('refuses a body that is not JSON, and other methods', async () => {
+    expect((await post('{"detail-type": ')).status).toBe(400);
+    expect((await fetch(url)).status).toBe(405);
+    expect(
+      (
+        await fetch(url, {
+          method: 'POST',
+          headers: { 'x-driftgate-events-secret': SECRET, 'content-type': 'text/plain' },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(415);
+    expect(taken).toEqual([]);
+  });
+});

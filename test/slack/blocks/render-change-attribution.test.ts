@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { describeChange } from '../../../src/domain/change-events/describe.js';
+import {
+  type AttributedChange,
+  latestPerResource,
+  renderChangeAttribution,
+} from '../../../src/slack/blocks/render-change-attribution.js';
+import { fixtureEvent, withDetail } from '../../domain/change-events/fixtures.js';
+import { expectNoInjection, expectValidMessage, mrkdwnTexts } from './helpers.js';
+
+const attributed = (name: Parameters<typeof fixtureEvent>[0], resource?: string): AttributedChange => ({
+  ...describeChange(fixtureEvent(name)),
+  ...(resource ? { resource } : {}),
+});
+
+describe('who changed it', () => {
+  it('names the principal as a Slack mention, how, the call, when, from where, and links the event', () => {
+    const rendered = renderChangeAttribution(
+      { status: 'found', changes: [attributed('console-put-bucket-tagging-identity-center', 'aws_s3_bucket.assets')] },
+      { slackUsers: { 'alice@example.com': 'U0ALICE' } },
+    );
+    expectValidMessage(rendered);
+    const text = mrkdwnTexts({ blocks: rendered.blocks }).join('\n');
+    expect(text).toContain('<@U0ALICE> (alice@example.com (Identity Center, AdministratorAccess))');
+    expect(text).toContain('`aws_s3_bucket.assets` in the console: `PutBucketTagging`');
+    expect(text).toContain('<!date^1796292249^');
+    expect(text).toContain('from `203.0.113.24`');
+    expect(text).toContain(
+      '<https://eu-west-1.console.aws.amazon.com/cloudtrail/home?region=eu-west-1#/events/c4f0d2a7-1b3e-4e59-a6c8-0f2d4b6e8a93|CloudTrail event>',
+    );
+    expect(rendered.thread).toBeUndefined();
+  });
+
+  it('maps a session to Slack by its issuer role, and shows the name where no map is given', () => {
+    const sdk = attributed('assumed-role-sdk');
+    const mapped = renderChangeAttribution(
+      { status: 'found', changes: [sdk] },
+      { slackUsers: { 'arn:aws:iam::111122223333:role/ci-deployer': 'U0CI' } },
+    );
+    expect(mrkdwnTexts({ blocks: mapped.blocks }).join()).toContain('<@U0CI> (gha-orders-4821 via role ci-deployer)');
+    const plain = renderChangeAttribution({ status: 'found', changes: [sdk] });
+    expect(mrkdwnTexts({ blocks: plain.blocks }).join()).toContain(
+      '*gha-orders-4821 via role ci-deployer* changed with an AWS SDK',
+    );
+  });
+
+  it('marks a change by root', () => {
+    const rendered = renderChangeAttribution({
+      status: 'found',
+      changes: [attributed('root', 'aws_s3_bucket.assets')],
+    });
+    expect(mrkdwnTexts({ blocks: rendered.blocks }).join()).toContain(':warning: *root (account 111122223333)*');
+  });
+
+  it('shows the latest change per resource first and lists every change in the thread', () => {
+    const changes = [
+      attributed('console-put-object-identity-center', 'aws_s3_object.config'),
+      attributed('console-put-bucket-tagging-identity-center', 'aws_s3_bucket.assets'),
+      attributed('root', 'aws_s3_bucket.assets'),
+      attributed('cli-iam-user', 'aws_security_group.ssh'),
+    ];
+    expect(latestPerResource(changes).map((c) => [c.resource, c.eventName])).toEqual([
+      ['aws_s3_bucket.assets', 'DeleteBucketPolicy'],
+      ['aws_security_group.ssh', 'AuthorizeSecurityGroupIngress'],
+      ['aws_s3_object.config', 'PutObject'],
+    ]);
+    const rendered = renderChangeAttribution({ status: 'found', changes }, { maxInAlert: 2 });
+    expectValidMessage(rendered);
+    const alert = mrkdwnTexts({ blocks: rendered.blocks }).join('\n');
+    expect(alert.indexOf('DeleteBucketPolicy')).toBeLessThan(alert.indexOf('AuthorizeSecurityGroupIngress'));
+    expect(alert).not.toContain('PutObject');
+    expect(alert).toContain('2 more changes in the thread');
+    expect(rendered.thread).toBeDefined();
+    expectValidMessage(rendered.thread!);
+    const thread = mrkdwnTexts(rendered.thread).join('\n');
+    for (const name of ['PutObject', 'PutBucketTagging', 'DeleteBucketPolicy', 'AuthorizeSecurityGroupIngress'])
+      expect(thread).toContain(name);
+  });
+
+  it('keeps a thread of thousands of changes within Slack limits, saying how many it left out', () => {
+    const base = attributed('cli-iam-user', 'aws_security_group.ssh');
+    const changes = Array.from({ length: 3000 }, (_, i) => ({
+      ...base,
+      eventId: `e-${i}`,
+      at: new Date(base.at.getTime() + i * 1000),
+    }));
+    const rendered = renderChangeAttribution({ status: 'found', changes });
+    expectValidMessage(rendered);
+    expectValidMessage(rendered.thread!);
+    expect(mrkdwnTexts(rendered.thread).join()).toMatch(/\d+ older changes not listed/);
+  });
+
+  it('escapes what the caller wrote: a session name, a user agent, an event name', () => {
+    const hostile = describeChange(
+      withDetail('assumed-role-sdk', (d) => {
+        const identity = d.userIdentity as Record<string, unknown>;
+        identity.arn = 'arn:aws:sts::111122223333:assumed-role/ci-deployer/<!channel><https://evil.example|x>';
+        d.eventName = 'Put<@U999>';
+        d.sourceIPAddress = '<!here>';
+        d.eventID = 'x"><https://evil';
+      }),
+    );
+    const rendered = renderChangeAttribution(
+      { status: 'found', changes: [{ ...hostile, resource: 'aws_s3_bucket.<!subteam^S1>' }] },
+      { slackUsers: { '<!channel><https://evil.example|x>': '<!channel>' } },
+    );
+    expectValidMessage(rendered);
+    expectNoInjection(mrkdwnTexts({ text: rendered.text, blocks: rendered.blocks }));
+    expect(mrkdwnTexts({ blocks: rendered.blocks }).join()).not.toContain('CloudTrail event');
+  });
+
+  it('says who is unknown when CloudTrail did not answer, and when it knew of no call', () => {
+    const unknown = renderChangeAttribution({ status: 'unknown' });
+    expect(unknown.text).toBe('who: unknown, CloudTrail did not answer');
+    expect(mrkdwnTexts({ blocks: unknown.blocks }).join()).toContain('unknown, CloudTrail did not answer');
+    const none = renderChangeAttribution({ status: 'none' });
+    expect(none.text).toContain('CloudTrail has no call');
+  });
+});
