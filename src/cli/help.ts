@@ -14,6 +14,10 @@ const OPTIONS: Record<string, [string, string][]> = {
   ],
   serve: [['--port N', 'port of /healthz, /readyz, /metrics and the Slack endpoint; default $PORT, else 3000']],
   baseline: [['--commit SHA', 'the commit to record, 7 to 64 hex characters; default the branch head']],
+  migrate: [
+    ['--to postgres', 'where to: the Postgres store the config names (store.url), which must be empty'],
+    ['--from FILE', 'the SQLite store to copy; default <dataDir>/driftgate.db'],
+  ],
   demo: [['--keep', 'keep the demo directory to run driftgate check on it afterwards']],
 };
 

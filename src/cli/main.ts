@@ -5,6 +5,7 @@ import { checkCommand, CHECK_USAGE } from './commands/check.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand, DOCTOR_USAGE } from './commands/doctor.js';
 import { initCommand, INIT_USAGE } from './commands/init.js';
+import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
 import { unlockCommand } from './commands/unlock.js';
 import { validateCommand } from './commands/validate.js';
@@ -24,6 +25,8 @@ Usage:
       Run the scheduler (and /healthz, /readyz, /metrics) until SIGTERM; logs JSON.
   driftgate unlock STACK [--config FILE]
       Unblock a stack after an interrupted apply, once its real state was checked.
+  driftgate migrate --to postgres [--from FILE] [--config FILE]
+      Copy the SQLite store into the config's (empty) Postgres store; stop serve first.
   ${BASELINE_USAGE}
       Record a commit (default: the branch head) as last applied, for a stack applied elsewhere.
   ${INIT_USAGE}
@@ -43,6 +46,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   serve: serveCommand,
   unlock: unlockCommand,
   baseline: baselineCommand,
+  migrate: migrateCommand,
   demo: demoCommand,
   init: initCommand,
   doctor: doctorCommand,
