@@ -1,11 +1,11 @@
-import { InvalidTransitionError } from '../../domain/errors.js';
 import type { Run } from '../../domain/run/model.js';
-import { canTransition, isTerminal, type RunState } from '../../domain/run/state.js';
+import { isTerminal, type RunState } from '../../domain/run/state.js';
 import type { NewRun, RunPatch, RunQuery, RunStore } from '../../ports/store.js';
 import type { Synchronous } from './synchronous.js';
 import { ensureStack, type StoreContext } from './context.js';
 import { toRun } from './rows.js';
 import { selectFiltered } from './select-filtered.js';
+import { transitionSources } from './transition-check.js';
 
 type RunQueries = Pick<Synchronous<RunStore>, 'createRun' | 'getRun' | 'listRuns' | 'transition'>;
 
@@ -36,13 +36,7 @@ export function runQueries(ctx: StoreContext): RunQueries {
     },
 
     transition(id, from, to, patch = {}) {
-      const fromStates: readonly RunState[] = typeof from === 'string' ? [from] : from;
-      // A pair the state machine forbids is a bug in the caller, not a lost race: fail before any write.
-      const impossible = fromStates.filter((f) => !canTransition(f, to));
-      if (fromStates.length === 0 || impossible.length > 0) {
-        throw new InvalidTransitionError(id, (impossible.length ? impossible : fromStates).join('|') || '(none)', to);
-      }
-      return compareAndSet(ctx, id, fromStates, to, patch);
+      return compareAndSet(ctx, id, transitionSources(id, from, to), to, patch);
     },
   };
 }

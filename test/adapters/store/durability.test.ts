@@ -17,4 +17,18 @@ describe('store durability', () => {
       }
     }
   });
+
+  // SQLite checks foreign keys only on a connection that turns them on: the contract sees that a write is
+  // refused, this sees that it is refused for the reason that matters, on a first and a later connection.
+  it('refuses an artifact of a run the file does not hold, as a foreign key violation, on every connection', async () => {
+    for (let i = 0; i < 2; i++) {
+      const store = openSqliteStore({ path: tmp.path });
+      try {
+        const artifact = { runId: 'r_unknown', kind: 'plan' as const, key: 'k', sha256: 'a'.repeat(64), size: 1 };
+        await expect(store.addArtifact(artifact)).rejects.toThrow(/FOREIGN KEY/);
+      } finally {
+        await store.close();
+      }
+    }
+  });
 });
