@@ -31,6 +31,7 @@ import { replayAnnouncements } from '../services/replay-announcements.js';
 import { reportInterruptedApplies } from '../services/report-interrupted-applies.js';
 import { createAppContext, type AppContext } from './context.js';
 import { takeServeLease } from './serve-lease.js';
+import { watchStoreHealth } from './store-health.js';
 import type { LeaderLease } from '../adapters/postgres/leader-lease.js';
 import { listen, type ListenOptions, type ServePorts } from './serve-ports.js';
 
@@ -42,6 +43,8 @@ export interface ServeOptions extends ListenOptions {
   log?: { format: 'json' | 'human'; level: string };
   /** How often the Slack outbox is polled; default 250 ms. */
   outboxPollMs?: number;
+  /** How often `/readyz` learns whether the store answers; default 5 s. */
+  storeHealthMs?: number;
   /** GitHub client tuning (retry waits, write pacing); tests shorten them. */
   github?: Omit<GitHubClientOptions, 'logger'>;
 }
@@ -277,8 +280,15 @@ async function serveWith(
         logger,
       })
     : undefined;
+  const storeHealth = watchStoreHealth(store, {
+    ...(options.storeHealthMs ? { intervalMs: options.storeHealthMs } : {}),
+    onChange: (ok, reason) =>
+      ok ? logger.info('the store answers again') : logger.error({ reason }, 'the store does not answer: not ready'),
+  });
   setReady(() => {
     if (stopping) return { ok: false as const, reason: 'shutting down' };
+    const stored = storeHealth.current();
+    if (!stored.ok) return stored;
     if (slack && !slack.isReady())
       return { ok: false as const, reason: 'slack: not connected yet (auth.test is retried)' };
     return { ok: true as const };
@@ -306,6 +316,7 @@ async function serveWith(
       const { aborted, cancelled } = await scheduler.stop(config.defaults.shutdownTimeout);
       logger.info({ aborted, cancelled }, 'scheduler stopped');
       pager?.stop();
+      storeHealth.stop();
       await pageWorker?.stop();
       await slackApp?.stop();
       await jobs.idle();

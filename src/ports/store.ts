@@ -111,6 +111,8 @@ export interface RunStore {
    * interrupted is blocked. Returns the runs it changed.
    */
   recoverInterrupted(): Promise<Run[]>;
+  /** Resolves when the database answers, throws when it does not (`/readyz`). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -14,6 +14,8 @@ export interface TestPostgres {
   createDatabase(): Promise<string>;
   /** Drops the databases it created and stops the server, if it started one. */
   stop(): Promise<void>;
+  /** A server started here (not an external one): stop its process and start it again, files kept. */
+  outage?: { begin(): Promise<void>; end(): Promise<void> };
 }
 
 /**
@@ -40,7 +42,8 @@ async function startEmbedded(): Promise<TestPostgres> {
     user: 'postgres',
     password,
     authMethod: 'scram-sha-256',
-    persistent: false,
+    // Kept across an outage's stop and start; `stopServer` removes the files itself.
+    persistent: true,
     createPostgresUser: true,
     initdbFlags: ['--no-sync', '--encoding=UTF8'],
     // Loopback TCP only (no socket file in a shared /tmp); durability is not what these tests measure.
@@ -72,7 +75,10 @@ async function startEmbedded(): Promise<TestPostgres> {
     await stopServer().catch(() => {});
     throw new Error(`test postgres did not start on 127.0.0.1:${port}: ${String(err)}\n${log.join('').slice(-2000)}`);
   }
-  return databasesOn(`postgres://postgres:${password}@127.0.0.1:${port}/postgres`, stopServer);
+  return {
+    ...databasesOn(`postgres://postgres:${password}@127.0.0.1:${port}/postgres`, stopServer),
+    outage: { begin: () => server.stop(), end: () => server.start() },
+  };
 }
 
 function databasesOn(serverUrl: string, stopServer: () => Promise<void>): TestPostgres {
@@ -107,7 +113,11 @@ function databasesOn(serverUrl: string, stopServer: () => Promise<void>): TestPo
 }
 
 /** One server for the calling test file, started before its tests and stopped after them. */
-export function usePostgres(): { createDatabase(): Promise<string>; readonly serverUrl: string } {
+export function usePostgres(): {
+  createDatabase(): Promise<string>;
+  readonly serverUrl: string;
+  readonly outage: TestPostgres['outage'];
+} {
   let server: TestPostgres | undefined;
   beforeAll(async () => {
     server = await startTestPostgres();
@@ -124,6 +134,9 @@ export function usePostgres(): { createDatabase(): Promise<string>; readonly ser
     createDatabase: () => active().createDatabase(),
     get serverUrl() {
       return active().serverUrl;
+    },
+    get outage() {
+      return active().outage;
     },
   };
 }

@@ -78,6 +78,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...outboxQueries(ctx),
     ...remediationQueries(ctx),
     recoverInterrupted: () => recoverInterrupted(ctx),
+    ping: () => {
+      db.prepare('SELECT 1').get();
+    },
   };
   return {
     ...serializedStore(db, queries),

@@ -126,6 +126,9 @@ function storeOn(ctx: PgContext, close: () => Promise<void>): Store {
     ...outboxQueries(ctx),
     ...remediationQueries(ctx),
     recoverInterrupted: () => recoverInterrupted(ctx),
+    ping: async () => {
+      await ctx.db.query('SELECT 1');
+    },
     atomically: (work) =>
       ctx.transaction(async (tx) => {
         // Transactions take turns, across every process on the database, as SQLite's one writer at a time
