@@ -8,6 +8,19 @@ const parse = (yaml: string, env: Record<string, string> = {}) =>
 const STACK =
   'stacks:\n  - { name: prod/site, dir: /srv/stacks/site, pool: prod }\n  - { name: dev/site, dir: /srv/stacks/dev }';
 
+/** A config with workers and what they need: the shared store and S3 artifacts. */
+const parseWorkers = () =>
+  parse(
+    [
+      'version: 1',
+      'store: { type: postgres, url: "${DATABASE_URL}" }',
+      'artifacts: { type: s3, bucket: plans, region: eu-west-1 }',
+      'runners: { type: workers }',
+      STACK,
+    ].join('\n'),
+    { DATABASE_URL: 'postgres://driftgate:pw@db:5432/driftgate' },
+  );
+
 describe('runners and pools in the config', () => {
   it('runs terraform locally unless told otherwise, and gives every stack a pool', async () => {
     const result = await parse(`version: 1\n${STACK}`);
@@ -25,31 +38,13 @@ describe('runners and pools in the config', () => {
   });
 
   it('accepts workers with the shared store and artifacts, with their defaults', async () => {
-    const result = await parse(
-      [
-        'version: 1',
-        'store: { type: postgres, url: "${DATABASE_URL}" }',
-        'artifacts: { type: s3, bucket: plans, region: eu-west-1 }',
-        'runners: { type: workers }',
-        STACK,
-      ].join('\n'),
-      { DATABASE_URL: 'postgres://driftgate:pw@db:5432/driftgate' },
-    );
+    const result = await parseWorkers();
     expect(result.issues).toEqual([]);
     expect(result.config?.runners).toEqual({ type: 'workers', workerStaleAfter: 30_000, unservedAlertAfter: 300_000 });
   });
 
   it('is refused by serve in this version, which has no worker command yet, rather than planning itself', async () => {
-    const result = await parse(
-      [
-        'version: 1',
-        'store: { type: postgres, url: "${DATABASE_URL}" }',
-        'artifacts: { type: s3, bucket: plans, region: eu-west-1 }',
-        'runners: { type: workers }',
-        STACK,
-      ].join('\n'),
-      { DATABASE_URL: 'postgres://driftgate:pw@db:5432/driftgate' },
-    );
+    const result = await parseWorkers();
     await expect(startServe(result.config!, { env: {}, port: 0 })).rejects.toThrow(
       'runners.type: workers: `driftgate worker` is not in this version yet; use runners: {type: local} (the default)',
     );

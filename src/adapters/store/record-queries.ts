@@ -1,3 +1,4 @@
+import { auditValues } from './write-values.js';
 import type { RunStore } from '../../ports/store.js';
 import type { Synchronous } from './synchronous.js';
 import type { StoreContext } from './context.js';
@@ -49,15 +50,7 @@ export function recordQueries(ctx: StoreContext): RecordQueries {
           `INSERT INTO audit (at, actor, action, run_id, stack, plan_sha256, detail) VALUES (?, ?, ?, ?, ?, ?, ?)
            RETURNING *`,
         )
-        .get(
-          entry.at.getTime(),
-          entry.actor,
-          entry.action,
-          entry.runId ?? null,
-          entry.stack ?? null,
-          entry.planSha256 ?? null,
-          entry.detail === undefined ? null : JSON.stringify(entry.detail),
-        );
+        .get(...auditValues(entry));
       return toAudit(row);
     },
 

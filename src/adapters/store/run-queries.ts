@@ -1,3 +1,4 @@
+import { runPatchValues } from './write-values.js';
 import type { Run } from '../../domain/run/model.js';
 import { isTerminal, type RunState } from '../../domain/run/state.js';
 import type { NewRun, RunPatch, RunQuery, RunStore } from '../../ports/store.js';
@@ -66,13 +67,7 @@ function compareAndSet(
     to,
     now,
     isTerminal(to) ? now : null,
-    patch.kind ?? null,
-    patch.fingerprint ?? null,
-    patch.counts ? JSON.stringify(patch.counts) : null,
-    patch.planSha256 ?? null,
-    patch.error ?? null,
-    patch.supersededBy ?? null,
-    patch.commitSha ?? null,
+    ...runPatchValues(patch),
     // Whoever starts an apply works on the run from here on; recovery asks whether that process is gone.
     ...(to === 'applying' ? ownerValues(ctx) : [null, null, null]),
     id,

@@ -1,3 +1,4 @@
+import { auditValues } from '../write-values.js';
 import type { RunStore } from '../../../ports/store.js';
 import { toArtifact, toAudit } from '../rows.js';
 import { firstRow, type PgContext, rows } from './context.js';
@@ -48,15 +49,7 @@ export function recordQueries(ctx: PgContext): RecordQueries {
         ctx,
         `INSERT INTO audit (at, actor, action, run_id, stack, plan_sha256, detail) VALUES ($1, $2, $3, $4, $5, $6, $7)
          RETURNING *`,
-        [
-          entry.at.getTime(),
-          entry.actor,
-          entry.action,
-          entry.runId ?? null,
-          entry.stack ?? null,
-          entry.planSha256 ?? null,
-          entry.detail === undefined ? null : JSON.stringify(entry.detail),
-        ],
+        [...auditValues(entry)],
       );
       return toAudit(row);
     },

@@ -1,3 +1,4 @@
+import { runPatchValues } from '../write-values.js';
 import type { Run } from '../../../domain/run/model.js';
 import { isTerminal, type RunState } from '../../../domain/run/state.js';
 import type { RunPatch, RunQuery, RunStore } from '../../../ports/store.js';
@@ -74,21 +75,7 @@ async function compareAndSet(
        owner_start = COALESCE($13, owner_start)
      WHERE id = $14 AND state = ANY($15::text[])
      RETURNING *`,
-    [
-      to,
-      now,
-      isTerminal(to) ? now : null,
-      patch.kind ?? null,
-      patch.fingerprint ?? null,
-      patch.counts ? JSON.stringify(patch.counts) : null,
-      patch.planSha256 ?? null,
-      patch.error ?? null,
-      patch.supersededBy ?? null,
-      patch.commitSha ?? null,
-      ...owner,
-      id,
-      from,
-    ],
+    [to, now, isTerminal(to) ? now : null, ...runPatchValues(patch), ...owner, id, from],
   );
   return row === undefined ? undefined : toRun(row);
 }
