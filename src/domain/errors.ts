@@ -247,6 +247,16 @@ export class ExternalServiceError extends DriftgateError {
 }
 
 /**
+ * The store did not answer (Postgres down, restarting, or cut off): the call did nothing, and the same call
+ * can be made again once it answers. What a person is told: try again, nothing was recorded.
+ */
+export class StoreUnavailableError extends ExternalServiceError {
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super('store', `does not answer (${reason}); nothing was recorded`, true, options);
+  }
+}
+
+/**
  * Why a git command failed, as far as driftgate can tell without reading git's prose: `branch_not_found`
  * comes from `ls-remote --exit-code` (exit 2), `commit_not_found` from `cat-file -e`.
  */

@@ -28,6 +28,12 @@ export function renderCommandError(message: string, suggestions: readonly string
   return { text: fallbackText(message || 'That did not work'), blocks: [section(text)] };
 }
 
+/** The store did not answer: nothing happened, and the same action can simply be made again. */
+export function renderStoreUnavailable(): SlackMessage {
+  const message = 'driftgate cannot reach its store right now, so nothing was done. Try again in a minute.';
+  return { text: fallbackText(message), blocks: [section(`:hourglass: ${message}`)] };
+}
+
 export function renderNotAllowed(message: string): SlackMessage {
   return { text: fallbackText(message || 'Not allowed'), blocks: [section(`:lock: ${escapeMrkdwn(message)}`)] };
 }

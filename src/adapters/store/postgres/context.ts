@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { StoreUnavailableError } from '../../../domain/errors.js';
 import type { StoreOwnership } from '../context.js';
 
 /** A pool (each query on whichever connection is free) or one connection (inside a transaction). */
@@ -59,11 +60,37 @@ export interface PgContextOptions extends StoreOwnership {
   lockScope: string;
 }
 
+/** Errors that say the server is out of reach, not that the statement was wrong. */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
+function connectionLost(err: unknown): string | undefined {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    // SQLSTATE class 08 (connection exception) and 57P01-57P03 (shut down, crashed, still starting).
+    if (CONNECTION_CODES.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code)) return code;
+    return undefined;
+  }
+  const message = err instanceof Error ? err.message : '';
+  return /^Connection terminated|timeout exceeded when trying to connect/i.test(message) ? message : undefined;
+}
+
+/** Rethrows a lost connection as StoreUnavailableError, so callers can tell "try again" from a bug. */
+function rethrow(err: unknown): never {
+  const reason = connectionLost(err);
+  throw reason ? new StoreUnavailableError(reason, { cause: err }) : err;
+}
+
+/** The pool (or a connection) with its failures to reach the server named as such. */
+function guarded(db: Queryable): Queryable {
+  const query = ((...args: Parameters<pg.Pool['query']>) =>
+    (db.query as (...a: unknown[]) => Promise<unknown>)(...args).catch(rethrow)) as pg.Pool['query'];
+  return { query };
+}
+
 export function poolContext(options: PgContextOptions): PgContext {
   const { pool, ...rest } = options;
   const ctx: PgContext = {
     ...rest,
-    db: pool,
+    db: guarded(pool),
     inTransaction: false,
     transaction: (work) => withTransaction(pool, (client) => work(clientContext(ctx, client))),
   };
@@ -72,7 +99,7 @@ export function poolContext(options: PgContextOptions): PgContext {
 
 /** BEGIN, `work` on a connection of its own, COMMIT; ROLLBACK when it throws. */
 export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+  const client = await pool.connect().catch(rethrow);
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');
@@ -96,7 +123,7 @@ export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolCl
  * one inside the other. A failed statement aborts the whole transaction, which then rolls back.)
  */
 function clientContext(parent: PgContext, client: pg.PoolClient): PgContext {
-  const ctx: PgContext = { ...parent, db: client, inTransaction: true, transaction: (work) => work(ctx) };
+  const ctx: PgContext = { ...parent, db: guarded(client), inTransaction: true, transaction: (work) => work(ctx) };
   return ctx;
 }
 

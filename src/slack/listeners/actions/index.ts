@@ -1,5 +1,7 @@
 import type { AllMiddlewareArgs, App, RespondFn } from '@slack/bolt';
+import { StoreUnavailableError } from '../../../domain/errors.js';
 import { ACTION_IDS } from '../../action-ids.js';
+import { renderStoreUnavailable } from '../../blocks/render-command-replies.js';
 import type { SlackDeps } from '../deps.js';
 import { publishHome } from '../../home-tab.js';
 import { ButtonClick, payloadProblem } from '../../payloads.js';
@@ -49,7 +51,17 @@ export function register(app: App, deps: SlackDeps): void {
         return;
       }
       const tell = tellClicker(deps, click.data, click.data.responseUrl ? respond : undefined);
-      deps.jobs.run(click.data.actionId, () => handler(deps, click.data, tell));
+      deps.jobs.run(click.data.actionId, () =>
+        handler(deps, click.data, tell).catch(async (err: unknown) => {
+          if (!(err instanceof StoreUnavailableError)) throw err;
+          // Nothing was recorded: the person can click again once the store answers.
+          deps.logger.warn(
+            { err: err.message, actionId: click.data.actionId, user: click.data.userId },
+            'click: store down',
+          );
+          await tell(renderStoreUnavailable());
+        }),
+      );
     },
   );
 }

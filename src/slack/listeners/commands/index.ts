@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, App, RespondFn } from '@slack/bolt';
-import { errorMessage } from '../../../domain/errors.js';
-import { renderCommandError, renderHelp } from '../../blocks/render-command-replies.js';
+import { errorMessage, StoreUnavailableError } from '../../../domain/errors.js';
+import { renderCommandError, renderHelp, renderStoreUnavailable } from '../../blocks/render-command-replies.js';
 import { renderStatus } from '../../blocks/render-status.js';
 import type { SlackDeps } from '../deps.js';
 import { stackRows } from '../../stack-rows.js';
@@ -38,6 +38,11 @@ async function runCommand(deps: SlackDeps, command: DriftCommand, userId: string
   try {
     await handler(deps, command, userId, tell);
   } catch (err) {
+    if (err instanceof StoreUnavailableError) {
+      deps.logger.warn({ err: errorMessage(err), subcommand: command.kind, user: userId }, '/drift: store down');
+      await tell(renderStoreUnavailable());
+      return;
+    }
     // A bug or an outage, not the user's mistake: the details go to the log, the user learns it failed.
     deps.logger.error({ err: errorMessage(err), subcommand: command.kind, user: userId }, '/drift failed');
     await tell(renderCommandError(`/drift ${command.kind} failed on driftgate's side; the details are in its log.`));
