@@ -22,13 +22,17 @@ export interface TestPostgres {
  * `DRIFTGATE_TEST_POSTGRES_URL` (a superuser URL) uses that server; otherwise a private server is
  * started on a free loopback port and removed with its files on `stop`.
  */
-export async function startTestPostgres(env: NodeJS.ProcessEnv = process.env): Promise<TestPostgres> {
+export async function startTestPostgres(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { durable?: boolean } = {},
+): Promise<TestPostgres> {
   const external = env.DRIFTGATE_TEST_POSTGRES_URL;
   if (external) return databasesOn(external, async () => {});
-  return startEmbedded();
+  return startEmbedded(options.durable ?? false);
 }
 
-async function startEmbedded(): Promise<TestPostgres> {
+/** `durable`: commits reach the disk as a production server's do (benchmarks); tests skip that. */
+async function startEmbedded(durable: boolean): Promise<TestPostgres> {
   // The server runs as the `postgres` user when we are root: it must be able to enter every parent of its
   // data directory, which a 0700 mkdtemp directory does not allow.
   const dir = mkdtempSync('/tmp/driftgate-pg-');
@@ -52,12 +56,7 @@ async function startEmbedded(): Promise<TestPostgres> {
       'listen_addresses=127.0.0.1',
       '-c',
       'unix_socket_directories=',
-      '-c',
-      'fsync=off',
-      '-c',
-      'synchronous_commit=off',
-      '-c',
-      'full_page_writes=off',
+      ...(durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
       '-c',
       'shared_buffers=16MB',
     ],
