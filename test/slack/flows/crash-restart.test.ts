@@ -30,7 +30,10 @@ const FROZEN_CHECK = join(
 const PAGING = { pagerduty: { routing: [{ environments: ['staging'], routingKeyEnv: PD_KEY_ENV }] } };
 
 let world: ServeProcessWorld | undefined;
+/** Files that end a provisioner still waiting after its terraform lost its driftgate (its own process group). */
+const releases: string[] = [];
 afterEach(async () => {
+  for (const release of releases.splice(0)) await writeFile(release, '');
   await world?.close();
   world = undefined;
 });
@@ -78,6 +81,7 @@ describe.skipIf(!HAS_BUILD)(`crash and restart of serve (${HAS_BUILD ? 'built' :
     const w = await startWorld();
     const started = join(w.tf.dir, 'provisioner-started');
     const release = join(w.tf.dir, 'never-created');
+    releases.push(release);
     const slow = `\nresource "terraform_data" "slow" {\n  input = "slow"\n  provisioner "local-exec" {\n    command = "touch ${started}; while [ ! -f ${release} ]; do sleep 0.1; done"\n  }\n}\n`;
     await writeFile(join(w.stackDir(STACK), 'main.tf'), NETWORK + slow);
     await w.start();
