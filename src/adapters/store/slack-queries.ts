@@ -1,21 +1,10 @@
+import type { SlackMethods } from './query-groups.js';
 import type { SlackStore } from '../../ports/slack-store.js';
 import type { Synchronous } from './synchronous.js';
 import type { StoreContext } from './context.js';
 import { toApproval, toMessageRef, toSilence } from './slack-rows.js';
 
-type SlackQueries = Pick<
-  Synchronous<SlackStore>,
-  | 'addApproval'
-  | 'listApprovals'
-  | 'setMessage'
-  | 'getMessage'
-  | 'hasMessage'
-  | 'silence'
-  | 'unsilence'
-  | 'getSilence'
-  | 'snooze'
-  | 'isSnoozed'
->;
+type SlackQueries = Pick<Synchronous<SlackStore>, SlackMethods>;
 
 /** Approvals, where each run's message lives, and the silences and snoozes that hold alerts back. */
 export function slackQueries(ctx: StoreContext): SlackQueries {

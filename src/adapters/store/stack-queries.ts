@@ -1,24 +1,10 @@
+import { CLEAR_DRIFT, type StackMethods } from './query-groups.js';
 import type { RunStore } from '../../ports/store.js';
 import type { Synchronous } from './synchronous.js';
 import { ensureStack, type StoreContext } from './context.js';
 import { toStack } from './rows.js';
 
-type StackQueries = Pick<
-  Synchronous<RunStore>,
-  | 'upsertStack'
-  | 'getStack'
-  | 'listStacks'
-  | 'setStackStatus'
-  | 'openDrift'
-  | 'closeDrift'
-  | 'blockStack'
-  | 'unblockStack'
-  | 'setLastAppliedCommit'
-  | 'countSamePlan'
->;
-
-const CLEAR_DRIFT = `drift_fingerprint = NULL, drift_run_id = NULL, drift_first_seen_at = NULL,
-  drift_last_seen_at = NULL, drift_counts = NULL`;
+type StackQueries = Pick<Synchronous<RunStore>, StackMethods>;
 
 export function stackQueries(ctx: StoreContext): StackQueries {
   const get = (name: string) => {

@@ -1,20 +1,9 @@
+import type { SlackMethods } from '../query-groups.js';
 import type { SlackStore } from '../../../ports/slack-store.js';
 import { toApproval, toMessageRef, toSilence } from '../slack-rows.js';
 import { changes, firstRow, type PgContext, rows } from './context.js';
 
-type SlackQueries = Pick<
-  SlackStore,
-  | 'addApproval'
-  | 'listApprovals'
-  | 'setMessage'
-  | 'getMessage'
-  | 'hasMessage'
-  | 'silence'
-  | 'unsilence'
-  | 'getSilence'
-  | 'snooze'
-  | 'isSnoozed'
->;
+type SlackQueries = Pick<SlackStore, SlackMethods>;
 
 /** Approvals, where each run's message lives, and the silences and snoozes that hold alerts back. */
 export function slackQueries(ctx: PgContext): SlackQueries {

@@ -1,23 +1,9 @@
+import { CLEAR_DRIFT, type StackMethods } from '../query-groups.js';
 import type { RunStore } from '../../../ports/store.js';
 import { toStack } from '../rows.js';
 import { changes, ensureStack, firstRow, type PgContext, rows } from './context.js';
 
-type StackQueries = Pick<
-  RunStore,
-  | 'upsertStack'
-  | 'getStack'
-  | 'listStacks'
-  | 'setStackStatus'
-  | 'openDrift'
-  | 'closeDrift'
-  | 'blockStack'
-  | 'unblockStack'
-  | 'setLastAppliedCommit'
-  | 'countSamePlan'
->;
-
-const CLEAR_DRIFT = `drift_fingerprint = NULL, drift_run_id = NULL, drift_first_seen_at = NULL,
-  drift_last_seen_at = NULL, drift_counts = NULL`;
+type StackQueries = Pick<RunStore, StackMethods>;
 
 export function stackQueries(ctx: PgContext): StackQueries {
   const get = async (on: PgContext, name: string, forUpdate = false) => {
