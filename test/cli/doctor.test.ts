@@ -5,6 +5,7 @@ import { parse, stringify } from 'yaml';
 import { makeTestRepo, type TestRepo } from '../adapters/git/git-repo.js';
 import { rsaKeyPair } from '../adapters/github/app-fixture.js';
 import { runCli } from '../helpers/cli.js';
+import { usePostgres } from '../helpers/postgres.js';
 import { startGitHubEmulator, type GitHubEmulator } from '../helpers/github-emulator/index.js';
 import { startLocalS3, type LocalS3 } from '../helpers/s3rver.js';
 import { startSlackEmulator, type SlackEmulator } from '../helpers/slack-emulator.js';
@@ -16,6 +17,7 @@ const WEBHOOK_SECRET = 'whsec-0123456789abcdef0123456789abcdef';
 const SIGNING_SECRET = 'signing-secret-0123456789abcdef';
 const APP_TOKEN = 'xapp-1-emulated-app-token';
 
+const postgres = usePostgres();
 let tf: TestTerraformEnv;
 let dir: string;
 let s3: LocalS3;
@@ -245,6 +247,28 @@ describe('driftgate doctor', () => {
       '4 failed, 2 ok, 4 skipped',
     ]);
     expect(code).toBe(1);
+  });
+
+  it('checks a Postgres store apart from the data dir: that it answers, or where and what to fix', async () => {
+    const store = { type: 'postgres', url: '${DATABASE_URL}' };
+    const url = await postgres.createDatabase();
+    const up = await doctor('postgres-up', { ...bundled, store }, fullEnv({ DATABASE_URL: url }));
+    const port = new URL(url).port;
+    expect(up.lines).toContain(`ok   data dir: ${dir}/.driftgate is writable`);
+    expect(up.lines).toContain(`ok   store: Postgres at 127.0.0.1:${port} answers; its schema is up to date`);
+
+    const down = await doctor(
+      'postgres-down',
+      { ...bundled, store },
+      fullEnv({ DATABASE_URL: 'postgres://driftgate:pw-doctor-secret@127.0.0.1:9/driftgate' }),
+    );
+    expect(down.code).toBe(1);
+    expect(down.lines).toContain('skip data dir: not checked: the store failed');
+    expect(down.lines).toContain(
+      'FAIL store: postgres: cannot connect to the run store at 127.0.0.1:9 (store.url): connection refused; is Postgres running and listening there?; fix: start Postgres there, or correct store.url (the value of the variable it names): host, port, user, password, database',
+    );
+    expect(down.lines).toContain('skip stacks: not checked: the store failed');
+    expect(down.stdout + down.stderr).not.toContain('pw-doctor-secret');
   });
 
   it('checks a GitHub App installation on the repository', async () => {

@@ -8,6 +8,7 @@ import { createLogger } from '../../logging/logger.js';
 import { createSlackApi } from '../../slack/api.js';
 import { slackSettingsFor } from '../../slack/env.js';
 import { createAppContext, ownSecretNames, type AppContext } from '../context.js';
+import { PostgresConnectError, serverOf } from '../../adapters/store/postgres/errors.js';
 import { checkArtifactStore } from './artifact-check.js';
 import { type CheckResult, fail, ok, reason, skip } from './check-result.js';
 import { checkGitHub } from './github-checks.js';
@@ -46,8 +47,8 @@ function secretMasker(config: DriftgateConfig, env: Record<string, string | unde
  */
 export async function runDoctor(config: DriftgateConfig, options: DoctorOptions): Promise<CheckResult[]> {
   const { env } = options;
-  const context = await createAppContext({ ...config, log: { level: 'silent' } }, { env }).catch(
-    (err: unknown) => new Error(reason(err)),
+  const context = await createAppContext({ ...config, log: { level: 'silent' } }, { env }).catch((err: unknown) =>
+    err instanceof PostgresConnectError ? err : new Error(reason(err)),
   );
   const built = context instanceof Error ? undefined : context;
   const mask = secretMasker(config, env, built);
@@ -67,23 +68,16 @@ export async function runDoctor(config: DriftgateConfig, options: DoctorOptions)
     };
     const binary = await checkTerraformBinary(terraform, config.terraform.binary);
     results.push(binary);
-    results.push(
-      built
-        ? ok('data dir', `${config.dataDir} is writable and its store opens`)
-        : fail(
-            'data dir',
-            `${config.dataDir} cannot be created or its store opened: ${(context as Error).message}`,
-            'make dataDir writable by the user driftgate runs as, or set dataDir to a dir that is',
-          ),
-    );
+    results.push(...dataDirAndStore(config, context));
     results.push(await checkWritableDir('plugin cache', config.terraform.pluginCacheDir, 'terraform.pluginCacheDir'));
-    if (!built) results.push(skip('stacks', 'not checked: the data dir failed'));
+    const failedPart = config.store?.type === 'postgres' ? 'the store' : 'the data dir';
+    if (!built) results.push(skip('stacks', `not checked: ${failedPart} failed`));
     else if (binary.status !== 'ok') results.push(skip('stacks', 'not checked: no terraform binary'));
     else results.push(...(await checkStacks(built.deps.terraform, config)));
     results.push(
       built
         ? await checkArtifactStore(built.deps.artifacts, config.artifacts)
-        : skip('artifacts', 'not checked: the data dir failed'),
+        : skip('artifacts', `not checked: ${failedPart} failed`),
     );
 
     const slack = slackSettingsCheck(config, env, slackSettingsFor);
@@ -112,6 +106,49 @@ export async function runDoctor(config: DriftgateConfig, options: DoctorOptions)
     await built?.close();
   }
   return all;
+}
+
+/**
+ * SQLite lives in the data dir, so one line says both open. A Postgres store is its own line: a server
+ * that does not answer is fixed in Postgres or `store.url`, not in the data dir.
+ */
+function dataDirAndStore(config: DriftgateConfig, context: AppContext | Error): CheckResult[] {
+  const built = !(context instanceof Error);
+  if (config.store?.type !== 'postgres')
+    return [
+      built
+        ? ok('data dir', `${config.dataDir} is writable and its store opens`)
+        : fail(
+            'data dir',
+            `${config.dataDir} cannot be created or its store opened: ${context.message}`,
+            'make dataDir writable by the user driftgate runs as, or set dataDir to a dir that is',
+          ),
+    ];
+  if (context instanceof PostgresConnectError)
+    return [
+      skip('data dir', 'not checked: the store failed'),
+      fail(
+        'store',
+        context.message,
+        'start Postgres there, or correct store.url (the value of the variable it names): host, port, user, password, database',
+      ),
+    ];
+  if (!built)
+    return [
+      fail(
+        'data dir',
+        `${config.dataDir} cannot be created or the store opened: ${context.message}`,
+        'make dataDir writable by the user driftgate runs as, and check store.url',
+      ),
+    ];
+  const server = serverOf(config.store.url);
+  return [
+    ok('data dir', `${config.dataDir} is writable`),
+    ok(
+      'store',
+      `Postgres at ${server ? `${server.host}:${server.port}` : 'store.url'} answers; its schema is up to date`,
+    ),
+  ];
 }
 
 function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
