@@ -1,14 +1,5 @@
 import { ConfigError, DriftgateError } from '../domain/errors.js';
 import { suggest } from '../domain/suggest.js';
-import { baselineCommand, BASELINE_USAGE } from './commands/baseline.js';
-import { checkCommand, CHECK_USAGE } from './commands/check.js';
-import { demoCommand } from './commands/demo.js';
-import { doctorCommand, DOCTOR_USAGE } from './commands/doctor.js';
-import { initCommand, INIT_USAGE } from './commands/init.js';
-import { migrateCommand } from './commands/migrate.js';
-import { serveCommand } from './commands/serve.js';
-import { unlockCommand } from './commands/unlock.js';
-import { validateCommand } from './commands/validate.js';
 import { commandHelp, driftgateVersion, GLOBAL_OPTIONS_USAGE, usageHint } from './help.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
@@ -17,7 +8,7 @@ import { takeLogOptions } from './log-options.js';
 const USAGE = `driftgate: drift detection and reviewed applies for Terraform and OpenTofu
 
 Usage:
-  ${CHECK_USAGE}
+  driftgate check [STACK|GLOB ...] [--all] [--json] [--config FILE]
       Plan stacks now. Exit 0: in sync; 2: drift or changes; 1: error.
   driftgate validate [--config FILE]
       Check the config file: every error with its path.
@@ -27,11 +18,11 @@ Usage:
       Unblock a stack after an interrupted apply, once its real state was checked.
   driftgate migrate --to postgres [--from FILE] [--config FILE]
       Copy the SQLite store into the config's (empty) Postgres store; stop serve first.
-  ${BASELINE_USAGE}
+  driftgate baseline STACK [--commit SHA] [--config FILE]
       Record a commit (default: the branch head) as last applied, for a stack applied elsewhere.
-  ${INIT_USAGE}
+  driftgate init [DIR] [--force]
       Find the stacks of a repository and write a commented driftgate.yml for them.
-  ${DOCTOR_USAGE}
+  driftgate doctor [--config FILE]
       Check this deployment: terraform, stacks, artifact store, Slack, GitHub, PagerDuty.
   driftgate demo [--keep]
       Offline demo on the bundled example stacks: apply, drift by hand, check.
@@ -40,16 +31,22 @@ Every command takes ${GLOBAL_OPTIONS_USAGE} and --help; driftgate --version prin
 The config file is --config, else $DRIFTGATE_CONFIG, else ./driftgate.yml.
 `;
 
-const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
-  check: checkCommand,
-  validate: validateCommand,
-  serve: serveCommand,
-  unlock: unlockCommand,
-  baseline: baselineCommand,
-  migrate: migrateCommand,
-  demo: demoCommand,
-  init: initCommand,
-  doctor: doctorCommand,
+type Command = (args: string[], io: CliIo) => Promise<number>;
+
+/**
+ * Each command's module is loaded when it runs: `--version`, `--help` and a mistyped command answer
+ * without loading terraform, Slack, Postgres and S3 code they do not use.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  check: async () => (await import('./commands/check.js')).checkCommand,
+  validate: async () => (await import('./commands/validate.js')).validateCommand,
+  serve: async () => (await import('./commands/serve.js')).serveCommand,
+  unlock: async () => (await import('./commands/unlock.js')).unlockCommand,
+  baseline: async () => (await import('./commands/baseline.js')).baselineCommand,
+  migrate: async () => (await import('./commands/migrate.js')).migrateCommand,
+  demo: async () => (await import('./commands/demo.js')).demoCommand,
+  init: async () => (await import('./commands/init.js')).initCommand,
+  doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
 };
 
 /** Runs one CLI command and returns its exit code; never throws. */
@@ -82,7 +79,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   try {
     const { args, log } = takeLogOptions(rest);
-    return await command(args, { ...io, log });
+    return await (await command())(args, { ...io, log });
   } catch (err) {
     if (
       err instanceof UsageError ||

@@ -8,8 +8,6 @@ import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { selectStacks } from '../select-stacks.js';
 
-export const BASELINE_USAGE = 'driftgate baseline STACK [--commit SHA] [--config FILE]';
-
 /** The commit to record: `--commit` (expanded and checked against the repository) or the branch head. */
 async function baselineCommit(stack: Stack, commit: string | undefined, dataDir: string, env: CliIo['env']) {
   if (!stack.git) {

@@ -19,8 +19,6 @@ const NOTHING_DISCOVERED = {
     'its globs matched no directory holding *.tf files; fix them or list stacks under "stacks:" (driftgate validate names each rule)',
 };
 
-export const CHECK_USAGE = 'driftgate check [STACK|GLOB ...] [--all] [--json] [--config FILE]';
-
 /** `driftgate check`: plan the chosen stacks now; exit 0 in sync, 2 changes or drift, 1 error. */
 export async function checkCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({

@@ -5,8 +5,6 @@ import { validateConfigFile } from '../../config/load.js';
 import type { CliIo } from '../io.js';
 import { doctorLine, doctorSummary } from '../render/doctor-report.js';
 
-export const DOCTOR_USAGE = 'driftgate doctor [--config FILE]';
-
 /**
  * `driftgate doctor`: checks the deployment from where it runs, one line per check, each failure with its
  * fix; exit 1 when any check failed. Secrets are named, never printed.

@@ -10,8 +10,6 @@ import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { validateCommand } from './validate.js';
 
-export const INIT_USAGE = 'driftgate init [DIR] [--force]';
-
 /**
  * `driftgate init [DIR]`: finds the stack layout of a repository and writes a commented driftgate.yml
  * for it, then validates that file and says what is left to fill in. An existing file is kept unless --force.
