@@ -6,29 +6,30 @@ import type { Logger } from '../logging/logger.js';
 /** The advisory lock key of `serve` on a shared store ("drft"). */
 export const SERVE_LEASE_KEY = 0x64726674;
 
-export class ServeAlreadyRunningError extends Error {}
-
 /**
- * One `serve` per Postgres store: two would both run the schedule and both deliver the Slack outbox
- * (every message twice). The second one stops at start, saying so. Several replicas sharing the work is
- * the scale-out mode's control plane, not in this version.
+ * Several `serve`s on one Postgres store: all of them answer Slack, GitHub and the CLI, and exactly one,
+ * the holder of this lease, runs the schedule, delivers the outbox (every message once), escalates,
+ * keeps retention and recovers what a dead process left. A standby takes the lease at its next check
+ * once the leader's connection is gone (a kill closes it at once); `onLead` runs each time it is taken.
  */
-export async function takeServeLease(
+export async function startServeLease(
   store: Extract<StoreConfig, { type: 'postgres' }>,
   logger: Logger,
+  options: { checkMs?: number; onLead: () => void },
 ): Promise<LeaderLease> {
   const lease = startLeaderLease({
     url: store.url,
     key: SERVE_LEASE_KEY,
+    ...(options.checkMs ? { checkMs: options.checkMs } : {}),
     onChange: (leader) => {
-      if (leader) logger.info('holding the store lease: the only serve on this store');
-      else logger.error('lost the store lease (connection to Postgres lost); taking it again when it is back');
+      if (leader) {
+        logger.info('leading: this serve runs the schedule and delivers the outbox');
+        options.onLead();
+      } else logger.error('lost the lead (connection to Postgres lost): schedule and outbox paused until it is back');
     },
     onError: (err) => logger.warn({ err: errorMessage(err) }, 'store lease: Postgres connection'),
   });
-  if (await lease.firstAttempt) return lease;
-  await lease.stop();
-  throw new ServeAlreadyRunningError(
-    'another driftgate serve is running on this store (store.url): one serve per store in this version; stop it first',
-  );
+  if (!(await lease.firstAttempt))
+    logger.info('standby: another serve leads on this store; this one answers requests and takes over when it stops');
+  return lease;
 }

@@ -30,7 +30,7 @@ import { createJobs } from '../services/jobs.js';
 import { replayAnnouncements } from '../services/replay-announcements.js';
 import { reportInterruptedApplies } from '../services/report-interrupted-applies.js';
 import { createAppContext, type AppContext } from './context.js';
-import { takeServeLease } from './serve-lease.js';
+import { startServeLease } from './serve-lease.js';
 import { watchStoreHealth } from './store-health.js';
 import type { LeaderLease } from '../adapters/postgres/leader-lease.js';
 import { listen, type ListenOptions, type ServePorts } from './serve-ports.js';
@@ -45,6 +45,8 @@ export interface ServeOptions extends ListenOptions {
   outboxPollMs?: number;
   /** How often `/readyz` learns whether the store answers; default 5 s. */
   storeHealthMs?: number;
+  /** How often a standby `serve` on a Postgres store asks for the lead; default 2 s. */
+  leaseCheckMs?: number;
   /** GitHub client tuning (retry waits, write pacing); tests shorten them. */
   github?: Omit<GitHubClientOptions, 'logger'>;
 }
@@ -57,6 +59,8 @@ export interface RunningServe {
   metricsServer?: HttpServer;
   slack?: SlackRuntime;
   slackApp?: SlackApp;
+  /** Whether this serve leads (runs the schedule, delivers the outbox); always with SQLite. */
+  leading(): boolean;
   /** Graceful stop: no new checks, running plans get `defaults.shutdownTimeout`, the rest are interrupted. */
   stop(): Promise<void>;
 }
@@ -108,9 +112,17 @@ async function startServing(
 ): Promise<RunningServe> {
   const context = await createAppContext(config, options);
   let lease: LeaderLease | undefined;
+  // Set once serve is up: what a standby does when it takes the lead.
+  const promotion: Promotion = {};
   try {
-    lease = config.store?.type === 'postgres' ? await takeServeLease(config.store, context.logger) : undefined;
-    return await serveWith(context, lease, options, ports, settings);
+    lease =
+      config.store?.type === 'postgres'
+        ? await startServeLease(config.store, context.logger, {
+            ...(options.leaseCheckMs ? { checkMs: options.leaseCheckMs } : {}),
+            onLead: () => promotion.lead?.(),
+          })
+        : undefined;
+    return await serveWith(context, lease, promotion, options, ports, settings);
   } catch (err) {
     // A pool of Postgres connections left open would keep the process alive after a failed start.
     await lease?.stop();
@@ -119,9 +131,14 @@ async function startServing(
   }
 }
 
+interface Promotion {
+  lead?: () => void;
+}
+
 async function serveWith(
   context: AppContext,
   lease: LeaderLease | undefined,
+  promotion: Promotion,
   options: ServeOptions,
   { health, metricsServer, metrics, mounts, setReady }: ServePorts,
   { slackSettings, pagerdutySettings, githubSettings }: ServeSettings,
@@ -130,16 +147,23 @@ async function serveWith(
   // The GitHub webhook is on when its secret is set; the secret signs every delivery and is never logged.
   const githubWebhookSecret = options.env.GITHUB_WEBHOOK_SECRET || undefined;
 
-  // Runs left planning or applying by a process that died; an interrupted apply blocks its stack.
-  const interrupted = await store.recoverInterrupted();
-  for (const run of interrupted) {
-    logger.warn({ runId: run.id, stack: run.stack, error: run.error }, 'run interrupted by an earlier stop');
-  }
-  // Runs whose `applying` was lost (a power cut) but whose apply was handed to terraform: interrupted too.
-  const handed = await interruptHandedApplies(deps);
-  for (const run of handed) {
-    logger.warn({ runId: run.id, stack: run.stack }, 'apply was handed to terraform before an earlier stop');
-  }
+  const leading = (): boolean => !lease || lease.isLeader();
+  // What a process that died left behind is the leader's to recover: a standby recovers when it leads.
+  const recover = async () => {
+    // Runs left planning or applying by a process that died; an interrupted apply blocks its stack.
+    const interrupted = await store.recoverInterrupted();
+    for (const run of interrupted) {
+      logger.warn({ runId: run.id, stack: run.stack, error: run.error }, 'run interrupted by an earlier stop');
+    }
+    // Runs whose `applying` was lost (a power cut) but whose apply was handed to terraform: interrupted too.
+    const handed = await interruptHandedApplies(deps);
+    for (const run of handed) {
+      logger.warn({ runId: run.id, stack: run.stack }, 'apply was handed to terraform before an earlier stop');
+    }
+    return { interrupted, handed };
+  };
+  const ledAtStart = leading();
+  const recovered = ledAtStart ? await recover() : undefined;
   // Their scratch dirs may still hold a raw saved plan: only the artifact store keeps one.
   const leftovers = await removeWorkLeftovers({ store, workDir: deps.workDir });
   if (leftovers.length) logger.warn({ removed: leftovers }, 'removed work dirs left by an earlier stop');
@@ -173,6 +197,7 @@ async function serveWith(
     concurrency: config.defaults.concurrency,
     jitterMs: config.defaults.jitter,
     logger,
+    active: leading,
     check: async (stack, trigger, signal) => {
       const started = performance.now();
       const outcome = await checkStackFromSource({ ...deps, ...sources }, stack, { trigger, signal });
@@ -198,6 +223,7 @@ async function serveWith(
   scheduler.start();
 
   const retentionTask = nodeCron.schedule('17 3 * * *', () => {
+    if (!leading()) return;
     runRetention(
       { store, artifacts: deps.artifacts, workDir: deps.workDir, now: deps.now },
       { outbox: config.defaults.outboxRetention, artifacts: config.artifacts.retention },
@@ -234,6 +260,7 @@ async function serveWith(
         ...(deliverers ? { deliverers } : {}),
         ...(remediation ? { remediation } : {}),
         ...(github ? { github } : {}),
+        ...(lease ? { leading } : {}),
       })
     : undefined;
   // Without Slack, pages still need a worker; with it, the Slack app's worker delivers them too.
@@ -244,6 +271,7 @@ async function serveWith(
           deliverers,
           now: deps.now,
           logger,
+          active: leading,
           onFailed: (item, _error, outcome) => countOutboxFailure(metrics, item.method, outcome.dead),
         })
       : undefined;
@@ -258,18 +286,24 @@ async function serveWith(
     : undefined;
   slackApp?.start();
   void slack?.connect();
-  // Told where people look (its message, its thread, the audit log, on-call), now that all of them listen.
-  jobs.run('report-interrupted-applies', () => reportInterruptedApplies(deps, interrupted, handed));
-  // Outcomes recorded by an earlier process that died before telling them (after the held alerts resume).
-  jobs.run('replay-announcements', () => replayAnnouncements(deps));
-  // Approvals complete before an earlier stop whose apply had not started: applied now.
-  for (const { run, actor } of await approvedRunsLeftOver(store)) {
-    logger.warn(
-      { runId: run.id, stack: run.stack },
-      'approved run was not applied before the last stop; applying it now',
-    );
-    jobs.run('apply-after-restart', () => apply(run, actor));
-  }
+  const tellRecovered = async ({ interrupted, handed }: Awaited<ReturnType<typeof recover>>) => {
+    // Told where people look (its message, its thread, the audit log, on-call), now that all of them listen.
+    jobs.run('report-interrupted-applies', () => reportInterruptedApplies(deps, interrupted, handed));
+    // Outcomes recorded by an earlier process that died before telling them (after the held alerts resume).
+    jobs.run('replay-announcements', () => replayAnnouncements(deps));
+    // Approvals complete before an earlier stop whose apply had not started: applied now.
+    for (const { run, actor } of await approvedRunsLeftOver(store)) {
+      logger.warn(
+        { runId: run.id, stack: run.stack },
+        'approved run was not applied before the last stop; applying it now',
+      );
+      jobs.run('apply-after-restart', () => apply(run, actor));
+    }
+  };
+  if (recovered) await tellRecovered(recovered);
+  // A standby that takes the lead (the leader stopped or died) recovers what the leader left, as a start does.
+  promotion.lead = () => jobs.run('take-the-lead', async () => tellRecovered(await recover()));
+  if (!ledAtStart && leading()) promotion.lead();
 
   let stopping = false;
   const webhook = githubWebhookSecret
@@ -308,6 +342,7 @@ async function serveWith(
     ...(metricsServer ? { metricsServer } : {}),
     ...(slack ? { slack } : {}),
     ...(slackApp ? { slackApp } : {}),
+    leading,
     async stop() {
       if (stopping) return;
       stopping = true;

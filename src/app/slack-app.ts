@@ -72,6 +72,8 @@ export interface SlackAppOptions {
   github?: GitHubClient;
   /** Outbox deliverers for items that are not Slack calls (PagerDuty pages): one worker per database file. */
   deliverers?: OutboxWorkerOptions['deliverers'];
+  /** Whether this process delivers the outbox and escalates (the leader of several `serve`s). */
+  leading?: () => boolean;
 }
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
@@ -174,6 +176,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     ...(options.deliverers ? { deliverers: options.deliverers } : {}),
     now,
     logger,
+    ...(options.leading ? { active: options.leading } : {}),
     onDelivered: async () => metrics.outboxPending.set(await store.pendingCount()),
     onFailed: async (item, _error, outcome) => {
       countOutboxFailure(metrics, item.method, outcome.dead);
@@ -197,7 +200,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       lookUpWorkspace();
       worker.start(options.outboxPollMs ?? 250);
       jobs.run('resume-held-alerts', () => notifier.resume());
-      escalation = setInterval(() => jobs.run('escalate', () => escalateStaleDrift(escalateDeps)), 60_000);
+      escalation = setInterval(() => {
+        if (options.leading?.() ?? true) jobs.run('escalate', () => escalateStaleDrift(escalateDeps));
+      }, 60_000);
       escalation.unref();
     },
     escalate: () => escalateStaleDrift(escalateDeps),

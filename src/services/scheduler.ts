@@ -17,6 +17,8 @@ export interface SchedulerOptions<T> {
   logger: ServiceLogger;
   cron?: CronLike;
   random?: () => number;
+  /** Whether scheduled ticks start checks here (the leader of several `serve`s); default always. */
+  active?: () => boolean;
 }
 
 export interface Scheduler<T> {
@@ -113,7 +115,7 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler<T> {
   }
 
   function onTick(stack: Stack): void {
-    if (stopped) return;
+    if (stopped || !(options.active?.() ?? true)) return;
     if (running.has(stack.name) || queue.some((j) => j.stack.name === stack.name && j.trigger !== undefined)) {
       logger.info({ stack: stack.name }, 'scheduled check skipped: the previous one is still queued or running');
       return;

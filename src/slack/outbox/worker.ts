@@ -36,6 +36,11 @@ export interface OutboxWorkerOptions {
   maxUnresolvedAttempts?: number;
   random?: () => number;
   onDelivered?: (item: OutboxItem) => void | Promise<void>;
+  /**
+   * Whether this process delivers on its timer: with several `serve`s on one store only the leader does
+   * (`due()` claims nothing, so two would send an item twice). drain() is not gated. Default always.
+   */
+  active?: () => boolean;
   onFailed?: (
     item: OutboxItem,
     error: string,
@@ -128,7 +133,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
 
   function tick(): void {
     // A slow Slack must not pile up rounds behind the one in progress.
-    if (queued > 0) return;
+    if (queued > 0 || !(options.active?.() ?? true)) return;
     drain().catch((err: unknown) => logger.error({ err: errorMessage(err) }, 'slack outbox round failed'));
   }
 

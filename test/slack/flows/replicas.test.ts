@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { startServe } from '../../../src/app/serve.js';
+import { usePostgres } from '../../helpers/postgres.js';
+import { CHANNEL } from '../../helpers/slack-serve.js';
+import { useSlackServe } from '../../helpers/use-slack-serve.js';
+import { APPROVERS, NETWORK, alerts, driftAgain, makeDrift } from './fixtures.js';
+
+const postgres = usePostgres();
+const startSlackServe = useSlackServe();
+const STACK = 'staging/network';
+
+async function until(what: string, done: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (await done()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/**
+ * Two `serve`s on one Postgres store: both answer, one leads. A check run on the standby is posted once, by
+ * the leader's outbox; when the leader stops, the standby takes the lead and delivers from then on.
+ */
+describe('serve replicas on one Postgres store', () => {
+  it('posts what either replica finds once, and the standby takes the lead when the leader stops', async () => {
+    const h = await startSlackServe({
+      stacks: { [STACK]: NETWORK },
+      stackSettings: { [STACK]: { environment: 'staging' } },
+      config: { ...APPROVERS, store: { type: 'postgres', url: '${DATABASE_URL}' } },
+      env: { DATABASE_URL: await postgres.createDatabase() },
+    });
+    const leader = h.running;
+    const standby = await startServe(leader.context.config, {
+      env: h.env,
+      port: 0,
+      host: '127.0.0.1',
+      // One clock for both, as replicas on synchronised hosts have: the outbox's due times are compared to it.
+      now: () => new Date(h.now.value),
+      outboxPollMs: 20,
+      leaseCheckMs: 100,
+    });
+    try {
+      expect(leader.leading()).toBe(true);
+      expect(standby.leading()).toBe(false);
+
+      await makeDrift(h, STACK);
+      const first = await standby.scheduler.request(STACK);
+      expect(first.status).toBe('drifted');
+      await until('the alert', () => alerts(h, CHANNEL).length === 1);
+      await until('the outbox to drain', async () => (await leader.context.store.pendingCount()) === 0);
+      expect(h.emulator.calls('chat.postMessage')).toHaveLength(1);
+
+      await leader.stop();
+      await until('the standby to lead', () => standby.leading());
+      const posts = () => h.emulator.calls('chat.postMessage').length + h.emulator.calls('chat.update').length;
+      const before = posts();
+      await driftAgain(h, STACK, 'second-cowboy');
+      const second = await standby.scheduler.request(STACK);
+      expect(second.status).toBe('drifted');
+      await until('the new leader to deliver', () => posts() > before);
+      await until('its outbox to drain', async () => (await standby.context.store.pendingCount()) === 0);
+    } finally {
+      await standby.stop();
+    }
+  });
+});
