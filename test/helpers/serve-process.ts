@@ -48,6 +48,8 @@ export interface ServeProcessOptions {
   stacks: Record<string, string>;
   stackSettings?: Record<string, StackSettings>;
   config?: ConfigPatch;
+  /** More variables for driftgate (e.g. DATABASE_URL). */
+  env?: Record<string, string>;
 }
 
 export { waitFor } from './process-wait.js';
@@ -69,6 +71,7 @@ export async function startServeProcessWorld(options: ServeProcessOptions): Prom
     SLACK_API_URL: emulator.apiUrl,
     PAGERDUTY_EVENTS_URL: pagerduty.eventsUrl,
     [PD_KEY_ENV]: PD_KEY,
+    ...options.env,
   };
   const port = await closedPort();
   const base = `http://127.0.0.1:${port}`;
