@@ -9,6 +9,7 @@ export interface Metrics {
   slackApiErrors: Counter<'method' | 'retriable'>;
   pagerdutyErrors: Counter<'retriable'>;
   outboxPending: Gauge;
+  leader: Gauge;
   /** From now on the gauges read `sources` at each scrape (the store, opened after the ports are taken). */
   readGaugesFrom(sources: GaugeSources): void;
 }
@@ -17,6 +18,8 @@ export interface Metrics {
 export interface GaugeSources {
   driftedStacks(): Promise<number>;
   outboxPending(): Promise<number>;
+  /** Whether this process leads (runs the schedule, delivers the outbox); absent: it always does. */
+  leading?(): boolean;
 }
 
 export function createMetrics(initial?: GaugeSources): Metrics {
@@ -64,6 +67,14 @@ export function createMetrics(initial?: GaugeSources): Metrics {
       registers: [registry],
       async collect(this: Gauge) {
         if (sources) this.set(await sources.outboxPending());
+      },
+    }),
+    leader: new Gauge({
+      name: 'driftgate_leader',
+      help: '1 when this serve runs the schedule and delivers the outbox (the leader of its store), else 0',
+      registers: [registry],
+      collect(this: Gauge) {
+        this.set(!sources || (sources.leading?.() ?? true) ? 1 : 0);
       },
     }),
     readGaugesFrom(next) {

@@ -42,6 +42,11 @@ describe('serve replicas on one Postgres store', () => {
     try {
       expect(leader.leading()).toBe(true);
       expect(standby.leading()).toBe(false);
+      const leaderGauge = async (serve: typeof leader) =>
+        /^driftgate_leader (\d)$/m.exec(
+          await (await fetch(`http://127.0.0.1:${serve.health.port}/metrics`)).text(),
+        )?.[1];
+      expect([await leaderGauge(leader), await leaderGauge(standby)]).toEqual(['1', '0']);
 
       await makeDrift(h, STACK);
       const first = await standby.scheduler.request(STACK);
@@ -52,6 +57,7 @@ describe('serve replicas on one Postgres store', () => {
 
       await leader.stop();
       await until('the standby to lead', () => standby.leading());
+      expect(await leaderGauge(standby)).toBe('1');
       const posts = () => h.emulator.calls('chat.postMessage').length + h.emulator.calls('chat.update').length;
       const before = posts();
       await driftAgain(h, STACK, 'second-cowboy');
