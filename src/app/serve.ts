@@ -183,7 +183,7 @@ async function serveWith(
   metrics.readGaugesFrom({
     driftedStacks: async () => (await store.listStacks()).filter((s) => s.openDrift).length,
     outboxPending: () => store.pendingCount(),
-    leading: () => leading(),
+    leading,
   });
   const git = createGitSources({ dataDir: config.dataDir, env: options.env, logger });
   // GitHub, with credentials: remediation PRs, and the PRs (and their authors) of pending commits.

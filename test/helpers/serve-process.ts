@@ -31,6 +31,8 @@ export interface ServeProcessWorld {
   env: Record<string, string | undefined>;
   configFile: string;
   stackDir(name: string): string;
+  /** Plans and applies a stack with the terraform CLI directly (test setup, not the code under test). */
+  applyWithTerraform(stack: string): Promise<void>;
   /** Starts `driftgate serve` and waits until /readyz answers 200. */
   start(): Promise<void>;
   /** kill -9 of the whole process group (driftgate, terraform, its provisioners): a power cut. */
@@ -93,6 +95,11 @@ export async function startServeProcessWorld(options: ServeProcessOptions): Prom
     env,
     configFile,
     stackDir: (name) => join(root, name),
+    async applyWithTerraform(stack) {
+      const cwd = join(root, stack);
+      await execa('terraform', ['init', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
+      await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
+    },
     async start() {
       child = execa('node', [BIN, 'serve', '--config', configFile, '--port', String(port)], {
         env,

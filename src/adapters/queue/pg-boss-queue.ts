@@ -140,7 +140,8 @@ export async function openPgBossQueue(options: PgBossQueueOptions): Promise<JobQ
       });
     },
     async depth(pools) {
-      const names = pools.flatMap((pool) => (['check', 'apply', 'codify'] as const).map((kind) => ({ pool, kind })));
+      const kinds = Object.keys(RETRIES) as PoolJobKind[];
+      const names = pools.flatMap((pool) => kinds.map((kind) => ({ pool, kind })));
       const queues = await boss.getQueues(names.map((n) => queueName(n.kind, n.pool)));
       const byName = new Map(queues.map((q) => [q.name, q]));
       return names.map(({ pool, kind }): PoolQueueDepth => {

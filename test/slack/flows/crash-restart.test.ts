@@ -44,10 +44,7 @@ async function startWorld(config = {}): Promise<ServeProcessWorld> {
     stackSettings: { [STACK]: { environment: 'staging' } },
     config: mergeConfig(APPROVERS, PAGING, config),
   });
-  const cwd = world.stackDir(STACK);
-  const { env } = world;
-  await execa('terraform', ['init', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
-  await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
+  await world.applyWithTerraform(STACK);
   return world;
 }
 

@@ -12,7 +12,6 @@ import {
 } from '../../helpers/serve-process.js';
 import { APPROVERS, NETWORK } from './fixtures.js';
 import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
-import { execa } from 'execa';
 
 const postgres = usePostgres();
 const STACK = 'staging/network';
@@ -39,12 +38,7 @@ describe.skipIf(!HAS_BUILD)(`the leader killed (${HAS_BUILD ? BIN : NO_BUILD_REA
     });
     const w = world;
     const cwd = w.stackDir(STACK);
-    await execa('terraform', ['init', '-input=false', '-no-color'], { cwd, env: w.env, extendEnv: false });
-    await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], {
-      cwd,
-      env: w.env,
-      extendEnv: false,
-    });
+    await w.applyWithTerraform(STACK);
     await w.start();
     const config = await parseConfig(await readFile(w.configFile, 'utf8'), { baseDir: cwd, env: w.env });
     standby = await startServe(config, { env: w.env, port: 0, host: '127.0.0.1', outboxPollMs: 20, leaseCheckMs: 100 });
