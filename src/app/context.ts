@@ -79,14 +79,16 @@ export function ownSecretNames(config: Pick<DriftgateConfig, 'pagerduty' | 'stac
 
 /**
  * The environment terraform runs in: the process's, less driftgate's own secrets (Slack and GitHub
- * credentials, PagerDuty routing keys, Git tokens). A stack that needs one sets it in its `env`.
+ * credentials, PagerDuty routing keys, Git tokens) and any variable holding the Postgres store's URL (a
+ * module that could write the store could write approvals). A stack that needs one sets it in its `env`.
  */
 export function terraformBaseEnv(
-  config: DriftgateConfig,
+  config: Pick<DriftgateConfig, 'pagerduty' | 'stacks' | 'store'>,
   env: Record<string, string | undefined>,
 ): Record<string, string | undefined> {
   const own = new Set(ownSecretNames(config));
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !own.has(name)));
+  const storeUrl = config.store?.type === 'postgres' ? config.store.url : undefined;
+  return Object.fromEntries(Object.entries(env).filter(([name, value]) => !own.has(name) && value !== storeUrl));
 }
 
 /**

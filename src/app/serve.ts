@@ -5,7 +5,6 @@ import { createPager } from '../services/page-oncall.js';
 import { slackLinks } from '../slack/message-links.js';
 import { createOutboxWorker } from '../slack/outbox/worker.js';
 import { GithubConfig, type DriftgateConfig } from '../config/schema.js';
-import { ConfigError } from '../domain/errors.js';
 import { metricsAddressFrom } from '../http/metrics-address.js';
 import type { HttpServer } from '../http/server.js';
 import type { Run } from '../domain/run/model.js';
@@ -26,7 +25,10 @@ import { createScheduler, type Scheduler } from '../services/scheduler.js';
 import { applyApprovedRun, approvedRunsLeftOver, type ApplyDeps } from '../services/apply-approved-run.js';
 import { interruptHandedApplies } from '../services/apply-handoff.js';
 import { autoApplyAfterCheck } from '../services/auto-apply.js';
-import { createJobs } from '../services/jobs.js';
+import { createJobs, type Jobs } from '../services/jobs.js';
+import type { SourceDeps } from '../services/resolve-stack-at-commit.js';
+import type { GitHubClient } from '../ports/github.js';
+import { startWorkerRunners, type Runners } from './serve-workers.js';
 import { replayAnnouncements } from '../services/replay-announcements.js';
 import { reportInterruptedApplies } from '../services/report-interrupted-applies.js';
 import { createAppContext, type AppContext } from './context.js';
@@ -71,17 +73,6 @@ export interface RunningServe {
  * (GITHUB_TOKEN or a GitHub App), and the GitHub webhook when GITHUB_WEBHOOK_SECRET is set.
  */
 export async function startServe(config: DriftgateConfig, options: ServeOptions): Promise<RunningServe> {
-  // A control plane that quietly ran terraform itself would run it without the pools' credentials.
-  if (config.runners?.type === 'workers')
-    throw new ConfigError(
-      [
-        {
-          path: 'runners.type',
-          message: 'workers: `driftgate worker` is not in this version yet; use runners: {type: local} (the default)',
-        },
-      ],
-      config.file,
-    );
   // Before anything starts: a Slack misconfiguration or a port in use fails here, with nothing left running.
   const settings: ServeSettings = {
     slackSettings: slackSettingsFor(config, options.env),
@@ -193,34 +184,16 @@ async function serveWith(
   const sources = { git, ...(github ? { github } : {}) };
   // Background work (Slack handlers after their ack, automatic applies): shutdown and tests wait for it.
   const jobs = createJobs({ logger, busy: () => slackApp?.busy() ?? false });
-  const scheduler = createScheduler<CheckOutcome>({
-    stacks: config.stacks,
-    concurrency: config.defaults.concurrency,
-    jitterMs: config.defaults.jitter,
-    logger,
-    active: leading,
-    check: async (stack, trigger, signal) => {
-      const started = performance.now();
-      const outcome = await checkStackFromSource({ ...deps, ...sources }, stack, { trigger, signal });
-      metrics.planDuration.observe(
-        { stack: stack.name, outcome: outcome.status },
-        (performance.now() - started) / 1000,
-      );
-      metrics.runsByOutcome.inc({ outcome: outcome.status });
-      jobs.run('auto-apply', () => autoApplyAfterCheck(applies, outcome));
-      return outcome;
-    },
-  });
-  const requestCheck = (name: string): void => void scheduler.request(name, 'manual').catch(() => undefined);
-  // The one apply use case, for a click, an automatic mode and a restart alike.
-  const applies: ApplyDeps = {
-    ...deps,
-    git,
-    requestCheck,
-    exclusive: (name, work) => scheduler.exclusive(name, work),
-    stack: context.stack,
-  };
-  const apply = (run: Run, actor: string) => applyApprovedRun(applies, run, actor);
+  const runners: Runners =
+    config.runners?.type === 'workers'
+      ? await startWorkerRunners({
+          context,
+          jobs,
+          leading,
+          countOutcome: (outcome) => metrics.runsByOutcome.inc({ outcome }),
+        })
+      : localRunners(context, { ...deps, ...sources }, jobs, leading, metrics);
+  const { scheduler, apply, requestCheck } = runners;
   scheduler.start();
 
   const retentionTask = nodeCron.schedule('17 3 * * *', () => {
@@ -351,6 +324,7 @@ async function serveWith(
       // Applies and checks first: they may still have messages to send through the outbox.
       const { aborted, cancelled } = await scheduler.stop(config.defaults.shutdownTimeout);
       logger.info({ aborted, cancelled }, 'scheduler stopped');
+      await runners.stop();
       pager?.stop();
       storeHealth.stop();
       await pageWorker?.stop();
@@ -363,4 +337,43 @@ async function serveWith(
       await context.close();
     },
   };
+}
+
+/** terraform in this process: the scheduler runs checks, an apply waits for the stack's turn in it. */
+function localRunners(
+  context: AppContext,
+  deps: AppContext['deps'] & Pick<SourceDeps, 'git'> & { github?: GitHubClient },
+  jobs: Jobs,
+  leading: () => boolean,
+  metrics: ServePorts['metrics'],
+): Runners {
+  const { config, logger } = context;
+  const scheduler = createScheduler<CheckOutcome>({
+    stacks: config.stacks,
+    concurrency: config.defaults.concurrency,
+    jitterMs: config.defaults.jitter,
+    logger,
+    active: leading,
+    check: async (stack, trigger, signal) => {
+      const started = performance.now();
+      const outcome = await checkStackFromSource(deps, stack, { trigger, signal });
+      metrics.planDuration.observe(
+        { stack: stack.name, outcome: outcome.status },
+        (performance.now() - started) / 1000,
+      );
+      metrics.runsByOutcome.inc({ outcome: outcome.status });
+      jobs.run('auto-apply', () => autoApplyAfterCheck(applies, outcome, apply));
+      return outcome;
+    },
+  });
+  const requestCheck = (name: string): void => void scheduler.request(name, 'manual').catch(() => undefined);
+  // The one apply use case, for a click, an automatic mode and a restart alike.
+  const applies: ApplyDeps = {
+    ...deps,
+    requestCheck,
+    exclusive: (name, work) => scheduler.exclusive(name, work),
+    stack: context.stack,
+  };
+  const apply = (run: Run, actor: string) => applyApprovedRun(applies, run, actor);
+  return { scheduler, apply, requestCheck, stop: async () => undefined };
 }

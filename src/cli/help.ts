@@ -13,6 +13,11 @@ const OPTIONS: Record<string, [string, string][]> = {
     ['--json', 'one JSON document (format version 1) instead of the table and diffs'],
   ],
   serve: [['--port N', 'port of /healthz, /readyz, /metrics and the Slack endpoint; default $PORT, else 3000']],
+  worker: [
+    ['--pool NAME', 'the worker pool whose jobs it takes (stacks choose one with pool:); default $DRIFTGATE_POOL'],
+    ['--concurrency N', 'jobs run at once, 1 to 64; default defaults.concurrency'],
+    ['--port N', 'port of /healthz, /readyz and /metrics; default $PORT, else 3000'],
+  ],
   baseline: [['--commit SHA', 'the commit to record, 7 to 64 hex characters; default the branch head']],
   migrate: [
     ['--to postgres', 'where to: the Postgres store the config names (store.url), which must be empty'],
@@ -23,7 +28,7 @@ const OPTIONS: Record<string, [string, string][]> = {
 
 const COMMON: [string, string][] = [
   ['--config FILE', 'the config file; default $DRIFTGATE_CONFIG, else ./driftgate.yml'],
-  ['--log-format human|json', 'log lines on stderr: human (default) or JSON (default for serve)'],
+  ['--log-format human|json', 'log lines on stderr: human (default) or JSON (default for serve and worker)'],
   ['--log-level LEVEL', 'trace, debug, info, warn, error, fatal, silent; default warn, or log.level for JSON'],
   ['-h, --help', 'this help'],
 ];

@@ -14,6 +14,8 @@ Usage:
       Check the config file: every error with its path.
   driftgate serve [--config FILE] [--port N]
       Run the scheduler (and /healthz, /readyz, /metrics) until SIGTERM; logs JSON.
+  driftgate worker --pool NAME [--concurrency N] [--config FILE] [--port N]
+      Take the pool's plan and apply jobs (runners: workers) until SIGTERM; logs JSON.
   driftgate unlock STACK [--config FILE]
       Unblock a stack after an interrupted apply, once its real state was checked.
   driftgate migrate --to postgres [--from FILE] [--config FILE]
@@ -41,6 +43,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   check: async () => (await import('./commands/check.js')).checkCommand,
   validate: async () => (await import('./commands/validate.js')).validateCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,
+  worker: async () => (await import('./commands/worker.js')).workerCommand,
   unlock: async () => (await import('./commands/unlock.js')).unlockCommand,
   baseline: async () => (await import('./commands/baseline.js')).baselineCommand,
   migrate: async () => (await import('./commands/migrate.js')).migrateCommand,

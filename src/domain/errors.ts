@@ -23,7 +23,8 @@ export type DriftgateErrorCode =
   | 'SHUTTING_DOWN'
   | 'STACK_DIR_UNUSABLE'
   | 'LISTEN_FAILED'
-  | 'CHANGE_EVENT_INVALID';
+  | 'CHANGE_EVENT_INVALID'
+  | 'NO_WORKER_RESULT';
 
 export class DriftgateError extends Error {
   readonly code: DriftgateErrorCode;

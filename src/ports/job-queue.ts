@@ -1,4 +1,5 @@
 import type { PoolQueueDepth } from '../domain/pool/pool-health.js';
+import type { RelayedEvent } from '../domain/relayed-event.js';
 import type { RunTrigger } from '../domain/run/state.js';
 
 export type { PoolQueueDepth };
@@ -43,6 +44,13 @@ export interface JobQueue {
    * every pool: the control plane marks each run interrupted and blocks its stack. Never run again.
    */
   workAbandonedApplies(handler: (job: ApplyJob) => Promise<void>): Promise<void>;
+  /**
+   * Sends what a worker's run published (its outcome, an apply's result) to the control plane. One
+   * stack's events are taken in the order they were sent, one at a time.
+   */
+  relay(event: RelayedEvent): Promise<void>;
+  /** Takes relayed events (any control-plane replica); a handler that throws gets the event again later. */
+  workRelayed(handler: (event: RelayedEvent) => Promise<void>): Promise<void>;
   depth(pools: readonly string[]): Promise<PoolQueueDepth[]>;
   /** Stops taking jobs; waits up to `timeoutMs` for the running ones. */
   stop(timeoutMs: number): Promise<void>;

@@ -37,13 +37,14 @@ export async function applyApprovedRun(deps: ApplyDeps, run: Run, actor: string)
     const started = performance.now();
     const outcome = await applyRunFromSource(deps, stack, run.id, actor);
     const durationMs = performance.now() - started;
-    await settle(deps, run, actor, outcome, durationMs);
+    await settleApply(deps, run, actor, outcome, durationMs);
     return outcome;
   });
 }
 
-async function settle(
-  deps: ApplyDeps,
+/** Publishes how an apply ended, or ends a run whose apply never started with the reason (errored). */
+export async function settleApply(
+  deps: ServiceDeps & ExpireDeps,
   run: Run,
   actor: string,
   outcome: ApplyOutcome,

@@ -6,14 +6,14 @@
  */
 import { automaticApply } from '../domain/policy/automatic.js';
 import type { Run } from '../domain/run/model.js';
-import { applyApprovedRun, type ApplyDeps } from './apply-approved-run.js';
+import type { ApplyDeps } from './apply-approved-run.js';
 import type { CheckOutcome } from './check-stack.js';
 
 /**
  * An earlier run with the same changes (fingerprint) that was applied automatically: applying again
  * would loop on a change that does not stick (a provider's perpetual diff, something reverting it).
  */
-async function cameBack(deps: ApplyDeps, stack: string, run: Run): Promise<string | undefined> {
+async function cameBack(deps: Pick<ApplyDeps, 'store'>, stack: string, run: Run): Promise<string | undefined> {
   const earlier = (await deps.store.listRuns({ stack, limit: 50 })).filter(
     (r) => r.id !== run.id && r.fingerprint === run.fingerprint,
   );
@@ -27,7 +27,12 @@ async function cameBack(deps: ApplyDeps, stack: string, run: Run): Promise<strin
  * Decides, audits the decision, and applies when allowed; settles when the apply ends. Run it as a job,
  * never awaited by the check: the apply waits for that check to end.
  */
-export async function autoApplyAfterCheck(deps: ApplyDeps, outcome: CheckOutcome): Promise<unknown> {
+export async function autoApplyAfterCheck(
+  deps: Omit<ApplyDeps, 'exclusive'>,
+  outcome: CheckOutcome,
+  /** How the apply runs: in this process, or as a job for a worker of the stack's pool. */
+  apply: (run: Run, actor: string) => Promise<unknown>,
+): Promise<unknown> {
   if (outcome.status !== 'drifted' && outcome.status !== 'pending_approval') return undefined;
   const stack = deps.stack(outcome.stack);
   if (!stack || stack.mode === 'alert') return undefined;
@@ -50,7 +55,7 @@ export async function autoApplyAfterCheck(deps: ApplyDeps, outcome: CheckOutcome
   });
   if (!decision.apply) return undefined;
   const run = outcome.run;
-  return applyApprovedRun(deps, run, actor).catch((err: unknown) =>
+  return apply(run, actor).catch((err: unknown) =>
     deps.logger.error({ err, runId: run.id, stack: stack.name }, 'automatic apply failed'),
   );
 }

@@ -51,7 +51,7 @@ export class SchedulerStoppedError extends DriftgateError {
   }
 }
 
-const defaultCron: CronLike = { schedule: (expression, task) => nodeCron.schedule(expression, task) };
+export const defaultCron: CronLike = { schedule: (expression, task) => nodeCron.schedule(expression, task) };
 
 /**
  * Runs checks on cron schedules with jitter, at most `concurrency` at once, never two on one stack, and

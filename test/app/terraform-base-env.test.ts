@@ -28,4 +28,13 @@ describe('terraformBaseEnv', () => {
     };
     expect(terraformBaseEnv(config, env)).toEqual({ PATH: '/usr/bin', AWS_PROFILE: 'prod' });
   });
+
+  it("keeps the Postgres store's URL out, under whatever name it is set", () => {
+    const url = 'postgres://driftgate:pw@db:5432/driftgate';
+    const config = { stacks: [], store: { type: 'postgres', url, poolSize: 10 } } as unknown as DriftgateConfig;
+    expect(terraformBaseEnv(config, { PATH: '/usr/bin', DRIFTGATE_DB: url, OTHER_DB: 'postgres://x' })).toEqual({
+      PATH: '/usr/bin',
+      OTHER_DB: 'postgres://x',
+    });
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startServe } from '../../src/app/serve.js';
+import { startWorker } from '../../src/app/worker.js';
 import { validateConfigText } from '../../src/config/load.js';
 
 const parse = (yaml: string, env: Record<string, string> = {}) =>
@@ -43,10 +43,14 @@ describe('runners and pools in the config', () => {
     expect(result.config?.runners).toEqual({ type: 'workers', workerStaleAfter: 30_000, unservedAlertAfter: 300_000 });
   });
 
-  it('is refused by serve in this version, which has no worker command yet, rather than planning itself', async () => {
-    const result = await parseWorkers();
-    await expect(startServe(result.config!, { env: {}, port: 0 })).rejects.toThrow(
-      'runners.type: workers: `driftgate worker` is not in this version yet; use runners: {type: local} (the default)',
+  it('starts no worker for a config that runs terraform in serve, or for a pool no stack is in', async () => {
+    const local = await parse(`version: 1\n${STACK}`);
+    await expect(startWorker(local.config!, { env: {}, port: 0, pool: 'prod' })).rejects.toThrow(
+      'runners.type: `driftgate worker` takes the jobs a control plane with runners: {type: workers} queues',
+    );
+    const workers = await parseWorkers();
+    await expect(startWorker(workers.config!, { env: {}, port: 0, pool: 'prd' })).rejects.toThrow(
+      `--pool: pool "prd" has no stacks in this config (its pools: default, prod): a typo, or a config that disagrees with the control plane's`,
     );
   });
 

@@ -1,6 +1,7 @@
 import { PgBoss, type Job, type Queue } from 'pg-boss';
 import { z } from 'zod';
 import { isPoolName, POOL_NAME_RULE } from '../../domain/pool/pool-name.js';
+import { RelayedEvent } from '../../domain/relayed-event.js';
 import { RUN_TRIGGERS } from '../../domain/run/state.js';
 import type { JobQueue, PoolJob, PoolJobKind, PoolQueueDepth } from '../../ports/job-queue.js';
 
@@ -45,6 +46,8 @@ const RETRIES: Record<PoolJobKind, number> = { check: 2, apply: 0, codify: 1 };
 export const queueName = (kind: PoolJobKind, pool: string): string => `driftgate.${kind}.${pool}`;
 /** Where pg-boss moves an apply job that failed (its worker's heartbeat stopped, or its handler threw). */
 export const ABANDONED_APPLIES = 'driftgate.apply-abandoned';
+/** What workers' runs published, for the control plane. */
+export const RELAYED_EVENTS = 'driftgate.events';
 
 /**
  * The job queue on pg-boss, in the store's Postgres. One queue per kind and pool; `stately` with the stack
@@ -85,6 +88,20 @@ export async function openPgBossQueue(options: PgBossQueueOptions): Promise<JobQ
   };
   // Marking a run interrupted is a compare-and-set: taking an abandoned apply twice changes nothing.
   const abandoned = () => createOnce(ABANDONED_APPLIES, { policy: 'standard', retryLimit: 5, notify: true });
+  // key_strict_fifo by stack: a stack's events in order (an apply's verification before its result), one
+  // at a time, whichever replica takes them; retried generously, since a failed one would hold the stack's.
+  const relayed = () =>
+    createOnce(RELAYED_EVENTS, {
+      policy: 'key_strict_fifo',
+      retryLimit: 20,
+      retryDelay: 1,
+      retryBackoff: true,
+      retryDelayMax: 60,
+      // A replica killed while it handles one would otherwise hold the stack's events until it expires.
+      heartbeatSeconds,
+      expireInSeconds: 120,
+      notify: true,
+    });
   const ensureQueue = async (kind: PoolJobKind, pool: string): Promise<void> => {
     if (!isPoolName(pool)) throw new Error(`pool "${pool}" is not a pool name: ${POOL_NAME_RULE}`);
     if (kind === 'apply') await abandoned();
@@ -119,8 +136,7 @@ export async function openPgBossQueue(options: PgBossQueueOptions): Promise<JobQ
         await ensureQueue(kind, pool);
         await boss.work<PoolJob>(
           queueName(kind, pool),
-          // NOTIFY wakes a worker for a new job, not for a retry whose delay is over: poll as often.
-          { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 },
+          { ...polling, localConcurrency: concurrency },
           async ([job]: Job<PoolJob>[]) => {
             if (!job) return;
             const parsed = PoolJobData.safeParse(job.data);
@@ -137,6 +153,25 @@ export async function openPgBossQueue(options: PgBossQueueOptions): Promise<JobQ
         if (!job) return;
         const parsed = parse(job);
         if (parsed.kind === 'apply') await handler(parsed);
+      });
+    },
+    async relay(event) {
+      await relayed();
+      await boss.send(RELAYED_EVENTS, event, { singletonKey: event.stack });
+    },
+    async workRelayed(handler) {
+      await relayed();
+      await boss.work<unknown>(RELAYED_EVENTS, { ...polling, localConcurrency: 4 }, async ([job]) => {
+        if (!job) return;
+        const parsed = RelayedEvent.safeParse(job.data);
+        // Nothing to retry in an event this version cannot read: said, and let go.
+        if (!parsed.success) {
+          options.onError(
+            new Error(`event ${job.id} on ${RELAYED_EVENTS} is not a driftgate event: ${parsed.error.message}`),
+          );
+          return;
+        }
+        await handler(parsed.data);
       });
     },
     async depth(pools) {

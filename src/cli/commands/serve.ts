@@ -4,16 +4,13 @@ import { loadConfig } from '../../config/load.js';
 import { ConfigError } from '../../domain/errors.js';
 import { slackEnvIssues } from '../../slack/env.js';
 import type { CliIo } from '../io.js';
-import { UsageError } from '../io.js';
 import { logSettings } from '../log-options.js';
+import { portOption } from '../port-option.js';
 
 /** `driftgate serve`: runs until SIGTERM/SIGINT, then shuts down gracefully. */
 export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' }, port: { type: 'string' } } });
-  const port = Number(values.port ?? io.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`invalid port ${values.port ?? io.env.PORT}`);
-  const portSetting = values.port !== undefined ? '--port' : io.env.PORT !== undefined ? 'PORT' : 'the default port';
+  const { port, portSetting } = portOption(values.port, io);
   const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env }).catch((err: unknown) => {
     // The SLACK_* variables' problems with the file's, so that one start shows them all.
     if (err instanceof ConfigError) throw new ConfigError([...err.issues, ...slackEnvIssues(io.env)], err.file);

@@ -1,0 +1,129 @@
+import { createGitSources } from '../adapters/git/git-sources.js';
+import type { DriftgateConfig } from '../config/schema.js';
+import { ConfigError } from '../domain/errors.js';
+import type { HttpServer } from '../http/server.js';
+import { metricsAddressFrom } from '../http/metrics-address.js';
+import type { JobQueue } from '../ports/job-queue.js';
+import { relayBus } from '../services/relay-bus.js';
+import { workPoolJob, type PoolJobDeps } from '../services/work-pool-job.js';
+import { createAppContext, ownSecretNames, type AppContext } from './context.js';
+import { openQueueFor } from './open-queue.js';
+import { listen, type ListenOptions } from './serve-ports.js';
+import { watchStoreHealth } from './store-health.js';
+
+export interface WorkerOptions extends ListenOptions {
+  env: Record<string, string | undefined>;
+  pool: string;
+  /** Jobs run at once; default `defaults.concurrency`. */
+  concurrency?: number;
+  now?: () => Date;
+  logDestination?: NodeJS.WritableStream;
+  log?: { format: 'json' | 'human'; level: string };
+}
+
+export interface RunningWorker {
+  context: AppContext;
+  health: HttpServer;
+  /** Stops taking jobs; running ones get `defaults.shutdownTimeout`. */
+  stop(): Promise<void>;
+}
+
+/** The pools the config's stacks are in: a worker of any other pool would wait for jobs that never come. */
+function configPools(config: DriftgateConfig): string[] {
+  return [...new Set(config.stacks.map((s) => s.pool))].sort();
+}
+
+function refuse(config: DriftgateConfig, pool: string): void {
+  if (config.runners?.type !== 'workers')
+    throw new ConfigError(
+      [
+        {
+          path: 'runners.type',
+          message:
+            '`driftgate worker` takes the jobs a control plane with runners: {type: workers} queues; with runners: {type: local} (the default) serve runs terraform itself',
+        },
+      ],
+      config.file,
+    );
+  const pools = configPools(config);
+  if (!pools.includes(pool))
+    throw new ConfigError(
+      [
+        {
+          path: '--pool',
+          message: `pool "${pool}" has no stacks in this config (its pools: ${pools.join(', ') || 'none'}): a typo, or a config that disagrees with the control plane's`,
+        },
+      ],
+      config.file,
+    );
+}
+
+/**
+ * `driftgate worker --pool NAME`: takes its pool's check and apply jobs from the queue in Postgres, runs
+ * terraform with the pool's cloud credentials (this process's environment), keeps saved plans in the
+ * shared artifact store and runs in the shared store, and relays what happened to the control plane. It
+ * holds none of the bot's secrets: Slack, GitHub and on-call are the control plane's.
+ */
+export async function startWorker(config: DriftgateConfig, options: WorkerOptions): Promise<RunningWorker> {
+  refuse(config, options.pool);
+  const concurrency = options.concurrency ?? config.defaults.concurrency;
+  const ports = await listen(options, metricsAddressFrom(options.env));
+  let context: AppContext | undefined;
+  let queue: JobQueue | undefined;
+  try {
+    // Sized for this worker's terraform processes (GOMAXPROCS), not the control plane's setting.
+    context = await createAppContext({ ...config, defaults: { ...config.defaults, concurrency } }, options);
+    const { logger } = context;
+    const present = ownSecretNames(config).filter((name) => options.env[name]);
+    if (present.length > 0)
+      logger.warn(
+        { variables: present },
+        "this worker's environment holds the control plane's secrets; a worker needs none of them (terraform never gets them): remove them",
+      );
+    queue = await openQueueFor(config, logger, `driftgate-worker-${options.pool}`);
+    const taken = queue;
+    const bus = relayBus(
+      (event) => taken.relay(event),
+      (err, event) => logger.error({ err, event: event.type, stack: event.stack }, 'event handler failed'),
+    );
+    bus.onAny((event) => logger.info({ event: event.type, stack: event.stack, runId: event.run.id }, 'event'));
+    const deps: PoolJobDeps = {
+      ...context.deps,
+      bus,
+      git: createGitSources({ dataDir: config.dataDir, env: options.env, logger }),
+      pool: options.pool,
+      stack: context.stack,
+      // An expired plan asks for a fresh one: a check on this pool, where the stack is.
+      requestCheck: (name) =>
+        void taken
+          .enqueue(options.pool, { kind: 'check', stack: name, trigger: 'manual' })
+          .catch((err: unknown) => logger.warn({ err, stack: name }, 'queuing a fresh check failed')),
+    };
+    const storeHealth = watchStoreHealth(context.store, {
+      onChange: (ok, reason) =>
+        ok ? logger.info('the store answers again') : logger.error({ reason }, 'the store does not answer: not ready'),
+    });
+    let stopping = false;
+    ports.setReady(() => (stopping ? { ok: false, reason: 'shutting down' } : storeHealth.current()));
+    await queue.work(options.pool, ['check', 'apply'], concurrency, (job) => workPoolJob(deps, job));
+    logger.info({ pool: options.pool, concurrency, port: ports.health.port }, 'driftgate worker taking jobs');
+    const started = context;
+    return {
+      context: started,
+      health: ports.health,
+      async stop() {
+        if (stopping) return;
+        stopping = true;
+        await taken.stop(config.defaults.shutdownTimeout);
+        storeHealth.stop();
+        await ports.close();
+        await started.close();
+      },
+    };
+  } catch (err) {
+    await queue?.stop(0).catch(() => undefined);
+    await context?.close();
+    await ports.close();
+    throw err;
+  }
+}

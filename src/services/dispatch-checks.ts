@@ -1,0 +1,136 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Stack } from '../domain/stack.js';
+import { DriftgateError } from '../domain/errors.js';
+import { noChangesAnalysis } from '../domain/plan/analyze.js';
+import type { Run } from '../domain/run/model.js';
+import type { RunTrigger } from '../domain/run/state.js';
+import type { JobQueue } from '../ports/job-queue.js';
+import type { CheckOutcome } from './check-stack.js';
+import type { ServiceDeps } from './deps.js';
+import { type CronLike, defaultCron, type Scheduler, SchedulerStoppedError } from './scheduler.js';
+import { loadAnalysis, loadPolicy } from './stored-analysis.js';
+
+export interface DispatcherOptions extends Pick<ServiceDeps, 'store' | 'artifacts' | 'logger' | 'now'> {
+  stacks: Stack[];
+  queue: Pick<JobQueue, 'enqueue'>;
+  /** Whether scheduled ticks queue checks here (the leader of the control plane's replicas). */
+  active: () => boolean;
+  /** How long `request` waits for a worker's result before saying none came. */
+  waitLimitMs: number;
+  /** How often a waiting `request` looks in the store for its result; default 1 s. */
+  pollMs?: number;
+  cron?: CronLike;
+}
+
+/** Runs that ended a check: what a request waits for. */
+const CHECK_ENDS = new Set(['no_changes', 'drifted', 'pending_approval', 'errored', 'interrupted']);
+
+export class NoWorkerResultError extends DriftgateError {
+  constructor(stack: Stack, waitedMs: number) {
+    super(
+      'NO_WORKER_RESULT',
+      `no result for ${stack.name} after ${Math.round(waitedMs / 60_000)} min: its check waits for a worker of pool ${stack.pool} (driftgate workers lists them)`,
+    );
+  }
+}
+
+/**
+ * The scheduler of a control plane whose terraform runs on workers: the leader's cron ticks queue a check
+ * on the stack's pool (the queue keeps a stack from being queued twice), an asked-for check is queued ahead
+ * of scheduled ones, and its caller gets the outcome the worker recorded in the store. Work beside a
+ * check (`exclusive`) belongs to workers, so it is refused here.
+ */
+export function createCheckDispatcher(options: DispatcherOptions): Scheduler<CheckOutcome> {
+  const { store, logger } = options;
+  const byName = new Map(options.stacks.map((s) => [s.name, s]));
+  const tasks: { stop(): void | Promise<void> }[] = [];
+  const waiting = new Map<string, number>();
+  const stopping = new AbortController();
+
+  async function enqueue(stack: Stack, trigger: RunTrigger): Promise<void> {
+    const queued = await options.queue.enqueue(stack.pool, { kind: 'check', stack: stack.name, trigger });
+    if (!queued.queued) logger.info({ stack: stack.name, trigger }, 'check not queued: one is already waiting');
+  }
+
+  async function outcomeOf(run: Run): Promise<CheckOutcome> {
+    switch (run.state) {
+      case 'no_changes':
+        return { stack: run.stack, status: 'no_changes', run, analysis: noChangesAnalysis(''), resolved: false };
+      case 'drifted':
+      case 'pending_approval': {
+        const analysis = await loadAnalysis(options, run.id);
+        if (analysis) {
+          const policy = await loadPolicy(options, run.id);
+          return { stack: run.stack, status: run.state, run, analysis, isNew: true, ...(policy ? { policy } : {}) };
+        }
+        return { stack: run.stack, status: 'errored', run, error: 'the plan has no stored analysis', stderrTail: '' };
+      }
+      case 'interrupted':
+        return { stack: run.stack, status: 'interrupted', run };
+      default:
+        return { stack: run.stack, status: 'errored', run, error: run.error ?? `run is ${run.state}`, stderrTail: '' };
+    }
+  }
+
+  /** The first check of `stack` to end that had not ended when it was asked for. */
+  async function result(stack: Stack, ended: Set<string>): Promise<CheckOutcome> {
+    const started = performance.now();
+    while (!stopping.signal.aborted) {
+      const runs = await store.listRuns({ stack: stack.name, limit: 10 });
+      const done = runs.findLast((r) => !ended.has(r.id) && CHECK_ENDS.has(r.state));
+      if (done) return outcomeOf(done);
+      if (performance.now() - started > options.waitLimitMs)
+        throw new NoWorkerResultError(stack, performance.now() - started);
+      await sleep(options.pollMs ?? 1000, undefined, { signal: stopping.signal }).catch(() => undefined);
+    }
+    throw new SchedulerStoppedError(stack.name);
+  }
+
+  return {
+    start() {
+      const cron = options.cron ?? defaultCron;
+      for (const stack of options.stacks)
+        tasks.push(
+          cron.schedule(stack.schedule, () => {
+            if (stopping.signal.aborted || !options.active()) return;
+            enqueue(stack, 'schedule').catch((err: unknown) =>
+              logger.error({ err, stack: stack.name }, 'queuing a scheduled check failed'),
+            );
+          }),
+        );
+    },
+    async request(stackName, trigger = 'manual') {
+      const stack = byName.get(stackName);
+      if (!stack) throw new Error(`unknown stack ${stackName}`);
+      if (stopping.signal.aborted) throw new SchedulerStoppedError(stackName);
+      const blocked = (await store.getStack(stackName))?.blockedReason;
+      if (blocked) return { stack: stackName, status: 'blocked', reason: blocked };
+      const ended = new Set(
+        (await store.listRuns({ stack: stackName, limit: 10 })).filter((r) => CHECK_ENDS.has(r.state)).map((r) => r.id),
+      );
+      await enqueue(stack, trigger);
+      waiting.set(stackName, (waiting.get(stackName) ?? 0) + 1);
+      try {
+        return await result(stack, ended);
+      } finally {
+        const left = (waiting.get(stackName) ?? 1) - 1;
+        if (left > 0) waiting.set(stackName, left);
+        else waiting.delete(stackName);
+      }
+    },
+    exclusive(stackName) {
+      return Promise.reject(
+        new DriftgateError(
+          'REMEDIATION_UNAVAILABLE',
+          `work on ${stackName} beside its checks runs on workers, and this version's workers do not take it yet (remediation PRs with runners: workers)`,
+        ),
+      );
+    },
+    async stop() {
+      stopping.abort();
+      await Promise.all(tasks.map((t) => t.stop()));
+      return { aborted: [], cancelled: [...waiting.keys()] };
+    },
+    status: () => ({ running: [], queued: [...waiting.keys()] }),
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * driftgate with `runners: workers` as separate processes on loopback: `serve` replicas (the control plane,
+ * holding the Slack token) and `worker --pool` processes (holding only the store, the artifact bucket and
+ * the cloud), sharing one Postgres database and an S3-compatible bucket, with the Slack emulator as Slack.
+ * Any process can be killed for real (kill -9 of its process group) and started again.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { openPostgresStore } from '../../src/adapters/store/postgres/open-postgres-store.js';
+import type { Store } from '../../src/ports/store.js';
+import { BIN } from './cli.js';
+import { configYaml, serveConfig, type ConfigPatch, type StackSettings } from './config-builder.js';
+import { closedPort } from './ports.js';
+import { startLocalS3, type LocalS3 } from './s3rver.js';
+import { startSlackEmulator, type SlackEmulator } from './slack-emulator.js';
+import { buttonClick, interactionForm, postSigned, slashCommand } from './slack-signing.js';
+import { writeStacks } from './stack-files.js';
+import { makeTerraformEnv, type TestTerraformEnv } from './terraform-env.js';
+import { waitFor } from './process-wait.js';
+
+export const POOL_SIGNING_SECRET = 'signing-secret-for-driftgate-pool-tests';
+export const POOL_CHANNEL = 'C0ALERTS';
+const BUCKET = 'driftgate-plans';
+
+export interface DriftgateProcess {
+  /** What it was started as: `serve` or `worker:<pool>`. */
+  role: string;
+  base: string;
+  pid: number;
+  /** The lines it wrote on stderr so far (JSON logs). */
+  logs(): string[];
+  /** kill -9 of its whole process group (driftgate, terraform, provisioners). */
+  kill9(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface PoolWorld {
+  tf: TestTerraformEnv;
+  emulator: SlackEmulator;
+  s3: LocalS3;
+  /** What both kinds of process get: the store, the bucket, terraform's settings. */
+  baseEnv: Record<string, string | undefined>;
+  /** The control plane's: baseEnv and the Slack credentials. */
+  serveEnv: Record<string, string | undefined>;
+  configFile: string;
+  stackDir(name: string): string;
+  /** terraform init and apply of the stack as a person would (test setup), with `env` added. */
+  applyWithTerraform(stack: string, env?: Record<string, string>): Promise<void>;
+  serve(): Promise<DriftgateProcess>;
+  worker(pool: string, env?: Record<string, string>): Promise<DriftgateProcess>;
+  command(to: DriftgateProcess, text: string, user: string): Promise<Response>;
+  click(
+    to: DriftgateProcess,
+    actionId: string,
+    value: string,
+    user: string,
+    message: { channel: string; ts: string },
+  ): Promise<Response>;
+  /** One short-lived connection to the shared store. */
+  withStore<T>(fn: (store: Store) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface PoolWorldOptions {
+  databaseUrl: string;
+  stacks: Record<string, string>;
+  stackSettings?: Record<string, StackSettings>;
+  config?: ConfigPatch;
+}
+
+export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWorld> {
+  const tf = await makeTerraformEnv('driftgate-pools-');
+  const emulator = await startSlackEmulator({ usergroups: [] });
+  const s3 = await startLocalS3([BUCKET]);
+  const root = join(tf.dir, 'repo');
+  const stacks = await writeStacks(root, options.stacks, options.stackSettings);
+  const configFile = join(tf.dir, 'driftgate.yml');
+  const shared: ConfigPatch = {
+    store: { type: 'postgres', url: '${DATABASE_URL}' },
+    artifacts: { type: 's3', bucket: BUCKET, region: s3.region, endpoint: s3.endpoint, forcePathStyle: true },
+    runners: { type: 'workers' },
+  };
+  await writeFile(
+    configFile,
+    // Each process keeps its own data dir (work files, plugin cache), as on its own machine.
+    configYaml(serveConfig('${DRIFTGATE_DATA_DIR}', stacks, POOL_CHANNEL), shared, options.config),
+  );
+  const baseEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    ...tf.env,
+    DATABASE_URL: options.databaseUrl,
+    AWS_ACCESS_KEY_ID: s3.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+  };
+  const serveEnv = {
+    ...baseEnv,
+    SLACK_BOT_TOKEN: emulator.token,
+    SLACK_SIGNING_SECRET: POOL_SIGNING_SECRET,
+    SLACK_API_URL: emulator.apiUrl,
+  };
+  const running = new Set<DriftgateProcess>();
+  let requests = 0;
+  let spawned = 0;
+
+  async function spawn(role: string, args: string[], env: Record<string, string | undefined>) {
+    const port = await closedPort();
+    const base = `http://127.0.0.1:${port}`;
+    const dataDir = join(tf.dir, `data-${role.replace(':', '-')}-${++spawned}`);
+    const child: ResultPromise = execa('node', [BIN, ...args, '--config', configFile, '--port', String(port)], {
+      env: { ...env, DRIFTGATE_DATA_DIR: dataDir },
+      extendEnv: false,
+      reject: false,
+      detached: true,
+      cwd: tf.dir,
+    });
+    const lines: string[] = [];
+    child.stderr?.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+    const ready = async () => {
+      try {
+        return (await fetch(`${base}/readyz`)).status === 200 ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    await waitFor(`${role} to be ready`, async () => {
+      if (child.exitCode !== null) throw new Error(`${role} exited: ${lines.join('\n')}`);
+      return ready();
+    });
+    const proc: DriftgateProcess = {
+      role,
+      base,
+      pid: child.pid!,
+      logs: () => lines,
+      async kill9() {
+        if (!running.delete(proc)) return;
+        process.kill(-child.pid!, 'SIGKILL');
+        await child;
+      },
+      async stop() {
+        if (!running.delete(proc)) return;
+        child.kill('SIGTERM');
+        await child;
+      },
+    };
+    running.add(proc);
+    return proc;
+  }
+
+  return {
+    tf,
+    emulator,
+    s3,
+    baseEnv,
+    serveEnv,
+    configFile,
+    stackDir: (name) => join(root, name),
+    async applyWithTerraform(stack, more = {}) {
+      const cwd = join(root, stack);
+      const env = { ...baseEnv, ...more };
+      await execa('terraform', ['init', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
+      await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
+    },
+    serve: () => spawn('serve', ['serve'], serveEnv),
+    worker: (pool, env = {}) =>
+      spawn(`worker:${pool}`, ['worker', '--pool', pool, '--concurrency', '1'], { ...baseEnv, ...env }),
+    command(to, text, user) {
+      const url = emulator.responseUrl(`pool-command-${++requests}`);
+      const form = slashCommand(text, user, { channel_id: POOL_CHANNEL, response_url: url });
+      return postSigned(`${to.base}/slack/events`, POOL_SIGNING_SECRET, form);
+    },
+    click(to, actionId, value, user, message) {
+      const id = `pool-click-${++requests}`;
+      const payload = buttonClick(actionId, value, { responseUrl: emulator.responseUrl(id), ...message });
+      return postSigned(
+        `${to.base}/slack/events`,
+        POOL_SIGNING_SECRET,
+        interactionForm(user, `trigger-${id}`, payload),
+      );
+    },
+    async withStore(fn) {
+      const store = await openPostgresStore({ url: options.databaseUrl, poolSize: 2, configKey: 'store.url' });
+      try {
+        return await fn(store);
+      } finally {
+        await store.close();
+      }
+    },
+    async close() {
+      await Promise.all([...running].map((p) => p.stop()));
+      await emulator.close();
+      await s3.close();
+      await tf.cleanup();
+    },
+  };
+}

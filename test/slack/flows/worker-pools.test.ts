@@ -1,0 +1,278 @@
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
+import { ACTION_IDS } from '../../../src/slack/action-ids.js';
+import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../../helpers/cli.js';
+import { usePostgres } from '../../helpers/postgres.js';
+import { POOL_CHANNEL, type PoolWorld, startPoolWorld } from '../../helpers/pool-world.js';
+import { waitFor } from '../../helpers/process-wait.js';
+import type { EmulatedMessage } from '../../helpers/slack-emulator.js';
+import { APPROVERS, LEAD1, LEAD2, textOf } from './fixtures.js';
+
+const postgres = usePostgres();
+let world: PoolWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+/**
+ * A provisioner that writes down, at apply time, the environment of terraform (its parent) and of the
+ * process that started terraform, and that process's command line.
+ */
+const PROBED = `
+resource "terraform_data" "vpc" {
+  input = { cidr = "10.0.0.0/16", tags = { Name = "main", Team = "core" } }
+}
+resource "terraform_data" "probe" {
+  input = "probe"
+  provisioner "local-exec" {
+    command = <<-EOT
+      tf=$PPID
+      starter=$(awk '{print $4}' /proc/$tf/stat)
+      tr '\\0' '\\n' < /proc/$tf/environ > terraform.env
+      tr '\\0' '\\n' < /proc/$starter/environ > starter.env
+      tr '\\0' ' ' < /proc/$starter/cmdline > starter.cmdline
+    EOT
+  }
+}
+`;
+
+const NONPROD = `
+resource "terraform_data" "vpc" {
+  input = { cidr = "10.1.0.0/16", tags = { Name = "dev", Team = "core" } }
+}
+`;
+
+/** Its apply marks that it began, then takes five minutes: long enough to kill its worker meanwhile. */
+const SLOW = `
+resource "terraform_data" "vpc" {
+  input = { cidr = "10.2.0.0/16", tags = { Name = "batch", Team = "core" } }
+}
+resource "terraform_data" "slow" {
+  input = "slow"
+  provisioner "local-exec" {
+    command = "touch apply-began; test -z $SETUP && sleep 300; true"
+  }
+}
+`;
+
+const PROD = 'prod/app';
+const BATCH = 'nonprod/batch';
+const DEV = 'nonprod/app';
+
+async function driftTags(w: PoolWorld, stack: string): Promise<void> {
+  await editResourceInput(
+    { binary: 'terraform', env: w.baseEnv },
+    w.stackDir(stack),
+    { type: 'terraform_data', name: 'vpc' },
+    (input) => {
+      (input.tags as Record<string, string>).Team = 'console-cowboy';
+    },
+  );
+}
+
+const topLevel = (w: PoolWorld): EmulatedMessage[] =>
+  w.emulator.messages(POOL_CHANNEL).filter((m) => m.threadTs === undefined);
+
+/** Secrets of the control plane, by name: none may reach a worker's terraform. */
+const BOT_SECRETS = /^(SLACK_|GITHUB_|PAGERDUTY)/m;
+
+describe.skipIf(!HAS_BUILD)(`runners: workers (${HAS_BUILD ? BIN : NO_BUILD_REASON})`, () => {
+  it('plans on the pools’ workers, takes approvals on either replica, and applies once on a prod worker without the bot’s secrets', async () => {
+    world = await startPoolWorld({
+      databaseUrl: await postgres.createDatabase(),
+      stacks: { [PROD]: PROBED, [DEV]: NONPROD },
+      stackSettings: { [PROD]: { environment: 'prod', pool: 'prod' }, [DEV]: { pool: 'nonprod' } },
+      config: APPROVERS,
+    });
+    const w = world;
+    for (const stack of [PROD, DEV]) await w.applyWithTerraform(stack);
+    const probeFiles = ['terraform.env', 'starter.env', 'starter.cmdline'].map((f) => join(w.stackDir(PROD), f));
+    await Promise.all(probeFiles.map((f) => rm(f, { force: true })));
+
+    const [serveA, serveB] = [await w.serve(), await w.serve()];
+    const prodWorkers = [await w.worker('prod'), await w.worker('prod')];
+    const devWorker = await w.worker('nonprod');
+
+    await driftTags(w, PROD);
+    await execa('terraform', ['state', 'rm', 'terraform_data.probe'], {
+      cwd: w.stackDir(PROD),
+      env: w.baseEnv,
+      extendEnv: false,
+    });
+    await driftTags(w, DEV);
+
+    expect((await w.command(serveB, `check ${PROD} ${DEV}`, LEAD1)).status).toBe(200);
+    const alerts = await waitFor('both alerts', () => (topLevel(w).length >= 2 ? topLevel(w) : undefined), 120_000);
+    const prodAlert = alerts.find((m) => textOf(m).includes(`Drift detected in ${PROD}`));
+    expect(prodAlert).toBeDefined();
+    expect(alerts.find((m) => textOf(m).includes(`Drift detected in ${DEV}`))).toBeDefined();
+    // Each pool's stack was planned by that pool's workers.
+    const planned = (logs: string[], stack: string) =>
+      logs.some((l) => l.includes('check job finished') && l.includes(`"stack":"${stack}"`));
+    expect(planned(devWorker.logs(), DEV)).toBe(true);
+    expect(prodWorkers.some((p) => planned(p.logs(), PROD))).toBe(true);
+    expect(prodWorkers.some((p) => planned(p.logs(), DEV))).toBe(false);
+    expect(planned(devWorker.logs(), PROD)).toBe(false);
+
+    const run = await w.withStore(async (store) => (await store.listRuns({ stack: PROD, states: ['drifted'] }))[0]);
+    expect(run).toBeDefined();
+    const message = { channel: prodAlert!.channel, ts: prodAlert!.ts };
+    // Two approvals, each on another replica: the run is applied once.
+    expect((await w.click(serveA, ACTION_IDS.approve, run!.id, LEAD1, message)).status).toBe(200);
+    await waitFor('the first approval', async () =>
+      (await w.withStore((s) => s.listApprovals(run!.id))).length === 1 ? true : undefined,
+    );
+    expect((await w.click(serveB, ACTION_IDS.approve, run!.id, LEAD2, message)).status).toBe(200);
+    const applied = await waitFor(
+      'the applied message',
+      () => {
+        const current = w.emulator.message(message.channel, message.ts);
+        return /Applied in \d+ s/.test(textOf(current)) ? current : undefined;
+      },
+      120_000,
+    );
+    expect(textOf(applied)).toContain('verified: no drift');
+    const audit = await w.withStore((s) => s.listAudit({ runId: run!.id }));
+    expect(audit.filter((a) => a.action === 'apply_started')).toHaveLength(1);
+    expect((await w.withStore((s) => s.getRun(run!.id)))?.state).toBe('applied');
+    // One alert per stack, whichever replica learnt of it.
+    expect(topLevel(w).filter((m) => textOf(m).includes(`Drift detected in ${PROD}`))).toHaveLength(1);
+
+    // The provisioner ran under a prod worker, and neither it nor terraform held a bot secret.
+    const [terraformEnv, starterEnv, starterCmdline] = await Promise.all(probeFiles.map((f) => readFile(f, 'utf8')));
+    expect(starterCmdline).toContain('worker --pool prod');
+    expect(terraformEnv).toContain('AWS_ACCESS_KEY_ID=');
+    expect(terraformEnv).not.toMatch(BOT_SECRETS);
+    // Nor the store's URL: a module that could write the store could write approvals.
+    expect(terraformEnv).not.toContain('DATABASE_URL=');
+    expect(starterEnv).not.toMatch(BOT_SECRETS);
+  });
+
+  it('survives a worker killed mid-plan and mid-apply and a Postgres restart: one alert, an interrupted apply said, work resumed', async () => {
+    world = await startPoolWorld({
+      databaseUrl: await postgres.createDatabase(),
+      stacks: { [PROD]: NONPROD, [BATCH]: SLOW },
+      stackSettings: { [PROD]: { environment: 'prod', pool: 'prod' }, [BATCH]: { pool: 'nonprod' } },
+      config: { ...APPROVERS, defaults: { lockTtl: '10s' } },
+    });
+    const w = world;
+    for (const stack of [PROD, BATCH]) await w.applyWithTerraform(stack, { SETUP: '1' });
+    const serveA = await w.serve();
+    const serveB = await w.serve();
+    const prodWorkers = [await w.worker('prod'), await w.worker('prod')];
+    const batchWorker = await w.worker('nonprod');
+    const started = (p: { logs(): string[] }, stack: string, retry: number) =>
+      p
+        .logs()
+        .some(
+          (l) => l.includes('check job started') && l.includes(`"stack":"${stack}"`) && l.includes(`"retry":${retry}`),
+        );
+
+    // Mid-plan: a person's terraform holds the state lock, so the plan waits; its worker is killed.
+    await driftTags(w, PROD);
+    const holder = execa('terraform', ['apply', '-input=true', '-no-color'], {
+      cwd: w.stackDir(PROD),
+      env: w.baseEnv,
+      extendEnv: false,
+      reject: false,
+      stdin: 'pipe',
+    });
+    let prompt = '';
+    holder.stdout?.on('data', (chunk: Buffer) => {
+      prompt += chunk.toString('utf8');
+    });
+    // terraform asks for "yes" holding the state lock.
+    await waitFor('the state lock to be held', () => (prompt.includes('Enter a value') ? true : undefined));
+    expect((await w.command(serveA, `check ${PROD}`, LEAD1)).status).toBe(200);
+    const first = await waitFor('a prod worker to take the check', () => prodWorkers.find((p) => started(p, PROD, 0)));
+    const other = prodWorkers.find((p) => p !== first)!;
+    await first.kill9();
+    await waitFor('the other prod worker to take it again', () => (started(other, PROD, 1) ? true : undefined), 90_000);
+    holder.stdin?.end('no\n');
+    await holder;
+    const alert = await waitFor(
+      'the prod alert',
+      () => topLevel(w).find((m) => textOf(m).includes(`Drift detected in ${PROD}`)),
+      120_000,
+    );
+
+    // Mid-apply: the batch stack's apply is under way on its worker when that worker is killed.
+    await execa('terraform', ['state', 'rm', 'terraform_data.slow'], {
+      cwd: w.stackDir(BATCH),
+      env: w.baseEnv,
+      extendEnv: false,
+    });
+    await rm(join(w.stackDir(BATCH), 'apply-began'), { force: true });
+    expect((await w.command(serveB, `check ${BATCH}`, LEAD1)).status).toBe(200);
+    const batchAlert = await waitFor(
+      'the batch alert',
+      () => topLevel(w).find((m) => textOf(m).includes(`Drift detected in ${BATCH}`)),
+      120_000,
+    );
+    const batchRun = await w.withStore(async (s) => (await s.listRuns({ stack: BATCH, states: ['drifted'] }))[0]);
+    await w.click(serveB, ACTION_IDS.approve, batchRun!.id, LEAD2, { channel: batchAlert.channel, ts: batchAlert.ts });
+    await waitFor(
+      'the apply to begin',
+      () =>
+        readFile(join(w.stackDir(BATCH), 'apply-began')).then(
+          () => true,
+          () => undefined,
+        ),
+      120_000,
+    );
+    await batchWorker.kill9();
+    const interrupted = await waitFor(
+      'the message to say the apply was interrupted',
+      () => {
+        const current = w.emulator.message(batchAlert.channel, batchAlert.ts);
+        return textOf(current).includes('Apply interrupted') ? current : undefined;
+      },
+      120_000,
+    );
+    expect(textOf(interrupted)).toContain(`/drift unlock ${BATCH}`);
+    expect((await w.withStore((s) => s.getRun(batchRun!.id)))?.state).toBe('interrupted');
+    expect((await w.withStore((s) => s.getStack(BATCH)))?.blockedReason).toBeDefined();
+
+    // The leading replica is killed, then Postgres restarts: the replicas say they are not ready meanwhile,
+    // and work resumes by itself on the one left, which now delivers Slack messages.
+    await serveA.kill9();
+    await postgres.outage!.begin();
+    await waitFor('serve to be unready', async () =>
+      (await fetch(`${serveB.base}/readyz`)).status === 503 ? true : undefined,
+    );
+    await postgres.outage!.end();
+    await waitFor('serve to be ready again', async () =>
+      (await fetch(`${serveB.base}/readyz`)).status === 200 ? true : undefined,
+    );
+    await editResourceInput(
+      { binary: 'terraform', env: w.baseEnv },
+      w.stackDir(PROD),
+      { type: 'terraform_data', name: 'vpc' },
+      (input) => {
+        (input.tags as Record<string, string>).Team = 'night-shift';
+      },
+    );
+    expect((await w.command(serveB, `check ${PROD}`, LEAD1)).status).toBe(200);
+    const second = await waitFor(
+      'the new drift alert after the restart',
+      () => topLevel(w).find((m) => m.ts !== alert.ts && textOf(m).includes(`Drift detected in ${PROD}`)),
+      120_000,
+    );
+    expect(textOf(second)).toContain('night-shift');
+
+    // The check whose worker died was never told; each that ended was, once.
+    expect(topLevel(w).filter((m) => textOf(m).includes(`Drift detected in ${PROD}`))).toEqual([alert, second]);
+    await waitFor(
+      'the killed plan to be marked interrupted',
+      async () =>
+        (await w.withStore((s) => s.listRuns({ stack: PROD, states: ['interrupted'] }))).length === 1
+          ? true
+          : undefined,
+      90_000,
+    );
+  });
+});
