@@ -1,24 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { PoolHealth } from '../../src/domain/pool/pool-health.js';
 import { createMetrics } from '../../src/metrics/registry.js';
+import { SERVED_NONPROD, unservedProd } from '../helpers/pool-health.js';
 
-const prod: PoolHealth = {
-  pool: 'prod',
-  liveWorkers: 0,
-  capacity: 0,
-  waiting: 3,
-  active: 0,
-  oldestWaitingSeconds: 420,
-  unservedSince: new Date('2026-12-04T09:55:00Z'),
-};
-const nonprod: PoolHealth = {
-  pool: 'nonprod',
-  liveWorkers: 2,
-  capacity: 6,
-  waiting: 0,
-  active: 4,
-  oldestWaitingSeconds: 0,
-};
+const prod = unservedProd(new Date('2026-12-04T10:00:00Z'));
+const nonprod: PoolHealth = { ...SERVED_NONPROD, waiting: 0, oldestWaitingSeconds: 0 };
 
 const sources = (pools: () => Promise<PoolHealth[]>) => ({
   driftedStacks: async () => 0,

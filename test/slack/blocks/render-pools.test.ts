@@ -1,27 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { PoolHealth } from '../../../src/domain/pool/pool-health.js';
 import { poolBlocks, renderHome, renderStatus, type StackStatusRow } from '../../../src/slack/blocks/index.js';
+import { SERVED_NONPROD, unservedProd } from '../../helpers/pool-health.js';
 import { expectNoInjection, expectValidMessage, expectValidView, mrkdwnTexts } from './helpers.js';
 
 const now = new Date('2026-12-04T10:00:00Z');
-const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000);
-const prod: PoolHealth = {
-  pool: 'prod',
-  liveWorkers: 0,
-  capacity: 0,
-  waiting: 3,
-  active: 0,
-  oldestWaitingSeconds: 420,
-  unservedSince: minutesAgo(5),
-};
-const nonprod: PoolHealth = {
-  pool: 'nonprod',
-  liveWorkers: 2,
-  capacity: 6,
-  waiting: 1,
-  active: 4,
-  oldestWaitingSeconds: 12,
-};
+const prod = unservedProd(now);
+const nonprod = SERVED_NONPROD;
 const idle: PoolHealth = {
   pool: 'default',
   liveWorkers: 1,
