@@ -60,7 +60,7 @@ export function renderWorkersReport(report: WorkersReport): string {
     const line = (cells: readonly string[]) => `  ${cells.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`.trimEnd();
     out.push(line(COLUMNS), ...rows.map(line), '');
   }
-  return `${out.join('\n')}\n`;
+  return `${out.join('\n').trimEnd()}\n`;
 }
 
 /** `driftgate workers --json` (format version 1). */
