@@ -23,6 +23,7 @@ const OPTIONS: Record<string, [string, string][]> = {
     ['--to postgres', 'where to: the Postgres store the config names (store.url), which must be empty'],
     ['--from FILE', 'the SQLite store to copy; default <dataDir>/driftgate.db'],
   ],
+  workers: [['--json', 'one JSON document (format version 1): each pool with its queue and workers']],
   demo: [['--keep', 'keep the demo directory to run driftgate check on it afterwards']],
 };
 

@@ -18,6 +18,9 @@ Usage:
       Take the pool's plan and apply jobs (runners: workers) until SIGTERM; logs JSON.
   driftgate unlock STACK [--config FILE]
       Unblock a stack after an interrupted apply, once its real state was checked.
+  driftgate workers [--json] [--config FILE]
+      List the worker pools (runners: workers): workers, live and stale, and queues.
+      Exit 0; 2: a pool has work waiting and no live worker.
   driftgate migrate --to postgres [--from FILE] [--config FILE]
       Copy the SQLite store into the config's (empty) Postgres store; stop serve first.
   driftgate baseline STACK [--commit SHA] [--config FILE]
@@ -47,6 +50,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   unlock: async () => (await import('./commands/unlock.js')).unlockCommand,
   baseline: async () => (await import('./commands/baseline.js')).baselineCommand,
   migrate: async () => (await import('./commands/migrate.js')).migrateCommand,
+  workers: async () => (await import('./commands/workers.js')).workersCommand,
   demo: async () => (await import('./commands/demo.js')).demoCommand,
   init: async () => (await import('./commands/init.js')).initCommand,
   doctor: async () => (await import('./commands/doctor.js')).doctorCommand,

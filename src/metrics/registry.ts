@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { PoolHealth } from '../domain/pool/pool-health.js';
 
 /** The Prometheus metrics of one driftgate process, served at /metrics. */
 export interface Metrics {
@@ -10,6 +11,10 @@ export interface Metrics {
   pagerdutyErrors: Counter<'retriable'>;
   outboxPending: Gauge;
   leader: Gauge;
+  poolWorkers: Gauge<'pool'>;
+  poolJobsWaiting: Gauge<'pool'>;
+  poolJobsActive: Gauge<'pool'>;
+  poolOldestWaiting: Gauge<'pool'>;
   /** From now on the gauges read `sources` at each scrape (the store, opened after the ports are taken). */
   readGaugesFrom(sources: GaugeSources): void;
 }
@@ -20,12 +25,42 @@ export interface GaugeSources {
   outboxPending(): Promise<number>;
   /** Whether this process leads (runs the schedule, delivers the outbox); absent: it always does. */
   leading?(): boolean;
+  /** Each worker pool's health (runners: workers); absent: no pool gauges. */
+  pools?(): Promise<PoolHealth[]>;
+}
+
+/**
+ * One read of the pools for the four pool gauges of a scrape: prom-client collects them together, and
+ * they share the read in flight instead of asking the registry and the queue four times.
+ */
+function sharedRead<T>(read: () => Promise<T>): () => Promise<T> {
+  let inFlight: Promise<T> | undefined;
+  return () => {
+    inFlight ??= read().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  };
 }
 
 export function createMetrics(initial?: GaugeSources): Metrics {
   const registry = new Registry();
   let sources = initial;
   collectDefaultMetrics({ register: registry, prefix: 'driftgate_' });
+  const pools = sharedRead(async () => (sources?.pools ? sources.pools() : undefined));
+  const poolGauge = (name: string, help: string, value: (h: PoolHealth) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['pool'],
+      registers: [registry],
+      async collect(this: Gauge<'pool'>) {
+        const health = await pools();
+        // A pool no longer configured (or no longer read) leaves no stale series behind.
+        this.reset();
+        for (const h of health ?? []) this.set({ pool: h.pool }, value(h));
+      },
+    });
   return {
     registry,
     planDuration: new Histogram({
@@ -77,6 +112,22 @@ export function createMetrics(initial?: GaugeSources): Metrics {
         this.set(!sources || (sources.leading?.() ?? true) ? 1 : 0);
       },
     }),
+    poolWorkers: poolGauge(
+      'driftgate_pool_workers',
+      'Live workers of each pool (heartbeat within runners.workerStaleAfter)',
+      (h) => h.liveWorkers,
+    ),
+    poolJobsWaiting: poolGauge(
+      'driftgate_pool_jobs_waiting',
+      "Jobs waiting in each pool's queue (checks, applies, codify)",
+      (h) => h.waiting,
+    ),
+    poolJobsActive: poolGauge('driftgate_pool_jobs_active', 'Jobs of each pool a worker is running', (h) => h.active),
+    poolOldestWaiting: poolGauge(
+      'driftgate_pool_oldest_waiting_seconds',
+      "Age of the oldest job waiting in each pool's queue (0 when none waits)",
+      (h) => (h.waiting ? (h.oldestWaitingSeconds ?? 0) : 0),
+    ),
     readGaugesFrom(next) {
       sources = next;
     },

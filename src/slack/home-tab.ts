@@ -1,9 +1,10 @@
 import { renderHome } from './blocks/render-home.js';
 import type { SlackDeps } from './listeners/deps.js';
+import { readPoolsView } from './pools-view.js';
 import { pendingApprovals, stackRows } from './stack-rows.js';
 import { VISIBILITY_UNKNOWN, type ViewerDeps, visibleTo } from './visible.js';
 
-export type HomeDeps = ViewerDeps & Pick<SlackDeps, 'now' | 'stack' | 'api'>;
+export type HomeDeps = ViewerDeps & Pick<SlackDeps, 'now' | 'stack' | 'api' | 'pools'>;
 
 /**
  * Publishes a user's App Home tab: the stacks, pending approvals and activity they may read
@@ -15,6 +16,7 @@ export async function publishHome(deps: HomeDeps, userId: string, notice?: strin
   const visible = await visibleTo(deps, userId).catch(() => undefined);
   const sees = (stack: string | undefined) => Boolean(visible && stack && visible.has(stack));
   const shown = notice ?? (visible ? undefined : VISIBILITY_UNKNOWN);
+  const pools = await readPoolsView(deps);
   const view = renderHome({
     stacks: await stackRows(
       deps.store,
@@ -29,6 +31,7 @@ export async function publishHome(deps: HomeDeps, userId: string, notice?: strin
       .reverse(),
     now,
     ...(shown ? { notice: shown } : {}),
+    ...(pools ? { pools } : {}),
   });
   await deps.api.call('views.publish', { user_id: userId, view });
 }

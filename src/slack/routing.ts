@@ -18,3 +18,12 @@ export function onCallMention(slack: SlackConfig, stack: Pick<Stack, 'environmen
   const group = onCall.usergroup.replace(/^@/, '');
   return /^S[A-Z0-9]+$/.test(group) ? `<!subteam^${group}>` : `@${group}`;
 }
+
+/**
+ * Where a pool's notices go: the channel of its stacks when they all alert into one, else the default
+ * channel (a pool shared by teams is everyone's, and nobody's channel in particular).
+ */
+export function poolChannel(slack: SlackConfig, stacks: readonly Pick<Stack, 'name' | 'pool'>[], pool: string): string {
+  const channels = new Set(stacks.filter((s) => s.pool === pool).map((s) => channelFor(slack, s)));
+  return channels.size === 1 ? [...channels][0]! : slack.defaultChannel;
+}

@@ -32,6 +32,12 @@ export interface PgBossQueueOptions {
   heartbeatSeconds?: number;
   /** How often abandoned and expired jobs are looked for. */
   superviseSeconds?: number;
+  /**
+   * false: this process only looks at the queue (`driftgate workers`): it runs none of pg-boss's
+   * maintenance and monitoring, and listens for no job. Depths are then those the last monitoring pass
+   * of a serve or worker counted. Default true.
+   */
+  supervise?: boolean;
   /** Reports the queue's own errors (a lost connection it retries); they never end the process. */
   onError: (err: Error) => void;
   applicationName?: string;
@@ -62,7 +68,8 @@ export async function openPgBossQueue(options: PgBossQueueOptions): Promise<JobQ
     schema: options.schema ?? 'driftgate_queue',
     max: options.poolSize ?? 4,
     application_name: options.applicationName ?? 'driftgate-queue',
-    useListenNotify: true,
+    useListenNotify: options.supervise ?? true,
+    supervise: options.supervise ?? true,
     schedule: false,
     superviseIntervalSeconds: superviseSeconds,
     monitorIntervalSeconds: superviseSeconds,

@@ -1,9 +1,12 @@
 import { join } from 'node:path';
 import type { DriftgateConfig } from '../../config/schema.js';
+import { ConfigError } from '../../domain/errors.js';
 import type { ProcessOwner } from '../../domain/run/model.js';
 import type { Store } from '../../ports/store.js';
+import type { WorkerRegistry } from '../../ports/worker-registry.js';
 import { openSqliteStore } from './open-sqlite-store.js';
 import { openPostgresStore } from './postgres/open-postgres-store.js';
+import { openPostgresWorkerRegistry, type WorkerRegistryOptions } from './postgres/worker-registry.js';
 
 export interface OpenStoreOptions {
   now?: () => Date;
@@ -31,4 +34,22 @@ export async function openStore(
     return openPostgresStore({ url: store.url, poolSize: store.poolSize, configKey: 'store.url', ...options });
   }
   return openSqliteStore({ path: sqliteStorePath(config.dataDir), ...options });
+}
+
+/**
+ * The registry of worker heartbeats, in the config's Postgres store (`runners: {type: workers}` needs
+ * one). SQLite mode has no workers: asking for their registry there is a config mistake.
+ */
+export async function openWorkerRegistry(
+  config: Pick<DriftgateConfig, 'store'>,
+  options: WorkerRegistryOptions = {},
+): Promise<WorkerRegistry> {
+  if (config.store?.type !== 'postgres')
+    throw new ConfigError([
+      {
+        path: 'store.type',
+        message: `workers heartbeat in the shared store: store: {type: postgres, url: \${DATABASE_URL}}`,
+      },
+    ]);
+  return openPostgresWorkerRegistry({ url: config.store.url, configKey: 'store.url', ...options });
 }

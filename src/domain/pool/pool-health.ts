@@ -16,6 +16,8 @@ export interface WorkerBeat {
   host: string;
   pid: number;
   concurrency: number;
+  /** Jobs it was running at that heartbeat. */
+  running: number;
   startedAt: Date;
   lastSeenAt: Date;
 }

@@ -10,6 +10,7 @@ export { renderHome, type HomeInput, type PendingApprovalItem } from './render-h
 export { renderPlanFailed, type PlanFailedInput } from './render-plan-failed.js';
 export { REJECT_REASON_MAX, renderRejectModal } from './render-reject-modal.js';
 export { renderRunMessage, runTitle, type RunMessageInput } from './render-run-message.js';
+export { poolBlocks, poolLine, type PoolsAt, type PoolsView } from './render-pools.js';
 export { renderShow, type ShowInput } from './render-show.js';
 export { renderStatus } from './render-status.js';
 export { isAwaiting, phaseStatusLine, type ApprovalInfo, type RunPhase, type Verification } from './run-phase.js';

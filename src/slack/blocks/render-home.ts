@@ -11,6 +11,7 @@ import { ACTION_IDS, BLOCK_IDS } from '../action-ids.js';
 import { LIMITS } from '../limits.js';
 import { code, escapeMrkdwn, truncate, userRef } from './escape.js';
 import { actions, button, context, divider, header, section, slackDate, stackLabel, type StackRef } from './message.js';
+import { poolBlocks, type PoolsAt } from './render-pools.js';
 import { runButtons } from './run-buttons.js';
 import { statusBlocks, type StackStatusRow } from './status-blocks.js';
 
@@ -30,10 +31,13 @@ export interface HomeInput {
   now?: Date;
   /** Shown on top: the answer to the user's last click on this tab (plain text, escaped here). */
   notice?: string;
+  /** The worker pools, below the stacks (runners: workers only). */
+  pools?: PoolsAt;
 }
 
 const MAX_PENDING = 15;
 const ACTIVITY_BLOCKS = 2;
+const POOL_BLOCKS = 4;
 const NO_COUNTS: ActionCounts = { create: 0, update: 0, delete: 0, replace: 0, read: 0 };
 
 function pendingBlocks(pending: readonly PendingApprovalItem[]): KnownBlock[] {
@@ -92,10 +96,11 @@ export function renderHome(input: HomeInput): HomeView {
     divider,
     header('Stacks'),
   ];
-  const bottom = activityBlocks(input.activity);
-  const room = LIMITS.viewBlocks - top.length - bottom.length - 1;
+  const pools = input.pools ? [divider, ...poolBlocks(input.pools, POOL_BLOCKS)] : [];
+  const bottom = [...pools, divider, ...activityBlocks(input.activity)];
+  const room = LIMITS.viewBlocks - top.length - bottom.length;
   const stacks = input.stacks.length
     ? statusBlocks(input.stacks, { maxBlocks: room, maxLinesPerGroup: 40 })
     : [section('No stacks configured.')];
-  return { type: 'home', blocks: [...top, ...stacks, divider, ...bottom] };
+  return { type: 'home', blocks: [...top, ...stacks, ...bottom] };
 }

@@ -9,6 +9,7 @@ import type { SlackDirectory } from '../../ports/slack-directory.js';
 import type { SlackApi } from '../api.js';
 import type { RunMessages } from '../notifier/run-messages.js';
 import type { Jobs } from '../../services/jobs.js';
+import type { PoolHealth } from '../../domain/pool/pool-health.js';
 
 /**
  * Everything the Slack listeners may use, built once by the composition root (src/app/slack-app.ts).
@@ -35,4 +36,6 @@ export interface SlackDeps extends ApprovalServiceDeps {
   remediation?: RemediationDeps;
   /** The workspace's address for links to messages, once `auth.test` has answered. */
   workspaceUrl(): string | undefined;
+  /** Set with `runners: {type: workers}`: each worker pool's health, for `/drift status` and the App Home. */
+  pools?: () => Promise<PoolHealth[]>;
 }

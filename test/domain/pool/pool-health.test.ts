@@ -10,6 +10,7 @@ const worker = (id: string, pool: string, lastSeenSecondsAgo: number, concurrenc
   host: 'h',
   pid: 1,
   concurrency,
+  running: 0,
   startedAt: ago(3600),
   lastSeenAt: ago(lastSeenSecondsAgo),
 });

@@ -158,6 +158,20 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (stack, fingerprint)
   );
   `,
+  // Workers' heartbeats (runners: workers). last_seen_at is the database's clock, not the worker's: one
+  // clock for every host, so a worker whose machine runs late is not taken for a dead one.
+  `
+  CREATE TABLE workers (
+    id text PRIMARY KEY,
+    pool text NOT NULL,
+    host text NOT NULL,
+    pid integer NOT NULL,
+    concurrency integer NOT NULL,
+    running integer NOT NULL,
+    started_at bigint NOT NULL,
+    last_seen_at bigint NOT NULL
+  );
+  `,
 ];
 
 /** The database was migrated by a newer driftgate: older code must not guess at a schema it does not know. */

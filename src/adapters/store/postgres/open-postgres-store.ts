@@ -1,13 +1,10 @@
-import pg from 'pg';
-import { DriftgateError } from '../../../domain/errors.js';
 import type { ProcessOwner } from '../../../domain/run/model.js';
 import type { Store } from '../../../ports/store.js';
 import { ownerState, processOwner } from '../process-owner.js';
 import { newRunId } from '../run-id.js';
 import { advisoryLock, type PgContext, poolContext } from './context.js';
-import { connectFailure, PostgresConnectError, serverOf } from './errors.js';
+import { openMigratedPool, type PostgresConnection } from './connect.js';
 import { lockQueries } from './lock-queries.js';
-import { applyPostgresMigrations, quoteIdentifier } from './migrations.js';
 import { outboxQueries } from './outbox-queries.js';
 import { recordQueries } from './record-queries.js';
 import { recoverInterrupted } from './recover-interrupted.js';
@@ -24,24 +21,7 @@ interface CommonOptions {
   owner?: ProcessOwner;
 }
 
-export type PostgresStoreOptions = CommonOptions &
-  (
-    | {
-        /** `postgres://user:password@host:port/database`; never shown in messages (it holds the password). */
-        url: string;
-        /** Connections the store keeps at most (one per transaction in progress). Default 10. */
-        poolSize?: number;
-        /** Tables live in this schema (created when missing), default `public`. */
-        schema?: string;
-        /** The config key the URL came from, named in connection errors. Default `store.url`. */
-        configKey?: string;
-        connectTimeoutMs?: number;
-      }
-    | {
-        /** A pool the caller owns: `close` leaves it open. Its search_path decides the schema. */
-        pool: pg.Pool;
-      }
-  );
+export type PostgresStoreOptions = CommonOptions & PostgresConnection;
 
 /**
  * The store on Postgres, shared by several processes on several hosts. Brings the schema up to date
@@ -49,23 +29,7 @@ export type PostgresStoreOptions = CommonOptions &
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
   const now = options.now ?? (() => new Date());
-  const schema = 'url' in options ? options.schema : undefined;
-  // Passed in the connection's startup options, where only a plain name survives unquoted.
-  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) {
-    throw new DriftgateError(
-      'CONFIG_INVALID',
-      `run store schema "${schema}" must be a lowercase SQL name ([a-z_][a-z0-9_]*)`,
-    );
-  }
-  const pool = 'pool' in options ? options.pool : newPool(options);
-  const ownsPool = !('pool' in options);
-  try {
-    await checkConnection(pool, options);
-    await applyPostgresMigrations(pool, { database: describeDatabase(options), lockScope: schema ?? '', schema });
-  } catch (err) {
-    if (ownsPool) await pool.end().catch(() => {});
-    throw err;
-  }
+  const { pool, schema, end } = await openMigratedPool(options);
   const self = processOwner();
   const ctx = poolContext({
     pool,
@@ -75,43 +39,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     ownerState: (owner) => ownerState(owner, self),
     lockScope: schema ?? '',
   });
-  let closed = false;
-  return storeOn(ctx, async () => {
-    if (!ownsPool || closed) return;
-    closed = true;
-    await pool.end();
-  });
-}
-
-function newPool(options: Extract<PostgresStoreOptions, { url: string }>): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-    ...(options.schema ? { options: `-c search_path=${quoteIdentifier(options.schema)}` } : {}),
-  });
-  // An idle connection the server drops (a restart, a failover) is reported here; without a listener it
-  // would crash the process. The next query gets a fresh connection, or fails with its own error.
-  pool.on('error', () => {});
-  return pool;
-}
-
-async function checkConnection(pool: pg.Pool, options: PostgresStoreOptions): Promise<void> {
-  try {
-    await pool.query('SELECT 1');
-  } catch (err) {
-    if (!('url' in options)) throw err;
-    const server = serverOf(options.url) ?? { host: '(unparsable URL)', port: 0 };
-    const { reason, retriable } = connectFailure(err);
-    throw new PostgresConnectError(server.host, server.port, options.configKey ?? 'store.url', reason, retriable);
-  }
-}
-
-function describeDatabase(options: PostgresStoreOptions): string {
-  if (!('url' in options)) return 'postgres (pool)';
-  const server = serverOf(options.url);
-  const database = server ? new URL(options.url).pathname.slice(1) : '';
-  return server ? `postgres ${server.host}:${server.port}/${database}` : 'postgres';
+  return storeOn(ctx, end);
 }
 
 /** The store's methods on a context: the pool's outside a transaction, one connection's inside. */

@@ -9,6 +9,7 @@ import { SlashCommand, payloadProblem } from '../../payloads.js';
 import { tellClicker, type Tell } from '../tell.js';
 import type { CommandHandler } from './handler.js';
 import { VISIBILITY_UNKNOWN, visibleTo } from '../../visible.js';
+import { readPoolsView } from '../../pools-view.js';
 import { handleCheck } from './check.js';
 import { handleShow } from './show.js';
 import { handleSilence, handleUnsilence } from './silence.js';
@@ -22,7 +23,7 @@ const HANDLERS: Handlers = {
     if (!visible) return tell(renderCommandError(VISIBILITY_UNKNOWN));
     const stacks = deps.config.stacks.filter((s) => visible.has(s.name));
     const rows = await stackRows(deps.store, stacks, deps.now(), deps.config.defaults.notConvergingAfter);
-    await tell(renderStatus(rows, deps.config.stacks.length - stacks.length));
+    await tell(renderStatus(rows, deps.config.stacks.length - stacks.length, await readPoolsView(deps)));
   },
   help: async (_deps, _command, _userId, tell) => tell(renderHelp()),
   error: async (_deps, command, _userId, tell) => tell(renderCommandError(command.message, command.suggestions)),

@@ -54,6 +54,7 @@ describe('postgres store migrations', () => {
       'slack_messages',
       'snoozes',
       'stacks',
+      'workers',
     ]);
     expect(await column(pool, 'SELECT tgname FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1')).toEqual([
       'audit_no_truncate',
