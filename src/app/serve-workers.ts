@@ -1,6 +1,12 @@
 import type { DomainEvent } from '../domain/events.js';
 import type { Run } from '../domain/run/model.js';
+import { openWorkerRegistry } from '../adapters/store/open-store.js';
+import { configuredPools } from '../domain/pool/configured-pools.js';
 import type { JobQueue } from '../ports/job-queue.js';
+import { createPoolStatus, type PoolStatus } from '../services/pool-status.js';
+import { createUnservedPoolsWatch } from '../services/unserved-pools.js';
+import { poolNoticePoster } from '../slack/notifier/pool-notices.js';
+import { poolChannel } from '../slack/routing.js';
 import type { ApplyDeps } from '../services/apply-approved-run.js';
 import { autoApplyAfterCheck } from '../services/auto-apply.js';
 import type { CheckOutcome } from '../services/check-stack.js';
@@ -18,6 +24,8 @@ export interface Runners {
   scheduler: Scheduler<CheckOutcome>;
   apply(run: Run, actor: string): Promise<unknown>;
   requestCheck(stack: string): void;
+  /** Each pool's live workers and queue, with workers. */
+  pools?: PoolStatus;
   stop(): Promise<void>;
 }
 
@@ -29,6 +37,8 @@ export interface WorkerRunnersOptions {
   countOutcome: (state: string) => void;
   /** How often the leader looks for runs of workers that died, and outcomes they left; default 30 s. */
   recoverEveryMs?: number;
+  /** How often the leader looks for pools whose work waits with no live worker; default 10 s. */
+  poolWatchMs?: number;
 }
 
 const CHECK_EVENTS = new Set<DomainEvent['type']>(['drift_detected', 'plan_pending_approval', 'plan_refreshed']);
@@ -135,13 +145,41 @@ export async function startWorkerRunners(options: WorkerRunnersOptions): Promise
   }, options.recoverEveryMs ?? 30_000);
   recovery.unref();
 
+  const registry = await openWorkerRegistry(config);
+  const runners = config.runners?.type === 'workers' ? config.runners : undefined;
+  const pools = createPoolStatus({
+    registry,
+    queue,
+    pools: configuredPools(config.stacks),
+    now: deps.now,
+    staleAfterMs: runners?.workerStaleAfter ?? 30_000,
+  });
+  // "No worker for pool prod for 5 min": said in Slack by the leader, once per episode.
+  const slack = config.slack;
+  const unserved = slack
+    ? createUnservedPoolsWatch({
+        status: pools,
+        afterMs: runners?.unservedAlertAfter ?? 300_000,
+        now: deps.now,
+        notify: poolNoticePoster({ store, channelOf: (pool) => poolChannel(slack, config.stacks, pool) }),
+      })
+    : undefined;
+  const poolWatch = setInterval(() => {
+    if (!unserved || !leading()) return;
+    unserved.check().catch((err: unknown) => logger.warn({ err }, 'looking at the worker pools failed'));
+  }, options.poolWatchMs ?? 10_000);
+  poolWatch.unref();
+
   return {
     scheduler,
     apply,
     requestCheck,
+    pools,
     async stop() {
       clearInterval(recovery);
+      clearInterval(poolWatch);
       await queue.stop(config.defaults.shutdownTimeout);
+      await registry.close();
     },
   };
 }

@@ -170,12 +170,6 @@ async function serveWith(
       : undefined;
   const deliverers = pagerdutySettings ? pagerdutyDeliverers(pagerdutySettings, links) : undefined;
 
-  // Gauges read the store at each scrape: right after a start they show the drift stored before it.
-  metrics.readGaugesFrom({
-    driftedStacks: async () => (await store.listStacks()).filter((s) => s.openDrift).length,
-    outboxPending: () => store.pendingCount(),
-    leading,
-  });
   const git = createGitSources({ dataDir: config.dataDir, env: options.env, logger });
   // GitHub, with credentials: remediation PRs, and the PRs (and their authors) of pending commits.
   const github = githubSettings
@@ -194,6 +188,13 @@ async function serveWith(
         })
       : localRunners(context, { ...deps, ...sources }, jobs, leading, metrics);
   const { scheduler, apply, requestCheck } = runners;
+  // Gauges read the store at each scrape: right after a start they show the drift stored before it.
+  metrics.readGaugesFrom({
+    driftedStacks: async () => (await store.listStacks()).filter((s) => s.openDrift).length,
+    outboxPending: () => store.pendingCount(),
+    leading,
+    ...(runners.pools ? { pools: runners.pools } : {}),
+  });
   scheduler.start();
 
   const retentionTask = nodeCron.schedule('17 3 * * *', () => {
@@ -235,6 +236,7 @@ async function serveWith(
         ...(remediation ? { remediation } : {}),
         ...(github ? { github } : {}),
         ...(lease ? { leading } : {}),
+        ...(runners.pools ? { pools: runners.pools } : {}),
       })
     : undefined;
   // Without Slack, pages still need a worker; with it, the Slack app's worker delivers them too.

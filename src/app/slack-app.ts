@@ -14,6 +14,7 @@ import type { CheckOutcome } from '../services/check-stack.js';
 import type { Jobs } from '../services/jobs.js';
 import type { RemediationDeps } from '../services/open-remediation-pr.js';
 import type { Scheduler } from '../services/scheduler.js';
+import type { PoolHealth } from '../domain/pool/pool-health.js';
 import { createSlackApi } from '../slack/api.js';
 import type { SlackSettings } from '../slack/env.js';
 import * as actions from '../slack/listeners/actions/index.js';
@@ -74,6 +75,8 @@ export interface SlackAppOptions {
   deliverers?: OutboxWorkerOptions['deliverers'];
   /** Whether this process delivers the outbox and escalates (the leader of several `serve`s). */
   leading?: () => boolean;
+  /** Each worker pool's live workers and queue (runners: workers), for `/drift status` and the App Home. */
+  pools?: () => Promise<PoolHealth[]>;
 }
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
@@ -130,6 +133,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     policyOf: (run: Run) => loadPolicy(context.deps, run.id),
     authorOf: authorsOf,
     requestCheck: options.requestCheck,
+    ...(options.pools ? { pools: options.pools } : {}),
     config,
     scheduler,
     messages,

@@ -1,9 +1,14 @@
 import { createGitSources } from '../adapters/git/git-sources.js';
 import type { DriftgateConfig } from '../config/schema.js';
-import { ConfigError } from '../domain/errors.js';
+import { ConfigError, errorMessage } from '../domain/errors.js';
+import type { Logger } from '../logging/logger.js';
 import type { HttpServer } from '../http/server.js';
 import { metricsAddressFrom } from '../http/metrics-address.js';
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { openWorkerRegistry } from '../adapters/store/open-store.js';
 import type { JobQueue } from '../ports/job-queue.js';
+import type { WorkerRegistry } from '../ports/worker-registry.js';
 import { relayBus } from '../services/relay-bus.js';
 import { workPoolJob, type PoolJobDeps } from '../services/work-pool-job.js';
 import { createAppContext, ownSecretNames, type AppContext } from './context.js';
@@ -19,6 +24,8 @@ export interface WorkerOptions extends ListenOptions {
   now?: () => Date;
   logDestination?: NodeJS.WritableStream;
   log?: { format: 'json' | 'human'; level: string };
+  /** How often it tells the registry it lives; default 10 s (a third of the default `workerStaleAfter`). */
+  heartbeatMs?: number;
 }
 
 export interface RunningWorker {
@@ -70,6 +77,7 @@ export async function startWorker(config: DriftgateConfig, options: WorkerOption
   const ports = await listen(options, metricsAddressFrom(options.env));
   let context: AppContext | undefined;
   let queue: JobQueue | undefined;
+  let registry: WorkerRegistry | undefined;
   try {
     // Sized for this worker's terraform processes (GOMAXPROCS), not the control plane's setting.
     context = await createAppContext({ ...config, defaults: { ...config.defaults, concurrency } }, options);
@@ -105,9 +113,15 @@ export async function startWorker(config: DriftgateConfig, options: WorkerOption
     });
     let stopping = false;
     ports.setReady(() => (stopping ? { ok: false, reason: 'shutting down' } : storeHealth.current()));
-    await queue.work(options.pool, ['check', 'apply'], concurrency, (job) => workPoolJob(deps, job));
-    logger.info({ pool: options.pool, concurrency, port: ports.health.port }, 'driftgate worker taking jobs');
+    registry = await openWorkerRegistry(config);
+    const heartbeat = startHeartbeat(registry, { pool: options.pool, concurrency }, logger, options.heartbeatMs);
+    await queue.work(options.pool, ['check', 'apply'], concurrency, (job) => heartbeat.running(workPoolJob(deps, job)));
+    logger.info(
+      { pool: options.pool, concurrency, id: heartbeat.id, port: ports.health.port },
+      'driftgate worker taking jobs',
+    );
     const started = context;
+    const registered = registry;
     return {
       context: started,
       health: ports.health,
@@ -115,6 +129,8 @@ export async function startWorker(config: DriftgateConfig, options: WorkerOption
         if (stopping) return;
         stopping = true;
         await taken.stop(config.defaults.shutdownTimeout);
+        await heartbeat.stop();
+        await registered.close();
         storeHealth.stop();
         await ports.close();
         await started.close();
@@ -122,8 +138,55 @@ export async function startWorker(config: DriftgateConfig, options: WorkerOption
     };
   } catch (err) {
     await queue?.stop(0).catch(() => undefined);
+    await registry?.close().catch(() => undefined);
     await context?.close();
     await ports.close();
     throw err;
   }
+}
+
+/**
+ * The worker's line in the registry, renewed every `everyMs` with the jobs it runs: what `/drift status`,
+ * the App Home, `/metrics` and `driftgate workers` count as a live worker. A failed beat is retried at the
+ * next; a stopping worker leaves, so it is not counted until it goes stale.
+ */
+function startHeartbeat(
+  registry: WorkerRegistry,
+  worker: { pool: string; concurrency: number },
+  logger: Logger,
+  everyMs = 10_000,
+) {
+  const id = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const startedAt = new Date();
+  let running = 0;
+  const beat = () =>
+    registry
+      .beat({
+        id,
+        pool: worker.pool,
+        host: hostname(),
+        pid: process.pid,
+        concurrency: worker.concurrency,
+        startedAt,
+        running,
+      })
+      .catch((err: unknown) => logger.warn({ err: errorMessage(err) }, 'worker heartbeat failed (retried)'));
+  void beat();
+  const timer = setInterval(() => void beat(), everyMs);
+  timer.unref();
+  return {
+    id,
+    async running<T>(job: Promise<T>): Promise<T> {
+      running++;
+      try {
+        return await job;
+      } finally {
+        running--;
+      }
+    },
+    async stop() {
+      clearInterval(timer);
+      await registry.leave(id).catch(() => undefined);
+    },
+  };
 }

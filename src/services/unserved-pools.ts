@@ -25,9 +25,23 @@ export interface UnservedPoolsWatch {
  */
 export function createUnservedPoolsWatch(deps: UnservedPoolsDeps): UnservedPoolsWatch {
   const told = new Map<string, Date>();
+  // The queue's age of its oldest waiting job is a sampled statistic (it can read 0 for a job that has
+  // waited a while): a pool's episode starts no later than the first look that found it unserved.
+  const seen = new Map<string, Date>();
+  const sinceFirstSeen = (health: PoolHealth[]): PoolHealth[] =>
+    health.map((h) => {
+      if (!h.unservedSince) {
+        seen.delete(h.pool);
+        return h;
+      }
+      const first = seen.get(h.pool);
+      const since = first && first < h.unservedSince ? first : h.unservedSince;
+      seen.set(h.pool, since);
+      return { ...h, unservedSince: since };
+    });
   return {
     async check() {
-      const notices = poolNotices(told, await deps.status(), deps.now(), deps.afterMs);
+      const notices = poolNotices(told, sinceFirstSeen(await deps.status()), deps.now(), deps.afterMs);
       for (const notice of notices) {
         await deps.notify(notice);
         if (notice.kind === 'unserved') told.set(notice.pool, notice.since);

@@ -46,6 +46,25 @@ describe('no worker for a pool, said in Slack', () => {
     ]);
   });
 
+  it('counts an episode from the first look that found it, when the queue samples its oldest job as just queued', async () => {
+    const { store, worker } = fx.open();
+    let now = new Date('2026-12-04T10:00:00Z');
+    const watch = createUnservedPoolsWatch({
+      // What a fresh monitor sample says: waiting, no worker, the oldest job 0 s old.
+      status: async () => [{ ...unservedProd(now), unservedSince: now }],
+      afterMs: 5 * 60_000,
+      now: () => now,
+      notify: poolNoticePoster({ store, channelOf: () => 'C1' }),
+    });
+    expect(await watch.check()).toBe(0);
+    now = new Date(now.getTime() + 4 * 60_000);
+    expect(await watch.check()).toBe(0);
+    now = new Date(now.getTime() + 60_000);
+    expect(await watch.check()).toBe(1);
+    expect(await worker.drain()).toBe(1);
+    expect(fx.emulator.messages('C1').map((m) => m.text)).toEqual(['No worker for pool prod for 5 min']);
+  });
+
   it('tells the next look when the outbox could not take the notice', async () => {
     const { store, worker } = fx.open();
     const at = new Date();

@@ -86,7 +86,7 @@ describe.skipIf(!HAS_BUILD)(`runners: workers (${HAS_BUILD ? BIN : NO_BUILD_REAS
       databaseUrl: await postgres.createDatabase(),
       stacks: { [PROD]: PROBED, [DEV]: NONPROD },
       stackSettings: { [PROD]: { environment: 'prod', pool: 'prod' }, [DEV]: { pool: 'nonprod' } },
-      config: APPROVERS,
+      config: { ...APPROVERS, runners: { type: 'workers', unservedAlertAfter: '2s' } },
     });
     const w = world;
     for (const stack of [PROD, DEV]) await w.applyWithTerraform(stack);
@@ -150,6 +150,36 @@ describe.skipIf(!HAS_BUILD)(`runners: workers (${HAS_BUILD ? BIN : NO_BUILD_REAS
     // Nor the store's URL: a module that could write the store could write approvals.
     expect(terraformEnv).not.toContain('DATABASE_URL=');
     expect(starterEnv).not.toMatch(BOT_SECRETS);
+
+    // Health: each pool's workers, in Slack, on /metrics and on the command line.
+    expect((await w.command(serveA, 'status', LEAD1)).status).toBe(200);
+    const status = await waitFor('the status answer', () =>
+      w.emulator.responses().find((r) => JSON.stringify(r.body).includes('Worker pools')),
+    );
+    expect(JSON.stringify(status.body)).toContain('*prod* · 2 live workers');
+    const metrics = await (await fetch(`${serveA.base}/metrics`)).text();
+    expect(metrics).toContain('driftgate_pool_workers{pool="prod"} 2');
+    expect(metrics).toContain('driftgate_pool_workers{pool="nonprod"} 1');
+    const listed = await execa('node', [BIN, 'workers', '--json', '--config', w.configFile], {
+      env: { ...w.baseEnv, DRIFTGATE_DATA_DIR: join(w.tf.dir, 'data-cli') },
+      extendEnv: false,
+      reject: false,
+    });
+    expect(listed.exitCode).toBe(0);
+    const report = JSON.parse(listed.stdout) as { pools: { pool: string; liveWorkers: number }[] };
+    expect(report.pools.map((p) => [p.pool, p.liveWorkers])).toEqual([
+      ['nonprod', 1],
+      ['prod', 2],
+    ]);
+
+    // The nonprod worker stops: a check queued for its pool waits, and Slack is told instead of nothing.
+    await devWorker.stop();
+    expect((await w.command(serveA, `check ${DEV}`, LEAD1)).status).toBe(200);
+    await waitFor(
+      'the unserved pool notice',
+      () => topLevel(w).find((m) => textOf(m).includes('No worker for pool nonprod')),
+      60_000,
+    );
   });
 
   it('survives a worker killed mid-plan and mid-apply and a Postgres restart: one alert, an interrupted apply said, work resumed', async () => {
