@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { DomainEvent } from '../domain/events.js';
+import { codifyOnWorker } from '../services/codify-on-worker.js';
+import type { Codify } from '../services/open-remediation-pr.js';
 import type { Run } from '../domain/run/model.js';
 import { openWorkerRegistry } from '../adapters/store/open-store.js';
 import { configuredPools } from '../domain/pool/configured-pools.js';
@@ -26,6 +29,8 @@ export interface Runners {
   requestCheck(stack: string): void;
   /** Each pool's live workers and queue, with workers. */
   pools?: PoolStatus;
+  /** Where a remediation's code is written and checked, with workers. */
+  codify?: Codify;
   stop(): Promise<void>;
 }
 
@@ -175,6 +180,12 @@ export async function startWorkerRunners(options: WorkerRunnersOptions): Promise
     apply,
     requestCheck,
     pools,
+    codify: codifyOnWorker({
+      ...deps,
+      queue,
+      newId: randomUUID,
+      timeoutMs: 2 * config.terraform.timeouts.plan + 10 * 60_000,
+    }),
     async stop() {
       clearInterval(recovery);
       clearInterval(poolWatch);

@@ -218,6 +218,7 @@ async function serveWith(
         git,
         github,
         checks: terraformCodeChecks(deps.terraform, logger),
+        ...(runners.codify ? { codify: runners.codify } : {}),
         settings: config.github ?? GithubConfig.parse({}),
       }
     : undefined;

@@ -10,6 +10,7 @@ import { openWorkerRegistry } from '../adapters/store/open-store.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { WorkerRegistry } from '../ports/worker-registry.js';
 import { relayBus } from '../services/relay-bus.js';
+import { terraformCodeChecks } from '../services/remediation-code-checks.js';
 import { workPoolJob, type PoolJobDeps } from '../services/work-pool-job.js';
 import { createAppContext, ownSecretNames, type AppContext } from './context.js';
 import { openQueueFor } from './open-queue.js';
@@ -101,6 +102,7 @@ export async function startWorker(config: DriftgateConfig, options: WorkerOption
       git: createGitSources({ dataDir: config.dataDir, env: options.env, logger }),
       pool: options.pool,
       stack: context.stack,
+      checks: terraformCodeChecks(context.deps.terraform, logger),
       // An expired plan asks for a fresh one: a check on this pool, where the stack is.
       requestCheck: (name) =>
         void taken
@@ -115,7 +117,9 @@ export async function startWorker(config: DriftgateConfig, options: WorkerOption
     ports.setReady(() => (stopping ? { ok: false, reason: 'shutting down' } : storeHealth.current()));
     registry = await openWorkerRegistry(config);
     const heartbeat = startHeartbeat(registry, { pool: options.pool, concurrency }, logger, options.heartbeatMs);
-    await queue.work(options.pool, ['check', 'apply'], concurrency, (job) => heartbeat.running(workPoolJob(deps, job)));
+    await queue.work(options.pool, ['check', 'apply', 'codify'], concurrency, (job) =>
+      heartbeat.running(workPoolJob(deps, job)),
+    );
     logger.info(
       { pool: options.pool, concurrency, id: heartbeat.id, port: ports.health.port },
       'driftgate worker taking jobs',

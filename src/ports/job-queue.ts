@@ -10,7 +10,15 @@ export type PoolJob =
   /** Never retried: an apply whose worker died is interrupted and its stack blocked. */
   | { kind: 'apply'; stack: string; runId: string; actor: string }
   /** The terraform half of a remediation (fmt, validate, provider schema); the PR is the control plane's. */
-  | { kind: 'codify'; stack: string; runId: string; requestedBy: string };
+  | {
+      kind: 'codify';
+      stack: string;
+      runId: string;
+      /** Names the answer (the `remediation` artifact of the run), for the replica that waits for it. */
+      requestId: string;
+      requestedBy: string;
+      threadUrl?: string;
+    };
 
 export type PoolJobKind = PoolJob['kind'];
 export type ApplyJob = Extract<PoolJob, { kind: 'apply' }>;

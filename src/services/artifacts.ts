@@ -9,6 +9,7 @@ const FILE_NAMES: Record<ArtifactKind, string> = {
   analysis: 'analysis.json',
   policy: 'policy.json',
   commits: 'commits.json',
+  remediation: 'remediation.json',
 };
 
 export function artifactKey(runId: string, kind: ArtifactKind): string {

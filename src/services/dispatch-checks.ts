@@ -38,7 +38,7 @@ export class NoWorkerResultError extends DriftgateError {
  * The scheduler of a control plane whose terraform runs on workers: the leader's cron ticks queue a check
  * on the stack's pool (the queue keeps a stack from being queued twice), an asked-for check is queued ahead
  * of scheduled ones, and its caller gets the outcome the worker recorded in the store. Work beside a
- * check (`exclusive`) belongs to workers, so it is refused here.
+ * check (`exclusive`, a remediation) runs at once: its terraform part is a worker's job.
  */
 export function createCheckDispatcher(options: DispatcherOptions): Scheduler<CheckOutcome> {
   const { store, logger } = options;
@@ -118,14 +118,8 @@ export function createCheckDispatcher(options: DispatcherOptions): Scheduler<Che
         else waiting.delete(stackName);
       }
     },
-    exclusive(stackName) {
-      return Promise.reject(
-        new DriftgateError(
-          'REMEDIATION_UNAVAILABLE',
-          `work on ${stackName} beside its checks runs on workers, and this version's workers do not take it yet (remediation PRs with runners: workers)`,
-        ),
-      );
-    },
+    // The terraform part of such work runs as a job on a worker, which waits for the stack's lock there.
+    exclusive: (_stackName, work) => work(stopping.signal),
     async stop() {
       stopping.abort();
       await Promise.all(tasks.map((t) => t.stop()));

@@ -18,7 +18,11 @@ import {
   type RemediationSkip,
   type StackFile,
 } from '../domain/remediation/plan-remediation.js';
-import { remediationBranch, remediationPullRequestText } from '../domain/remediation/pull-request.js';
+import {
+  type PullRequestText,
+  remediationBranch,
+  remediationPullRequestText,
+} from '../domain/remediation/pull-request.js';
 import type { RemediationRecord } from '../domain/remediation/record.js';
 import type { Run } from '../domain/run/model.js';
 import type { GitHubClient, GitHubRepository } from '../ports/github.js';
@@ -36,12 +40,25 @@ export interface RemediationCodeChecks {
   verify(stack: Stack, files: string[], signal?: AbortSignal): Promise<void>;
 }
 
-export interface RemediationDeps
-  extends Pick<ServiceDeps, 'store' | 'artifacts' | 'logger' | 'now' | 'secrets'>,
+/** What writing the drift into the code gave: the files and the PR's text, or nothing to write. */
+export type Codified =
+  | { status: 'codified'; plan: RemediationPlan; text: PullRequestText }
+  | { status: 'nothing_to_codify'; skipped: RemediationSkip[] };
+
+/** The terraform half of a remediation: in this process (`codifyDrift`), or on a worker of the stack's pool. */
+export type Codify = (stack: Stack, run: Run, request: RemediationRequest) => Promise<Codified>;
+
+export interface CodifyDeps
+  extends Pick<ServiceDeps, 'store' | 'artifacts' | 'logger' | 'secrets'>,
     Pick<SourceDeps, 'git'> {
-  github: GitHubClient;
   checks: RemediationCodeChecks;
+}
+
+export interface RemediationDeps extends CodifyDeps, Pick<ServiceDeps, 'now'> {
+  github: GitHubClient;
   settings: { labels: string[]; draft: boolean };
+  /** Where the code is rewritten and checked; default here, with `checks`. */
+  codify?: Codify;
 }
 
 export interface RemediationRequest {
@@ -148,7 +165,7 @@ async function existingPullRequest(
 
 /** The rewritten code must pass terraform's own checks: nothing reaches GitHub otherwise. */
 async function verifyRewrittenCode(
-  deps: RemediationDeps,
+  deps: CodifyDeps,
   stack: Stack,
   commitSha: string,
   files: string[],
@@ -165,21 +182,18 @@ async function verifyRewrittenCode(
   }
 }
 
-export async function openRemediationPr(
-  deps: RemediationDeps,
+/**
+ * Writes the drift of `run` into the stack's code at the commit it planned at, checks it with terraform
+ * (fmt, validate, the provider schema) and writes the PR's text, with every value the stack's secrets hold
+ * masked. Nothing reaches GitHub here: the caller with the token commits and opens the PR.
+ */
+export async function codifyDrift(
+  deps: CodifyDeps,
   stack: Stack,
   run: Run,
-  request: RemediationRequest,
-): Promise<RemediationOutcome> {
-  const refusal = remediationRefusal(stack, run);
-  if (refusal) throw new RemediationUnavailableError(refusal);
-  const repo = repositoryOf(stack)!;
+  request: Pick<RemediationRequest, 'requestedBy' | 'threadUrl' | 'signal'>,
+): Promise<Codified> {
   const git = stack.git!;
-  const branch = remediationBranch(stack.name, run.fingerprint!);
-
-  const existing = await existingPullRequest(deps, stack, run, repo, branch, request);
-  if (existing) return existing;
-
   const planJson = await loadArtifact(deps, run.id, 'plan_json');
   if (!planJson)
     throw new RemediationUnavailableError(
@@ -217,7 +231,6 @@ export async function openRemediationPr(
       paths.filter((p) => !unformatted.has(p)),
       request.signal,
     );
-
     const text = remediationPullRequestText({
       stack: stack.name,
       fingerprint: run.fingerprint!,
@@ -229,46 +242,67 @@ export async function openRemediationPr(
       requestedBy: request.requestedBy,
       ...(request.threadUrl ? { threadUrl: request.threadUrl } : {}),
     });
-    const changes = remediation.files.map((f) => ({ path: f.path, content: f.text }));
-    await deps.github.commitToBranch(repo, {
-      branch,
-      parentSha: run.commitSha!,
-      files: changes,
-      message: text.commitMessage,
-    });
-    const pr = await deps.github.openPullRequest(repo, {
-      head: branch,
-      base: git.branch,
-      title: text.title,
-      body: text.body,
-      labels: deps.settings.labels,
-      draft: deps.settings.draft,
-    });
-    const record = recordOf(stack, run, repo, branch, pr, request, deps.now(), remediation);
-    await deps.store.saveRemediation(record);
-    await deps.store.appendAudit({
-      at: deps.now(),
-      actor: request.actor,
-      action: 'remediation_opened',
-      runId: run.id,
-      stack: stack.name,
-      detail: { pr: pr.number, url: pr.url, branch, codified: record.codified, leftForPerson: record.leftForPerson },
-    });
-    deps.logger.info(
-      {
-        stack: stack.name,
-        runId: run.id,
-        pr: pr.number,
-        branch,
-        codified: record.codified,
-        left: record.leftForPerson,
-      },
-      'remediation PR opened',
-    );
-    return { status: 'opened', record, plan: remediation };
+    return { status: 'codified', plan: remediation, text };
   } finally {
     await resolved
       .release()
       .catch((err: unknown) => deps.logger.warn({ stack: stack.name, err }, 'worktree release failed'));
   }
+}
+
+export async function openRemediationPr(
+  deps: RemediationDeps,
+  stack: Stack,
+  run: Run,
+  request: RemediationRequest,
+): Promise<RemediationOutcome> {
+  const refusal = remediationRefusal(stack, run);
+  if (refusal) throw new RemediationUnavailableError(refusal);
+  const repo = repositoryOf(stack)!;
+  const git = stack.git!;
+  const branch = remediationBranch(stack.name, run.fingerprint!);
+
+  const existing = await existingPullRequest(deps, stack, run, repo, branch, request);
+  if (existing) return existing;
+
+  const codified = await (deps.codify ?? ((s, r, q) => codifyDrift(deps, s, r, q)))(stack, run, request);
+  if (codified.status === 'nothing_to_codify') return codified;
+  const { plan: remediation, text } = codified;
+  const changes = remediation.files.map((f) => ({ path: f.path, content: f.text }));
+  await deps.github.commitToBranch(repo, {
+    branch,
+    parentSha: run.commitSha!,
+    files: changes,
+    message: text.commitMessage,
+  });
+  const pr = await deps.github.openPullRequest(repo, {
+    head: branch,
+    base: git.branch,
+    title: text.title,
+    body: text.body,
+    labels: deps.settings.labels,
+    draft: deps.settings.draft,
+  });
+  const record = recordOf(stack, run, repo, branch, pr, request, deps.now(), remediation);
+  await deps.store.saveRemediation(record);
+  await deps.store.appendAudit({
+    at: deps.now(),
+    actor: request.actor,
+    action: 'remediation_opened',
+    runId: run.id,
+    stack: stack.name,
+    detail: { pr: pr.number, url: pr.url, branch, codified: record.codified, leftForPerson: record.leftForPerson },
+  });
+  deps.logger.info(
+    {
+      stack: stack.name,
+      runId: run.id,
+      pr: pr.number,
+      branch,
+      codified: record.codified,
+      left: record.leftForPerson,
+    },
+    'remediation PR opened',
+  );
+  return { status: 'opened', record, plan: remediation };
 }

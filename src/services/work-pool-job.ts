@@ -8,6 +8,9 @@ import type { ApplyOutcome } from './apply-run.js';
 import { checkStackFromSource } from './check-stack-from-source.js';
 import type { ServiceDeps, StackLookup } from './deps.js';
 import type { ExpireDeps } from './expire-plan.js';
+import { DriftgateError, errorMessage } from '../domain/errors.js';
+import { storeCodified } from './codify-on-worker.js';
+import { type Codified, codifyDrift, type RemediationCodeChecks } from './open-remediation-pr.js';
 import type { SourceDeps } from './resolve-stack-at-commit.js';
 
 export interface PoolJobDeps extends ServiceDeps, Partial<Pick<SourceDeps, 'git'>>, ExpireDeps {
@@ -15,6 +18,8 @@ export interface PoolJobDeps extends ServiceDeps, Partial<Pick<SourceDeps, 'git'
   pool: string;
   stack: StackLookup;
   github?: GitHubClient;
+  /** terraform's checks of rewritten code (codify jobs). */
+  checks?: RemediationCodeChecks;
   /** How often a job waiting for its stack's lock looks again; default 1 s. */
   lockPollMs?: number;
 }
@@ -71,8 +76,44 @@ export async function workPoolJob(deps: PoolJobDeps, taken: TakenJob): Promise<v
     return;
   }
   if (job.kind === 'apply') return applyJob(deps, job, stack, wrong, signal);
-  // Codify jobs are not taken by this version: left for a worker that knows them.
-  throw new Error(`job kind ${job.kind} is not handled by this worker`);
+  return codifyJob(deps, job, stack, wrong, signal);
+}
+
+/**
+ * The terraform half of a remediation PR: the drift written into the code at the run's commit and checked
+ * (fmt, validate, the provider schema). The answer, or why there is none, goes where the control plane
+ * waits for it; the commit and the PR are the control plane's, which holds the GitHub token.
+ */
+async function codifyJob(
+  deps: PoolJobDeps,
+  job: Extract<PoolJob, { kind: 'codify' }>,
+  stack: Stack | undefined,
+  wrong: string | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  const run = await deps.store.getRun(job.runId);
+  if (!run) {
+    deps.logger.error({ stack: job.stack, runId: job.runId }, 'codify job for a run the store does not have');
+    return;
+  }
+  const fail = (error: string) => storeCodified(deps, run.id, job.requestId, { status: 'failed', error });
+  if (wrong || !stack) return fail(wrong ?? `unknown stack ${job.stack}`);
+  if (!deps.git || !deps.checks) return fail('this worker cannot check out code');
+  await stackFree(deps, stack.name, deps.timeouts.plan, signal);
+  let result: Codified;
+  try {
+    result = await codifyDrift({ ...deps, git: deps.git, checks: deps.checks }, stack, run, {
+      requestedBy: job.requestedBy,
+      ...(job.threadUrl ? { threadUrl: job.threadUrl } : {}),
+      signal,
+    });
+  } catch (err) {
+    const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
+    if (!(err instanceof DriftgateError)) deps.logger.error({ err, stack: stack.name, runId: run.id }, 'codify failed');
+    return fail(deps.secrets.redact(reason, stack.name));
+  }
+  await storeCodified(deps, run.id, job.requestId, result);
+  deps.logger.info({ stack: stack.name, runId: run.id, status: result.status }, 'codify job finished');
 }
 
 async function applyJob(

@@ -67,6 +67,8 @@ export interface PoolWorldOptions {
   stacks: Record<string, string>;
   stackSettings?: Record<string, StackSettings>;
   config?: ConfigPatch;
+  /** More variables for the control plane only (GitHub credentials). */
+  serveEnv?: Record<string, string>;
 }
 
 export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWorld> {
@@ -99,6 +101,7 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
     SLACK_BOT_TOKEN: emulator.token,
     SLACK_SIGNING_SECRET: POOL_SIGNING_SECRET,
     SLACK_API_URL: emulator.apiUrl,
+    ...options.serveEnv,
   };
   const running = new Set<DriftgateProcess>();
   let requests = 0;

@@ -13,7 +13,9 @@ const PoolJobData = z.discriminatedUnion('kind', [
     kind: z.literal('codify'),
     stack: z.string().min(1),
     runId: z.string().min(1),
+    requestId: z.string().min(1),
     requestedBy: z.string().min(1),
+    threadUrl: z.string().optional(),
   }),
 ]);
 
