@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Run } from '../domain/run/model.js';
 import type { Stack } from '../domain/stack.js';
 import type { PoolJob, TakenJob } from '../ports/job-queue.js';
 import type { GitHubClient } from '../ports/github.js';
@@ -79,6 +80,14 @@ export async function workPoolJob(deps: PoolJobDeps, taken: TakenJob): Promise<v
   return codifyJob(deps, job, stack, wrong, signal);
 }
 
+/** The run a job names; a job for a run the store does not have is said and dropped. */
+async function runOf(deps: PoolJobDeps, job: Extract<PoolJob, { runId: string }>): Promise<Run | undefined> {
+  const run = await deps.store.getRun(job.runId);
+  if (!run)
+    deps.logger.error({ stack: job.stack, runId: job.runId, job: job.kind }, 'job for a run the store does not have');
+  return run;
+}
+
 /**
  * The terraform half of a remediation PR: the drift written into the code at the run's commit and checked
  * (fmt, validate, the provider schema). The answer, or why there is none, goes where the control plane
@@ -91,11 +100,8 @@ async function codifyJob(
   wrong: string | undefined,
   signal: AbortSignal,
 ): Promise<void> {
-  const run = await deps.store.getRun(job.runId);
-  if (!run) {
-    deps.logger.error({ stack: job.stack, runId: job.runId }, 'codify job for a run the store does not have');
-    return;
-  }
+  const run = await runOf(deps, job);
+  if (!run) return;
   const fail = (error: string) => storeCodified(deps, run.id, job.requestId, { status: 'failed', error });
   if (wrong || !stack) return fail(wrong ?? `unknown stack ${job.stack}`);
   if (!deps.git || !deps.checks) return fail('this worker cannot check out code');
@@ -123,11 +129,8 @@ async function applyJob(
   wrong: string | undefined,
   signal: AbortSignal,
 ): Promise<void> {
-  const run = await deps.store.getRun(job.runId);
-  if (!run) {
-    deps.logger.error({ stack: job.stack, runId: job.runId }, 'apply job for a run the store does not have');
-    return;
-  }
+  const run = await runOf(deps, job);
+  if (!run) return;
   const started = performance.now();
   let outcome: ApplyOutcome;
   if (wrong || !stack) outcome = { status: 'refused', code: 'not_started', reason: `nothing was applied: ${wrong}` };
