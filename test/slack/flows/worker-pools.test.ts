@@ -95,7 +95,13 @@ describe.skipIf(!HAS_BUILD)(`runners: workers (${HAS_BUILD ? BIN : NO_BUILD_REAS
 
     const [serveA, serveB] = [await w.serve(), await w.serve()];
     const prodWorkers = [await w.worker('prod'), await w.worker('prod')];
-    const devWorker = await w.worker('nonprod');
+    // Given a bot secret by mistake: it says so, and terraform still never sees it.
+    const devWorker = await w.worker('nonprod', { SLACK_BOT_TOKEN: 'xoxb-given-to-a-worker-by-mistake' });
+    expect(
+      devWorker
+        .logs()
+        .some((l) => l.includes("environment holds the control plane's secrets") && l.includes('SLACK_BOT_TOKEN')),
+    ).toBe(true);
 
     await driftTags(w, PROD);
     await execa('terraform', ['state', 'rm', 'terraform_data.probe'], {
