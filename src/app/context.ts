@@ -69,9 +69,10 @@ const OWN_SECRETS = [
 ];
 
 /** The variables holding driftgate's own secrets for this config: fixed names, routing keys, Git tokens. */
-export function ownSecretNames(config: Pick<DriftgateConfig, 'pagerduty' | 'stacks'>): string[] {
+export function ownSecretNames(config: Pick<DriftgateConfig, 'pagerduty' | 'stacks' | 'changeEvents'>): string[] {
   return [
     ...OWN_SECRETS,
+    ...(config.changeEvents?.secretEnv ? [config.changeEvents.secretEnv] : []),
     ...(config.pagerduty?.routing.map((r) => r.routingKeyEnv) ?? []),
     ...config.stacks.flatMap((s) => (s.git?.tokenEnv ? [s.git.tokenEnv] : [])),
   ];
