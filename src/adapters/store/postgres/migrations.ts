@@ -158,6 +158,16 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (stack, fingerprint)
   );
   `,
+  // Which stack owns a cloud resource, for change events: each stack's identifiers and the state they came from.
+  `
+  CREATE TABLE resource_index (
+    stack text PRIMARY KEY,
+    serial bigint,
+    lineage text,
+    resources jsonb NOT NULL,
+    updated_at bigint NOT NULL
+  );
+  `,
 ];
 
 /** The database was migrated by a newer driftgate: older code must not guess at a schema it does not know. */
