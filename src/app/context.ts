@@ -55,7 +55,8 @@ function policyEvaluator(config: DriftgateConfig): ServiceDeps['evaluatePolicies
       compiled.issues.map((i) => ({ path: `policies (rule "${i.rule}").${i.field}`, message: i.message })),
     );
   const { policy } = compiled;
-  return (plan, redactor, stack, kind) => evaluatePolicies(policy, buildPolicyInput(plan, redactor, stack, kind));
+  return (plan, redactor, stack, kind, changes) =>
+    evaluatePolicies(policy, buildPolicyInput(plan, redactor, stack, kind, changes));
 }
 
 /** driftgate's own credentials: never in terraform's environment (a provider or module would see them). */

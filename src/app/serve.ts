@@ -34,6 +34,7 @@ import { startServeLease } from './serve-lease.js';
 import { watchStoreHealth } from './store-health.js';
 import type { LeaderLease } from '../adapters/postgres/leader-lease.js';
 import { listen, type ListenOptions, type ServePorts } from './serve-ports.js';
+import { startChangeEvents } from './change-events.js';
 
 export interface ServeOptions extends ListenOptions {
   env: Record<string, string | undefined>;
@@ -170,7 +171,15 @@ async function serveWith(
   for (const stack of config.stacks) await store.upsertStack(stack.name);
   deps.bus.onAny((event) => logger.info({ event: event.type, stack: event.stack, runId: event.run.id }, 'event'));
   const pager = pagerdutySettings
-    ? createPager({ config, bus: deps.bus, store, stack: context.stack, now: deps.now, logger })
+    ? createPager({
+        config,
+        bus: deps.bus,
+        store,
+        stack: context.stack,
+        now: deps.now,
+        logger,
+        artifacts: deps.artifacts,
+      })
     : undefined;
   // The Slack app is created below; pages only ask for links once its worker delivers them.
   const links =
@@ -211,6 +220,17 @@ async function serveWith(
       return outcome;
     },
   });
+  // Change events: their doors and debounce; every check below keeps their index and attributes drift.
+  const changeEvents = config.changeEvents
+    ? await startChangeEvents({
+        config: config.changeEvents,
+        env: options.env,
+        deps,
+        metrics,
+        requestCheck: (name) => scheduler.request(name, 'event'),
+      })
+    : undefined;
+  if (changeEvents) deps.changeEvents = changeEvents.checks;
   const requestCheck = (name: string): void => void scheduler.request(name, 'manual').catch(() => undefined);
   // The one apply use case, for a click, an automatic mode and a restart alike.
   const applies: ApplyDeps = {
@@ -331,6 +351,7 @@ async function serveWith(
   if (slack?.listener)
     mounts.push({ path: '/slack/events', listener: slack.listener, available: () => slack.isReady() });
   if (webhook) mounts.push({ path: GITHUB_WEBHOOK_PATH, listener: webhook, available: () => !stopping });
+  mounts.push(...(changeEvents?.mounts ?? []));
   logger.info(
     { stacks: config.stacks.length, port: health.port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) },
     'driftgate serving',
@@ -348,6 +369,7 @@ async function serveWith(
       if (stopping) return;
       stopping = true;
       await retentionTask.stop();
+      await changeEvents?.stop();
       // Applies and checks first: they may still have messages to send through the outbox.
       const { aborted, cancelled } = await scheduler.stop(config.defaults.shutdownTimeout);
       logger.info({ aborted, cancelled }, 'scheduler stopped');

@@ -10,6 +10,7 @@ export interface Metrics {
   pagerdutyErrors: Counter<'retriable'>;
   outboxPending: Gauge;
   leader: Gauge;
+  changeEvents: Counter<'outcome' | 'reason'>;
   /** From now on the gauges read `sources` at each scrape (the store, opened after the ports are taken). */
   readGaugesFrom(sources: GaugeSources): void;
 }
@@ -76,6 +77,12 @@ export function createMetrics(initial?: GaugeSources): Metrics {
       collect(this: Gauge) {
         this.set(!sources || (sources.leading?.() ?? true) ? 1 : 0);
       },
+    }),
+    changeEvents: new Counter({
+      name: 'driftgate_change_events_total',
+      help: 'Cloud change events taken in, by outcome (ignored, unmatched, matched) and reason (read_only, failed_call, own_apply, automation:<rule>; for matched: scheduled, coalesced, over_capacity)',
+      labelNames: ['outcome', 'reason'],
+      registers: [registry],
     }),
     readGaugesFrom(next) {
       sources = next;

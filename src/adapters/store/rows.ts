@@ -70,7 +70,7 @@ export const StackRow = z.object({
 
 export const ArtifactRow = z.object({
   run_id: z.string(),
-  kind: z.enum(['plan', 'plan_json', 'plan_log', 'apply_log', 'analysis', 'policy', 'commits']),
+  kind: z.enum(['plan', 'plan_json', 'plan_log', 'apply_log', 'analysis', 'policy', 'commits', 'attribution']),
   key: z.string(),
   sha256: z.string(),
   size: z.number().int().nonnegative(),

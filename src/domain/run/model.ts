@@ -23,7 +23,15 @@ export interface Run {
 }
 
 /** `policy`: what the policies said about the plan (PolicyEvaluation JSON). */
-export type ArtifactKind = 'plan' | 'plan_json' | 'plan_log' | 'apply_log' | 'analysis' | 'policy' | 'commits';
+export type ArtifactKind =
+  | 'plan'
+  | 'plan_json'
+  | 'plan_log'
+  | 'apply_log'
+  | 'analysis'
+  | 'policy'
+  | 'commits'
+  | 'attribution';
 
 export interface ArtifactRef {
   runId: string;
