@@ -21,6 +21,7 @@ import type { HttpMount } from '../http/server.js';
 import type { Metrics } from '../metrics/registry.js';
 import { createDriftAttributor, PendingChanges } from '../services/attribute-drift.js';
 import type { CheckChangeEvents, ServiceDeps } from '../services/deps.js';
+import type { AppContext } from './context.js';
 import { createResourceIndexKeeper } from '../services/resource-index-keeper.js';
 
 /**
@@ -71,7 +72,24 @@ function pushSecret(config: ChangeEventsConfig, env: Record<string, string | und
   return secret;
 }
 
-export async function startChangeEvents(options: ChangeEventsOptions): Promise<RunningChangeEvents> {
+/**
+ * For serve: nothing without `changeEvents` in the config; with it, change events started and handed to
+ * every check the context's services run (`deps.changeEvents`).
+ */
+export async function startChangeEvents(
+  context: Pick<AppContext, 'config' | 'deps'>,
+  metrics: Pick<Metrics, 'changeEvents'>,
+  env: Record<string, string | undefined>,
+  requestCheck: (stack: string) => Promise<unknown>,
+): Promise<RunningChangeEvents | undefined> {
+  const config = context.config.changeEvents;
+  if (!config) return undefined;
+  const running = await startChangeEventsWith({ config, env, deps: context.deps, metrics, requestCheck });
+  context.deps.changeEvents = running.checks;
+  return running;
+}
+
+export async function startChangeEventsWith(options: ChangeEventsOptions): Promise<RunningChangeEvents> {
   const { config, env, deps, metrics } = options;
   const logger = deps.logger;
   const secret = pushSecret(config, env);

@@ -170,17 +170,7 @@ async function serveWith(
   if (leftovers.length) logger.warn({ removed: leftovers }, 'removed work dirs left by an earlier stop');
   for (const stack of config.stacks) await store.upsertStack(stack.name);
   deps.bus.onAny((event) => logger.info({ event: event.type, stack: event.stack, runId: event.run.id }, 'event'));
-  const pager = pagerdutySettings
-    ? createPager({
-        config,
-        bus: deps.bus,
-        store,
-        stack: context.stack,
-        now: deps.now,
-        logger,
-        artifacts: deps.artifacts,
-      })
-    : undefined;
+  const pager = pagerdutySettings ? createPager({ ...deps, config, stack: context.stack }) : undefined;
   // The Slack app is created below; pages only ask for links once its worker delivers them.
   const links =
     slackSettings && config.slack
@@ -220,17 +210,10 @@ async function serveWith(
       return outcome;
     },
   });
-  // Change events: their doors and debounce; every check below keeps their index and attributes drift.
-  const changeEvents = config.changeEvents
-    ? await startChangeEvents({
-        config: config.changeEvents,
-        env: options.env,
-        deps,
-        metrics,
-        requestCheck: (name) => scheduler.request(name, 'event'),
-      })
-    : undefined;
-  if (changeEvents) deps.changeEvents = changeEvents.checks;
+  // Change events (when configured): their doors and debounce; every check keeps their index and attributes drift.
+  const changeEvents = await startChangeEvents(context, metrics, options.env, (name) =>
+    scheduler.request(name, 'event'),
+  );
   const requestCheck = (name: string): void => void scheduler.request(name, 'manual').catch(() => undefined);
   // The one apply use case, for a click, an automatic mode and a restart alike.
   const applies: ApplyDeps = {
