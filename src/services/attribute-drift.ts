@@ -48,11 +48,16 @@ export interface AttributeDriftDeps extends Pick<ServiceDeps, 'store' | 'logger'
 /** CloudTrail keeps 90 days of management events: there is nothing to ask for before that. */
 const LOOKBACK_MS = 90 * 24 * 3600 * 1000;
 
+/**
+ * Each call is attributed to the first resource of the stack it names: the index matches in the order
+ * the event names identifiers (its resource ARNs first), and a call on an object names its bucket after it.
+ */
 function fromEvents(stack: string, changes: MatchedChange[], drifted: ReadonlySet<string>): AttributedChange[] {
   const out: AttributedChange[] = [];
-  for (const { resources, ...change } of changes)
-    for (const r of resources)
-      if (r.stack === stack && drifted.has(r.address)) out.push({ ...change, resource: r.address });
+  for (const { resources, ...change } of changes) {
+    const named = resources.find((r) => r.stack === stack);
+    if (named && drifted.has(named.address)) out.push({ ...change, resource: named.address });
+  }
   return out;
 }
 
