@@ -34,7 +34,8 @@ export class PendingChanges {
   }
 }
 
-export interface AttributeDriftDeps extends Pick<ServiceDeps, 'store' | 'logger' | 'now'> {
+export interface AttributeDriftDeps extends Pick<ServiceDeps, 'logger' | 'now'> {
+  store: Pick<ServiceDeps['store'], 'listRuns'>;
   index: ResourceIndex;
   pending: PendingChanges;
   classify: (event: ChangeEvent) => Classification;
