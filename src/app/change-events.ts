@@ -197,7 +197,7 @@ export async function startChangeEventsWith(options: ChangeEventsOptions): Promi
         pending.take(stack.name);
         await keeper.fromState(stack, signal);
       },
-      attribute: (stack, drifted) => attribute(stack.name, drifted),
+      attribute: (stack, drifted, options) => attribute(stack.name, drifted, options),
     },
     async stop() {
       if (stopped) return;

@@ -96,11 +96,15 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
     return changes.length ? { status: 'found', changes } : { status: 'none' };
   }
 
-  return async (stack: string, driftedList: readonly string[]): Promise<Attribution | undefined> => {
+  return async (
+    stack: string,
+    driftedList: readonly string[],
+    options: { lookUp?: boolean } = {},
+  ): Promise<Attribution | undefined> => {
     const drifted = new Set(driftedList);
     const fromPush = fromEvents(stack, deps.pending.take(stack), drifted);
     if (fromPush.length) return { status: 'found', changes: fromPush };
-    if (!deps.history) return undefined;
+    if (!deps.history || options.lookUp === false) return undefined;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);

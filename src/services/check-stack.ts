@@ -14,6 +14,7 @@ import type { Run } from '../domain/run/model.js';
 import { UNDECIDED, type RunTrigger } from '../domain/run/state.js';
 import { planSignature } from '../domain/plan/signature.js';
 import { storeArtifact } from './artifacts.js';
+import { loadAttribution } from './stored-attribution.js';
 import { reusableAnalysis } from './reuse-analysis.js';
 import type { ServiceDeps } from './deps.js';
 import { holdStackLock } from './stack-lock.js';
@@ -150,7 +151,12 @@ async function reuseEarlierAnalysis(
   // Judged as drift then and as a pending change now (a baseline moved): the policies judge it again.
   if (kind !== earlier.from.kind) return undefined;
   const { analysis, policy, planJson, planLog } = earlier;
-  const attribution = kind === 'drift' ? await attributeDrift(deps, stack, analysis) : undefined;
+  // The same drift as the earlier run: what it was attributed to stands, unless new events name it.
+  const attribution =
+    kind === 'drift'
+      ? ((await attributeDrift(deps, stack, analysis, { lookUp: false })) ??
+        (await loadAttribution(deps, earlier.from.id).catch(() => undefined)))
+      : undefined;
   return {
     analysis,
     planJson,
@@ -194,9 +200,14 @@ async function analyseAfresh(
 }
 
 /** Who changed what drifted; asked only of drift, which is what people ask "who did this" about. */
-function attributeDrift(deps: ServiceDeps, stack: Stack, analysis: PlanAnalysis): Promise<Attribution | undefined> {
+function attributeDrift(
+  deps: ServiceDeps,
+  stack: Stack,
+  analysis: PlanAnalysis,
+  options: { lookUp: boolean } = { lookUp: true },
+): Promise<Attribution | undefined> {
   if (!deps.changeEvents || analysis.drift.length === 0) return Promise.resolve(undefined);
-  return deps.changeEvents.attribute(stack, [...new Set(analysis.drift.map((d) => d.address))]);
+  return deps.changeEvents.attribute(stack, [...new Set(analysis.drift.map((d) => d.address))], options);
 }
 
 /** Keeps the saved plan and what was found in it with the run; returns the plan's sha256. */

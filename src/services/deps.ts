@@ -64,8 +64,11 @@ export interface CheckChangeEvents {
   indexPlan(stack: Stack, plan: PlanJson): Promise<void>;
   /** A clean plan: the index is refreshed from the state when it moved, and no change waits for this stack. */
   cleanPlan(stack: Stack, signal?: AbortSignal): Promise<void>;
-  /** Who changed the drifted resources; undefined when nothing says (no event, no lookup configured). */
-  attribute(stack: Stack, drifted: readonly string[]): Promise<Attribution | undefined>;
+  /**
+   * Who changed the drifted resources; undefined when nothing says (no event, no lookup configured).
+   * `lookUp: false`: from waiting events only, not the cloud's audit log (drift already attributed).
+   */
+  attribute(stack: Stack, drifted: readonly string[], options?: { lookUp?: boolean }): Promise<Attribution | undefined>;
 }
 
 export type StackLookup = (name: string) => Stack | undefined;

@@ -104,6 +104,12 @@ describe('attributing drift a sweep found', () => {
     expect(emulator.calls().map((c) => c.status)).toEqual([400, 400, 200]);
   });
 
+  it('does not ask CloudTrail again for drift already attributed (a re-plan of the same drift)', async () => {
+    const { attribute } = attributor();
+    expect(await attribute(STACK, ['aws_s3_bucket.assets'], { lookUp: false })).toBeUndefined();
+    expect(emulator.calls()).toEqual([]);
+  });
+
   it('costs only the answer when CloudTrail does not answer', async () => {
     const { attribute } = attributor({ maxAttempts: 2 });
     emulator.failNext(5, { type: 'AccessDeniedException', status: 400 });
