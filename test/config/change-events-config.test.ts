@@ -1,5 +1,9 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { terraformBaseEnv } from '../../src/app/context.js';
+import { startServe } from '../../src/app/serve.js';
 import { validateConfigText } from '../../src/config/load.js';
 
 const parse = (yaml: string, env: Record<string, string> = {}) =>
@@ -83,5 +87,20 @@ describe('the changeEvents section', () => {
     );
     expect(off.issues).toEqual([]);
     expect(off.config?.changeEvents).toMatchObject({ debounce: 5000, cloudTrail: { lookup: false } });
+  });
+});
+
+describe('serve with change events', () => {
+  it('refuses to start when the push secret’s variable is not set, naming the key and the variable', async () => {
+    const result = await parse('changeEvents:\n  secretEnv: EVENTS_SECRET\n  cloudTrail: { lookup: false }');
+    const dataDir = await mkdtemp(join(tmpdir(), 'driftgate-events-config-'));
+    try {
+      const config = { ...result.config!, dataDir };
+      await expect(startServe(config, { env: {}, port: 0, host: '127.0.0.1' })).rejects.toThrow(
+        'changeEvents.secretEnv: EVENTS_SECRET is not set in the environment',
+      );
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
