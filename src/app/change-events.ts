@@ -38,6 +38,8 @@ export interface ChangeEventsOptions {
   metrics: Pick<Metrics, 'changeEvents'>;
   /** Queues an event-triggered check of the stack. */
   requestCheck(stack: string): Promise<unknown>;
+  /** The config's stacks: what the store indexed for a stack since removed from it matches nothing. */
+  stacks: readonly string[];
   /** The debounce's timer; default the real one. */
   timer?: DebounceTimer;
 }
@@ -84,7 +86,8 @@ export async function startChangeEvents(
 ): Promise<RunningChangeEvents | undefined> {
   const config = context.config.changeEvents;
   if (!config) return undefined;
-  const running = await startChangeEventsWith({ config, env, deps: context.deps, metrics, requestCheck });
+  const stacks = context.config.stacks.map((s) => s.name);
+  const running = await startChangeEventsWith({ config, env, deps: context.deps, metrics, requestCheck, stacks });
   context.deps.changeEvents = running.checks;
   return running;
 }
@@ -96,6 +99,8 @@ export async function startChangeEventsWith(options: ChangeEventsOptions): Promi
   const index = new ResourceIndex();
   const keeper = createResourceIndexKeeper(deps, index);
   await keeper.load();
+  const configured = new Set(options.stacks);
+  for (const stack of index.stacks()) if (!configured.has(stack)) index.removeStack(stack);
   const classify = createClassifier({ ownIdentities: config.ownIdentities, automation: config.automation });
   const pending = new PendingChanges();
   const debouncer = createCheckDebouncer<MatchedChange>({
