@@ -60,7 +60,7 @@ export interface CommitLine {
 }
 
 /** The part of the message that is not the diff: header, summary, policy, commits, context, status, more, buttons. */
-const FIXED_BLOCKS = 13;
+const FIXED_BLOCKS = 11;
 /** Commits named in the message; the rest are counted. */
 const COMMITS_SHOWN = 5;
 /** Diff text per message: enough for a real review, short enough to read; the rest is in the file. */
@@ -174,7 +174,7 @@ export function renderRunMessage(input: RunMessageInput): {
   if (input.remediationUrl)
     blocks.push(context([`:hammer_and_wrench: Remediation PR: ${safeLink(input.remediationUrl, 'open on GitHub')}`]));
 
-  const budget = LIMITS.messageBlocks - FIXED_BLOCKS;
+  const budget = LIMITS.messageBlocks - FIXED_BLOCKS - (who?.blocks.length ?? 0);
   const both = analysis.drift.length > 0 && analysis.changes.length > 0;
   const driftPart = diffSections('*Changed outside Terraform*', analysis.drift, true, {
     blocks: both ? Math.floor(budget / 2) : budget,
