@@ -14,6 +14,7 @@ import { indexEntriesOfPlan, ResourceIndex } from '../src/domain/change-events/r
 import { type ChangeEvent, parseEventBridgeEvent } from '../src/domain/change-events/schema.js';
 import type { PlanJson } from '../src/domain/plan/schema.js';
 import { packageRoot } from '../src/cli/package-root.js';
+import { changeEventsDayMarkdown } from './change-events-day.js';
 
 const RESOURCES = 100_000;
 const STACKS = 300;
@@ -155,6 +156,7 @@ export async function benchChangeEvents(): Promise<{ markdown: string }> {
     `| lookup (identifiers -> stack and address) | ${us(lookupMs)} | < ${TARGET_MS} ms | ${lookupMs < TARGET_MS ? 'PASS' : 'FAIL'} |`,
     `| whole path: JSON.parse, zod, classify, identifiers, lookup | ${us(pathMs)} | < ${TARGET_MS} ms | ${pathMs < TARGET_MS ? 'PASS' : 'FAIL'} |`,
     '',
+    changeEventsDayMarkdown(),
   ].join('\n');
   return { markdown };
 }

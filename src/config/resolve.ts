@@ -63,6 +63,7 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
     ...(file.approvers ? { approvers: file.approvers } : {}),
     ...(file.pagerduty ? { pagerduty: file.pagerduty } : {}),
     ...(file.github ? { github: file.github } : {}),
+    ...(file.changeEvents ? { changeEvents: file.changeEvents } : {}),
     policies: ctx.policies,
     log: file.log,
   };

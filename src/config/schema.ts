@@ -325,6 +325,95 @@ export const PoliciesConfig = z.strictObject({
 });
 export type PoliciesConfig = z.infer<typeof PoliciesConfig>;
 
+/** An ARN or an ARN glob (`*` within a segment, `**` across `/`): principals are named by ARN. */
+const arnGlob = z
+  .string()
+  .regex(/^arn:(\*|aws[a-z-]*):/, 'an IAM ARN or ARN glob, e.g. "arn:aws:iam::*:role/driftgate-apply"');
+
+/** The region AWS writes in an SQS queue URL (`https://sqs.eu-west-1.amazonaws.com/...`). */
+export function sqsQueueRegion(queueUrl: string): string | undefined {
+  return /^https:\/\/sqs\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?\//.exec(queueUrl)?.[1];
+}
+
+/**
+ * Cloud change events (AWS CloudTrail through EventBridge): a stack is checked soon after a change to a
+ * resource it manages, and its drift alert says who made the change. The push secret comes from the
+ * environment only; the SQS endpoint can be moved with the SDK's own AWS_ENDPOINT_URL_SQS.
+ */
+export const ChangeEventsConfig = z
+  .strictObject({
+    /** Name of the environment variable holding the shared secret of `POST /events/aws` (push). */
+    secretEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable, e.g. DRIFTGATE_EVENTS_SECRET')
+      .refine(
+        (v) => !/^[A-Za-z0-9_]{40,}$/.test(v),
+        'looks like a secret itself: name the environment variable that holds it',
+      )
+      .optional(),
+    /** The header the push secret comes in (an EventBridge connection's API key name). */
+    secretHeader: z
+      .string()
+      .regex(/^[A-Za-z0-9-]+$/, 'an HTTP header name, e.g. x-driftgate-events-secret')
+      .default('x-driftgate-events-secret'),
+    /** Pull: the SQS queue the EventBridge rule targets. */
+    sqs: z
+      .strictObject({
+        queueUrl: z.url({
+          protocol: /^https?$/,
+          error: 'an SQS queue URL, e.g. https://sqs.eu-west-1.amazonaws.com/111122223333/driftgate-events',
+        }),
+        /** Default: the region in the queue URL. */
+        region: z
+          .string()
+          .regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, 'an AWS region such as eu-west-1')
+          .optional(),
+        /** Long-poll wait per receive, 1 to 20 seconds. */
+        waitTime: z.number().int().min(1).max(20).default(20),
+      })
+      .optional(),
+    /** The identities driftgate's own applies run as: their calls are not drift. */
+    ownIdentities: z.array(arnGlob).default([]),
+    /** Principals whose changes are expected (autoscalers, a cost tool): counted, never checked. */
+    automation: z
+      .array(
+        z.strictObject({
+          name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, "_" and "-"'),
+          arn: arnGlob,
+        }),
+      )
+      .default([]),
+    /** A principal's ARN, its role's ARN, or its name (an Identity Center user's e-mail) -> Slack user id. */
+    slackUsers: z.record(z.string().min(1), slackUserId).default({}),
+    /** Events for one stack within this window make one check (a console session's clicks). */
+    debounce: duration().prefault('2m'),
+    /** For drift a scheduled check finds: ask CloudTrail LookupEvents who changed the drifted resources. */
+    cloudTrail: z
+      .strictObject({
+        lookup: z.boolean().default(true),
+        region: z
+          .string()
+          .regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, 'an AWS region such as eu-west-1')
+          .optional(),
+      })
+      .prefault({}),
+  })
+  .superRefine((value, ctx) => {
+    if (value.sqs && !value.sqs.region && !sqsQueueRegion(value.sqs.queueUrl))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sqs', 'region'],
+        message: 'the queue URL names no AWS region: set sqs.region',
+      });
+    if (value.cloudTrail.lookup && !value.cloudTrail.region && !value.sqs)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cloudTrail', 'region'],
+        message: 'the region to ask CloudTrail in (or cloudTrail: {lookup: false})',
+      });
+  });
+export type ChangeEventsConfig = z.infer<typeof ChangeEventsConfig>;
+
 /**
  * Where the store lives: SQLite in `<dataDir>/driftgate.db` (one process), or Postgres shared by several
  * `serve` replicas and workers. The URL holds a password: write it as `${DATABASE_URL}`, so it comes from
@@ -379,6 +468,7 @@ export const ConfigFile = z.strictObject({
   pagerduty: PagerdutyConfig.optional(),
   github: GithubConfig.optional(),
   policies: PoliciesConfig.optional(),
+  changeEvents: ChangeEventsConfig.optional(),
   log: z
     .strictObject({
       level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
@@ -408,6 +498,7 @@ export interface DriftgateConfig {
   approvers?: ApproversConfig;
   pagerduty?: PagerdutyConfig;
   github?: GithubConfig;
+  changeEvents?: ChangeEventsConfig;
   /** Policy files' rules (in file order), then inline rules; the loader compiled them all once. */
   policies: PolicyRule[];
   log: ConfigFile['log'];

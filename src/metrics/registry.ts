@@ -15,6 +15,7 @@ export interface Metrics {
   poolJobsWaiting: Gauge<'pool'>;
   poolJobsActive: Gauge<'pool'>;
   poolOldestWaiting: Gauge<'pool'>;
+  changeEvents: Counter<'outcome' | 'reason'>;
   /** From now on the gauges read `sources` at each scrape (the store, opened after the ports are taken). */
   readGaugesFrom(sources: GaugeSources): void;
 }
@@ -128,6 +129,12 @@ export function createMetrics(initial?: GaugeSources): Metrics {
       "Age of the oldest job waiting in each pool's queue (0 when none waits)",
       (h) => (h.waiting ? (h.oldestWaitingSeconds ?? 0) : 0),
     ),
+    changeEvents: new Counter({
+      name: 'driftgate_change_events_total',
+      help: 'Cloud change events taken in, by outcome (ignored, unmatched, matched) and reason (read_only, failed_call, own_apply, automation:<rule>; for matched: scheduled, coalesced, over_capacity)',
+      labelNames: ['outcome', 'reason'],
+      registers: [registry],
+    }),
     readGaugesFrom(next) {
       sources = next;
     },

@@ -1,4 +1,5 @@
 import type { SlackStore } from './slack-store.js';
+import type { StackResourceIndex } from '../domain/change-events/resource-index.js';
 import type { Announcement } from '../domain/events.js';
 import type { ActionCounts } from '../domain/plan/model.js';
 import type { ArtifactRef, AuditEntry, Run, StackLock, StackRecord, StackStatus } from '../domain/run/model.js';
@@ -105,6 +106,11 @@ export interface RunStore {
   /** Records the remediation PR of a stack's drift; a later one for the same fingerprint replaces it. */
   saveRemediation(record: RemediationRecord): Promise<void>;
   getRemediation(stack: string, fingerprint: string): Promise<RemediationRecord | undefined>;
+
+  /** Replaces a stack's part of the change-event resource index (what its latest state holds). */
+  saveResourceIndex(entry: Omit<StackResourceIndex, 'updatedAt'>): Promise<void>;
+  /** Every stack's part of the index: what a restart matches change events with. */
+  listResourceIndexes(): Promise<StackResourceIndex[]>;
 
   /**
    * After a crash: every run left in planning or applying becomes interrupted; a stack whose apply was

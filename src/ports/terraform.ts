@@ -56,6 +56,11 @@ export interface TerraformRunner {
    */
   providersSchema(stack: Stack, options?: RunOptions): Promise<string>;
   /**
+   * `init` when needed, then `state pull`: the raw state JSON from the backend, uncut (holds secrets in
+   * clear; never log it). Reads the backend only: no provider starts, no refresh.
+   */
+  statePull(stack: Stack, options?: RunOptions): Promise<string>;
+  /**
    * `fmt -check -diff` of the given files (relative to the stack dir): those not in canonical format and
    * the diff fmt would apply. Throws only when fmt cannot read them (a syntax error). Needs no init.
    */

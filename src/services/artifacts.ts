@@ -10,6 +10,7 @@ const FILE_NAMES: Record<ArtifactKind, string> = {
   policy: 'policy.json',
   commits: 'commits.json',
   remediation: 'remediation.json',
+  attribution: 'attribution.json',
 };
 
 export function artifactKey(runId: string, kind: ArtifactKind): string {
@@ -27,12 +28,18 @@ export async function storeArtifact(
   return await deps.store.addArtifact({ runId, kind, key: stored.key, sha256: stored.sha256, size: stored.size });
 }
 
+/** What reading an artifact back needs: the store's record of it and the artifact store. */
+export interface ArtifactReader {
+  artifacts: ServiceDeps['artifacts'];
+  store: Pick<ServiceDeps['store'], 'listArtifacts'>;
+}
+
 /**
  * Reads a run's artifact back, verifying its sha256: the one recorded when it was written, or
  * `expectedSha256` when the caller holds a hash of its own (the plan a person reviewed).
  */
 export async function loadArtifact(
-  deps: Pick<ServiceDeps, 'artifacts' | 'store'>,
+  deps: ArtifactReader,
   runId: string,
   kind: ArtifactKind,
   expectedSha256?: string,

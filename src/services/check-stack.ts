@@ -6,6 +6,7 @@ import { analyzePlan, noChangesAnalysis } from '../domain/plan/analyze.js';
 import { fingerprintChanges } from '../domain/plan/fingerprint.js';
 import type { PlanAnalysis } from '../domain/plan/model.js';
 import type { PolicyEvaluation } from '../domain/policy/model.js';
+import { type Attribution, policyChanges } from '../domain/change-events/attribution.js';
 import { parsePlanJson } from '../domain/plan/schema.js';
 import { type Announcement, announcementEvent } from '../domain/events.js';
 import { classifyRun } from '../domain/run/classify.js';
@@ -13,6 +14,7 @@ import type { Run } from '../domain/run/model.js';
 import { UNDECIDED, type RunTrigger } from '../domain/run/state.js';
 import { planSignature } from '../domain/plan/signature.js';
 import { storeArtifact } from './artifacts.js';
+import { loadAttribution } from './stored-attribution.js';
 import { reusableAnalysis } from './reuse-analysis.js';
 import type { ServiceDeps } from './deps.js';
 import { holdStackLock } from './stack-lock.js';
@@ -63,6 +65,7 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
       // Nothing to review or apply: keep the log, not the plan, and skip `show -json`.
       await storeArtifact(deps, run.id, 'plan_log', deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`, stack.name));
       const { version } = await deps.terraform.version();
+      await deps.changeEvents?.cleanPlan(stack, options.signal);
       return await recordOutcome(deps, stack, run, noChangesAnalysis(version), undefined);
     }
     const signature = planSignature({
@@ -123,6 +126,8 @@ interface Analysed {
   planLog: Buffer | string;
   /** The earlier run whose analysis stands for this plan (same signature), when one did. */
   reusedFrom?: string;
+  /** Who changed the drifted resources, when change events or CloudTrail say. */
+  attribution?: Attribution;
 }
 
 /**
@@ -146,7 +151,20 @@ async function reuseEarlierAnalysis(
   // Judged as drift then and as a pending change now (a baseline moved): the policies judge it again.
   if (kind !== earlier.from.kind) return undefined;
   const { analysis, policy, planJson, planLog } = earlier;
-  return { analysis, planJson, planLog, reusedFrom: earlier.from.id, ...(policy ? { policy } : {}) };
+  // The same drift as the earlier run: what it was attributed to stands, unless new events name it.
+  const attribution =
+    kind === 'drift'
+      ? ((await attributeDrift(deps, stack, analysis, { lookUp: false })) ??
+        (await loadAttribution(deps, earlier.from.id).catch(() => undefined)))
+      : undefined;
+  return {
+    analysis,
+    planJson,
+    planLog,
+    reusedFrom: earlier.from.id,
+    ...(policy ? { policy } : {}),
+    ...(attribution ? { attribution } : {}),
+  };
 }
 
 async function analyseAfresh(
@@ -162,18 +180,34 @@ async function analyseAfresh(
   const planJson = parsePlanJson(json);
   const { analysis, redactor } = analyzePlan(planJson);
   deps.secrets.add(stack.name, redactor);
+  await deps.changeEvents?.indexPlan(stack, planJson);
   const kind = classifyRun({
     analysis,
     commitSha: run.commitSha,
     lastAppliedCommit: (await store.getStack(stack.name))?.lastAppliedCommit,
   });
-  const policy = kind && deps.evaluatePolicies ? deps.evaluatePolicies(planJson, redactor, stack, kind) : undefined;
+  const attribution = kind === 'drift' ? await attributeDrift(deps, stack, analysis) : undefined;
+  const policy =
+    kind && deps.evaluatePolicies
+      ? deps.evaluatePolicies(planJson, redactor, stack, kind, policyChanges(attribution))
+      : undefined;
   // Drift another system owns must not make the same real drift look new each time its value moves.
   if (policy?.ignored.length)
     analysis.fingerprint = fingerprintWithout(analysis, new Set(policy.ignored.map((i) => i.address)));
 
   const planLog = deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`, stack.name);
-  return { analysis, planJson: json, planLog, ...(policy ? { policy } : {}) };
+  return { analysis, planJson: json, planLog, ...(policy ? { policy } : {}), ...(attribution ? { attribution } : {}) };
+}
+
+/** Who changed what drifted; asked only of drift, which is what people ask "who did this" about. */
+function attributeDrift(
+  deps: ServiceDeps,
+  stack: Stack,
+  analysis: PlanAnalysis,
+  options: { lookUp: boolean } = { lookUp: true },
+): Promise<Attribution | undefined> {
+  if (!deps.changeEvents || analysis.drift.length === 0) return Promise.resolve(undefined);
+  return deps.changeEvents.attribute(stack, [...new Set(analysis.drift.map((d) => d.address))], options);
 }
 
 /** Keeps the saved plan and what was found in it with the run; returns the plan's sha256. */
@@ -183,6 +217,7 @@ async function storeAnalysed(deps: ServiceDeps, runId: string, planFile: string,
   await storeArtifact(deps, runId, 'plan_log', found.planLog);
   await storeArtifact(deps, runId, 'analysis', JSON.stringify(found.analysis));
   if (found.policy) await storeArtifact(deps, runId, 'policy', JSON.stringify(found.policy));
+  if (found.attribution) await storeArtifact(deps, runId, 'attribution', JSON.stringify(found.attribution));
   return planArtifact.sha256;
 }
 

@@ -1,4 +1,5 @@
 import type { Stack } from '../domain/stack.js';
+import type { Attribution, PolicyChange } from '../domain/change-events/attribution.js';
 import type { Redactor } from '../domain/plan/model.js';
 import type { PlanJson } from '../domain/plan/schema.js';
 import type { PolicyEvaluation } from '../domain/policy/model.js';
@@ -44,9 +45,30 @@ export interface ServiceDeps {
   /** Checks in a row with the same plan after which a stack is named as not converging. */
   notConvergingAfter: number;
   /** The config's policies over a plan (values masked by `redactor`); absent when there are none. */
-  evaluatePolicies?: (plan: PlanJson, redactor: Redactor, stack: Stack, kind: RunKind) => PolicyEvaluation;
+  evaluatePolicies?: (
+    plan: PlanJson,
+    redactor: Redactor,
+    stack: Stack,
+    kind: RunKind,
+    changes?: PolicyChange[],
+  ) => PolicyEvaluation;
   /** Digest of the policies `evaluatePolicies` applies: a plan judged under others is not reused. */
   policyDigest?: string;
+  /** With change events configured: who changed drifted resources, and the resource index kept current. */
+  changeEvents?: CheckChangeEvents;
+}
+
+/** What a check tells change events (src/app/change-events.ts) and asks of them. */
+export interface CheckChangeEvents {
+  /** A plan with changes showed the stack's prior state: its resources are indexed from it. */
+  indexPlan(stack: Stack, plan: PlanJson): Promise<void>;
+  /** A clean plan: the index is refreshed from the state when it moved, and no change waits for this stack. */
+  cleanPlan(stack: Stack, signal?: AbortSignal): Promise<void>;
+  /**
+   * Who changed the drifted resources; undefined when nothing says (no event, no lookup configured).
+   * `lookUp: false`: from waiting events only, not the cloud's audit log (drift already attributed).
+   */
+  attribute(stack: Stack, drifted: readonly string[], options?: { lookUp?: boolean }): Promise<Attribution | undefined>;
 }
 
 export type StackLookup = (name: string) => Stack | undefined;

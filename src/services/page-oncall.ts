@@ -19,14 +19,19 @@ import type { RunStore } from '../ports/store.js';
 import type { EventBus } from './event-bus.js';
 import type { ServiceLogger, StackLookup } from './deps.js';
 import { pageItem } from '../domain/oncall/page-item.js';
+import { errorMessage } from '../domain/errors.js';
+import type { ArtifactStore } from '../ports/artifacts.js';
+import { loadAttribution } from './stored-attribution.js';
 
 export interface PagerDeps {
   config: { pagerduty?: PagingRules };
   bus: EventBus;
-  store: PagerStore & Pick<RunStore, 'atomically'>;
+  store: PagerStore & Pick<RunStore, 'atomically' | 'listArtifacts'>;
   stack: StackLookup;
   now: () => Date;
   logger: ServiceLogger;
+  /** Where a run's attribution is read from (who changed the drift); absent: pages do not name anyone. */
+  artifacts?: ArtifactStore;
 }
 
 /** What the pager reads and writes, through the store or a transaction of it. */
@@ -41,6 +46,19 @@ export const PAGE_RESOLVED = 'page_resolved';
 
 export function createPager(deps: PagerDeps): Pager {
   const { store, logger } = deps;
+
+  /** Newest first; reading them failing costs the page its names, not the page. */
+  async function changesOf(runId: string) {
+    if (!deps.artifacts) return [];
+    const attribution = await loadAttribution({ artifacts: deps.artifacts, store: deps.store }, runId).catch(
+      (err: unknown) => {
+        logger.warn({ runId, err: errorMessage(err) }, 'attribution unreadable: the page names no one');
+        return undefined;
+      },
+    );
+    if (attribution?.status !== 'found') return [];
+    return [...attribution.changes].sort((a, b) => b.at.getTime() - a.at.getTime());
+  }
 
   async function enqueue(
     db: PagerStore,
@@ -85,6 +103,7 @@ export function createPager(deps: PagerDeps): Pager {
       const stack = deps.stack(name);
       const route = stack && pageRouteFor(deps.config.pagerduty, stack);
       if (!stack || !route) return;
+      const changes = await changesOf(run.id);
       await store.atomically(async (tx) => {
         if (await decided(tx, run.id, [PAGE_TRIGGERED, 'page_held'])) return;
         // Silenced (a migration, an incident being handled) or owned by another system: nobody is woken.
@@ -111,6 +130,7 @@ export function createPager(deps: PagerDeps): Pager {
           run,
           analysis,
           ...(firstSeenAt ? { firstSeenAt } : {}),
+          ...(changes.length ? { changes } : {}),
         });
         await enqueue(tx, name, run.id, route.routingKeyEnv, event);
       });

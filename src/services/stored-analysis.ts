@@ -3,7 +3,7 @@ import type { PlanAnalysis } from '../domain/plan/model.js';
 import type { PolicyEvaluation } from '../domain/policy/model.js';
 import { POLICY_EFFECTS } from '../domain/policy/model.js';
 import type { ArtifactKind } from '../domain/run/model.js';
-import { loadArtifact } from './artifacts.js';
+import { type ArtifactReader, loadArtifact } from './artifacts.js';
 import type { ServiceDeps } from './deps.js';
 
 /**
@@ -46,7 +46,7 @@ const StoredPolicy = z.object({
 
 /** A stored JSON artifact of a run, checked against `schema`; undefined when the run has none. */
 export async function loadJson<T>(
-  deps: Pick<ServiceDeps, 'artifacts' | 'store'>,
+  deps: ArtifactReader,
   runId: string,
   kind: ArtifactKind,
   schema: z.ZodType<T>,

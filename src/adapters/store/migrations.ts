@@ -167,6 +167,16 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE stacks ADD COLUMN same_plan_fingerprint TEXT;
   ALTER TABLE stacks ADD COLUMN same_plan_checks INTEGER NOT NULL DEFAULT 0;
   `,
+  // Which stack owns a cloud resource, for change events: each stack's identifiers and the state they came from.
+  `
+  CREATE TABLE resource_index (
+    stack TEXT PRIMARY KEY,
+    serial INTEGER,
+    lineage TEXT,
+    resources TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 /** The database was written by a newer driftgate: older code must not guess at a schema it does not know. */

@@ -9,6 +9,7 @@ import { lockQueries } from './lock-queries.js';
 import { applyMigrations } from './migrations.js';
 import { recordQueries } from './record-queries.js';
 import { remediationQueries } from './remediation-queries.js';
+import { resourceIndexQueries } from './resource-index-queries.js';
 import { recoverInterrupted } from './recover-interrupted.js';
 import { outboxQueries } from './outbox-queries.js';
 import { ownerState, processOwner } from './process-owner.js';
@@ -77,6 +78,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...slackQueries(ctx),
     ...outboxQueries(ctx),
     ...remediationQueries(ctx),
+    ...resourceIndexQueries(ctx),
     recoverInterrupted: () => recoverInterrupted(ctx),
     ping: () => {
       db.prepare('SELECT 1').get();

@@ -70,7 +70,17 @@ export const StackRow = z.object({
 
 export const ArtifactRow = z.object({
   run_id: z.string(),
-  kind: z.enum(['plan', 'plan_json', 'plan_log', 'apply_log', 'analysis', 'policy', 'commits', 'remediation']),
+  kind: z.enum([
+    'plan',
+    'plan_json',
+    'plan_log',
+    'apply_log',
+    'analysis',
+    'policy',
+    'commits',
+    'remediation',
+    'attribution',
+  ]),
   key: z.string(),
   sha256: z.string(),
   size: z.number().int().nonnegative(),

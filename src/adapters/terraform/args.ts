@@ -52,6 +52,11 @@ export function providersSchemaArgs(): string[] {
   return ['providers', 'schema', '-json', '-no-color'];
 }
 
+/** The backend's state as it is stored; reads no config, refreshes nothing. */
+export function statePullArgs(): string[] {
+  return ['state', 'pull'];
+}
+
 /** The file list stays on: terraform 1.11 prints no diff with `-list=false`. */
 export function fmtCheckArgs(files: string[]): string[] {
   return ['fmt', '-check', '-diff', '-no-color', '--', ...files];

@@ -13,7 +13,15 @@ import type {
   TerraformRunner,
   TerraformVersion,
 } from '../../ports/terraform.js';
-import { applyArgs, fmtCheckArgs, planArgs, providersSchemaArgs, showJsonArgs, validateArgs } from './args.js';
+import {
+  applyArgs,
+  fmtCheckArgs,
+  planArgs,
+  providersSchemaArgs,
+  showJsonArgs,
+  statePullArgs,
+  validateArgs,
+} from './args.js';
 import { detectTerraform } from './binary.js';
 import { buildChildEnv } from './env.js';
 import { credentialsRejectedBeforeChanges } from './diagnostics.js';
@@ -120,6 +128,10 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
 
     providersSchema(stack: Stack, runOptions: RunOptions = {}): Promise<string> {
       return jsonOutput(stack, 'providers schema', providersSchemaArgs(), runOptions);
+    },
+
+    statePull(stack: Stack, runOptions: RunOptions = {}): Promise<string> {
+      return jsonOutput(stack, 'state pull', statePullArgs(), runOptions);
     },
 
     async fmtCheck(stack: Stack, files: string[], runOptions: RunOptions = {}): Promise<FmtReport> {

@@ -5,3 +5,5 @@ export * from './identifiers.js';
 export * from './resource-index.js';
 export * from './debounce.js';
 export * from './intake.js';
+export * from './attribution.js';
+export * from './state-resources.js';

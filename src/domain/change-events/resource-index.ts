@@ -145,6 +145,11 @@ export class ResourceIndex {
     return out;
   }
 
+  /** The stack's indexed resources (their identifiers are what a cloud's audit log is asked about). */
+  resourcesOf(stack: string): readonly IndexedResource[] {
+    return this.byStack.get(stack) ?? [];
+  }
+
   get size(): number {
     let n = 0;
     for (const entries of this.byStack.values()) n += entries.length;
@@ -158,4 +163,13 @@ export class ResourceIndex {
   toJSON(): IndexedResource[] {
     return [...this.byStack.values()].flat().map((e) => ({ ...e, identifiers: [...e.identifiers] }));
   }
+}
+
+/** One stack's part of the index as the store keeps it, with the state it was built from. */
+export interface StackResourceIndex {
+  stack: string;
+  serial?: number;
+  lineage?: string;
+  resources: { address: string; identifiers: string[] }[];
+  updatedAt: Date;
 }

@@ -18,6 +18,8 @@ export const PAGE_LIMITS = { summary: 1024, dedupKey: 255 } as const;
 /** Resource addresses listed in a page's details; the rest are counted. */
 export const PAGE_MAX_RESOURCES = 20;
 export const PAGE_SOURCE = 'driftgate';
+/** Changes named in a page's details, newest first. */
+export const PAGE_MAX_CHANGES = 5;
 const FINGERPRINT_PREFIX = 12;
 
 export interface PageDetails {
@@ -32,6 +34,8 @@ export interface PageDetails {
   /** `update aws_s3_bucket.logs`: action and address, nothing else. */
   resources: string[];
   resources_omitted?: number;
+  /** Who changed the drifted resources and with which call (`PutBucketPolicy`); never a value. */
+  changed_by?: { principal: string; event_name: string; at: string }[];
 }
 
 /** What a page about an interrupted apply carries: the run and who started it (a Slack user id). */
@@ -77,6 +81,8 @@ export interface TriggerInput {
   };
   /** When the open drift was first seen (it may predate this run). */
   firstSeenAt?: Date;
+  /** Who changed the drifted resources, newest first (change events, CloudTrail). */
+  changes?: readonly { principal: { display: string }; eventName: string; at: Date }[];
 }
 
 /** Where a page points in Slack: the run's message once it is posted, else the channel it is posted in. */
@@ -103,6 +109,15 @@ export function buildTriggerEvent(input: TriggerInput): DriftPageEvent {
     ...(input.firstSeenAt ? { first_seen: input.firstSeenAt.toISOString() } : {}),
     resources: shown,
     ...(omitted > 0 ? { resources_omitted: omitted } : {}),
+    ...(input.changes?.length
+      ? {
+          changed_by: input.changes.slice(0, PAGE_MAX_CHANGES).map((c) => ({
+            principal: c.principal.display.slice(0, 200),
+            event_name: c.eventName.slice(0, 100),
+            at: c.at.toISOString(),
+          })),
+        }
+      : {}),
   };
   return {
     event_action: 'trigger',

@@ -8,7 +8,7 @@ import type { PolicyRule } from './model.js';
 
 export type Evaluator = (context: Record<string, unknown>) => unknown;
 
-const PLAN_VARIABLES = ['terraform', 'stack', 'run'] as const;
+const PLAN_VARIABLES = ['terraform', 'stack', 'run', 'drift'] as const;
 
 function environment(variables: readonly string[]): Environment {
   const env = new Environment();

@@ -65,7 +65,12 @@ function failureFinding(rule: string, failure: Failure): PolicyFinding {
 function runRule(compiled: CompiledRule, input: PolicyInput, verdict: Verdict): void {
   const { rule } = compiled;
   const { evaluation } = verdict;
-  const context: Record<string, unknown> = { terraform: input.terraform, stack: input.stack, run: input.run };
+  const context: Record<string, unknown> = {
+    terraform: input.terraform,
+    stack: input.stack,
+    run: input.run,
+    drift: input.drift,
+  };
   let failure: Failure | undefined;
   let fired = false;
   const fail = (address: string | undefined, what: string) => {

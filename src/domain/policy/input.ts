@@ -8,6 +8,7 @@ import { DiffWalker } from '../plan/diff.js';
 import { maskSide } from '../plan/mask.js';
 import { SENSITIVE_PLACEHOLDER, UNKNOWN_PLACEHOLDER, type Redactor } from '../plan/model.js';
 import type { PlanJson, PlanResourceChange } from '../plan/schema.js';
+import type { PolicyChange } from '../change-events/attribution.js';
 import type { RunKind } from '../run/state.js';
 import type { PolicyInput, PolicyResourceChange } from './model.js';
 
@@ -83,7 +84,13 @@ function toPolicyChanges(
 }
 
 /** `redactor` is the one analyzePlan returned for this plan: it knows the plan's secrets by value. */
-export function buildPolicyInput(plan: PlanJson, redactor: Redactor, stack: PolicyStack, kind: RunKind): PolicyInput {
+export function buildPolicyInput(
+  plan: PlanJson,
+  redactor: Redactor,
+  stack: PolicyStack,
+  kind: RunKind,
+  changes: PolicyChange[] = [],
+): PolicyInput {
   const walker = new DiffWalker(redactor);
   return {
     terraform: {
@@ -92,5 +99,6 @@ export function buildPolicyInput(plan: PlanJson, redactor: Redactor, stack: Poli
     },
     stack: { name: stack.name, environment: stack.environment ?? '', labels: [...stack.labels] },
     run: { kind },
+    drift: { changes },
   };
 }

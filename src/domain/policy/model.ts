@@ -1,3 +1,4 @@
+import type { PolicyChange } from '../change-events/attribution.js';
 /**
  * Plan policies: rules in CEL over a plan, shaped like Spacelift's plan policy input so that teams can
  * port their Rego by reading it. Pure: compiled once when the config loads, evaluated per plan.
@@ -54,6 +55,8 @@ export interface PolicyInput {
   };
   stack: { name: string; environment: string; labels: string[] };
   run: { kind: RunKind };
+  /** Who changed the drifted resources, from change events or CloudTrail; empty when unknown. */
+  drift: { changes: PolicyChange[] };
 }
 
 export interface PolicyFinding {

@@ -31,7 +31,8 @@ export type ArtifactKind =
   | 'analysis'
   | 'policy'
   | 'commits'
-  | 'remediation';
+  | 'remediation'
+  | 'attribution';
 
 export interface ArtifactRef {
   runId: string;

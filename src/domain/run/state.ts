@@ -56,8 +56,11 @@ export const UNDECIDED: readonly RunState[] = ['drifted', 'pending_approval'];
 /** States in which terraform may be running for the run. Left over after a crash, they become interrupted. */
 export const IN_FLIGHT: readonly RunState[] = ['planning', 'applying'];
 
-/** Why the run exists; `webhook`: GitHub said the stack's branch moved (a push or a merged pull request). */
-export const RUN_TRIGGERS = ['schedule', 'manual', 'verify', 'startup', 'webhook'] as const;
+/**
+ * Why the run exists; `webhook`: GitHub said the stack's branch moved (a push or a merged pull request);
+ * `event`: a cloud change event named a resource of the stack.
+ */
+export const RUN_TRIGGERS = ['schedule', 'manual', 'verify', 'startup', 'webhook', 'event'] as const;
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 
 /** What the plan found: drift of real infrastructure, or a change in code waiting to be applied. */

@@ -1,5 +1,6 @@
 import type { KnownBlock } from '@slack/types';
-import type { ChangeDescription, ChangeHow, Principal } from '../../domain/change-events/describe.js';
+import type { Attribution, AttributedChange } from '../../domain/change-events/attribution.js';
+import type { ChangeHow, Principal } from '../../domain/change-events/describe.js';
 import { LIMITS } from '../limits.js';
 import { code, escapeMrkdwn, safeLink, truncate, userRef } from './escape.js';
 import { context, fallbackText, plural, section, slackDate, type SlackMessage } from './message.js';
@@ -10,17 +11,7 @@ import { context, fallbackText, plural, section, slackDate, type SlackMessage } 
  * of it is escaped; the only mentions are Slack user ids from config, checked by `userRef`.
  */
 
-/** A described change and the resource of the stack it touched, when the index knew it. */
-export interface AttributedChange extends ChangeDescription {
-  resource?: string;
-}
-
-export type Attribution =
-  | { status: 'found'; changes: AttributedChange[] }
-  /** CloudTrail was asked and knew of no call: made before its 90 days, or by a call it does not log. */
-  | { status: 'none' }
-  /** CloudTrail did not answer (throttled, no access, down): the alert goes out without the who. */
-  | { status: 'unknown' };
+export type { AttributedChange, Attribution };
 
 export interface AttributionOptions {
   /** Principal ARN, issuer role ARN or name (an Identity Center user's e-mail) -> Slack user id. */

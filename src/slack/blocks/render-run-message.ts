@@ -24,6 +24,8 @@ import {
   type SlackMessage,
   type StackRef,
 } from './message.js';
+import type { Attribution } from '../../domain/change-events/attribution.js';
+import { renderChangeAttribution } from './render-change-attribution.js';
 import { runButtons } from './run-buttons.js';
 import { isAwaiting, phaseStatusLine, type ApprovalInfo, type RunPhase } from './run-phase.js';
 
@@ -42,6 +44,10 @@ export interface RunMessageInput {
   policy?: PolicyEvaluation;
   /** A pending change's commits since the one last applied, newest first. */
   commits?: CommitLine[];
+  /** Who changed the drifted resources (change events, CloudTrail). */
+  attribution?: Attribution;
+  /** Cloud identity -> Slack user id, for mentioning who made a change (`changeEvents.slackUsers`). */
+  slackUsers?: Readonly<Record<string, string>>;
 }
 
 export interface CommitLine {
@@ -140,8 +146,16 @@ function contextLine(stack: StackRef, run: Run): string[] {
   ];
 }
 
-export function renderRunMessage(input: RunMessageInput): { message: SlackMessage; omittedResources: number } {
+export function renderRunMessage(input: RunMessageInput): {
+  message: SlackMessage;
+  omittedResources: number;
+  /** Every change to the drifted resources, for the thread, when the message could not list them all. */
+  changesThread?: SlackMessage;
+} {
   const { stack, run, analysis, phase, policy } = input;
+  const who = input.attribution
+    ? renderChangeAttribution(input.attribution, input.slackUsers ? { slackUsers: input.slackUsers } : {})
+    : undefined;
   const drift = isDrift(run, analysis);
   const denied = Boolean(policy?.denied) && isAwaiting(phase);
   const status = denied
@@ -151,6 +165,7 @@ export function renderRunMessage(input: RunMessageInput): { message: SlackMessag
   const blocks: KnownBlock[] = [
     header(runTitle(stack.name, drift)),
     section(summary(input)),
+    ...(who?.blocks ?? []),
     ...(findings ? [section(findings)] : []),
     ...(input.commits?.length ? [section(commitLines(input.commits, isAwaiting(phase)))] : []),
     context(contextLine(stack, run)),
@@ -159,7 +174,7 @@ export function renderRunMessage(input: RunMessageInput): { message: SlackMessag
   if (input.remediationUrl)
     blocks.push(context([`:hammer_and_wrench: Remediation PR: ${safeLink(input.remediationUrl, 'open on GitHub')}`]));
 
-  const budget = LIMITS.messageBlocks - FIXED_BLOCKS;
+  const budget = LIMITS.messageBlocks - FIXED_BLOCKS - (who?.blocks.length ?? 0);
   const both = analysis.drift.length > 0 && analysis.changes.length > 0;
   const driftPart = diffSections('*Changed outside Terraform*', analysis.drift, true, {
     blocks: both ? Math.floor(budget / 2) : budget,
@@ -191,6 +206,11 @@ export function renderRunMessage(input: RunMessageInput): { message: SlackMessag
     });
     blocks.push(actions(buttons, BLOCK_IDS.runActions));
   }
-  const text = `${escapeMrkdwn(runTitle(stack.name, drift))}: ${formatCounts(analysis.counts)}. ${status.replace(/^:[a-z_0-9]+: /, '')}`;
-  return { message: { text: truncate(text, 3000), blocks }, omittedResources };
+  const changedBy = who ? ` ${who.text}.` : '';
+  const text = `${escapeMrkdwn(runTitle(stack.name, drift))}: ${formatCounts(analysis.counts)}.${changedBy} ${status.replace(/^:[a-z_0-9]+: /, '')}`;
+  return {
+    message: { text: truncate(text, 3000), blocks },
+    omittedResources,
+    ...(who?.thread ? { changesThread: who.thread } : {}),
+  };
 }

@@ -21,9 +21,10 @@ import { messagePlaceholder } from '../outbox/placeholders.js';
 import { channelFor, onCallMention } from '../routing.js';
 import { loadAnalysis, loadPolicy } from '../../services/stored-analysis.js';
 import { loadCommits } from './load-commits.js';
+import { loadAttribution } from '../../services/stored-attribution.js';
 
 export interface RunMessagesDeps {
-  config: Pick<DriftgateConfig, 'slack' | 'approvers'>;
+  config: Pick<DriftgateConfig, 'slack' | 'approvers' | 'changeEvents'>;
   store: Store;
   services: Pick<ServiceDeps, 'artifacts' | 'store'>;
   stack(name: string): Stack | undefined;
@@ -76,6 +77,8 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     const approval = await approvalInfo(run, policy);
     const commits = await loadCommits(deps.services, run.id);
     const remediation = run.fingerprint ? await deps.store.getRemediation(run.stack, run.fingerprint) : undefined;
+    const attribution = run.kind === 'drift' ? await loadAttribution(deps.services, run.id) : undefined;
+    const slackUsers = deps.config.changeEvents?.slackUsers;
     return renderRunMessage({
       stack: { name: stack.name, environment: stack.environment, mode: stack.mode },
       run,
@@ -88,6 +91,8 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
       ...(approval ? { approval } : {}),
       ...(commits?.length ? { commits } : {}),
       ...(mention ? { mention } : {}),
+      ...(attribution ? { attribution } : {}),
+      ...(slackUsers ? { slackUsers } : {}),
     });
   }
 
@@ -105,6 +110,16 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
       key: stackKey(run.stack),
       method: UPLOAD_METHOD,
       payload: { channel: ref, thread_ts: ref, ...file },
+    });
+  }
+
+  async function reply(run: Run, message: SlackMessage, options: { broadcast?: boolean } = {}): Promise<void> {
+    const ref = messagePlaceholder(run.id);
+    const broadcast = options.broadcast ? { reply_broadcast: true } : {};
+    await deps.store.enqueue({
+      key: stackKey(run.stack),
+      method: 'chat.postMessage',
+      payload: { channel: ref, thread_ts: ref, ...broadcast, ...message },
     });
   }
 
@@ -130,6 +145,8 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     if (!posted) return false;
     // The message had to cut the diff: the whole plan goes to its thread.
     if (rendered.omittedResources > 0) await uploadPlan(run, analysis);
+    // More changes to the drifted resources than the alert lists: all of them in its thread.
+    if (rendered.changesThread) await reply(run, rendered.changesThread);
     return true;
   }
 
@@ -155,14 +172,6 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
       });
       return true;
     },
-    async reply(run, message, options = {}) {
-      const ref = messagePlaceholder(run.id);
-      const broadcast = options.broadcast ? { reply_broadcast: true } : {};
-      await deps.store.enqueue({
-        key: stackKey(run.stack),
-        method: 'chat.postMessage',
-        payload: { channel: ref, thread_ts: ref, ...broadcast, ...message },
-      });
-    },
+    reply,
   };
 }

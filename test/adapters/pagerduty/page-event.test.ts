@@ -45,6 +45,26 @@ function payloadOf(event: ReturnType<typeof buildTriggerEvent>) {
 }
 
 describe('buildTriggerEvent', () => {
+  it('names who changed the drift and the call they made, never what they set', () => {
+    const at = new Date('2025-01-01T09:30:00Z');
+    const changes = Array.from({ length: 7 }, (_, i) => ({
+      principal: { display: `alice-${i} (IAM user)` },
+      eventName: 'PutBucketPolicy',
+      at,
+      // What the rest of a change holds stays out of the page.
+      requestParameters: { policy: 'secret-policy-text' },
+    }));
+    const details = payloadOf(trigger({ changes })).custom_details;
+    expect(details.changed_by).toHaveLength(5);
+    expect(details.changed_by![0]).toEqual({
+      principal: 'alice-0 (IAM user)',
+      event_name: 'PutBucketPolicy',
+      at: '2025-01-01T09:30:00.000Z',
+    });
+    expect(JSON.stringify(details)).not.toContain('secret-policy-text');
+    expect(payloadOf(trigger()).custom_details).not.toHaveProperty('changed_by');
+  });
+
   it('pages a stack with counts, ids and where to look, and nothing else', () => {
     const event = withSlackLink(trigger({ firstSeenAt: new Date('2025-01-01T09:00:00Z') }), {
       message: 'https://acme.slack.com/archives/C1/p1735725600000100',

@@ -1,3 +1,4 @@
+import type { PolicyChange } from '../../../src/domain/change-events/attribution.js';
 import { describe, expect, it } from 'vitest';
 import { emptyEvaluation, evaluatePolicies } from '../../../src/domain/policy/evaluate.js';
 import type {
@@ -23,10 +24,25 @@ function change(address: string, actions: string[], after: unknown = {}): Policy
   };
 }
 
-const input = (changes: PolicyResourceChange[], drift: PolicyResourceChange[] = []): PolicyInput => ({
+const input = (
+  changes: PolicyResourceChange[],
+  drift: PolicyResourceChange[] = [],
+  who: PolicyChange[] = [],
+): PolicyInput => ({
   terraform: { resource_changes: changes, resource_drift: drift },
   stack: { name: 'dev/app', environment: 'dev', labels: ['team-a'] },
   run: { kind: 'drift' },
+  drift: { changes: who },
+});
+
+/** A change made by `principal` to `resource`, as drift.changes[] holds it. */
+const madeBy = (resource: string, principal: Partial<PolicyChange['principal']>): PolicyChange => ({
+  principal: { kind: 'assumed_role', arn: '', name: 'x', issuer: '', ...principal },
+  how: 'console',
+  event_name: 'PutBucketTagging',
+  event_source: 's3.amazonaws.com',
+  time: '2026-01-01T00:00:00.000Z',
+  resource,
 });
 
 const rule = (name: string, when: string, extra: Partial<PolicyRule> = {}): PolicyRule => ({
@@ -230,6 +246,34 @@ const CASES: Case[] = [
         { rule: 'ra', effect: 'require_approval', message: 'destroys', address: 'a.b' },
         { rule: 'ra', effect: 'require_approval', message: 'destroys', address: 'a.c' },
       ],
+    },
+  },
+  {
+    name: 'drift.changes: drift an automation role made is ignored, drift by root needs security',
+    rules: [
+      rule(
+        'autoscaler',
+        'drift.changes.exists(c, c.resource == resource.address && c.principal.issuer.endsWith(":role/karpenter"))',
+        { effect: 'ignore' },
+      ),
+      rule('root', 'drift.changes.exists(c, c.principal.kind == "root")', {
+        scope: 'plan',
+        effect: 'require_approval',
+        count: 1,
+        from: ['security'],
+      }),
+    ],
+    input: input(
+      [change('aws_s3_bucket.a', ['update']), change('aws_s3_bucket.b', ['update'])],
+      [change('aws_s3_bucket.a', ['update']), change('aws_s3_bucket.b', ['update'])],
+      [
+        madeBy('aws_s3_bucket.a', { issuer: 'arn:aws:iam::111122223333:role/karpenter' }),
+        madeBy('aws_s3_bucket.b', { kind: 'root', name: 'root' }),
+      ],
+    ),
+    expected: {
+      ignored: [{ address: 'aws_s3_bucket.a', rule: 'autoscaler' }],
+      approvals: [{ rule: 'root', count: 1, from: ['security'] }],
     },
   },
 ];

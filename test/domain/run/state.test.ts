@@ -54,8 +54,8 @@ describe('run states', () => {
     expect(PAIRS.filter((p) => p.to === 'planning' && canTransition(p.from, p.to))).toEqual([]);
   });
 
-  it('triggers are schedule, manual, verify, startup and webhook', () => {
-    expect([...RUN_TRIGGERS]).toEqual(['schedule', 'manual', 'verify', 'startup', 'webhook']);
+  it('triggers are schedule, manual, verify, startup, webhook and event', () => {
+    expect([...RUN_TRIGGERS]).toEqual(['schedule', 'manual', 'verify', 'startup', 'webhook', 'event']);
   });
 
   it('never stay where they are', () => {

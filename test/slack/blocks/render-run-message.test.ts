@@ -157,6 +157,45 @@ describe('renderRunMessage', () => {
     expect(buttonsOf(message.blocks)).toHaveLength(3);
   });
 
+  it('who changed the drift: named under the summary, within limits beside a cut diff, every change in the thread', () => {
+    const changes = Array.from({ length: 400 }, (_, i) => ({
+      principal: {
+        kind: 'iam_user' as const,
+        name: `user-${i}`,
+        arn: `arn:aws:iam::1:user/user-${i}`,
+        display: `user-${i} (IAM user)`,
+      },
+      how: 'cli' as const,
+      eventName: 'PutBucketTagging',
+      eventSource: 's3.amazonaws.com',
+      at: new Date(Date.UTC(2026, 0, 1, 0, i)),
+      eventId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      account: '111122223333',
+      region: 'eu-west-1',
+      resource: `terraform_data.d${i % 500}`,
+    }));
+    const drift = Array.from({ length: 500 }, (_, i) =>
+      resource(`terraform_data.d${i}`, 'update', [attribute('input', 'a', 'b')]),
+    );
+    const { message, changesThread } = renderRunMessage(
+      input({
+        analysis: analysisOf([], drift),
+        attribution: { status: 'found', changes },
+        slackUsers: { 'arn:aws:iam::1:user/user-399': 'U0ALICE' },
+      }),
+    );
+    expectValidMessage(message);
+    const json = JSON.stringify(message.blocks);
+    expect(json).toContain('*Who changed it*');
+    expect(json).toContain('<@U0ALICE>');
+    expect(json).toContain('397 more changes in the thread');
+    expect(message.text).toContain('changed by user-399 (IAM user) (PutBucketTagging)');
+    expectValidMessage(changesThread!);
+    expect(changesThread!.text).toBe('400 changes to the drifted resources');
+    // A plain alert has no who: nothing is said when nothing is known.
+    expect(JSON.stringify(renderRunMessage(input()).message.blocks)).not.toContain('Who changed it');
+  });
+
   it('5,000-character values and 300-character addresses stay within limits', () => {
     const long = 'v'.repeat(5000);
     const changes = Array.from({ length: 60 }, (_, i) =>

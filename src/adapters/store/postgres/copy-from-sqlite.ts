@@ -19,6 +19,7 @@ const TABLES = [
   'silences',
   'snoozes',
   'remediations',
+  'resource_index',
 ] as const;
 
 /** Ids that rows elsewhere may refer to: kept as they are, and the sequence set after them. */

@@ -172,6 +172,16 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     last_seen_at bigint NOT NULL
   );
   `,
+  // Which stack owns a cloud resource, for change events: each stack's identifiers and the state they came from.
+  `
+  CREATE TABLE resource_index (
+    stack text PRIMARY KEY,
+    serial bigint,
+    lineage text,
+    resources jsonb NOT NULL,
+    updated_at bigint NOT NULL
+  );
+  `,
 ];
 
 /** The database was migrated by a newer driftgate: older code must not guess at a schema it does not know. */

@@ -9,6 +9,7 @@ import { outboxQueries } from './outbox-queries.js';
 import { recordQueries } from './record-queries.js';
 import { recoverInterrupted } from './recover-interrupted.js';
 import { remediationQueries } from './remediation-queries.js';
+import { resourceIndexQueries } from './resource-index-queries.js';
 import { runNoteQueries } from './run-note-queries.js';
 import { runQueries } from './run-queries.js';
 import { slackQueries } from './slack-queries.js';
@@ -53,6 +54,7 @@ function storeOn(ctx: PgContext, close: () => Promise<void>): Store {
     ...slackQueries(ctx),
     ...outboxQueries(ctx),
     ...remediationQueries(ctx),
+    ...resourceIndexQueries(ctx),
     recoverInterrupted: () => recoverInterrupted(ctx),
     ping: async () => {
       await ctx.db.query('SELECT 1');

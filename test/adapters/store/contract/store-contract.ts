@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import { recordsContract } from './records-contract.js';
+import { resourceIndexContract } from './resource-index-contract.js';
 import { runsContract } from './runs-contract.js';
 import { slackContract } from './slack-contract.js';
 import { stacksContract } from './stacks-contract.js';
@@ -20,5 +21,6 @@ export function describeStoreContract(name: string, target: StoreContractTarget)
     slackContract(scoped);
     recordsContract(scoped);
     transactionsContract(scoped);
+    resourceIndexContract(scoped);
   });
 }

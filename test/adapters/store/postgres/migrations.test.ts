@@ -48,6 +48,7 @@ describe('postgres store migrations', () => {
       'locks',
       'outbox',
       'remediations',
+      'resource_index',
       'runs',
       'schema_migrations',
       'silences',

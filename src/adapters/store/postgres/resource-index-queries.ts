@@ -1,0 +1,20 @@
+import type { RunStore } from '../../../ports/store.js';
+import { resourceIndexValues, toStackResourceIndex } from '../resource-index-row.js';
+import { type PgContext, rows } from './context.js';
+
+/** Each stack's part of the change-event index: one row per stack, replaced by its next state. */
+export function resourceIndexQueries(ctx: PgContext): Pick<RunStore, 'saveResourceIndex' | 'listResourceIndexes'> {
+  return {
+    async saveResourceIndex(entry) {
+      await ctx.db.query(
+        `INSERT INTO resource_index (stack, serial, lineage, resources, updated_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (stack) DO UPDATE SET serial = excluded.serial, lineage = excluded.lineage,
+           resources = excluded.resources, updated_at = excluded.updated_at`,
+        resourceIndexValues(entry, ctx.nowMs()),
+      );
+    },
+    async listResourceIndexes() {
+      return (await rows(ctx, 'SELECT * FROM resource_index ORDER BY stack')).map(toStackResourceIndex);
+    },
+  };
+}

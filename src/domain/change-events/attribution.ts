@@ -1,0 +1,47 @@
+import type { ChangeDescription } from './describe.js';
+
+/**
+ * Who changed a stack's drifted resources: what a drift alert says and what a policy reads. Found from
+ * the change events that queued the check, or from the cloud's audit log for drift a sweep found.
+ */
+
+/** A described change and the resource of the stack it touched, when the index knew it. */
+export interface AttributedChange extends ChangeDescription {
+  resource?: string;
+}
+
+export type Attribution =
+  | { status: 'found'; changes: AttributedChange[] }
+  /** CloudTrail was asked and knew of no call: made before its 90 days, or by a call it does not log. */
+  | { status: 'none' }
+  /** CloudTrail did not answer (throttled, no access, down): the alert goes out without the who. */
+  | { status: 'unknown' };
+
+/** One change as policies see it (`drift.changes[]`): who, how, which call and when; never a value. */
+export interface PolicyChange {
+  principal: { kind: string; arn: string; name: string; issuer: string };
+  how: string;
+  event_name: string;
+  event_source: string;
+  /** RFC 3339. */
+  time: string;
+  resource: string;
+}
+
+/** Empty fields rather than absent ones: CEL reads a missing key as an error, not as false. */
+export function policyChanges(attribution: Attribution | undefined): PolicyChange[] {
+  if (attribution?.status !== 'found') return [];
+  return attribution.changes.map((c) => ({
+    principal: {
+      kind: c.principal.kind,
+      arn: c.principal.arn ?? '',
+      name: c.principal.name,
+      issuer: c.principal.issuer ?? '',
+    },
+    how: c.how,
+    event_name: c.eventName,
+    event_source: c.eventSource,
+    time: c.at.toISOString(),
+    resource: c.resource ?? '',
+  }));
+}

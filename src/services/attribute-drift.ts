@@ -1,0 +1,121 @@
+import type { AttributedChange, Attribution } from '../domain/change-events/attribution.js';
+import type { Classification } from '../domain/change-events/classify.js';
+import { describeChange } from '../domain/change-events/describe.js';
+import { identifiersOf } from '../domain/change-events/identifiers.js';
+import type { MatchedChange } from '../domain/change-events/intake.js';
+import type { ResourceIndex } from '../domain/change-events/resource-index.js';
+import type { ChangeEvent } from '../domain/change-events/schema.js';
+import { errorMessage } from '../domain/errors.js';
+import type { ChangeHistory } from '../ports/change-history.js';
+import type { ServiceDeps } from './deps.js';
+
+/**
+ * Who changed a stack's drifted resources. First the change events that queued the check (kept per stack
+ * until a check of it takes them); for drift a sweep found, the cloud's audit log (CloudTrail
+ * LookupEvents) from the stack's last clean check on. The audit log failing costs only the answer
+ * ("unknown"), never the alert, and a slow one is not waited for past `timeoutMs`.
+ */
+
+/** Matched changes waiting for the next check of their stack; bounded like the debouncer. */
+export class PendingChanges {
+  private readonly byStack = new Map<string, MatchedChange[]>();
+  constructor(private readonly maxPerStack = 50) {}
+
+  add(stack: string, changes: readonly MatchedChange[]): void {
+    const list = this.byStack.get(stack) ?? [];
+    for (const c of changes) if (list.length < this.maxPerStack) list.push(c);
+    this.byStack.set(stack, list);
+  }
+
+  take(stack: string): MatchedChange[] {
+    const list = this.byStack.get(stack) ?? [];
+    this.byStack.delete(stack);
+    return list;
+  }
+}
+
+export interface AttributeDriftDeps extends Pick<ServiceDeps, 'logger' | 'now'> {
+  store: Pick<ServiceDeps['store'], 'listRuns'>;
+  index: ResourceIndex;
+  pending: PendingChanges;
+  classify: (event: ChangeEvent) => Classification;
+  /** Absent: CloudTrail lookups are off. */
+  history?: ChangeHistory;
+  /** Resources looked up per check at most (each lookup is rate-limited by the cloud). */
+  maxLookups?: number;
+  timeoutMs?: number;
+}
+
+/** CloudTrail keeps 90 days of management events: there is nothing to ask for before that. */
+const LOOKBACK_MS = 90 * 24 * 3600 * 1000;
+
+/**
+ * Each call is attributed to the first resource of the stack it names: the index matches in the order
+ * the event names identifiers (its resource ARNs first), and a call on an object names its bucket after it.
+ */
+function fromEvents(stack: string, changes: MatchedChange[], drifted: ReadonlySet<string>): AttributedChange[] {
+  const out: AttributedChange[] = [];
+  for (const { resources, ...change } of changes) {
+    const named = resources.find((r) => r.stack === stack);
+    if (named && drifted.has(named.address)) out.push({ ...change, resource: named.address });
+  }
+  return out;
+}
+
+/** The name CloudTrail's ResourceName knows a resource by: its ARN when it has one. */
+function lookupName(identifiers: readonly string[]): string | undefined {
+  return identifiers.find((id) => id.startsWith('arn:')) ?? identifiers[0];
+}
+
+export function createDriftAttributor(deps: AttributeDriftDeps) {
+  const maxLookups = deps.maxLookups ?? 5;
+  const timeoutMs = deps.timeoutMs ?? 30_000;
+
+  async function lookUp(history: ChangeHistory, stack: string, drifted: ReadonlySet<string>): Promise<Attribution> {
+    const lastClean = (await deps.store.listRuns({ stack, states: ['no_changes'], limit: 1 }))[0]?.createdAt;
+    const since = new Date(Math.max(lastClean?.getTime() ?? 0, deps.now().getTime() - LOOKBACK_MS));
+    const targets = deps.index
+      .resourcesOf(stack)
+      .filter((r) => drifted.has(r.address))
+      .slice(0, maxLookups);
+    const seen = new Set<string>();
+    const changes: AttributedChange[] = [];
+    for (const target of targets) {
+      const name = lookupName(target.identifiers);
+      if (!name) continue;
+      const result = await history.changesTo(name, since);
+      for (const event of result.events) {
+        if (seen.has(event.record.eventID) || deps.classify(event).kind === 'ignored') continue;
+        // The call must name this resource: a lookup by a bucket's name also returns calls on its objects.
+        const ids = new Set(identifiersOf(event));
+        if (!target.identifiers.some((id) => ids.has(id))) continue;
+        seen.add(event.record.eventID);
+        changes.push({ ...describeChange(event), resource: target.address });
+      }
+    }
+    return changes.length ? { status: 'found', changes } : { status: 'none' };
+  }
+
+  return async (
+    stack: string,
+    driftedList: readonly string[],
+    options: { lookUp?: boolean } = {},
+  ): Promise<Attribution | undefined> => {
+    const drifted = new Set(driftedList);
+    const fromPush = fromEvents(stack, deps.pending.take(stack), drifted);
+    if (fromPush.length) return { status: 'found', changes: fromPush };
+    if (!deps.history || options.lookUp === false) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([lookUp(deps.history, stack, drifted), timedOut]);
+    } catch (err) {
+      deps.logger.warn({ stack, err: errorMessage(err) }, 'CloudTrail did not answer: the alert goes out without who');
+      return { status: 'unknown' };
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}

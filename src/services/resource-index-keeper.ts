@@ -1,0 +1,74 @@
+import { type StateVersion, sameState, stateResources } from '../domain/change-events/state-resources.js';
+import { indexEntriesOfPlan, type ResourceIndex } from '../domain/change-events/resource-index.js';
+import { errorMessage } from '../domain/errors.js';
+import type { PlanJson } from '../domain/plan/schema.js';
+import type { Stack } from '../domain/stack.js';
+import type { ServiceDeps } from './deps.js';
+
+/**
+ * Keeps the change-event resource index current as plans run, and in the store so a restart keeps it. A
+ * plan with changes shows the prior state at no extra cost; a clean plan runs no `show -json`, so the
+ * state is pulled from the backend (no provider starts) and walked only when its serial or lineage moved.
+ * Indexing never fails a check: what goes wrong costs the index an update, and is logged.
+ */
+export interface ResourceIndexKeeper {
+  /** Fills the index from the store (at start). */
+  load(): Promise<void>;
+  fromPlan(stack: Stack, plan: PlanJson): Promise<void>;
+  fromState(stack: Stack, signal?: AbortSignal): Promise<void>;
+}
+
+export function createResourceIndexKeeper(
+  deps: Pick<ServiceDeps, 'store' | 'terraform' | 'logger'>,
+  index: ResourceIndex,
+): ResourceIndexKeeper {
+  const versions = new Map<string, StateVersion>();
+
+  const save = async (
+    stack: string,
+    version: StateVersion,
+    resources: { address: string; identifiers: string[] }[],
+  ) => {
+    index.replaceStack(stack, resources);
+    versions.set(stack, version);
+    await deps.store.saveResourceIndex({ stack, ...version, resources });
+  };
+  const failed = (stack: string, source: string) => (err: unknown) =>
+    deps.logger.warn({ stack, source, err: errorMessage(err) }, 'resource index not updated');
+
+  return {
+    async load() {
+      for (const entry of await deps.store.listResourceIndexes()) {
+        index.replaceStack(entry.stack, entry.resources);
+        versions.set(entry.stack, {
+          ...(entry.serial !== undefined ? { serial: entry.serial, lineage: entry.lineage } : {}),
+        });
+      }
+    },
+    async fromPlan(stack, plan) {
+      // The prior state has no serial: the next clean plan reads the state once to learn it.
+      await save(stack.name, {}, indexEntriesOfPlan(plan)).catch(failed(stack.name, 'plan'));
+    },
+    async fromState(stack, signal) {
+      try {
+        const text = await deps.terraform.statePull(stack, signal ? { signal } : {});
+        // A stack never applied has no state: `state pull` prints nothing.
+        if (text.trim() === '') return;
+        const found = stateResources(parseState(text));
+        if (sameState(versions.get(stack.name), found.version)) return;
+        await save(stack.name, found.version, found.resources);
+      } catch (err) {
+        if (!signal?.aborted) failed(stack.name, 'state')(err);
+      }
+    },
+  };
+}
+
+/** JSON.parse's message quotes the text, and a state holds secrets: only the fact is kept. */
+function parseState(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`state pull printed ${text.length} characters that are not JSON`);
+  }
+}

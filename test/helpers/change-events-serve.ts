@@ -1,0 +1,166 @@
+/**
+ * `driftgate serve` with change events on, over a real S3 stack (s3-object-stack.ts on s3rver), already
+ * applied and checked clean, so its resources are indexed; and the EventBridge events AWS would send for
+ * a person's out-of-band changes. For the end-to-end test and the time-to-alert benchmark.
+ *
+ * - `startChangeEventsServe(options)`: s3rver, the SQS emulator (queue `QUEUE`), the Slack serve with
+ *   `changeEvents` (push secret `SECRET`, the queue, `debounce`), the stack applied with terraform.
+ * - `tagEvent(bucket, key, who, id)`: the event of a PutObjectTagging call by `who`.
+ * - `postChangeEvent(base, body, secret?)`: POST /events/aws as an EventBridge API destination does.
+ */
+import type { S3Client } from '@aws-sdk/client-s3';
+import { execa } from 'execa';
+import { type S3ObjectSpec, s3ObjectStackHcl, s3StackSettings, s3TestClient, tagAsCreated } from './s3-object-stack.js';
+import { type LocalS3, startLocalS3 } from './s3rver.js';
+import { type SlackServe, startSlackServe } from './slack-serve.js';
+import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
+
+export const EVENTS_STACK = 'prod/assets';
+export const EVENTS_BUCKET = 'driftgate-events-assets';
+export const SECRET = 'events-secret-of-the-e2e-test';
+export const QUEUE = 'driftgate-events';
+const ACCOUNT = '111122223333';
+
+export interface ChangeEventsServe {
+  h: SlackServe;
+  s3: LocalS3;
+  sqs: SqsEmulator;
+  client: S3Client;
+  close(): Promise<void>;
+}
+
+export async function startChangeEventsServe(options: {
+  objects: S3ObjectSpec[];
+  debounce: string;
+  slackUsers?: Record<string, string>;
+}): Promise<ChangeEventsServe> {
+  const s3 = await startLocalS3();
+  const client = s3TestClient(s3);
+  const sqs = await startSqsEmulator();
+  const queueUrl = sqs.createQueue(QUEUE);
+  const settings = s3StackSettings(s3);
+  const h = await startSlackServe({
+    stacks: {
+      [EVENTS_STACK]: s3ObjectStackHcl({ bucket: EVENTS_BUCKET, objects: options.objects, bucketResource: 'assets' }),
+    },
+    stackSettings: { [EVENTS_STACK]: settings },
+    logLevel: 'info',
+    config: {
+      changeEvents: {
+        secretEnv: 'EVENTS_SECRET',
+        sqs: { queueUrl, region: 'us-east-1', waitTime: 1 },
+        ownIdentities: ['arn:aws:iam::*:role/driftgate-*'],
+        slackUsers: options.slackUsers ?? {},
+        debounce: options.debounce,
+        cloudTrail: { lookup: false },
+      },
+    },
+    env: {
+      EVENTS_SECRET: SECRET,
+      AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+      AWS_ACCESS_KEY_ID: s3.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    },
+  });
+  const cwd = h.stackDir(EVENTS_STACK);
+  const env = { ...h.env, ...settings.env, TF_VAR_s3_endpoint: s3.endpoint };
+  await execa('terraform', ['init', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
+  await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
+  await tagAsCreated(client, EVENTS_BUCKET, options.objects);
+  // The first check is clean: it reads the state and indexes the bucket and objects.
+  const first = await h.running.scheduler.request(EVENTS_STACK);
+  if (first.status !== 'no_changes') throw new Error(`the first check was ${first.status}, not clean`);
+  return {
+    h,
+    s3,
+    sqs,
+    client,
+    async close() {
+      await h.close();
+      client.destroy();
+      await s3.close();
+      await sqs.close();
+    },
+  };
+}
+
+/** Who made a call, as CloudTrail records them. */
+const PRINCIPALS = {
+  /** An Identity Center user in the console. */
+  'alice-console': {
+    userIdentity: {
+      type: 'AssumedRole',
+      principalId: 'AROAEXAMPLESSO0000001:alice@example.com',
+      arn: `arn:aws:sts::${ACCOUNT}:assumed-role/AWSReservedSSO_AdministratorAccess_0a1b2c3d4e5f6789/alice@example.com`,
+      accountId: ACCOUNT,
+      sessionContext: {
+        sessionIssuer: {
+          type: 'Role',
+          arn: `arn:aws:iam::${ACCOUNT}:role/aws-reserved/sso.amazonaws.com/eu-west-1/AWSReservedSSO_AdministratorAccess_0a1b2c3d4e5f6789`,
+          userName: 'AWSReservedSSO_AdministratorAccess_0a1b2c3d4e5f6789',
+        },
+      },
+    },
+    sourceIPAddress: '203.0.113.24',
+    userAgent: '[S3Console/0.4, aws-internal/3 aws-sdk-java/1.12.750]',
+    sessionCredentialFromConsole: 'true',
+  },
+  /** An IAM user with the AWS CLI. */
+  'bob-cli': {
+    userIdentity: { type: 'IAMUser', arn: `arn:aws:iam::${ACCOUNT}:user/bob`, accountId: ACCOUNT, userName: 'bob' },
+    sourceIPAddress: '198.51.100.7',
+    userAgent: 'aws-cli/2.17.0 md/awscrt#0.20.11 ua/2.0 os/linux#6.8.0 md/arch#x86_64 lang/python#3.11.9',
+  },
+  /** driftgate's own apply role. */
+  'driftgate-apply': {
+    userIdentity: {
+      type: 'AssumedRole',
+      arn: `arn:aws:sts::${ACCOUNT}:assumed-role/driftgate-apply/driftgate`,
+      accountId: ACCOUNT,
+      sessionContext: { sessionIssuer: { type: 'Role', arn: `arn:aws:iam::${ACCOUNT}:role/driftgate-apply` } },
+    },
+    sourceIPAddress: '10.0.0.5',
+    userAgent: 'APN/1.0 HashiCorp/1.0 Terraform/1.11.4 (+https://www.terraform.io) terraform-provider-aws/5.80.0',
+  },
+} as const;
+
+/** The EventBridge event S3 sends for PutObjectTagging on `key` by `who`. */
+export function tagEvent(bucket: string, key: string, who: keyof typeof PRINCIPALS, id: string) {
+  const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return {
+    version: '0',
+    id: `eb-${id}`,
+    'detail-type': 'AWS API Call via CloudTrail',
+    source: 'aws.s3',
+    account: ACCOUNT,
+    time: at,
+    region: 'eu-west-1',
+    resources: [],
+    detail: {
+      eventVersion: '1.10',
+      ...PRINCIPALS[who],
+      eventTime: at,
+      eventSource: 's3.amazonaws.com',
+      eventName: 'PutObjectTagging',
+      awsRegion: 'eu-west-1',
+      requestParameters: { bucketName: bucket, key, tagging: '' },
+      responseElements: null,
+      eventID: id,
+      readOnly: false,
+      resources: [
+        { type: 'AWS::S3::Object', ARN: `arn:aws:s3:::${bucket}/${key}` },
+        { accountId: ACCOUNT, type: 'AWS::S3::Bucket', ARN: `arn:aws:s3:::${bucket}` },
+      ],
+      eventType: 'AwsApiCall',
+      managementEvent: false,
+      recipientAccountId: ACCOUNT,
+    },
+  };
+}
+
+export const postChangeEvent = (base: string, body: unknown, secret = SECRET) =>
+  fetch(`${base}/events/aws`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-driftgate-events-secret': secret },
+    body: JSON.stringify(body),
+  });

@@ -1,0 +1,118 @@
+/**
+ * Who changed drift a sweep found: the CloudTrail LookupEvents adapter against the emulator (the JSON
+ * protocol the SDK speaks), a real SQLite store for the stack's last clean check, and the real index.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createCloudTrailClient,
+  createCloudTrailLookup,
+  createLookupLimiter,
+} from '../../src/adapters/aws/cloudtrail-lookup.js';
+import { createClassifier } from '../../src/domain/change-events/classify.js';
+import { ResourceIndex } from '../../src/domain/change-events/resource-index.js';
+import { createDriftAttributor, PendingChanges } from '../../src/services/attribute-drift.js';
+import { rawFixture } from '../domain/change-events/fixtures.js';
+import { useTempStore } from '../adapters/store/temp-store.js';
+import { type CloudTrailEmulator, startCloudTrailEmulator, type TrailRecord } from '../helpers/cloudtrail-emulator.js';
+
+const BUCKET = 'acme-prod-assets';
+const STACK = 'prod/assets';
+const NOW = new Date('2026-12-03T16:00:00Z');
+const CLEAN_AT = new Date('2026-12-03T09:00:00Z');
+const onBucket = { requestParameters: { bucketName: BUCKET }, resources: [{ ARN: `arn:aws:s3:::${BUCKET}` }] };
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+let emulator: CloudTrailEmulator;
+beforeEach(async () => {
+  emulator = await startCloudTrailEmulator();
+});
+afterEach(async () => {
+  await emulator.close();
+});
+const tmp = useTempStore();
+
+const detail = (name: Parameters<typeof rawFixture>[0], change: Partial<TrailRecord> = {}): TrailRecord => ({
+  ...(rawFixture(name).detail as TrailRecord),
+  ...change,
+});
+
+function attributor(options: { maxAttempts?: number } = {}) {
+  const index = new ResourceIndex();
+  index.replaceStack(STACK, [
+    { address: 'aws_s3_bucket.assets', identifiers: [BUCKET, `arn:aws:s3:::${BUCKET}`] },
+    { address: 'aws_s3_bucket.logs', identifiers: ['acme-logs', 'arn:aws:s3:::acme-logs'] },
+  ]);
+  const store = tmp.open({ now: () => NOW });
+  const history = createCloudTrailLookup({
+    client: createCloudTrailClient({
+      region: 'eu-west-1',
+      endpoint: emulator.endpoint,
+      credentials: { accessKeyId: 'AKIATESTTESTTEST0000', secretAccessKey: 'not-a-real-secret' },
+    }),
+    account: '111122223333',
+    region: 'eu-west-1',
+    limiter: createLookupLimiter(1000),
+    now: () => NOW,
+    sleep: async () => {},
+    ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
+  });
+  const classify = createClassifier({ ownIdentities: ['arn:aws:iam::*:role/driftgate-*'], automation: [] });
+  const attribute = createDriftAttributor({
+    store,
+    logger: quiet,
+    now: () => NOW,
+    index,
+    pending: new PendingChanges(),
+    classify,
+    history,
+  });
+  return { attribute };
+}
+
+describe('attributing drift a sweep found', () => {
+  it('asks CloudTrail since the last clean check and keeps the calls that changed the drifted resource', async () => {
+    const { attribute } = attributor();
+    const morning = tmp.open({ now: () => CLEAN_AT });
+    const clean = await morning.createRun({ stack: STACK, trigger: 'schedule' });
+    await morning.transition(clean.id, 'planning', 'no_changes');
+    emulator.add(detail('console-put-bucket-tagging-identity-center'));
+    emulator.add(detail('root'));
+    // Read-only, driftgate's own apply and a call before the last clean check say nothing about this drift.
+    emulator.add(detail('cli-iam-user', { eventTime: '2026-12-03T08:00:00Z', ...onBucket }));
+    emulator.add(detail('read-only-get-object', { requestParameters: { bucketName: BUCKET, key: 'x' } }));
+    emulator.add(detail('terraform-own-role', onBucket));
+    const found = await attribute(STACK, ['aws_s3_bucket.assets']);
+    expect(found?.status).toBe('found');
+    const changes = found?.status === 'found' ? found.changes : [];
+    expect(changes.map((c) => [c.eventName, c.principal.kind, c.resource]).sort()).toEqual([
+      ['DeleteBucketPolicy', 'root', 'aws_s3_bucket.assets'],
+      ['PutBucketTagging', 'identity_center', 'aws_s3_bucket.assets'],
+    ]);
+    // One resource drifted: one lookup, by its ARN, from the clean check on.
+    const lookups = emulator.calls();
+    expect(lookups).toHaveLength(1);
+    expect(lookups[0]!.body).toMatchObject({
+      LookupAttributes: [{ AttributeKey: 'ResourceName', AttributeValue: `arn:aws:s3:::${BUCKET}` }],
+    });
+    expect(lookups[0]!.body.StartTime).toBe(CLEAN_AT.getTime() / 1000);
+  });
+
+  it('retries a throttled CloudTrail, and says "none" when it knows no call', async () => {
+    const { attribute } = attributor();
+    emulator.throttleNext(2);
+    expect(await attribute(STACK, ['aws_s3_bucket.logs'])).toEqual({ status: 'none' });
+    expect(emulator.calls().map((c) => c.status)).toEqual([400, 400, 200]);
+  });
+
+  it('does not ask CloudTrail again for drift already attributed (a re-plan of the same drift)', async () => {
+    const { attribute } = attributor();
+    expect(await attribute(STACK, ['aws_s3_bucket.assets'], { lookUp: false })).toBeUndefined();
+    expect(emulator.calls()).toEqual([]);
+  });
+
+  it('costs only the answer when CloudTrail does not answer', async () => {
+    const { attribute } = attributor({ maxAttempts: 2 });
+    emulator.failNext(5, { type: 'AccessDeniedException', status: 400 });
+    expect(await attribute(STACK, ['aws_s3_bucket.assets'])).toEqual({ status: 'unknown' });
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * Change events end to end, on real drift: an S3 bucket and objects applied by real terraform (the AWS
+ * provider from the offline mirror) to the local S3 server, `driftgate serve` with change events on, and
+ * a person changing an object's tags out of band. The EventBridge event AWS would send for that call is
+ * POSTed with the secret (and, for another change, sent through the SQS emulator): the stack is checked
+ * after the debounce, and the alert in Slack names who made the change and with which call. Read-only
+ * calls, driftgate's own applies and unmanaged buckets queue nothing; the index survives a restart. One
+ * serve for the file: each provider start costs seconds.
+ */
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Run } from '../../../src/domain/run/model.js';
+import { loadAttribution } from '../../../src/services/stored-attribution.js';
+import { rawFixture } from '../../domain/change-events/fixtures.js';
+import {
+  type ChangeEventsServe,
+  EVENTS_BUCKET as BUCKET,
+  EVENTS_STACK as STACK,
+  postChangeEvent,
+  QUEUE,
+  startChangeEventsServe,
+  tagEvent,
+} from '../../helpers/change-events-serve.js';
+import { changeOutOfBand, type S3ObjectSpec } from '../../helpers/s3-object-stack.js';
+import { CHANNEL, type SlackServe } from '../../helpers/slack-serve.js';
+import { HAS_AWS_MIRROR } from '../../helpers/terraform-env.js';
+import { alerts, textOf } from './fixtures.js';
+
+const ALICE = 'U0ALICE';
+const OBJECTS: S3ObjectSpec[] = [
+  { name: 'config', key: 'config/app.json', content: '{}', contentType: 'application/json', tags: { team: 'a' } },
+  { name: 'readme', key: 'README.md', content: 'hi', contentType: 'text/markdown', tags: { team: 'a' } },
+];
+
+const post = (h: SlackServe, body: unknown, secret?: string) => postChangeEvent(h.base, body, secret);
+
+async function metric(h: SlackServe, labels: string): Promise<number> {
+  const text = await (await fetch(`${h.base}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`driftgate_change_events_total{${labels}}`));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
+/** Waits for the `n`th finished check an event queued. */
+async function eventRun(h: SlackServe, n: number): Promise<Run> {
+  for (let i = 0; i < 2400; i++) {
+    const runs = (await h.running.context.store.listRuns({ stack: STACK }))
+      .filter((r) => r.trigger === 'event' && r.state !== 'planning')
+      .reverse();
+    if (runs[n - 1]) return runs[n - 1]!;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`no event check #${n}`);
+}
+
+describe.skipIf(!HAS_AWS_MIRROR)(
+  'change events: an out-of-band change, its event, the check and the alert naming who',
+  () => {
+    let world: ChangeEventsServe;
+    let h: SlackServe;
+
+    beforeAll(async () => {
+      world = await startChangeEventsServe({
+        objects: OBJECTS,
+        debounce: '1s',
+        slackUsers: { 'alice@example.com': ALICE },
+      });
+      h = world.h;
+    }, 400_000);
+
+    afterAll(async () => {
+      await world?.close();
+    });
+
+    it('indexes the state after a clean plan, in the store', async () => {
+      const [indexed] = await h.running.context.store.listResourceIndexes();
+      expect(indexed).toMatchObject({ stack: STACK, serial: expect.any(Number) });
+      expect(indexed!.resources.map((r) => r.address).sort()).toEqual([
+        'aws_s3_bucket.assets',
+        'aws_s3_object.config',
+        'aws_s3_object.readme',
+      ]);
+    });
+
+    it('refuses a wrong secret; read-only calls, own applies and unmanaged buckets queue nothing', async () => {
+      expect((await post(h, tagEvent(BUCKET, 'config/app.json', 'alice-console', 'e-0'), 'wrong')).status).toBe(401);
+      expect((await post(h, rawFixture('read-only-get-object'))).status).toBe(202);
+      expect((await post(h, tagEvent(BUCKET, 'config/app.json', 'driftgate-apply', 'e-1'))).status).toBe(202);
+      expect((await post(h, tagEvent('someone-elses-bucket', 'x.txt', 'alice-console', 'e-2'))).status).toBe(202);
+      expect(await metric(h, 'outcome="ignored",reason="read_only"')).toBe(1);
+      expect(await metric(h, 'outcome="ignored",reason="own_apply"')).toBe(1);
+      expect(await metric(h, 'outcome="unmatched",reason=""')).toBe(1);
+      expect(await metric(h, 'outcome="matched",reason="scheduled"')).toBe(0);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(h.running.scheduler.status()).toEqual({ running: [], queued: [] });
+      expect((await h.running.context.store.listRuns({ stack: STACK })).map((r) => r.trigger)).toEqual(['manual']);
+    });
+
+    it('checks the stack once after the debounce and alerts with who, how and the call', async () => {
+      await changeOutOfBand(world.client, BUCKET, 'config/app.json', { tags: { team: 'b' } });
+      // Two clicks of one console session: one check.
+      for (const id of ['e-3', 'e-4'])
+        expect((await post(h, tagEvent(BUCKET, 'config/app.json', 'alice-console', id))).status).toBe(202);
+      expect(await metric(h, 'outcome="matched",reason="scheduled"')).toBe(1);
+      expect(await metric(h, 'outcome="matched",reason="coalesced"')).toBe(1);
+
+      const run = await eventRun(h, 1);
+      expect(run).toMatchObject({ state: 'drifted', kind: 'drift' });
+      await h.idle();
+      const [alert, ...more] = alerts(h, CHANNEL);
+      expect(more).toEqual([]);
+      const text = textOf(alert);
+      expect(text).toContain(`<@${ALICE}>`);
+      expect(text).toContain('`PutObjectTagging`');
+      expect(text).toContain('in the console');
+      expect(text).toContain('203.0.113.24');
+      expect(text).toContain('`aws_s3_object.config`');
+      const attribution = await loadAttribution(h.running.context.deps, run.id);
+      expect(attribution).toMatchObject({ status: 'found', changes: [{ eventId: 'e-3' }, { eventId: 'e-4' }] });
+      // The alert shows the latest change per resource; its thread lists both clicks.
+      expect(text).toContain('1 more change in the thread');
+      const thread = h.emulator.messages(CHANNEL).filter((m) => m.threadTs === alert!.ts);
+      expect(thread.map((m) => m.text)).toContain('2 changes to the drifted resources');
+    });
+
+    it('takes an event from SQS, deletes the message, and attributes the next change', async () => {
+      await changeOutOfBand(world.client, BUCKET, 'README.md', { tags: { team: 'c' } });
+      const sender = new SQSClient({
+        endpoint: world.sqs.endpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: world.s3.accessKeyId, secretAccessKey: world.s3.secretAccessKey },
+      });
+      await sender.send(
+        new SendMessageCommand({
+          QueueUrl: world.sqs.queueUrl(QUEUE),
+          MessageBody: JSON.stringify(tagEvent(BUCKET, 'README.md', 'bob-cli', 'e-5')),
+        }),
+      );
+      sender.destroy();
+      const run = await eventRun(h, 2);
+      expect(run.state).toBe('drifted');
+      const attribution = await loadAttribution(h.running.context.deps, run.id);
+      expect(attribution).toMatchObject({
+        status: 'found',
+        changes: [{ eventId: 'e-5', how: 'cli', eventName: 'PutObjectTagging', resource: 'aws_s3_object.readme' }],
+      });
+      await h.idle();
+      expect(world.sqs.bodies(QUEUE)).toEqual([]);
+    });
+
+    it('matches events after a restart with the index it kept', async () => {
+      await h.restart();
+      expect((await post(h, tagEvent(BUCKET, 'README.md', 'bob-cli', 'e-6'))).status).toBe(202);
+      expect(await metric(h, 'outcome="matched",reason="scheduled"')).toBe(1);
+      expect(await metric(h, 'outcome="unmatched",reason=""')).toBe(0);
+      // Its check waits out the debounce; closing drops it, as any stop does (the next sweep sees the drift).
+    });
+  },
+);
