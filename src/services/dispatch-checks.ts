@@ -22,8 +22,11 @@ export interface DispatcherOptions extends Pick<ServiceDeps, 'store' | 'artifact
   cron?: CronLike;
 }
 
-/** Runs that ended a check: what a request waits for. */
-const CHECK_ENDS = new Set(['no_changes', 'drifted', 'pending_approval', 'errored', 'interrupted']);
+/**
+ * A check's run has ended once it left `planning`, whatever it became since (approved and applied by an
+ * automatic mode, superseded) before a look at the store saw it.
+ */
+const ended = (run: Run): boolean => run.state !== 'planning';
 
 export class NoWorkerResultError extends DriftgateError {
   constructor(stack: Stack, waitedMs: number) {
@@ -52,32 +55,27 @@ export function createCheckDispatcher(options: DispatcherOptions): Scheduler<Che
     if (!queued.queued) logger.info({ stack: stack.name, trigger }, 'check not queued: one is already waiting');
   }
 
+  /** What the check found, from its run: a run with changes may have moved on (approved, applied) since. */
   async function outcomeOf(run: Run): Promise<CheckOutcome> {
-    switch (run.state) {
-      case 'no_changes':
-        return { stack: run.stack, status: 'no_changes', run, analysis: noChangesAnalysis(''), resolved: false };
-      case 'drifted':
-      case 'pending_approval': {
-        const analysis = await loadAnalysis(options, run.id);
-        if (analysis) {
-          const policy = await loadPolicy(options, run.id);
-          return { stack: run.stack, status: run.state, run, analysis, isNew: true, ...(policy ? { policy } : {}) };
-        }
-        return { stack: run.stack, status: 'errored', run, error: 'the plan has no stored analysis', stderrTail: '' };
-      }
-      case 'interrupted':
-        return { stack: run.stack, status: 'interrupted', run };
-      default:
-        return { stack: run.stack, status: 'errored', run, error: run.error ?? `run is ${run.state}`, stderrTail: '' };
-    }
+    if (run.state === 'no_changes')
+      return { stack: run.stack, status: 'no_changes', run, analysis: noChangesAnalysis(''), resolved: false };
+    if (run.state === 'interrupted') return { stack: run.stack, status: 'interrupted', run };
+    if (run.state === 'errored' || !run.kind)
+      return { stack: run.stack, status: 'errored', run, error: run.error ?? `run is ${run.state}`, stderrTail: '' };
+    const analysis = await loadAnalysis(options, run.id);
+    if (!analysis)
+      return { stack: run.stack, status: 'errored', run, error: 'the plan has no stored analysis', stderrTail: '' };
+    const policy = await loadPolicy(options, run.id);
+    const status = run.kind === 'drift' ? 'drifted' : 'pending_approval';
+    return { stack: run.stack, status, run, analysis, isNew: true, ...(policy ? { policy } : {}) };
   }
 
   /** The first check of `stack` to end that had not ended when it was asked for. */
-  async function result(stack: Stack, ended: Set<string>): Promise<CheckOutcome> {
+  async function result(stack: Stack, endedBefore: Set<string>): Promise<CheckOutcome> {
     const started = performance.now();
     while (!stopping.signal.aborted) {
       const runs = await store.listRuns({ stack: stack.name, limit: 10 });
-      const done = runs.findLast((r) => !ended.has(r.id) && CHECK_ENDS.has(r.state));
+      const done = runs.findLast((r) => !endedBefore.has(r.id) && ended(r));
       if (done) return outcomeOf(done);
       if (performance.now() - started > options.waitLimitMs)
         throw new NoWorkerResultError(stack, performance.now() - started);
@@ -105,13 +103,13 @@ export function createCheckDispatcher(options: DispatcherOptions): Scheduler<Che
       if (stopping.signal.aborted) throw new SchedulerStoppedError(stackName);
       const blocked = (await store.getStack(stackName))?.blockedReason;
       if (blocked) return { stack: stackName, status: 'blocked', reason: blocked };
-      const ended = new Set(
-        (await store.listRuns({ stack: stackName, limit: 10 })).filter((r) => CHECK_ENDS.has(r.state)).map((r) => r.id),
+      const endedBefore = new Set(
+        (await store.listRuns({ stack: stackName, limit: 10 })).filter(ended).map((r) => r.id),
       );
       await enqueue(stack, trigger);
       waiting.set(stackName, (waiting.get(stackName) ?? 0) + 1);
       try {
-        return await result(stack, ended);
+        return await result(stack, endedBefore);
       } finally {
         const left = (waiting.get(stackName) ?? 1) - 1;
         if (left > 0) waiting.set(stackName, left);
