@@ -56,9 +56,19 @@ const OUTCOME_EVENTS = new Set<DomainEvent['type']>([...CHECK_EVENTS, 'no_change
  * looks for what a dead worker left: its runs `interrupted` (an apply's stack blocked), its announcements.
  */
 export async function startWorkerRunners(options: WorkerRunnersOptions): Promise<Runners> {
+  const queue = await openQueueFor(options.context.config, options.context.logger, 'driftgate-serve');
+  try {
+    return await runnersOn(queue, options);
+  } catch (err) {
+    // Its open connections would keep a serve that failed to start alive.
+    await queue.stop(0).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function runnersOn(queue: JobQueue, options: WorkerRunnersOptions): Promise<Runners> {
   const { context, jobs, leading } = options;
   const { config, deps, store, logger } = context;
-  const queue: JobQueue = await openQueueFor(config, logger, 'driftgate-serve');
   const scheduler = createCheckDispatcher({
     ...deps,
     stacks: config.stacks,

@@ -134,13 +134,13 @@ export async function openPgBossQueue(options: PgBossQueueOptions): Promise<JobQ
     return parsed.data;
   };
   // NOTIFY wakes a worker for a new job, not for a retry whose delay is over: poll as often. After a job,
-  // a worker fetches again at once while jobs are ready (a sweep queues them all at once, and nothing
+  // a worker fetches again at once while more than one job is ready (a sweep queues them all at once, and nothing
   // wakes it then): without that it waited out the 2 s interval between every two short plans.
   const polling = {
     batchSize: 1,
     pollingIntervalSeconds: 2,
     notifyPollingIntervalSeconds: 2,
-    burstWhenReadyExceeds: 0,
+    burstWhenReadyExceeds: 1,
   };
 
   return {

@@ -186,7 +186,7 @@ describe.skipIf(!HAS_BUILD)(`runners: workers (${HAS_BUILD ? BIN : NO_BUILD_REAS
       () => topLevel(w).find((m) => textOf(m).includes('No worker for pool nonprod')),
       60_000,
     );
-  });
+  }, 300_000);
 
   it('survives a worker killed mid-plan and mid-apply and a Postgres restart: one alert, an interrupted apply said, work resumed', async () => {
     world = await startPoolWorld({
@@ -310,5 +310,5 @@ describe.skipIf(!HAS_BUILD)(`runners: workers (${HAS_BUILD ? BIN : NO_BUILD_REAS
           : undefined,
       90_000,
     );
-  });
+  }, 300_000);
 });

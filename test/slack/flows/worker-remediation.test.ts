@@ -98,5 +98,5 @@ describe.skipIf(!HAS_BUILD)(`remediation PRs with workers (${HAS_BUILD ? BIN : N
     await waitFor('the PR link in the thread', () =>
       w.emulator.messages(POOL_CHANNEL).find((m) => m.threadTs === alert.ts && textOf(m).includes('github')),
     );
-  });
+  }, 300_000);
 });
