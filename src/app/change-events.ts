@@ -23,6 +23,7 @@ import { createDriftAttributor, PendingChanges } from '../services/attribute-dri
 import type { CheckChangeEvents, ServiceDeps } from '../services/deps.js';
 import type { AppContext } from './context.js';
 import { createResourceIndexKeeper } from '../services/resource-index-keeper.js';
+import { createUnmatchedChangeRecorder } from '../services/unmatched-changes.js';
 
 /**
  * Change events in `serve`: the push door (`POST /events/aws`) and the pull door (the SQS long poll)
@@ -103,6 +104,7 @@ export async function startChangeEventsWith(options: ChangeEventsOptions): Promi
   for (const stack of index.stacks()) if (!configured.has(stack)) index.removeStack(stack);
   const classify = createClassifier({ ownIdentities: config.ownIdentities, automation: config.automation });
   const pending = new PendingChanges();
+  const unmatched = createUnmatchedChangeRecorder(deps);
   const debouncer = createCheckDebouncer<MatchedChange>({
     timer: options.timer ?? realTimer,
     windowMs: config.debounce,
@@ -125,6 +127,7 @@ export async function startChangeEventsWith(options: ChangeEventsOptions): Promi
       metrics.changeEvents.inc({ outcome: 'ignored', reason: ignoredReason(outcome.classification) });
     } else if (outcome.kind === 'unmatched') {
       metrics.changeEvents.inc({ outcome: 'unmatched', reason: '' });
+      unmatched.add(outcome.change);
       logger.info(
         { eventId: outcome.change.eventId, eventName: outcome.change.eventName, source: outcome.change.eventSource },
         'change event names no resource a stack manages',
@@ -210,6 +213,7 @@ export async function startChangeEventsWith(options: ChangeEventsOptions): Promi
       debouncer.stop();
       controller.abort();
       await polling;
+      await unmatched.flush();
       sqsClient?.destroy();
       cloudTrail?.destroy();
     },

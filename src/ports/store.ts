@@ -1,5 +1,6 @@
 import type { SlackStore } from './slack-store.js';
 import type { StackResourceIndex } from '../domain/change-events/resource-index.js';
+import type { UnmatchedChange } from '../domain/change-events/unmatched.js';
 import type { Announcement } from '../domain/events.js';
 import type { ActionCounts } from '../domain/plan/model.js';
 import type { ArtifactRef, AuditEntry, Run, StackLock, StackRecord, StackStatus } from '../domain/run/model.js';
@@ -111,6 +112,16 @@ export interface RunStore {
   saveResourceIndex(entry: Omit<StackResourceIndex, 'updatedAt'>): Promise<void>;
   /** Every stack's part of the index: what a restart matches change events with. */
   listResourceIndexes(): Promise<StackResourceIndex[]>;
+
+  /**
+   * Keeps change events that matched no stack, each event id once, and counts them in the hour they came
+   * (with `dropped`: events of a burst that were counted but not kept).
+   */
+  recordUnmatchedChanges(batch: { changes: UnmatchedChange[]; dropped: number }): Promise<void>;
+  /** The newest kept changes received since `since`, newest first, and how many were counted since its hour. */
+  listUnmatchedChanges(query: { since: Date; limit: number }): Promise<{ changes: UnmatchedChange[]; counted: number }>;
+  /** Drops kept changes received before `before` or beyond the newest `keep`, and counts before its hour. */
+  pruneUnmatchedChanges(options: { before: Date; keep: number }): Promise<number>;
 
   /**
    * After a crash: every run left in planning or applying becomes interrupted; a stack whose apply was

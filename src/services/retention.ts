@@ -2,6 +2,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArtifactStore } from '../ports/artifacts.js';
 import type { RunStore, Store } from '../ports/store.js';
+import { UNMATCHED_LIMITS } from '../domain/change-events/unmatched.js';
 import type { ServiceDeps } from './deps.js';
 
 /**
@@ -58,15 +59,22 @@ export interface RetentionSettings {
   outbox: number;
 }
 
-/** The daily retention of `serve`: old artifacts, delivered outbox items, and work dir leftovers. */
+/**
+ * The daily retention of `serve`: old artifacts, delivered outbox items, work dir leftovers, and the
+ * changes to resources no stack manages past their week (their writes prune too, but only while events come).
+ */
 export async function runRetention(
   deps: RetentionDeps,
   settings: RetentionSettings,
-): Promise<{ artifacts: number; outbox: number; workLeftovers: number }> {
+): Promise<{ artifacts: number; outbox: number; workLeftovers: number; unmatchedChanges: number }> {
   const now = deps.now().getTime();
   const artifacts =
     settings.artifacts === undefined ? 0 : await pruneArtifacts(deps, new Date(now - settings.artifacts));
   const outbox = await deps.store.pruneDelivered(new Date(now - settings.outbox));
   const workLeftovers = (await removeWorkLeftovers(deps)).length;
-  return { artifacts, outbox, workLeftovers };
+  const unmatchedChanges = await deps.store.pruneUnmatchedChanges({
+    before: new Date(now - UNMATCHED_LIMITS.ageMs),
+    keep: UNMATCHED_LIMITS.changes,
+  });
+  return { artifacts, outbox, workLeftovers, unmatchedChanges };
 }

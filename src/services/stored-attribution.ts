@@ -1,41 +1,11 @@
 import { z } from 'zod';
 import type { Attribution } from '../domain/change-events/attribution.js';
 import { cloudTrailConsoleUrl } from '../domain/change-events/describe.js';
+import { StoredChangeDescription } from '../domain/change-events/stored-change.js';
 import type { ArtifactReader } from './artifacts.js';
 import { loadJson } from './stored-analysis.js';
 
-const KINDS = [
-  'iam_user',
-  'assumed_role',
-  'identity_center',
-  'root',
-  'saml_user',
-  'web_identity_user',
-  'federated_user',
-  'aws_service',
-  'aws_account',
-  'unknown',
-] as const;
-const HOWS = ['console', 'cli', 'sdk', 'terraform', 'cloudformation', 'aws_service', 'unknown'] as const;
-
-const StoredChange = z.object({
-  principal: z.object({
-    kind: z.enum(KINDS),
-    arn: z.string().optional(),
-    name: z.string(),
-    issuer: z.string().optional(),
-    display: z.string(),
-  }),
-  how: z.enum(HOWS),
-  eventName: z.string(),
-  eventSource: z.string(),
-  at: z.iso.datetime({ offset: true }).transform((v) => new Date(v)),
-  sourceIp: z.string().optional(),
-  eventId: z.string(),
-  account: z.string(),
-  region: z.string(),
-  resource: z.string().optional(),
-});
+const StoredChange = StoredChangeDescription.extend({ resource: z.string().optional() });
 
 const StoredAttribution = z.discriminatedUnion('status', [
   z.object({ status: z.literal('found'), changes: z.array(StoredChange) }),

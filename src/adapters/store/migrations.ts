@@ -177,6 +177,20 @@ export const MIGRATIONS: readonly string[] = [
     updated_at INTEGER NOT NULL
   );
   `,
+  // Change events that matched no stack, for `/drift events`: the newest few kept, every one counted per hour.
+  `
+  CREATE TABLE unmatched_changes (
+    event_id TEXT PRIMARY KEY,
+    at INTEGER NOT NULL,
+    received_at INTEGER NOT NULL,
+    change TEXT NOT NULL
+  );
+  CREATE INDEX unmatched_changes_at ON unmatched_changes (at DESC, event_id DESC);
+  CREATE TABLE unmatched_change_counts (
+    hour INTEGER PRIMARY KEY,
+    count INTEGER NOT NULL
+  );
+  `,
 ];
 
 /** The database was written by a newer driftgate: older code must not guess at a schema it does not know. */

@@ -10,6 +10,7 @@ import { applyMigrations } from './migrations.js';
 import { recordQueries } from './record-queries.js';
 import { remediationQueries } from './remediation-queries.js';
 import { resourceIndexQueries } from './resource-index-queries.js';
+import { unmatchedChangeQueries } from './unmatched-change-queries.js';
 import { recoverInterrupted } from './recover-interrupted.js';
 import { outboxQueries } from './outbox-queries.js';
 import { ownerState, processOwner } from './process-owner.js';
@@ -79,6 +80,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...outboxQueries(ctx),
     ...remediationQueries(ctx),
     ...resourceIndexQueries(ctx),
+    ...unmatchedChangeQueries(ctx),
     recoverInterrupted: () => recoverInterrupted(ctx),
     ping: () => {
       db.prepare('SELECT 1').get();

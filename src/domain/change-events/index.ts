@@ -7,3 +7,5 @@ export * from './debounce.js';
 export * from './intake.js';
 export * from './attribution.js';
 export * from './state-resources.js';
+export * from './stored-change.js';
+export * from './unmatched.js';

@@ -4,6 +4,7 @@ import { type ChangeDescription, describeChange } from './describe.js';
 import { identifiersOf } from './identifiers.js';
 import type { ResourceIndex, ResourceRef } from './resource-index.js';
 import type { ChangeEvent } from './schema.js';
+import { namedResources, type UnmatchedChange } from './unmatched.js';
 
 /**
  * What happens to one change event, whichever door it came through (push, SQS): classified, matched
@@ -18,7 +19,7 @@ export interface MatchedChange extends ChangeDescription {
 
 export type IntakeOutcome =
   | { kind: 'ignored'; classification: Exclude<Classification, { kind: 'relevant' }> }
-  | { kind: 'unmatched'; change: ChangeDescription; identifiers: string[] }
+  | { kind: 'unmatched'; change: UnmatchedChange; identifiers: string[] }
   | { kind: 'queued'; change: MatchedChange; stacks: { stack: string; result: string }[] };
 
 export interface IntakeDeps {
@@ -42,7 +43,7 @@ export function takeChangeEvent(deps: IntakeDeps, event: ChangeEvent): IntakeOut
   const change = describeChange(event);
   if (matches.length === 0) {
     deps.debouncer.countUnmatched();
-    return { kind: 'unmatched', change, identifiers };
+    return { kind: 'unmatched', change: { ...change, resources: namedResources(event) }, identifiers };
   }
   const matched: MatchedChange = { ...change, resources: matches };
   const results = deps.debouncer.offer(matches, matched);

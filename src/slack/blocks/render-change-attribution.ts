@@ -20,7 +20,7 @@ export interface AttributionOptions {
   maxInAlert?: number;
 }
 
-const HOW: Record<ChangeHow, string> = {
+export const HOW: Record<ChangeHow, string> = {
   console: 'in the console',
   cli: 'with the AWS CLI',
   sdk: 'with an AWS SDK',
@@ -41,7 +41,8 @@ function mention(principal: Principal, slackUsers: Readonly<Record<string, strin
   return undefined;
 }
 
-function who(principal: Principal, slackUsers: Readonly<Record<string, string>>): string {
+/** The principal as a Slack mention where config maps it, in bold otherwise; root flagged. */
+export function who(principal: Principal, slackUsers: Readonly<Record<string, string>>): string {
   const display = escapeMrkdwn(truncate(principal.display, PRINCIPAL_MAX));
   const user = mention(principal, slackUsers);
   const root = principal.kind === 'root' ? ':warning: ' : '';
@@ -69,7 +70,7 @@ export function latestPerResource(changes: readonly AttributedChange[]): Attribu
 }
 
 /** Lines into sections each within Slack's section limit, cut where the message would exceed its blocks. */
-function sections(lines: string[], maxBlocks: number): { blocks: KnownBlock[]; shown: number } {
+export function sections(lines: string[], maxBlocks: number): { blocks: KnownBlock[]; shown: number } {
   const blocks: KnownBlock[] = [];
   let current: string[] = [];
   let length = 0;

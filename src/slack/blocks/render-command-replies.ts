@@ -9,6 +9,7 @@ const COMMANDS: [string, string][] = [
   ['/drift silence <stack> <duration> [reason]', 'no alerts for a while, e.g. `2h`, `1d`'],
   ['/drift unsilence <stack>', 'alerts again'],
   ['/drift unlock <stack>', 'release a stack’s lock or block after an interrupted apply (approvers only)'],
+  ['/drift events', 'the latest changes to cloud resources no stack manages (approvers only)'],
   ['/drift help', 'this help'],
 ];
 

@@ -17,7 +17,7 @@ import type { PoolHealth } from '../../domain/pool/pool-health.js';
  * Each handler takes the `Pick<>` of it that it uses.
  */
 export interface SlackDeps extends ApprovalServiceDeps {
-  config: Pick<DriftgateConfig, 'stacks' | 'slack' | 'approvers'> & {
+  config: Pick<DriftgateConfig, 'stacks' | 'slack' | 'approvers' | 'changeEvents'> & {
     defaults: Pick<DriftgateConfig['defaults'], 'notConvergingAfter'>;
   };
   /** `/drift check` queues checks; `/drift status` reads what runs. */

@@ -93,6 +93,16 @@ describe.skipIf(!HAS_AWS_MIRROR)(
       await new Promise((r) => setTimeout(r, 1500));
       expect(h.running.scheduler.status()).toEqual({ running: [], queued: [] });
       expect((await h.running.context.store.listRuns({ stack: STACK })).map((r) => r.trigger)).toEqual(['manual']);
+      // The unmanaged bucket's change is kept for `/drift events` (test/slack/commands/events.test.ts asks it).
+      const kept = await h.running.context.store.listUnmatchedChanges({ since: new Date(0), limit: 10 });
+      expect(kept.counted).toBe(1);
+      expect(kept.changes.map((c) => [c.eventId, c.principal.display, c.resources])).toEqual([
+        [
+          'e-2',
+          'alice@example.com (Identity Center, AdministratorAccess)',
+          ['arn:aws:s3:::someone-elses-bucket/x.txt', 'arn:aws:s3:::someone-elses-bucket', 'someone-elses-bucket'],
+        ],
+      ]);
     });
 
     it('checks the stack once after the debounce and alerts with who, how and the call', async () => {

@@ -20,6 +20,8 @@ const TABLES = [
   'snoozes',
   'remediations',
   'resource_index',
+  'unmatched_changes',
+  'unmatched_change_counts',
 ] as const;
 
 /** Ids that rows elsewhere may refer to: kept as they are, and the sequence set after them. */

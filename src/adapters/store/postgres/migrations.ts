@@ -182,6 +182,20 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     updated_at bigint NOT NULL
   );
   `,
+  // Change events that matched no stack, for `/drift events`: the newest few kept, every one counted per hour.
+  `
+  CREATE TABLE unmatched_changes (
+    event_id text PRIMARY KEY,
+    at bigint NOT NULL,
+    received_at bigint NOT NULL,
+    change jsonb NOT NULL
+  );
+  CREATE INDEX unmatched_changes_at ON unmatched_changes (at DESC, event_id DESC);
+  CREATE TABLE unmatched_change_counts (
+    hour bigint PRIMARY KEY,
+    count bigint NOT NULL
+  );
+  `,
 ];
 
 /** The database was migrated by a newer driftgate: older code must not guess at a schema it does not know. */

@@ -10,6 +10,7 @@ import { recordQueries } from './record-queries.js';
 import { recoverInterrupted } from './recover-interrupted.js';
 import { remediationQueries } from './remediation-queries.js';
 import { resourceIndexQueries } from './resource-index-queries.js';
+import { unmatchedChangeQueries } from './unmatched-change-queries.js';
 import { runNoteQueries } from './run-note-queries.js';
 import { runQueries } from './run-queries.js';
 import { slackQueries } from './slack-queries.js';
@@ -55,6 +56,7 @@ function storeOn(ctx: PgContext, close: () => Promise<void>): Store {
     ...outboxQueries(ctx),
     ...remediationQueries(ctx),
     ...resourceIndexQueries(ctx),
+    ...unmatchedChangeQueries(ctx),
     recoverInterrupted: () => recoverInterrupted(ctx),
     ping: async () => {
       await ctx.db.query('SELECT 1');

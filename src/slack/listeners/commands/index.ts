@@ -11,6 +11,7 @@ import type { CommandHandler } from './handler.js';
 import { VISIBILITY_UNKNOWN, visibleTo } from '../../visible.js';
 import { readPoolsView } from '../../pools-view.js';
 import { handleCheck } from './check.js';
+import { handleEvents } from './events.js';
 import { handleShow } from './show.js';
 import { handleSilence, handleUnsilence } from './silence.js';
 import { handleUnlock } from './unlock.js';
@@ -32,6 +33,7 @@ const HANDLERS: Handlers = {
   silence: handleSilence,
   unsilence: handleUnsilence,
   unlock: handleUnlock,
+  events: handleEvents,
 };
 
 async function runCommand(deps: SlackDeps, command: DriftCommand, userId: string, tell: Tell): Promise<void> {

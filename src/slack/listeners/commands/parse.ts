@@ -5,6 +5,7 @@ import { suggest } from '../../../domain/suggest.js';
 export type DriftCommand =
   | { kind: 'status' }
   | { kind: 'help' }
+  | { kind: 'events' }
   | { kind: 'check'; stacks: string[] }
   | { kind: 'show'; stack: string }
   | { kind: 'silence'; stack: string; durationMs: number; reason?: string }
@@ -12,7 +13,7 @@ export type DriftCommand =
   | { kind: 'unlock'; stack: string }
   | { kind: 'error'; message: string; suggestions: string[] };
 
-const SUBCOMMANDS = ['status', 'check', 'show', 'silence', 'unsilence', 'unlock', 'help'] as const;
+const SUBCOMMANDS = ['status', 'check', 'show', 'silence', 'unsilence', 'unlock', 'events', 'help'] as const;
 
 const usage: Record<string, string> = {
   check: '/drift check <stack|glob|all>',
@@ -36,6 +37,7 @@ export function parseDriftCommand(text: string, stackNames: readonly string[]): 
   switch (name) {
     case 'status':
     case 'help':
+    case 'events':
       return { kind: name };
     case 'check': {
       if (args.length === 0) return fail(`usage: ${usage.check}`);

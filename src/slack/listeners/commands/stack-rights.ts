@@ -1,3 +1,6 @@
+import { describeGroups } from '../../../domain/approvals/evaluate.js';
+import { requirementFor } from '../../../domain/approvals/requirement.js';
+import { DriftgateError, errorMessage } from '../../../domain/errors.js';
 import type { Stack } from '../../../domain/stack.js';
 import { decisionRights } from '../../../services/approval-checks.js';
 import { renderNotAllowed } from '../../blocks/render-command-replies.js';
@@ -41,4 +44,39 @@ export async function refuse(
     stack,
     detail: { reason, message },
   });
+}
+
+/**
+ * Whether the user may approve the plans of at least one stack: what it takes to see what driftgate
+ * knows across stacks (who changed which cloud resource). When Slack cannot say, the answer is no.
+ */
+export async function mayApproveAnyStack(
+  deps: Pick<ApprovalServiceDeps, 'approvers' | 'usergroups' | 'logger'>,
+  stacks: readonly Pick<Stack, 'name' | 'environment'>[],
+  userId: string,
+  what: string,
+  tell: Tell,
+): Promise<boolean> {
+  const groups = [...new Set(stacks.flatMap((s) => requirementFor(s, deps.approvers)?.requirement.groups ?? []))];
+  if (!deps.approvers || groups.length === 0) {
+    await tell(
+      renderNotAllowed(`${what} takes someone who may approve a stack's plans, and no approval rule covers any stack.`),
+    );
+    return false;
+  }
+  try {
+    const userGroups = await deps.usergroups.groupsOf(userId, deps.approvers, groups);
+    if (userGroups.some((g) => groups.includes(g))) return true;
+  } catch (err) {
+    if (!(err instanceof DriftgateError && err.code === 'EXTERNAL_SERVICE')) throw err;
+    deps.logger.warn({ err: errorMessage(err) }, 'could not resolve approver groups');
+    await tell(
+      renderNotAllowed(
+        `driftgate could not check with Slack whether you may approve a stack's plans. Try again in a minute.`,
+      ),
+    );
+    return false;
+  }
+  await tell(renderNotAllowed(`${what} takes someone who may approve a stack's plans (${describeGroups(groups)}).`));
+  return false;
 }

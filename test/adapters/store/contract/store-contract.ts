@@ -5,6 +5,7 @@ import { runsContract } from './runs-contract.js';
 import { slackContract } from './slack-contract.js';
 import { stacksContract } from './stacks-contract.js';
 import { type StoreContractTarget, useTarget } from './target.js';
+import { unmatchedChangesContract } from './unmatched-changes-contract.js';
 import { transactionsContract } from './transactions-contract.js';
 
 export type { ContractStore, StoreContractTarget } from './target.js';
@@ -22,5 +23,6 @@ export function describeStoreContract(name: string, target: StoreContractTarget)
     recordsContract(scoped);
     transactionsContract(scoped);
     resourceIndexContract(scoped);
+    unmatchedChangesContract(scoped);
   });
 }

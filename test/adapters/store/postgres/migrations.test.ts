@@ -55,6 +55,8 @@ describe('postgres store migrations', () => {
       'slack_messages',
       'snoozes',
       'stacks',
+      'unmatched_change_counts',
+      'unmatched_changes',
       'workers',
     ]);
     expect(await column(pool, 'SELECT tgname FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1')).toEqual([

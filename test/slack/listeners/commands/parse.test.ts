@@ -8,6 +8,7 @@ describe('parseDriftCommand', () => {
     ['', { kind: 'status' }],
     ['status', { kind: 'status' }],
     ['  HELP ', { kind: 'help' }],
+    ['events', { kind: 'events' }],
     ['check all', { kind: 'check', stacks }],
     ['check prod/*', { kind: 'check', stacks: ['prod/networking', 'prod/database'] }],
     ['check */networking dev/app', { kind: 'check', stacks: ['prod/networking', 'staging/networking', 'dev/app'] }],
