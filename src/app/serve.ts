@@ -106,6 +106,8 @@ async function startServing(
   let lease: LeaderLease | undefined;
   // Set once serve is up: what a standby does when it takes the lead.
   const promotion: Promotion = {};
+  // What a start that fails half way must stop: its loops and connections would keep the process alive.
+  const started: { stop(): Promise<void> }[] = [];
   try {
     lease =
       config.store?.type === 'postgres'
@@ -114,9 +116,10 @@ async function startServing(
             onLead: () => promotion.lead?.(),
           })
         : undefined;
-    return await serveWith(context, lease, promotion, options, ports, settings);
+    return await serveWith(context, lease, promotion, started, options, ports, settings);
   } catch (err) {
     // A pool of Postgres connections left open would keep the process alive after a failed start.
+    for (const part of started.reverse()) await part.stop().catch(() => undefined);
     await lease?.stop();
     await context.close();
     throw err;
@@ -131,6 +134,7 @@ async function serveWith(
   context: AppContext,
   lease: LeaderLease | undefined,
   promotion: Promotion,
+  started: { stop(): Promise<void> }[],
   options: ServeOptions,
   { health, metricsServer, metrics, mounts, setReady }: ServePorts,
   { slackSettings, pagerdutySettings, githubSettings }: ServeSettings,
@@ -181,6 +185,7 @@ async function serveWith(
   // drift. Started before the runners: the checks' deps carry their hooks from here on.
   let eventCheck: (name: string) => Promise<unknown> = async () => undefined;
   const changeEvents = await startChangeEvents(context, metrics, options.env, (name) => eventCheck(name));
+  if (changeEvents) started.push(changeEvents);
   const runners: Runners =
     config.runners?.type === 'workers'
       ? await startWorkerRunners({
@@ -190,6 +195,7 @@ async function serveWith(
           countOutcome: (outcome) => metrics.runsByOutcome.inc({ outcome }),
         })
       : localRunners(context, { ...deps, ...sources }, jobs, leading, metrics);
+  started.push(runners);
   const { scheduler, apply, requestCheck } = runners;
   eventCheck = (name) => scheduler.request(name, 'event');
   // Gauges read the store at each scrape: right after a start they show the drift stored before it.
