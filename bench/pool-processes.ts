@@ -1,3 +1,4 @@
+import { RELAYED_EVENTS } from '../src/adapters/queue/pg-boss-queue.js';
 /**
  * The processes of the pools benchmark: `driftgate serve` and `driftgate worker` started from the built
  * CLI as an operator would, and what the benchmark reads of Postgres (its server's process, transactions
@@ -69,6 +70,8 @@ export interface BenchDatabase {
   checkJobs(): Promise<{ completed: number; failed: number }>;
   /** ms from each completed check job's enqueue to its start, and from its start to its end. */
   checkTimings(since?: Date): Promise<{ waitMs: number[]; runMs: number[] }>;
+  /** The same of the events workers relayed to the control plane. */
+  relayTimings(since?: Date): Promise<{ waitMs: number[]; runMs: number[] }>;
   /** Runs in the store by state. */
   runStates(): Promise<Record<string, number>>;
   now(): Promise<Date>;
@@ -83,6 +86,18 @@ export async function openBenchDatabase(url: string): Promise<BenchDatabase> {
   const backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
   const status = readFileSync(`/proc/${backend}/status`, 'utf8');
   const serverPid = Number(/^PPid:\s+(\d+)/m.exec(status)![1]);
+  const timings = async (where: string, since: Date) => {
+    const rows = (
+      await client.query<{ wait: number; run: number }>(
+        `SELECT extract(epoch FROM started_on - created_on) * 1000 AS wait,
+                extract(epoch FROM completed_on - started_on) * 1000 AS run
+           FROM driftgate_queue.job
+          WHERE ${where} AND state = 'completed' AND created_on >= $1`,
+        [since],
+      )
+    ).rows;
+    return { waitMs: rows.map((r) => Number(r.wait)), runMs: rows.map((r) => Number(r.run)) };
+  };
   return {
     serverPid,
     async transactions() {
@@ -104,18 +119,9 @@ export async function openBenchDatabase(url: string): Promise<BenchDatabase> {
       ).rows[0]!;
       return { completed: Number(row.completed), failed: Number(row.failed) };
     },
-    async checkTimings(since = new Date(0)) {
-      const rows = (
-        await client.query<{ wait: number; run: number }>(
-          `SELECT extract(epoch FROM started_on - created_on) * 1000 AS wait,
-                  extract(epoch FROM completed_on - started_on) * 1000 AS run
-             FROM driftgate_queue.job
-            WHERE ${CHECK_QUEUE} AND state = 'completed' AND created_on >= $1`,
-          [since],
-        )
-      ).rows;
-      return { waitMs: rows.map((r) => Number(r.wait)), runMs: rows.map((r) => Number(r.run)) };
-    },
+    checkTimings: (since = new Date(0)) => timings(CHECK_QUEUE, since),
+    /** What workers relayed (their runs' outcomes): queued by the worker, taken by a serve. */
+    relayTimings: (since = new Date(0)) => timings(`name = '${RELAYED_EVENTS}'`, since),
     async runStates() {
       const rows = (
         await client.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM runs GROUP BY state')

@@ -88,6 +88,8 @@ export interface SweepMeasure {
   cpu: { name: string; seconds: number }[];
   /** With workers: enqueue to start in ms, paced (idle workers) and in the sweep (behind the backlog). */
   pacedWaitMs?: number[];
+  /** Outcomes relayed to the control plane while workers were idle: queued by a worker, taken by serve. */
+  relayWaitMs?: number[];
   sweepWaitMs?: number[];
   /** ms each check job ran on its worker. */
   runMs?: number[];
@@ -171,6 +173,9 @@ export async function sweepOnWorkers(options: {
       await jobsDone(i + 1);
     }
     const paced = await db.checkTimings();
+    // The serve takes the paced checks' relayed outcomes just after: give the last one a moment.
+    await sleep(1000);
+    const relay = await db.relayTimings();
 
     await sleep(1500);
     const sweepFrom = await db.now();
@@ -198,6 +203,7 @@ export async function sweepOnWorkers(options: {
       wallS,
       cpu: [...cpu, { name: 'postgres', seconds: pgCpu }],
       pacedWaitMs: paced.waitMs,
+      relayWaitMs: relay.waitMs,
       sweepWaitMs: sweep.waitMs,
       runMs: sweep.runMs,
       idlePerJobMs: (options.workers * wallS * 1000 - busyMs) / fixture.stacks.length,

@@ -80,6 +80,7 @@ function render(
   const pooled = sweeps.filter((s) => s.pacedWaitMs);
   const pacedAll = pooled.flatMap((s) => s.pacedWaitMs!);
   const pacedP99 = percentile(pacedAll, 99);
+  const relayAll = pooled.flatMap((s) => s.relayWaitMs ?? []);
   const perWorker = (s: SweepMeasure) =>
     s.cpu
       .filter((c) => c.name.startsWith('worker'))
@@ -120,6 +121,8 @@ function render(
     ...pooled.map(latencyRow),
     '',
     `Target (issue 13): queue overhead p99 < 50 ms. Result over all paced jobs: **${ms(pacedP99)} ms** — ${pacedP99 < 50 ? 'PASS' : 'FAIL'}.`,
+    '',
+    `Workers' results to the control plane: each paced check's outcome relayed through the \`driftgate.events\` queue, from the worker queuing it to the serve taking it (the same clock): p50 ${ms(percentile(relayAll, 50))} ms, p99 ${ms(percentile(relayAll, 99))} ms over ${relayAll.length} outcomes (target: under a second).`,
     '',
     `How far more workers can go here: a check is CPU work (terraform, its provider, driftgate's own) and this machine has ${cores} cores, so no sweep can take less than its CPU ÷ ${cores} (${f1(total(single) / cores)} s for the single-process sweep's CPU); once the busy cores reach ${cores}, a third and fourth worker only share them, which is why 4 workers cannot be twice as fast as 2 on this machine. With a sweep's backlog a worker takes its next job as soon as one ends (it fetches again at once while more than one job is ready, pg-boss's \`burstWhenReadyExceeds\`), so the "worker idle between jobs" column is small; before that change each worker waited out its 2 s polling interval between two short plans (about 1.7 s idle per job, 592 s for 300 stacks on 1 worker in the earlier run), because a sweep queues every job at once and no later NOTIFY wakes it. Here the 2 cores are the bound: 4 workers are no faster than 2, and the workers' sweeps stay above the single process's, which spends no CPU on the queue, the relay of outcomes, Postgres or S3.${
       stacks === DEFAULT_STACKS
