@@ -325,6 +325,11 @@ function describeGitFailure(d: GitErrorDetails): string {
   return d.stderrTail ? `${head}:\n${d.stderrTail}` : head;
 }
 
+/** What a person is told of a failure: a DriftgateError's own message, anything else as unexpected. */
+export function failureReason(err: unknown): string {
+  return err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
+}
+
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }

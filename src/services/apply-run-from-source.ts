@@ -1,5 +1,5 @@
 import type { Stack } from '../domain/stack.js';
-import { DriftgateError, errorMessage } from '../domain/errors.js';
+import { failureReason } from '../domain/errors.js';
 import { applyRun, type ApplyOutcome } from './apply-run.js';
 import type { ServiceDeps } from './deps.js';
 import { resolveStackAtCommit, type SourceDeps } from './resolve-stack-at-commit.js';
@@ -26,7 +26,7 @@ export async function applyRunFromSource(
   try {
     resolved = await resolveStackAtCommit({ git: deps.git, secrets: deps.secrets }, stack, sha);
   } catch (err) {
-    const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
+    const reason = failureReason(err);
     return { status: 'refused', code: 'not_started', reason: `nothing was applied: ${reason}` };
   }
   try {

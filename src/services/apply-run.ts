@@ -1,13 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Stack } from '../domain/stack.js';
-import {
-  BackendCredentialsError,
-  DriftgateError,
-  StalePlanError,
-  TerraformError,
-  errorMessage,
-} from '../domain/errors.js';
+import { BackendCredentialsError, StalePlanError, TerraformError, failureReason } from '../domain/errors.js';
 import { analyzePlan } from '../domain/plan/analyze.js';
 import { parsePlanJson } from '../domain/plan/schema.js';
 import type { Run } from '../domain/run/model.js';
@@ -153,7 +147,7 @@ async function applySavedPlan(deps: ServiceDeps, stack: Stack, run: Run, runDir:
       };
     }
     const output = err instanceof TerraformError ? err.stderrTail : '';
-    const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
+    const reason = failureReason(err);
     const error = deps.secrets.redact(
       `${reason}\nThe stack may be partly applied: driftgate runs a new plan now to show what remains.`,
       stack.name,

@@ -2,7 +2,7 @@ import { commitUrl, pullRequestUrl, repositoryWebUrl } from '../domain/git/repos
 import type { Stack } from '../domain/stack.js';
 import type { DomainEvent } from '../domain/events.js';
 import type { GitHubClient } from '../ports/github.js';
-import { DriftgateError, GitError, errorMessage } from '../domain/errors.js';
+import { GitError, errorMessage, failureReason } from '../domain/errors.js';
 import { storeArtifact } from './artifacts.js';
 import { commitPullRequests } from './commit-pull-requests.js';
 import { checkStack, recordFailedCheck, type CheckOptions, type CheckOutcome } from './check-stack.js';
@@ -36,7 +36,7 @@ export async function checkStackFromSource(
       options.signal ? { signal: options.signal } : {},
     );
   } catch (err) {
-    const error = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
+    const error = failureReason(err);
     const stderrTail = err instanceof GitError ? err.stderrTail : '';
     deps.logger.warn({ stack: stack.name, error }, 'checkout failed');
     // Stopped on purpose (shutdown): not a failure anyone needs to hear about.

@@ -1,7 +1,7 @@
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Stack } from '../domain/stack.js';
-import { DriftgateError, TerraformError, errorMessage } from '../domain/errors.js';
+import { DriftgateError, TerraformError, failureReason } from '../domain/errors.js';
 import { analyzePlan, noChangesAnalysis } from '../domain/plan/analyze.js';
 import { fingerprintChanges } from '../domain/plan/fingerprint.js';
 import type { PlanAnalysis } from '../domain/plan/model.js';
@@ -109,7 +109,7 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
       return { stack: stack.name, status: 'interrupted', run: interrupted ?? run };
     }
     const stderrTail = err instanceof TerraformError ? err.stderrTail : '';
-    const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
+    const reason = failureReason(err);
     if (!(err instanceof DriftgateError)) logger.error({ err, stack: stack.name, runId: run.id }, 'check failed');
     return fail(deps, run, deps.secrets.redact(reason, stack.name), deps.secrets.redact(stderrTail, stack.name));
   } finally {

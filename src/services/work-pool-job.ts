@@ -9,7 +9,7 @@ import type { ApplyOutcome } from './apply-run.js';
 import { checkStackFromSource } from './check-stack-from-source.js';
 import type { ServiceDeps, StackLookup } from './deps.js';
 import type { ExpireDeps } from './expire-plan.js';
-import { DriftgateError, errorMessage } from '../domain/errors.js';
+import { DriftgateError, failureReason } from '../domain/errors.js';
 import { storeCodified } from './codify-on-worker.js';
 import { type Codified, codifyDrift, type RemediationCodeChecks } from './open-remediation-pr.js';
 import type { SourceDeps } from './resolve-stack-at-commit.js';
@@ -114,7 +114,7 @@ async function codifyJob(
       signal,
     });
   } catch (err) {
-    const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
+    const reason = failureReason(err);
     if (!(err instanceof DriftgateError)) deps.logger.error({ err, stack: stack.name, runId: run.id }, 'codify failed');
     return fail(deps.secrets.redact(reason, stack.name));
   }

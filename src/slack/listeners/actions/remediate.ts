@@ -1,4 +1,4 @@
-import { DriftgateError, errorMessage } from '../../../domain/errors.js';
+import { DriftgateError, errorMessage, failureReason } from '../../../domain/errors.js';
 import { slackPermalink } from '../../message-links.js';
 import {
   openRemediationPr,
@@ -57,7 +57,7 @@ export async function handleRemediate(deps: SlackDeps, click: ButtonClick, tell:
       }),
     );
   } catch (err) {
-    const reason = err instanceof DriftgateError ? err.message : `unexpected error: ${errorMessage(err)}`;
+    const reason = failureReason(err);
     if (!(err instanceof DriftgateError))
       deps.logger.error({ err, runId: run.id, stack: stack.name }, 'remediation failed');
     else deps.logger.warn({ runId: run.id, stack: stack.name, error: reason }, 'remediation failed');
