@@ -19,7 +19,7 @@ import { ConfigError, errorMessage } from '../domain/errors.js';
 import { AWS_EVENTS_PATH, createAwsEventsListener } from '../http/aws-events/listener.js';
 import type { HttpMount } from '../http/server.js';
 import type { Metrics } from '../metrics/registry.js';
-import { createDriftAttributor, PendingChanges } from '../services/attribute-drift.js';
+import { createDriftAttributor } from '../services/attribute-drift.js';
 import type { CheckChangeEvents, ServiceDeps } from '../services/deps.js';
 import type { AppContext } from './context.js';
 import { createResourceIndexKeeper } from '../services/resource-index-keeper.js';
@@ -27,28 +27,38 @@ import { createUnmatchedChangeRecorder } from '../services/unmatched-changes.js'
 
 /**
  * Change events in `serve`: the push door (`POST /events/aws`) and the pull door (the SQS long poll)
- * feed one intake (classify, match against the resource index, debounce), whose due requests queue an
- * `event` check of the stack with the matched changes kept for its alert. The index and the attribution
- * are handed to every check (`checks`), so plans keep the index current and drift is attributed.
+ * feed one intake (classify, match against the resource index, debounce), whose due requests keep the
+ * matched changes in the store and queue an `event` check of the stack. Whatever runs checks (serve with
+ * local runners, a worker of the stack's pool) gets the check hooks (`checks`): its plans keep the index
+ * current in the store, and its drift is attributed from the waiting changes or CloudTrail, with its own
+ * cloud credentials. The intake's index follows the store, so it sees what any process's plans indexed.
  */
 
 export interface ChangeEventsOptions {
   config: ChangeEventsConfig;
   env: Record<string, string | undefined>;
   deps: Pick<ServiceDeps, 'store' | 'terraform' | 'logger' | 'now'>;
-  metrics: Pick<Metrics, 'changeEvents'>;
+  metrics: Pick<Metrics, 'changeEvents' | 'changeEventsIndexed'>;
   /** Queues an event-triggered check of the stack. */
   requestCheck(stack: string): Promise<unknown>;
   /** The config's stacks: what the store indexed for a stack since removed from it matches nothing. */
   stacks: readonly string[];
   /** The debounce's timer; default the real one. */
   timer?: DebounceTimer;
+  /** How often the intake reads what the store's index gained (other processes' plans); default 10 s. */
+  indexRefreshMs?: number;
 }
 
 export interface RunningChangeEvents {
   mounts: HttpMount[];
-  checks: CheckChangeEvents;
   stop(): Promise<void>;
+}
+
+export interface RunningCheckHooks {
+  checks: CheckChangeEvents;
+  /** The index the checks keep: the intake of the same process matches against it. */
+  index: ResourceIndex;
+  stop(): void;
 }
 
 const realTimer: DebounceTimer = {
@@ -76,49 +86,150 @@ function pushSecret(config: ChangeEventsConfig, env: Record<string, string | und
 }
 
 /**
- * For serve: nothing without `changeEvents` in the config; with it, change events started and handed to
- * every check the context's services run (`deps.changeEvents`).
+ * For serve: nothing without `changeEvents` in the config; with it, the doors and the intake, and, when
+ * this process runs the checks (`runsChecks`: local runners), the check hooks handed to its services.
  */
 export async function startChangeEvents(
   context: Pick<AppContext, 'config' | 'deps'>,
-  metrics: Pick<Metrics, 'changeEvents'>,
+  metrics: Pick<Metrics, 'changeEvents' | 'changeEventsIndexed'>,
   env: Record<string, string | undefined>,
   requestCheck: (stack: string) => Promise<unknown>,
+  options: { runsChecks: boolean; indexRefreshMs?: number },
 ): Promise<RunningChangeEvents | undefined> {
   const config = context.config.changeEvents;
   if (!config) return undefined;
   const stacks = context.config.stacks.map((s) => s.name);
-  const running = await startChangeEventsWith({ config, env, deps: context.deps, metrics, requestCheck, stacks });
-  context.deps.changeEvents = running.checks;
-  return running;
+  const hooks = options.runsChecks ? await startCheckHooks(config, env, context.deps, 'driftgate') : undefined;
+  if (hooks) context.deps.changeEvents = hooks.checks;
+  try {
+    const doors = await startChangeEventsWith({
+      config,
+      env,
+      deps: context.deps,
+      metrics,
+      requestCheck,
+      stacks,
+      ...(hooks ? { index: hooks.index } : {}),
+      ...(options.indexRefreshMs ? { indexRefreshMs: options.indexRefreshMs } : {}),
+    });
+    return {
+      mounts: doors.mounts,
+      async stop() {
+        await doors.stop();
+        hooks?.stop();
+      },
+    };
+  } catch (err) {
+    hooks?.stop();
+    throw err;
+  }
 }
 
-export async function startChangeEventsWith(options: ChangeEventsOptions): Promise<RunningChangeEvents> {
-  const { config, env, deps, metrics } = options;
-  const logger = deps.logger;
-  const secret = pushSecret(config, env);
+/**
+ * What a process that runs checks needs from change events: the index kept current as its plans run
+ * (in the store, for every process), and drift attributed, asking CloudTrail with this process's
+ * credentials (`account` names them in the rate limit's key: a worker's pool).
+ */
+export async function startCheckHooks(
+  config: ChangeEventsConfig,
+  env: Record<string, string | undefined>,
+  deps: Pick<ServiceDeps, 'store' | 'terraform' | 'logger' | 'now'>,
+  account: string,
+): Promise<RunningCheckHooks> {
   const index = new ResourceIndex();
   const keeper = createResourceIndexKeeper(deps, index);
   await keeper.load();
-  const configured = new Set(options.stacks);
-  for (const stack of index.stacks()) if (!configured.has(stack)) index.removeStack(stack);
   const classify = createClassifier({ ownIdentities: config.ownIdentities, automation: config.automation });
-  const pending = new PendingChanges();
+  const region =
+    config.cloudTrail.region ?? (config.sqs ? (config.sqs.region ?? sqsQueueRegion(config.sqs.queueUrl)) : undefined);
+  const cloudTrail =
+    config.cloudTrail.lookup && region ? createCloudTrailClient({ region, env, ...awsCredentials(env) }) : undefined;
+  const attribute = createDriftAttributor({
+    ...deps,
+    index,
+    classify,
+    ...(cloudTrail
+      ? {
+          history: createCloudTrailLookup({
+            client: cloudTrail,
+            account,
+            region: region!,
+            limiter: createLookupLimiter(),
+          }),
+        }
+      : {}),
+  });
+  return {
+    index,
+    checks: {
+      indexPlan: (stack, plan) => keeper.fromPlan(stack, plan),
+      async cleanPlan(stack, signal) {
+        // A clean plan answers what the waiting changes asked: nothing drifted.
+        await deps.store
+          .takePendingChanges(stack.name)
+          .catch((err: unknown) =>
+            deps.logger.warn({ stack: stack.name, err: errorMessage(err) }, 'waiting changes not cleared'),
+          );
+        await keeper.fromState(stack, signal);
+      },
+      attribute: (stack, drifted, options) => attribute(stack.name, drifted, options),
+    },
+    stop() {
+      cloudTrail?.destroy();
+    },
+  };
+}
+
+/**
+ * The doors and the intake. With `index` (this process runs the checks that keep it) it matches against
+ * that; without, against its own copy filled from the store. Either way the copy is refreshed from the
+ * store every `indexRefreshMs`: replicas and workers index the stacks they check.
+ */
+export async function startChangeEventsWith(
+  options: ChangeEventsOptions & { index?: ResourceIndex },
+): Promise<RunningChangeEvents> {
+  const { config, env, deps, metrics } = options;
+  const logger = deps.logger;
+  const secret = pushSecret(config, env);
+  const configured = new Set(options.stacks);
+  const follower = followStoreIndex(deps, options.index ?? new ResourceIndex(), {
+    keep: (stack) => configured.has(stack),
+    everyMs: options.indexRefreshMs ?? 10_000,
+    refreshed: (size) => metrics.changeEventsIndexed.set(size),
+  });
+  await follower.refresh();
+  const index = follower.index;
+  const classify = createClassifier({ ownIdentities: config.ownIdentities, automation: config.automation });
   const unmatched = createUnmatchedChangeRecorder(deps);
+  const waiting = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    waiting.add(work);
+    void work.finally(() => waiting.delete(work));
+  };
   const debouncer = createCheckDebouncer<MatchedChange>({
     timer: options.timer ?? realTimer,
     windowMs: config.debounce,
     onDue: (request) => {
-      pending.add(request.stack, request.changes);
       logger.info(
         { stack: request.stack, resources: request.resources, events: request.coalesced + 1 },
         'change events: checking the stack',
       );
-      options
-        .requestCheck(request.stack)
+      // Kept before the check is queued, so whichever process runs it finds them.
+      const keep = deps.store
+        .addPendingChanges(request.stack, request.changes)
         .catch((err: unknown) =>
-          logger.warn({ stack: request.stack, err: errorMessage(err) }, 'change events: the check was not queued'),
+          logger.warn(
+            { stack: request.stack, err: errorMessage(err) },
+            'change events: the changes were not kept; the check goes ahead without who',
+          ),
         );
+      track(
+        keep
+          .then(() => options.requestCheck(request.stack))
+          .catch((err: unknown) =>
+            logger.warn({ stack: request.stack, err: errorMessage(err) }, 'change events: the check was not queued'),
+          ),
+      );
     },
   });
 
@@ -137,29 +248,6 @@ export async function startChangeEventsWith(options: ChangeEventsOptions): Promi
     }
   };
   const take = (event: ChangeEvent) => count(takeChangeEvent({ classify, index, debouncer }, event));
-
-  const cloudTrailRegion =
-    config.cloudTrail.region ?? (config.sqs ? (config.sqs.region ?? sqsQueueRegion(config.sqs.queueUrl)) : undefined);
-  const cloudTrail =
-    config.cloudTrail.lookup && cloudTrailRegion
-      ? createCloudTrailClient({ region: cloudTrailRegion, env, ...awsCredentials(env) })
-      : undefined;
-  const attribute = createDriftAttributor({
-    ...deps,
-    index,
-    pending,
-    classify,
-    ...(cloudTrail
-      ? {
-          history: createCloudTrailLookup({
-            client: cloudTrail,
-            account: 'driftgate',
-            region: cloudTrailRegion!,
-            limiter: createLookupLimiter(),
-          }),
-        }
-      : {}),
-  });
 
   let stopped = false;
   const mounts: HttpMount[] = secret
@@ -191,31 +279,68 @@ export async function startChangeEventsWith(options: ChangeEventsOptions): Promi
           return undefined;
         })
       : undefined;
-  logger.info(
-    { push: Boolean(secret), sqs: Boolean(sqs), cloudTrail: Boolean(cloudTrail), indexed: index.size },
-    'change events on',
-  );
+  follower.start();
+  logger.info({ push: Boolean(secret), sqs: Boolean(sqs), indexed: index.size }, 'change events on');
 
   return {
     mounts,
-    checks: {
-      indexPlan: (stack, plan) => keeper.fromPlan(stack, plan),
-      async cleanPlan(stack, signal) {
-        // A clean plan answers what the waiting changes asked: nothing drifted.
-        pending.take(stack.name);
-        await keeper.fromState(stack, signal);
-      },
-      attribute: (stack, drifted, options) => attribute(stack.name, drifted, options),
-    },
     async stop() {
       if (stopped) return;
       stopped = true;
+      await follower.stop();
       debouncer.stop();
       controller.abort();
       await polling;
+      await Promise.allSettled([...waiting]);
       await unmatched.flush();
       sqsClient?.destroy();
-      cloudTrail?.destroy();
+    },
+  };
+}
+
+/**
+ * Overlap of each incremental read: a row's time is its writer's clock, and replicas' and workers'
+ * clocks may differ by this much without an update being missed.
+ */
+const CLOCK_OVERLAP_MS = 60_000;
+/** Now and then the whole index is read again: a writer whose clock lags by more is caught up too. */
+const FULL_READ_EVERY = 60;
+
+/** Keeps `index` as the store has it: each refresh reads the stacks saved since the last (with overlap). */
+function followStoreIndex(
+  deps: Pick<ServiceDeps, 'store' | 'logger'>,
+  index: ResourceIndex,
+  options: { keep: (stack: string) => boolean; everyMs: number; refreshed: (size: number) => void },
+) {
+  let newest: number | undefined;
+  let reads = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const refresh = async () => {
+    const full = newest === undefined || reads++ % FULL_READ_EVERY === 0;
+    const entries = await deps.store.listResourceIndexes(
+      full ? {} : { updatedSince: new Date(newest! - CLOCK_OVERLAP_MS) },
+    );
+    // A stack since removed from the config matches nothing, whatever the store still holds for it.
+    for (const entry of entries) if (options.keep(entry.stack)) index.replaceStack(entry.stack, entry.resources);
+    for (const entry of entries) newest = Math.max(newest ?? 0, entry.updatedAt.getTime());
+    if (full) for (const stack of index.stacks()) if (!options.keep(stack)) index.removeStack(stack);
+    options.refreshed(index.size);
+  };
+  return {
+    index,
+    refresh,
+    start() {
+      timer = setInterval(() => {
+        running = refresh().catch((err: unknown) =>
+          deps.logger.warn({ err: errorMessage(err) }, 'change events: the index was not refreshed (retried)'),
+        );
+      }, options.everyMs);
+      timer.unref();
+    },
+    stop() {
+      clearInterval(timer);
+      return running;
     },
   };
 }

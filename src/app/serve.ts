@@ -46,6 +46,8 @@ export interface ServeOptions extends ListenOptions {
   log?: { format: 'json' | 'human'; level: string };
   /** How often the Slack outbox is polled; default 250 ms. */
   outboxPollMs?: number;
+  /** How often change events read what the store's resource index gained; default 10 s. */
+  indexRefreshMs?: number;
   /** How often `/readyz` learns whether the store answers; default 5 s. */
   storeHealthMs?: number;
   /** How often a standby `serve` on a Postgres store asks for the lead; default 2 s. */
@@ -182,9 +184,13 @@ async function serveWith(
   // Background work (Slack handlers after their ack, automatic applies): shutdown and tests wait for it.
   const jobs = createJobs({ logger, busy: () => slackApp?.busy() ?? false });
   // Change events (when configured): their doors and debounce; every check keeps their index and attributes
-  // drift. Started before the runners: the checks' deps carry their hooks from here on.
+  // drift (here with local runners, on the workers otherwise). Started before the runners: the checks'
+  // deps carry their hooks from here on.
   let eventCheck: (name: string) => Promise<unknown> = async () => undefined;
-  const changeEvents = await startChangeEvents(context, metrics, options.env, (name) => eventCheck(name));
+  const changeEvents = await startChangeEvents(context, metrics, options.env, (name) => eventCheck(name), {
+    runsChecks: config.runners?.type !== 'workers',
+    ...(options.indexRefreshMs ? { indexRefreshMs: options.indexRefreshMs } : {}),
+  });
   if (changeEvents) started.push(changeEvents);
   const runners: Runners =
     config.runners?.type === 'workers'

@@ -12,6 +12,7 @@ import type { WorkerRegistry } from '../ports/worker-registry.js';
 import { relayBus } from '../services/relay-bus.js';
 import { terraformCodeChecks } from '../services/remediation-code-checks.js';
 import { workPoolJob, type PoolJobDeps } from '../services/work-pool-job.js';
+import { startCheckHooks, type RunningCheckHooks } from './change-events.js';
 import { createAppContext, ownSecretNames, type AppContext } from './context.js';
 import { openQueueFor } from './open-queue.js';
 import { listen, type ListenOptions } from './serve-ports.js';
@@ -79,6 +80,7 @@ export async function startWorker(config: DriftgateConfig, options: WorkerOption
   let context: AppContext | undefined;
   let queue: JobQueue | undefined;
   let registry: WorkerRegistry | undefined;
+  let hooks: RunningCheckHooks | undefined;
   try {
     // Sized for this worker's terraform processes (GOMAXPROCS), not the control plane's setting.
     context = await createAppContext({ ...config, defaults: { ...config.defaults, concurrency } }, options);
@@ -89,6 +91,12 @@ export async function startWorker(config: DriftgateConfig, options: WorkerOption
         { variables: present },
         "this worker's environment holds the control plane's secrets; a worker needs none of them (terraform never gets them): remove them",
       );
+    // Its checks keep the change events' index and attribute drift, asking CloudTrail with this pool's
+    // credentials: the control plane needs no cloud access for it.
+    hooks = config.changeEvents
+      ? await startCheckHooks(config.changeEvents, options.env, context.deps, options.pool)
+      : undefined;
+    if (hooks) context.deps.changeEvents = hooks.checks;
     queue = await openQueueFor(config, logger, `driftgate-worker-${options.pool}`);
     const taken = queue;
     const bus = relayBus(
@@ -126,6 +134,7 @@ export async function startWorker(config: DriftgateConfig, options: WorkerOption
     );
     const started = context;
     const registered = registry;
+    const checkHooks = hooks;
     return {
       context: started,
       health: ports.health,
@@ -135,6 +144,7 @@ export async function startWorker(config: DriftgateConfig, options: WorkerOption
         await taken.stop(config.defaults.shutdownTimeout);
         await heartbeat.stop();
         await registered.close();
+        checkHooks?.stop();
         storeHealth.stop();
         await ports.close();
         await started.close();
@@ -143,6 +153,7 @@ export async function startWorker(config: DriftgateConfig, options: WorkerOption
   } catch (err) {
     await queue?.stop(0).catch(() => undefined);
     await registry?.close().catch(() => undefined);
+    hooks?.stop();
     await context?.close();
     await ports.close();
     throw err;

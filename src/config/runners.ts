@@ -18,12 +18,5 @@ export function runnersIssues(file: ConfigFile): ConfigIssue[] {
       path: 'artifacts.type',
       message: 'runners: {type: workers} needs saved plans every process can read: artifacts: {type: s3, bucket: ...}',
     });
-  // A worker's checks do not keep the change events' index nor attribute drift in this version.
-  if (file.changeEvents)
-    issues.push({
-      path: 'changeEvents',
-      message:
-        'change events work with runners: {type: local} only in this version (workers do not keep their index yet)',
-    });
   return issues;
 }

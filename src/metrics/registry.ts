@@ -16,6 +16,7 @@ export interface Metrics {
   poolJobsActive: Gauge<'pool'>;
   poolOldestWaiting: Gauge<'pool'>;
   changeEvents: Counter<'outcome' | 'reason'>;
+  changeEventsIndexed: Gauge;
   /** From now on the gauges read `sources` at each scrape (the store, opened after the ports are taken). */
   readGaugesFrom(sources: GaugeSources): void;
 }
@@ -133,6 +134,11 @@ export function createMetrics(initial?: GaugeSources): Metrics {
       name: 'driftgate_change_events_total',
       help: 'Cloud change events taken in, by outcome (ignored, unmatched, matched) and reason (read_only, failed_call, own_apply, automation:<rule>; for matched: scheduled, coalesced, over_capacity)',
       labelNames: ['outcome', 'reason'],
+      registers: [registry],
+    }),
+    changeEventsIndexed: new Gauge({
+      name: 'driftgate_change_events_indexed_resources',
+      help: 'Cloud resources the change-event intake matches events against (read from the resource index the checks keep)',
       registers: [registry],
     }),
     readGaugesFrom(next) {

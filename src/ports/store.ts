@@ -1,5 +1,6 @@
 import type { SlackStore } from './slack-store.js';
 import type { StackResourceIndex } from '../domain/change-events/resource-index.js';
+import type { MatchedChange } from '../domain/change-events/intake.js';
 import type { UnmatchedChange } from '../domain/change-events/unmatched.js';
 import type { Announcement } from '../domain/events.js';
 import type { ActionCounts } from '../domain/plan/model.js';
@@ -110,8 +111,19 @@ export interface RunStore {
 
   /** Replaces a stack's part of the change-event resource index (what its latest state holds). */
   saveResourceIndex(entry: Omit<StackResourceIndex, 'updatedAt'>): Promise<void>;
-  /** Every stack's part of the index: what a restart matches change events with. */
-  listResourceIndexes(): Promise<StackResourceIndex[]>;
+  /**
+   * Every stack's part of the index (what a restart matches change events with); with `stack`, its part
+   * only; with `updatedSince`, the parts saved since (a control plane keeping up with its workers' plans).
+   */
+  listResourceIndexes(query?: { stack?: string; updatedSince?: Date }): Promise<StackResourceIndex[]>;
+
+  /**
+   * Keeps matched changes for the stack's next check, each event once, at most
+   * PENDING_CHANGES_PER_STACK waiting; returns how many were added.
+   */
+  addPendingChanges(stack: string, changes: readonly MatchedChange[]): Promise<number>;
+  /** The changes waiting for the stack, oldest first, and no longer waiting: one check takes them. */
+  takePendingChanges(stack: string): Promise<MatchedChange[]>;
 
   /**
    * Keeps change events that matched no stack, each event id once, and counts them in the hour they came

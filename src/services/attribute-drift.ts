@@ -10,34 +10,16 @@ import type { ChangeHistory } from '../ports/change-history.js';
 import type { ServiceDeps } from './deps.js';
 
 /**
- * Who changed a stack's drifted resources. First the change events that queued the check (kept per stack
- * until a check of it takes them); for drift a sweep found, the cloud's audit log (CloudTrail
+ * Who changed a stack's drifted resources. First the change events that queued the check (kept in the
+ * store per stack until a check of it takes them, wherever it runs); for drift a sweep found, the cloud's audit log (CloudTrail
  * LookupEvents) from the stack's last clean check on. The audit log failing costs only the answer
  * ("unknown"), never the alert, and a slow one is not waited for past `timeoutMs`.
  */
 
-/** Matched changes waiting for the next check of their stack; bounded like the debouncer. */
-export class PendingChanges {
-  private readonly byStack = new Map<string, MatchedChange[]>();
-  constructor(private readonly maxPerStack = 50) {}
-
-  add(stack: string, changes: readonly MatchedChange[]): void {
-    const list = this.byStack.get(stack) ?? [];
-    for (const c of changes) if (list.length < this.maxPerStack) list.push(c);
-    this.byStack.set(stack, list);
-  }
-
-  take(stack: string): MatchedChange[] {
-    const list = this.byStack.get(stack) ?? [];
-    this.byStack.delete(stack);
-    return list;
-  }
-}
-
 export interface AttributeDriftDeps extends Pick<ServiceDeps, 'logger' | 'now'> {
-  store: Pick<ServiceDeps['store'], 'listRuns'>;
+  /** The store keeps the changes waiting for a stack's next check (`takePendingChanges`). */
+  store: Pick<ServiceDeps['store'], 'listRuns' | 'takePendingChanges'>;
   index: ResourceIndex;
-  pending: PendingChanges;
   classify: (event: ChangeEvent) => Classification;
   /** Absent: CloudTrail lookups are off. */
   history?: ChangeHistory;
@@ -102,7 +84,7 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
     options: { lookUp?: boolean } = {},
   ): Promise<Attribution | undefined> => {
     const drifted = new Set(driftedList);
-    const fromPush = fromEvents(stack, deps.pending.take(stack), drifted);
+    const fromPush = fromEvents(stack, await deps.store.takePendingChanges(stack), drifted);
     if (fromPush.length) return { status: 'found', changes: fromPush };
     if (!deps.history || options.lookUp === false) return undefined;
     let timer: NodeJS.Timeout | undefined;

@@ -54,25 +54,20 @@ describe('runners and pools in the config', () => {
     );
   });
 
-  it('refuses change events beside workers, which do not keep their index in this version', async () => {
+  it('takes change events beside workers: the workers keep the index and attribute drift', async () => {
     const result = await parse(
       [
         'version: 1',
         'store: { type: postgres, url: "${DATABASE_URL}" }',
         'artifacts: { type: s3, bucket: plans, region: eu-west-1 }',
         'runners: { type: workers }',
-        'changeEvents: { secretEnv: EVENTS_SECRET, cloudTrail: { lookup: false } }',
+        'changeEvents: { secretEnv: EVENTS_SECRET, cloudTrail: { region: eu-west-1 } }',
         STACK,
       ].join('\n'),
       { DATABASE_URL: 'postgres://driftgate:pw@db:5432/driftgate' },
     );
-    expect(result.issues).toEqual([
-      {
-        path: 'changeEvents',
-        message:
-          'change events work with runners: {type: local} only in this version (workers do not keep their index yet)',
-      },
-    ]);
+    expect(result.issues).toEqual([]);
+    expect(result.config?.changeEvents?.cloudTrail).toEqual({ lookup: true, region: 'eu-west-1' });
   });
 
   it('refuses workers on a local store or local artifacts, saying what to write', async () => {

@@ -10,7 +10,7 @@ import {
 } from '../../src/adapters/aws/cloudtrail-lookup.js';
 import { createClassifier } from '../../src/domain/change-events/classify.js';
 import { ResourceIndex } from '../../src/domain/change-events/resource-index.js';
-import { createDriftAttributor, PendingChanges } from '../../src/services/attribute-drift.js';
+import { createDriftAttributor } from '../../src/services/attribute-drift.js';
 import { rawFixture } from '../domain/change-events/fixtures.js';
 import { useTempStore } from '../adapters/store/temp-store.js';
 import { type CloudTrailEmulator, startCloudTrailEmulator, type TrailRecord } from '../helpers/cloudtrail-emulator.js';
@@ -62,7 +62,6 @@ function attributor(options: { maxAttempts?: number } = {}) {
     logger: quiet,
     now: () => NOW,
     index,
-    pending: new PendingChanges(),
     classify,
     history,
   });

@@ -191,6 +191,19 @@ export const MIGRATIONS: readonly string[] = [
     count INTEGER NOT NULL
   );
   `,
+  // Matched change events waiting for their stack's next check (its attribution), kept with the runs so
+  // any replica, or a worker, can take them and a restart between the event and the check keeps them.
+  `
+  CREATE TABLE pending_changes (
+    stack TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    received_at INTEGER NOT NULL,
+    change TEXT NOT NULL,
+    PRIMARY KEY (stack, event_id)
+  );
+  CREATE INDEX resource_index_updated_at ON resource_index (updated_at);
+  `,
 ];
 
 /** The database was written by a newer driftgate: older code must not guess at a schema it does not know. */

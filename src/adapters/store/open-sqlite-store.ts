@@ -9,6 +9,7 @@ import { lockQueries } from './lock-queries.js';
 import { applyMigrations } from './migrations.js';
 import { recordQueries } from './record-queries.js';
 import { remediationQueries } from './remediation-queries.js';
+import { pendingChangeQueries } from './pending-change-queries.js';
 import { resourceIndexQueries } from './resource-index-queries.js';
 import { unmatchedChangeQueries } from './unmatched-change-queries.js';
 import { recoverInterrupted } from './recover-interrupted.js';
@@ -80,6 +81,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...outboxQueries(ctx),
     ...remediationQueries(ctx),
     ...resourceIndexQueries(ctx),
+    ...pendingChangeQueries(ctx),
     ...unmatchedChangeQueries(ctx),
     recoverInterrupted: () => recoverInterrupted(ctx),
     ping: () => {

@@ -1,6 +1,6 @@
 import type { RunStore } from '../../ports/store.js';
 import type { StoreContext } from './context.js';
-import { resourceIndexValues, toStackResourceIndex } from './resource-index-row.js';
+import { indexFilter, resourceIndexValues, toStackResourceIndex } from './resource-index-row.js';
 import type { Synchronous } from './synchronous.js';
 
 /** Each stack's part of the change-event index: one row per stack, replaced by its next state. */
@@ -17,8 +17,12 @@ export function resourceIndexQueries(
         )
         .run(...resourceIndexValues(entry, ctx.nowMs()));
     },
-    listResourceIndexes() {
-      return ctx.stmt('SELECT * FROM resource_index ORDER BY stack').all().map(toStackResourceIndex);
+    listResourceIndexes(query = {}) {
+      const { where, values } = indexFilter(query, () => '?');
+      return ctx
+        .stmt(`SELECT * FROM resource_index ${where} ORDER BY stack`)
+        .all(...values)
+        .map(toStackResourceIndex);
     },
   };
 }

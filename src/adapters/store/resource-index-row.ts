@@ -29,3 +29,21 @@ export function toStackResourceIndex(raw: unknown): StackResourceIndex {
     updatedAt: new Date(row.updated_at),
   };
 }
+
+/** The WHERE clause of `listResourceIndexes`'s query, with `param` writing each placeholder in its dialect. */
+export function indexFilter(
+  query: { stack?: string; updatedSince?: Date },
+  param: () => string,
+): { where: string; values: (string | number)[] } {
+  const clauses: string[] = [];
+  const values: (string | number)[] = [];
+  if (query.stack !== undefined) {
+    clauses.push(`stack = ${param()}`);
+    values.push(query.stack);
+  }
+  if (query.updatedSince !== undefined) {
+    clauses.push(`updated_at >= ${param()}`);
+    values.push(query.updatedSince.getTime());
+  }
+  return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', values };
+}

@@ -50,3 +50,9 @@ export function takeChangeEvent(deps: IntakeDeps, event: ChangeEvent): IntakeOut
   const stacks = [...new Set(matches.map((m) => m.stack))].map((stack, i) => ({ stack, result: results[i]! }));
   return { kind: 'queued', change: matched, stacks };
 }
+
+/**
+ * Matched changes kept per stack until a check of it takes them (its attribution): a console session's
+ * burst beyond them was coalesced into the same check and is counted, not kept.
+ */
+export const PENDING_CHANGES_PER_STACK = 50;

@@ -22,6 +22,7 @@ const TABLES = [
   'resource_index',
   'unmatched_changes',
   'unmatched_change_counts',
+  'pending_changes',
 ] as const;
 
 /** Ids that rows elsewhere may refer to: kept as they are, and the sequence set after them. */

@@ -196,6 +196,19 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     count bigint NOT NULL
   );
   `,
+  // Matched change events waiting for their stack's next check (its attribution), kept with the runs so
+  // any replica, or a worker, can take them and a restart between the event and the check keeps them.
+  `
+  CREATE TABLE pending_changes (
+    stack text NOT NULL,
+    event_id text NOT NULL,
+    at bigint NOT NULL,
+    received_at bigint NOT NULL,
+    change jsonb NOT NULL,
+    PRIMARY KEY (stack, event_id)
+  );
+  CREATE INDEX resource_index_updated_at ON resource_index (updated_at);
+  `,
 ];
 
 /** The database was migrated by a newer driftgate: older code must not guess at a schema it does not know. */

@@ -9,6 +9,7 @@ import { outboxQueries } from './outbox-queries.js';
 import { recordQueries } from './record-queries.js';
 import { recoverInterrupted } from './recover-interrupted.js';
 import { remediationQueries } from './remediation-queries.js';
+import { pendingChangeQueries } from './pending-change-queries.js';
 import { resourceIndexQueries } from './resource-index-queries.js';
 import { unmatchedChangeQueries } from './unmatched-change-queries.js';
 import { runNoteQueries } from './run-note-queries.js';
@@ -56,6 +57,7 @@ function storeOn(ctx: PgContext, close: () => Promise<void>): Store {
     ...outboxQueries(ctx),
     ...remediationQueries(ctx),
     ...resourceIndexQueries(ctx),
+    ...pendingChangeQueries(ctx),
     ...unmatchedChangeQueries(ctx),
     recoverInterrupted: () => recoverInterrupted(ctx),
     ping: async () => {

@@ -1,5 +1,5 @@
 import type { RunStore } from '../../../ports/store.js';
-import { resourceIndexValues, toStackResourceIndex } from '../resource-index-row.js';
+import { indexFilter, resourceIndexValues, toStackResourceIndex } from '../resource-index-row.js';
 import { type PgContext, rows } from './context.js';
 
 /** Each stack's part of the change-event index: one row per stack, replaced by its next state. */
@@ -13,8 +13,12 @@ export function resourceIndexQueries(ctx: PgContext): Pick<RunStore, 'saveResour
         resourceIndexValues(entry, ctx.nowMs()),
       );
     },
-    async listResourceIndexes() {
-      return (await rows(ctx, 'SELECT * FROM resource_index ORDER BY stack')).map(toStackResourceIndex);
+    async listResourceIndexes(query = {}) {
+      let n = 0;
+      const { where, values } = indexFilter(query, () => `$${++n}`);
+      return (await rows(ctx, `SELECT * FROM resource_index ${where} ORDER BY stack`, values)).map(
+        toStackResourceIndex,
+      );
     },
   };
 }

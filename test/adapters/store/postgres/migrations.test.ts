@@ -47,6 +47,7 @@ describe('postgres store migrations', () => {
       'audit',
       'locks',
       'outbox',
+      'pending_changes',
       'remediations',
       'resource_index',
       'runs',
