@@ -7,11 +7,11 @@ import { fingerprintChanges } from '../domain/plan/fingerprint.js';
 import type { PlanAnalysis } from '../domain/plan/model.js';
 import type { PolicyEvaluation } from '../domain/policy/model.js';
 import { type Attribution, policyChanges } from '../domain/change-events/attribution.js';
-import { parsePlanJson } from '../domain/plan/schema.js';
+import { type PlanJson, parsePlanJson } from '../domain/plan/schema.js';
 import { type Announcement, announcementEvent } from '../domain/events.js';
 import { classifyRun } from '../domain/run/classify.js';
 import type { Run } from '../domain/run/model.js';
-import { UNDECIDED, type RunTrigger } from '../domain/run/state.js';
+import { type RunKind, UNDECIDED, type RunTrigger } from '../domain/run/state.js';
 import { planSignature } from '../domain/plan/signature.js';
 import { storeArtifact } from './artifacts.js';
 import { loadAttribution } from './stored-attribution.js';
@@ -150,13 +150,16 @@ async function reuseEarlierAnalysis(
   });
   // Judged as drift then and as a pending change now (a baseline moved): the policies judge it again.
   if (kind !== earlier.from.kind) return undefined;
-  const { analysis, policy, planJson, planLog } = earlier;
+  const { planJson, planLog } = earlier;
   // The same drift as the earlier run: what it was attributed to stands, unless new events name it.
+  const named = kind === 'drift' ? await attributeDrift(deps, stack, earlier.analysis, { lookUp: false }) : undefined;
   const attribution =
-    kind === 'drift'
-      ? ((await attributeDrift(deps, stack, analysis, { lookUp: false })) ??
-        (await loadAttribution(deps, earlier.from.id).catch(() => undefined)))
-      : undefined;
+    named ?? (kind === 'drift' ? await loadAttribution(deps, earlier.from.id).catch(() => undefined) : undefined);
+  // Who made it is new to the policies (`drift.changes`): they judge the same plan again with it.
+  const { analysis, policy } =
+    named && kind && deps.evaluatePolicies
+      ? judge(deps, parsePlanJson(planJson.toString()), stack, kind, earlier.analysis, named)
+      : earlier;
   return {
     analysis,
     planJson,
@@ -165,6 +168,25 @@ async function reuseEarlierAnalysis(
     ...(policy ? { policy } : {}),
     ...(attribution ? { attribution } : {}),
   };
+}
+
+/**
+ * The config's policies over a plan of `kind`, told who changed its drift; drift an `ignore` rule covers
+ * leaves the analysis's fingerprint, so that the same real drift does not look new each time its value moves.
+ */
+function judge(
+  deps: ServiceDeps,
+  planJson: PlanJson,
+  stack: Stack,
+  kind: RunKind,
+  analysis: PlanAnalysis,
+  attribution: Attribution | undefined,
+): { analysis: PlanAnalysis; policy?: PolicyEvaluation } {
+  if (!deps.evaluatePolicies) return { analysis };
+  const { redactor } = analyzePlan(planJson);
+  const policy = deps.evaluatePolicies(planJson, redactor, stack, kind, policyChanges(attribution));
+  const ignored = new Set(policy.ignored.map((i) => i.address));
+  return { analysis: { ...analysis, fingerprint: fingerprintWithout(analysis, ignored) }, policy };
 }
 
 async function analyseAfresh(
@@ -187,16 +209,15 @@ async function analyseAfresh(
     lastAppliedCommit: (await store.getStack(stack.name))?.lastAppliedCommit,
   });
   const attribution = kind === 'drift' ? await attributeDrift(deps, stack, analysis) : undefined;
-  const policy =
-    kind && deps.evaluatePolicies
-      ? deps.evaluatePolicies(planJson, redactor, stack, kind, policyChanges(attribution))
-      : undefined;
-  // Drift another system owns must not make the same real drift look new each time its value moves.
-  if (policy?.ignored.length)
-    analysis.fingerprint = fingerprintWithout(analysis, new Set(policy.ignored.map((i) => i.address)));
-
+  const judged = kind ? judge(deps, planJson, stack, kind, analysis, attribution) : { analysis };
   const planLog = deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`, stack.name);
-  return { analysis, planJson: json, planLog, ...(policy ? { policy } : {}), ...(attribution ? { attribution } : {}) };
+  return {
+    analysis: judged.analysis,
+    planJson: json,
+    planLog,
+    ...(judged.policy ? { policy: judged.policy } : {}),
+    ...(attribution ? { attribution } : {}),
+  };
 }
 
 /** Who changed what drifted; asked only of drift, which is what people ask "who did this" about. */

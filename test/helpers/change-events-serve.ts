@@ -10,6 +10,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { execa } from 'execa';
+import type { ConfigPatch } from './config-builder.js';
 import { type S3ObjectSpec, s3ObjectStackHcl, s3StackSettings, s3TestClient, tagAsCreated } from './s3-object-stack.js';
 import { type LocalS3, startLocalS3 } from './s3rver.js';
 import { type SlackServe, startSlackServe } from './slack-serve.js';
@@ -33,6 +34,8 @@ export async function startChangeEventsServe(options: {
   objects: S3ObjectSpec[];
   debounce: string;
   slackUsers?: Record<string, string>;
+  /** More config (approvers, policies) merged beside `changeEvents`. */
+  config?: ConfigPatch;
 }): Promise<ChangeEventsServe> {
   const s3 = await startLocalS3();
   const client = s3TestClient(s3);
@@ -46,6 +49,7 @@ export async function startChangeEventsServe(options: {
     stackSettings: { [EVENTS_STACK]: settings },
     logLevel: 'info',
     config: {
+      ...options.config,
       changeEvents: {
         secretEnv: 'EVENTS_SECRET',
         sqs: { queueUrl, region: 'us-east-1', waitTime: 1 },
@@ -110,6 +114,13 @@ const PRINCIPALS = {
     userIdentity: { type: 'IAMUser', arn: `arn:aws:iam::${ACCOUNT}:user/bob`, accountId: ACCOUNT, userName: 'bob' },
     sourceIPAddress: '198.51.100.7',
     userAgent: 'aws-cli/2.17.0 md/awscrt#0.20.11 ua/2.0 os/linux#6.8.0 md/arch#x86_64 lang/python#3.11.9',
+  },
+  /** The account's root user, in the console. */
+  root: {
+    userIdentity: { type: 'Root', principalId: ACCOUNT, arn: `arn:aws:iam::${ACCOUNT}:root`, accountId: ACCOUNT },
+    sourceIPAddress: '192.0.2.10',
+    userAgent: '[S3Console/0.4, aws-internal/3 aws-sdk-java/1.12.750]',
+    sessionCredentialFromConsole: 'true',
   },
   /** driftgate's own apply role. */
   'driftgate-apply': {

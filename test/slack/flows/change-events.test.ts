@@ -10,7 +10,9 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Run } from '../../../src/domain/run/model.js';
+import { loadArtifact } from '../../../src/services/artifacts.js';
 import { loadAttribution } from '../../../src/services/stored-attribution.js';
+import { approvers } from '../../helpers/config-builder.js';
 import { rawFixture } from '../../domain/change-events/fixtures.js';
 import {
   type ChangeEventsServe,
@@ -24,7 +26,7 @@ import {
 import { changeOutOfBand, type S3ObjectSpec } from '../../helpers/s3-object-stack.js';
 import { CHANNEL, type SlackServe } from '../../helpers/slack-serve.js';
 import { HAS_AWS_MIRROR } from '../../helpers/terraform-env.js';
-import { alerts, textOf } from './fixtures.js';
+import { alerts, LEAD1, LEAD2, textOf } from './fixtures.js';
 
 const ALICE = 'U0ALICE';
 const OBJECTS: S3ObjectSpec[] = [
@@ -63,6 +65,21 @@ describe.skipIf(!HAS_AWS_MIRROR)(
         objects: OBJECTS,
         debounce: '1s',
         slackUsers: { 'alice@example.com': ALICE },
+        config: {
+          ...approvers({ leads: [LEAD1], security: [LEAD2] }, [{ stacks: '*', count: 1, from: ['leads'] }]),
+          policies: {
+            rules: [
+              {
+                name: 'root-changes-need-security',
+                scope: 'plan',
+                when: 'drift.changes.exists(c, c.principal.kind == "root")',
+                effect: 'require_approval',
+                count: 1,
+                from: ['security'],
+              },
+            ],
+          },
+        },
       });
       h = world.h;
     }, 400_000);
@@ -155,6 +172,20 @@ describe.skipIf(!HAS_AWS_MIRROR)(
       });
       await h.idle();
       expect(world.sqs.bodies(QUEUE)).toEqual([]);
+    });
+
+    it('judges the same drift again when an event says root made it (a rule on drift.changes)', async () => {
+      const before = await eventRun(h, 2);
+      expect((await post(h, tagEvent(BUCKET, 'README.md', 'root', 'e-r00t'))).status).toBe(202);
+      const run = await eventRun(h, 3);
+      expect(run.state).toBe('drifted');
+      // The plan is the one already analysed (no `show -json`), but who made it is new to the policies.
+      const policyOf = async (r: Run) =>
+        JSON.parse(String(await loadArtifact(h.running.context.deps, r.id, 'policy'))) as {
+          fired: string[];
+        };
+      expect((await policyOf(before)).fired).toEqual([]);
+      expect((await policyOf(run)).fired).toEqual(['root-changes-need-security']);
     });
 
     it('matches events after a restart with the index it kept', async () => {
