@@ -111,6 +111,43 @@ export async function decisionRights(
   return { requirement: match.requirement, rule: match.rule, userGroups };
 }
 
+/**
+ * Whether the user may approve the plans of at least one stack: what it takes to see what driftgate
+ * knows across stacks (who changed which cloud resource). When Slack cannot say, the answer is no.
+ * `what` names the act in the refusal ("Listing cloud changes").
+ */
+export async function approvesAnyStack(
+  deps: Pick<ApprovalServiceDeps, 'approvers' | 'usergroups' | 'logger'>,
+  stacks: readonly Pick<Stack, 'name' | 'environment'>[],
+  userId: string,
+  what: string,
+): Promise<true | DecisionRefusal> {
+  const groups = [...new Set(stacks.flatMap((s) => requirementFor(s, deps.approvers)?.requirement.groups ?? []))];
+  if (!deps.approvers || groups.length === 0)
+    return {
+      status: 'refused',
+      reason: 'no_rule',
+      message: `${what} takes someone who may approve a stack's plans, and no approval rule covers any stack.`,
+    };
+  try {
+    const userGroups = await deps.usergroups.groupsOf(userId, deps.approvers, groups);
+    if (userGroups.some((g) => groups.includes(g))) return true;
+  } catch (err) {
+    if (!(err instanceof DriftgateError && err.code === 'EXTERNAL_SERVICE')) throw err;
+    deps.logger.warn({ err: errorMessage(err) }, 'could not resolve approver groups');
+    return {
+      status: 'refused',
+      reason: 'slack_unavailable',
+      message: `driftgate could not check with Slack whether you may approve a stack's plans. Try again in a minute.`,
+    };
+  }
+  return {
+    status: 'refused',
+    reason: 'not_in_group',
+    message: `${what} takes someone who may approve a stack's plans (${describeGroups(groups)}).`,
+  };
+}
+
 /** Records a refused click in the audit log and hands the refusal back. */
 export async function auditRefusal<T extends DecisionRefusal>(
   deps: ApprovalServiceDeps,

@@ -1,6 +1,7 @@
 import { renderHome } from './blocks/render-home.js';
 import type { SlackDeps } from './listeners/deps.js';
 import { readPoolsView } from './pools-view.js';
+import { readRecentUnmatched } from './recent-unmatched-view.js';
 import { pendingApprovals, stackRows } from './stack-rows.js';
 import { VISIBILITY_UNKNOWN, type ViewerDeps, visibleTo } from './visible.js';
 
@@ -8,7 +9,7 @@ export type HomeDeps = ViewerDeps & Pick<SlackDeps, 'now' | 'stack' | 'api' | 'p
 
 /**
  * Publishes a user's App Home tab: the stacks, pending approvals and activity they may read
- * (slack.visibility). `notice` is shown on top: a click on the Home tab has no channel and no
+ * (slack.visibility), and to an approver the last day's changes to resources no stack manages. `notice` is shown on top: a click on the Home tab has no channel and no
  * response_url, so that is where a refusal or result is told.
  */
 export async function publishHome(deps: HomeDeps, userId: string, notice?: string): Promise<void> {
@@ -17,6 +18,7 @@ export async function publishHome(deps: HomeDeps, userId: string, notice?: strin
   const sees = (stack: string | undefined) => Boolean(visible && stack && visible.has(stack));
   const shown = notice ?? (visible ? undefined : VISIBILITY_UNKNOWN);
   const pools = await readPoolsView(deps);
+  const unmatched = await readRecentUnmatched(deps, userId);
   const view = renderHome({
     stacks: await stackRows(
       deps.store,
@@ -32,6 +34,7 @@ export async function publishHome(deps: HomeDeps, userId: string, notice?: strin
     now,
     ...(shown ? { notice: shown } : {}),
     ...(pools ? { pools } : {}),
+    ...(unmatched ? { unmatched } : {}),
   });
   await deps.api.call('views.publish', { user_id: userId, view });
 }

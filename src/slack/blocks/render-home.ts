@@ -1,6 +1,7 @@
 /**
  * The App Home tab: pending approvals first (with their buttons, the same as on the run message), then
- * every stack by state, then recent activity from the audit log. At most 100 blocks, Slack's view limit.
+ * every stack by state, the worker pools, the last day's changes to resources no stack manages, then
+ * recent activity from the audit log. At most 100 blocks, Slack's view limit.
  */
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { ApprovalProgress } from '../../domain/approvals/model.js';
@@ -12,6 +13,7 @@ import { LIMITS } from '../limits.js';
 import { code, escapeMrkdwn, truncate, userRef } from './escape.js';
 import { actions, button, context, divider, header, section, slackDate, stackLabel, type StackRef } from './message.js';
 import { poolBlocks, type PoolsAt } from './render-pools.js';
+import { type RecentUnmatched, recentUnmatchedBlocks } from './render-recent-unmatched.js';
 import { runButtons } from './run-buttons.js';
 import { statusBlocks, type StackStatusRow } from './status-blocks.js';
 
@@ -33,6 +35,8 @@ export interface HomeInput {
   notice?: string;
   /** The worker pools, below the stacks (runners: workers only). */
   pools?: PoolsAt;
+  /** Changes to resources no stack manages (change events on, and a viewer who may list them). */
+  unmatched?: RecentUnmatched;
 }
 
 const MAX_PENDING = 15;
@@ -97,7 +101,8 @@ export function renderHome(input: HomeInput): HomeView {
     header('Stacks'),
   ];
   const pools = input.pools ? [divider, ...poolBlocks(input.pools, POOL_BLOCKS)] : [];
-  const bottom = [...pools, divider, ...activityBlocks(input.activity)];
+  const unmatched = input.unmatched ? [divider, ...recentUnmatchedBlocks(input.unmatched)] : [];
+  const bottom = [...pools, ...unmatched, divider, ...activityBlocks(input.activity)];
   const room = LIMITS.viewBlocks - top.length - bottom.length;
   const stacks = input.stacks.length
     ? statusBlocks(input.stacks, { maxBlocks: room, maxLinesPerGroup: 40 })

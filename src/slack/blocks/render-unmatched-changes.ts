@@ -19,7 +19,7 @@ export interface UnmatchedChangesView {
   days: number;
 }
 
-const TITLE = 'Changes to resources no stack manages';
+export const UNMATCHED_TITLE = 'Changes to resources no stack manages';
 const RESOURCES_SHOWN = 3;
 const LINE_MAX = 900;
 
@@ -42,13 +42,13 @@ export function renderUnmatchedChanges(
   const window = `the last ${plural(view.days, 'day')}`;
   if (view.changes.length === 0 && view.counted === 0) {
     const text = `No change to a resource no stack manages in ${window}.`;
-    return { text: fallbackText(text), blocks: [section(`*${TITLE}*\n${text}`)] };
+    return { text: fallbackText(text), blocks: [section(`*${UNMATCHED_TITLE}*\n${text}`)] };
   }
   const lines = view.changes.map((c) => changeLine(c, options.slackUsers ?? {}));
   const { blocks: listed, shown } = sections(lines, LIMITS.messageBlocks - 2);
   const beyond = Math.max(0, view.counted - shown);
-  const blocks: KnownBlock[] = [section(`*${TITLE}* in ${window}, newest first`), ...listed];
+  const blocks: KnownBlock[] = [section(`*${UNMATCHED_TITLE}* in ${window}, newest first`), ...listed];
   if (beyond > 0) blocks.push(context([`${plural(beyond, 'more change')} counted in ${window}, not shown`]));
-  const text = `${TITLE}: ${plural(view.counted, 'change')} in ${window}`;
+  const text = `${UNMATCHED_TITLE}: ${plural(view.counted, 'change')} in ${window}`;
   return { text: fallbackText(text), blocks };
 }

@@ -1,8 +1,5 @@
-import { describeGroups } from '../../../domain/approvals/evaluate.js';
-import { requirementFor } from '../../../domain/approvals/requirement.js';
-import { DriftgateError, errorMessage } from '../../../domain/errors.js';
 import type { Stack } from '../../../domain/stack.js';
-import { decisionRights } from '../../../services/approval-checks.js';
+import { approvesAnyStack, decisionRights } from '../../../services/approval-checks.js';
 import { renderNotAllowed } from '../../blocks/render-command-replies.js';
 import type { ApprovalServiceDeps } from '../../../services/approval-deps.js';
 import type { Tell } from '../tell.js';
@@ -46,10 +43,7 @@ export async function refuse(
   });
 }
 
-/**
- * Whether the user may approve the plans of at least one stack: what it takes to see what driftgate
- * knows across stacks (who changed which cloud resource). When Slack cannot say, the answer is no.
- */
+/** `approvesAnyStack`, with a refusal told to the user; false then. */
 export async function mayApproveAnyStack(
   deps: Pick<ApprovalServiceDeps, 'approvers' | 'usergroups' | 'logger'>,
   stacks: readonly Pick<Stack, 'name' | 'environment'>[],
@@ -57,26 +51,8 @@ export async function mayApproveAnyStack(
   what: string,
   tell: Tell,
 ): Promise<boolean> {
-  const groups = [...new Set(stacks.flatMap((s) => requirementFor(s, deps.approvers)?.requirement.groups ?? []))];
-  if (!deps.approvers || groups.length === 0) {
-    await tell(
-      renderNotAllowed(`${what} takes someone who may approve a stack's plans, and no approval rule covers any stack.`),
-    );
-    return false;
-  }
-  try {
-    const userGroups = await deps.usergroups.groupsOf(userId, deps.approvers, groups);
-    if (userGroups.some((g) => groups.includes(g))) return true;
-  } catch (err) {
-    if (!(err instanceof DriftgateError && err.code === 'EXTERNAL_SERVICE')) throw err;
-    deps.logger.warn({ err: errorMessage(err) }, 'could not resolve approver groups');
-    await tell(
-      renderNotAllowed(
-        `driftgate could not check with Slack whether you may approve a stack's plans. Try again in a minute.`,
-      ),
-    );
-    return false;
-  }
-  await tell(renderNotAllowed(`${what} takes someone who may approve a stack's plans (${describeGroups(groups)}).`));
+  const rights = await approvesAnyStack(deps, stacks, userId, what);
+  if (rights === true) return true;
+  await tell(renderNotAllowed(rights.message));
   return false;
 }
