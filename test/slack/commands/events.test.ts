@@ -76,6 +76,8 @@ describe('/drift events', () => {
     expect((await ask(h, 'events', OUTSIDER)).answers).toEqual([
       expect.stringContaining('Listing cloud changes takes someone who may approve a stack'),
     ]);
+    // The helper closes only the latest serve after a test: this one is closed here.
+    await h.close();
     const off = await serveWithEvents(false);
     expect((await ask(off, 'events', LEAD1)).answers).toEqual([
       expect.stringContaining('Cloud change events are not set up'),
