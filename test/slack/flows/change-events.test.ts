@@ -132,6 +132,14 @@ describe.skipIf(!HAS_AWS_MIRROR)(
 
       const run = await eventRun(h, 1);
       expect(run).toMatchObject({ state: 'drifted', kind: 'drift' });
+      // A plan with changes indexed the stack from its prior state, by what events name the resources with.
+      const [indexed] = await h.running.context.store.listResourceIndexes({ stack: STACK });
+      const identifiersOf = (address: string) => indexed!.resources.find((r) => r.address === address)!.identifiers;
+      expect(identifiersOf('aws_s3_object.config')).toEqual(
+        expect.arrayContaining([`${BUCKET}/config/app.json`, `arn:aws:s3:::${BUCKET}/config/app.json`]),
+      );
+      expect(identifiersOf('aws_s3_bucket.assets')).toEqual(expect.arrayContaining([BUCKET, `arn:aws:s3:::${BUCKET}`]));
+      expect(indexed!.serial).toBeUndefined();
       await h.idle();
       const [alert, ...more] = alerts(h, CHANNEL);
       expect(more).toEqual([]);
