@@ -19,6 +19,7 @@ import { ConfigError, errorMessage } from '../domain/errors.js';
 import { AWS_EVENTS_PATH, createAwsEventsListener } from '../http/aws-events/listener.js';
 import type { HttpMount } from '../http/server.js';
 import type { Metrics } from '../metrics/registry.js';
+import type { RunStore } from '../ports/store.js';
 import { createDriftAttributor } from '../services/attribute-drift.js';
 import type { CheckChangeEvents, ServiceDeps } from '../services/deps.js';
 import type { AppContext } from './context.js';
@@ -37,7 +38,7 @@ import { createUnmatchedChangeRecorder } from '../services/unmatched-changes.js'
 export interface ChangeEventsOptions {
   config: ChangeEventsConfig;
   env: Record<string, string | undefined>;
-  deps: Pick<ServiceDeps, 'store' | 'terraform' | 'logger' | 'now'>;
+  deps: Pick<ServiceDeps, 'logger' | 'now'> & { store: RunStore };
   metrics: Pick<Metrics, 'changeEvents' | 'changeEventsIndexed'>;
   /** Queues an event-triggered check of the stack. */
   requestCheck(stack: string): Promise<unknown>;
@@ -201,6 +202,7 @@ export async function startChangeEventsWith(
   const index = follower.index;
   const classify = createClassifier({ ownIdentities: config.ownIdentities, automation: config.automation });
   const unmatched = createUnmatchedChangeRecorder(deps);
+  let stopped = false;
   const waiting = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>) => {
     waiting.add(work);
@@ -214,7 +216,8 @@ export async function startChangeEventsWith(
         { stack: request.stack, resources: request.resources, events: request.coalesced + 1 },
         'change events: checking the stack',
       );
-      // Kept before the check is queued, so whichever process runs it finds them.
+      // Kept before the check is queued, so whichever process runs it finds them. Stopping waits for the
+      // write, not for the check (the runners stop those within the shutdown timeout).
       const keep = deps.store
         .addPendingChanges(request.stack, request.changes)
         .catch((err: unknown) =>
@@ -223,13 +226,16 @@ export async function startChangeEventsWith(
             'change events: the changes were not kept; the check goes ahead without who',
           ),
         );
-      track(
-        keep
-          .then(() => options.requestCheck(request.stack))
+      track(keep);
+      void keep.then(() => {
+        // Stopped meanwhile: the kept changes wait for the stack's next check.
+        if (stopped) return;
+        options
+          .requestCheck(request.stack)
           .catch((err: unknown) =>
             logger.warn({ stack: request.stack, err: errorMessage(err) }, 'change events: the check was not queued'),
-          ),
-      );
+          );
+      });
     },
   });
 
@@ -249,7 +255,6 @@ export async function startChangeEventsWith(
   };
   const take = (event: ChangeEvent) => count(takeChangeEvent({ classify, index, debouncer }, event));
 
-  let stopped = false;
   const mounts: HttpMount[] = secret
     ? [
         {
@@ -304,20 +309,21 @@ export async function startChangeEventsWith(
  */
 const CLOCK_OVERLAP_MS = 60_000;
 /** Now and then the whole index is read again: a writer whose clock lags by more is caught up too. */
-const FULL_READ_EVERY = 60;
+const FULL_READ_EVERY_MS = 10 * 60_000;
 
 /** Keeps `index` as the store has it: each refresh reads the stacks saved since the last (with overlap). */
 function followStoreIndex(
-  deps: Pick<ServiceDeps, 'store' | 'logger'>,
+  deps: Pick<ServiceDeps, 'logger'> & { store: Pick<RunStore, 'listResourceIndexes'> },
   index: ResourceIndex,
   options: { keep: (stack: string) => boolean; everyMs: number; refreshed: (size: number) => void },
 ) {
   let newest: number | undefined;
-  let reads = 0;
+  let lastFull = 0;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   const refresh = async () => {
-    const full = newest === undefined || reads++ % FULL_READ_EVERY === 0;
+    const full = newest === undefined || performance.now() - lastFull >= FULL_READ_EVERY_MS;
+    if (full) lastFull = performance.now();
     const entries = await deps.store.listResourceIndexes(
       full ? {} : { updatedSince: new Date(newest! - CLOCK_OVERLAP_MS) },
     );

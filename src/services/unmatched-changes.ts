@@ -15,7 +15,9 @@ export interface UnmatchedChangeRecorder {
 }
 
 export function createUnmatchedChangeRecorder(
-  deps: Pick<ServiceDeps, 'store' | 'logger' | 'now'>,
+  deps: Pick<ServiceDeps, 'logger' | 'now'> & {
+    store: Pick<ServiceDeps['store'], 'recordUnmatchedChanges' | 'pruneUnmatchedChanges'>;
+  },
   limits: Pick<typeof UNMATCHED_LIMITS, 'changes' | 'ageMs'> = UNMATCHED_LIMITS,
 ): UnmatchedChangeRecorder {
   let buffer: UnmatchedChange[] = [];

@@ -1,0 +1,149 @@
+/**
+ * The intake of change events in a process that runs no checks (a control plane with workers), against a
+ * real SQLite store and the real push door on loopback: its index follows what other processes' plans
+ * saved in the store, a due check finds the matched changes kept in the store before it is asked for, and
+ * stopping waits for that write but not for the check.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startChangeEventsWith } from '../../src/app/change-events.js';
+import { ChangeEventsConfig } from '../../src/config/schema.js';
+import type { DebounceTimer } from '../../src/domain/change-events/debounce.js';
+import { type HttpServer, startHttpServer } from '../../src/http/server.js';
+import { createMetrics } from '../../src/metrics/registry.js';
+import type { RunStore } from '../../src/ports/store.js';
+import { manualClock, useTempStore } from '../adapters/store/temp-store.js';
+import { postChangeEvent, tagEvent } from '../helpers/change-events-serve.js';
+import { waitFor } from '../helpers/process-wait.js';
+
+const SECRET = 'secret-of-the-intake-test';
+const STACK = 'prod/assets';
+const BUCKET = 'acme-assets';
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** A debounce timer fired by the test. */
+function handTimer() {
+  const due: (() => void)[] = [];
+  const timer: DebounceTimer = {
+    setTimeout: (fn) => {
+      due.push(fn);
+      return due.length;
+    },
+    clearTimeout: () => {},
+  };
+  return {
+    timer,
+    fire: () => {
+      for (const fn of due.splice(0)) fn();
+    },
+  };
+}
+
+const tmp = useTempStore();
+let server: HttpServer | undefined;
+let stop: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await stop?.();
+  await server?.close();
+  server = stop = undefined;
+});
+
+async function startIntake(store: RunStore, requestCheck: (stack: string) => Promise<unknown>) {
+  const metrics = createMetrics();
+  const hand = handTimer();
+  const running = await startChangeEventsWith({
+    config: ChangeEventsConfig.parse({ secretEnv: 'EVENTS_SECRET', cloudTrail: { lookup: false } }),
+    env: { EVENTS_SECRET: SECRET },
+    deps: { store, logger: quiet, now: () => new Date() },
+    metrics,
+    requestCheck,
+    stacks: [STACK, 'dev/app'],
+    timer: hand.timer,
+    indexRefreshMs: 50,
+  });
+  stop = () => running.stop();
+  server = await startHttpServer({
+    port: 0,
+    host: '127.0.0.1',
+    checks: { live: () => true, ready: () => ({ ok: true }) },
+    mounts: running.mounts,
+  });
+  const indexed = async () => (await metrics.changeEventsIndexed.get()).values[0]?.value ?? 0;
+  return { running, hand, indexed, base: `http://127.0.0.1:${server.port}` };
+}
+
+describe('change events in a process that runs no checks', () => {
+  it('matches against what another process indexed since, and keeps the changes before asking for the check', async () => {
+    // Two workers: one indexes another stack first; the other's clock is 55 s behind, so its row is
+    // older than the newest the intake has read, and still reaches it (the reads overlap a minute).
+    const other = tmp.open();
+    const workerClock = manualClock(Date.now() - 55_000);
+    const worker = tmp.open({ now: workerClock.now });
+    const controlPlane = tmp.open();
+    const asked: { stack: string; waiting: number }[] = [];
+    const intake = await startIntake(controlPlane, async (stack) => {
+      asked.push({ stack, waiting: (await worker.takePendingChanges(stack)).length });
+    });
+    expect(await intake.indexed()).toBe(0);
+    const event = tagEvent(BUCKET, 'config/app.json', 'alice-console', '0000a11c-0001');
+    expect((await postChangeEvent(intake.base, event, SECRET)).status).toBe(202);
+    intake.hand.fire();
+    expect(asked).toEqual([]);
+    await other.saveResourceIndex({
+      stack: 'dev/app',
+      resources: [{ address: 'aws_sqs_queue.jobs', identifiers: ['jobs'] }],
+    });
+    await waitFor('the intake to read dev/app', async () => ((await intake.indexed()) === 1 ? true : undefined));
+
+    // The worker's first check of the stack indexes it.
+    await worker.saveResourceIndex({
+      stack: STACK,
+      serial: 1,
+      lineage: 'l',
+      resources: [
+        { address: 'aws_s3_bucket.assets', identifiers: [BUCKET, `arn:aws:s3:::${BUCKET}`] },
+        {
+          address: 'aws_s3_object.config',
+          identifiers: [`${BUCKET}/config/app.json`, `arn:aws:s3:::${BUCKET}/config/app.json`],
+        },
+      ],
+    });
+    await waitFor('the intake to read the index', async () => ((await intake.indexed()) === 3 ? true : undefined));
+    for (const id of ['0000a11c-0002', '0000a11c-0003'])
+      expect(
+        (await postChangeEvent(intake.base, tagEvent(BUCKET, 'config/app.json', 'alice-console', id), SECRET)).status,
+      ).toBe(202);
+    intake.hand.fire();
+    await waitFor('the check to be asked for', () => (asked.length ? true : undefined));
+    // One check for both clicks, and both changes were in the store when it was asked for.
+    expect(asked).toEqual([{ stack: STACK, waiting: 2 }]);
+
+    // A later save (a new object) arrives by the incremental read.
+    workerClock.advance(5_000);
+    await worker.saveResourceIndex({
+      stack: STACK,
+      serial: 2,
+      lineage: 'l',
+      resources: [{ address: 'aws_s3_object.readme', identifiers: [`${BUCKET}/README.md`] }],
+    });
+    await waitFor('the intake to read the new state', async () => ((await intake.indexed()) === 2 ? true : undefined));
+  });
+
+  it('stops without waiting for a check it asked for (the runners stop those), the changes kept', async () => {
+    const store = tmp.open();
+    await store.saveResourceIndex({
+      stack: STACK,
+      resources: [{ address: 'aws_s3_bucket.assets', identifiers: [BUCKET, `arn:aws:s3:::${BUCKET}`] }],
+    });
+    let asked = 0;
+    const intake = await startIntake(store, () => {
+      asked++;
+      return new Promise(() => {});
+    });
+    const event = tagEvent(BUCKET, 'config/app.json', 'alice-console', '0000a11c-0004');
+    expect((await postChangeEvent(intake.base, event, SECRET)).status).toBe(202);
+    intake.hand.fire();
+    await waitFor('the check to be asked for', () => (asked ? true : undefined));
+    await intake.running.stop();
+    expect((await store.takePendingChanges(STACK)).map((c) => c.eventId)).toEqual(['0000a11c-0004']);
+  });
+});
