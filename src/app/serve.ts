@@ -37,6 +37,7 @@ import { watchStoreHealth } from './store-health.js';
 import type { LeaderLease } from '../adapters/postgres/leader-lease.js';
 import { listen, type ListenOptions, type ServePorts } from './serve-ports.js';
 import { startChangeEvents } from './change-events.js';
+import { waitForStackLock } from '../services/stack-lock.js';
 
 export interface ServeOptions extends ListenOptions {
   env: Record<string, string | undefined>;
@@ -376,6 +377,8 @@ function localRunners(
     logger,
     active: leading,
     check: async (stack, trigger, signal) => {
+      // Another replica on the same store may be checking or applying the stack: this check waits its turn.
+      await waitForStackLock(deps, stack.name, deps.timeouts.plan, signal);
       const started = performance.now();
       const outcome = await checkStackFromSource(deps, stack, { trigger, signal });
       metrics.planDuration.observe(

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { StackLock } from '../domain/run/model.js';
 import type { ServiceDeps } from './deps.js';
 
@@ -34,4 +35,25 @@ export async function holdStackLock(
       await store.releaseLock(stack, runId);
     },
   };
+}
+
+/**
+ * Waits until no run holds the stack's lock, for at most `timeoutMs`: processes sharing a store (replicas,
+ * workers) check the same stacks, so a check that comes while another process's check or apply holds the
+ * stack waits its turn instead of failing, as a check queued behind an apply does in one process. True
+ * when free; false when the wait ran out or was aborted (the check then fails on the lock, saying whose).
+ */
+export async function waitForStackLock(
+  deps: Pick<ServiceDeps, 'store' | 'now'> & { lockPollMs?: number },
+  stack: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const until = deps.now().getTime() + timeoutMs;
+  for (;;) {
+    const lock = await deps.store.getLock(stack);
+    if (!lock || lock.expiresAt.getTime() <= deps.now().getTime()) return true;
+    if (deps.now().getTime() >= until || signal.aborted) return false;
+    await sleep(deps.lockPollMs ?? 1000, undefined, { signal }).catch(() => undefined);
+  }
 }

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Run } from '../domain/run/model.js';
 import type { Stack } from '../domain/stack.js';
 import type { PoolJob, TakenJob } from '../ports/job-queue.js';
@@ -11,6 +10,7 @@ import type { ServiceDeps, StackLookup } from './deps.js';
 import type { ExpireDeps } from './expire-plan.js';
 import { DriftgateError, failureReason } from '../domain/errors.js';
 import { storeCodified } from './codify-on-worker.js';
+import { waitForStackLock } from './stack-lock.js';
 import { type Codified, codifyDrift, type RemediationCodeChecks } from './open-remediation-pr.js';
 import type { SourceDeps } from './resolve-stack-at-commit.js';
 
@@ -39,21 +39,6 @@ function misplaced(deps: PoolJobDeps, job: PoolJob): string | undefined {
 }
 
 /**
- * Waits until no run holds the stack's lock, for at most `timeoutMs`: workers share stacks through the
- * store, so a check taken while another worker applies (or a retried check whose first worker died) waits
- * its turn instead of failing, as a check queued behind an apply does in one process. True when free.
- */
-async function stackFree(deps: PoolJobDeps, stack: string, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
-  const until = deps.now().getTime() + timeoutMs;
-  for (;;) {
-    const lock = await deps.store.getLock(stack);
-    if (!lock || lock.expiresAt.getTime() <= deps.now().getTime()) return true;
-    if (deps.now().getTime() >= until || signal.aborted) return false;
-    await sleep(deps.lockPollMs ?? 1000, undefined, { signal }).catch(() => undefined);
-  }
-}
-
-/**
  * Runs one job a worker took: a check of a stack (a plan, its artifacts and run recorded in the shared
  * store, its outcome relayed by the bus), or the apply of an approved run. An apply is settled here
  * whatever happens to it (applied, failed, refused with the reason): its job never runs twice.
@@ -68,7 +53,7 @@ export async function workPoolJob(deps: PoolJobDeps, taken: TakenJob): Promise<v
       return;
     }
     deps.logger.info({ stack: stack.name, pool: deps.pool, jobId: taken.id, retry: taken.retry }, 'check job started');
-    await stackFree(deps, stack.name, deps.timeouts.plan, signal);
+    await waitForStackLock(deps, stack.name, deps.timeouts.plan, signal);
     const outcome = await checkStackFromSource(deps, stack, { trigger: job.trigger, signal });
     deps.logger.info(
       { stack: stack.name, pool: deps.pool, status: outcome.status, retry: taken.retry },
@@ -105,7 +90,7 @@ async function codifyJob(
   const fail = (error: string) => storeCodified(deps, run.id, job.requestId, { status: 'failed', error });
   if (wrong || !stack) return fail(wrong ?? `unknown stack ${job.stack}`);
   if (!deps.git || !deps.checks) return fail('this worker cannot check out code');
-  await stackFree(deps, stack.name, deps.timeouts.plan, signal);
+  await waitForStackLock(deps, stack.name, deps.timeouts.plan, signal);
   let result: Codified;
   try {
     result = await codifyDrift({ ...deps, git: deps.git, checks: deps.checks }, stack, run, {
@@ -139,7 +124,7 @@ async function applyJob(
     // tries again until the plan timeout (its plan may expire meanwhile, which it then says).
     const until = deps.now().getTime() + deps.timeouts.plan;
     for (;;) {
-      await stackFree(deps, stack.name, Math.max(0, until - deps.now().getTime()), signal);
+      await waitForStackLock(deps, stack.name, Math.max(0, until - deps.now().getTime()), signal);
       outcome = await applyRunFromSource(deps, stack, run.id, job.actor);
       if (outcome.status !== 'refused' || outcome.code !== 'locked') break;
       if (signal.aborted || deps.now().getTime() >= until) break;

@@ -69,4 +69,31 @@ describe('serve replicas on one Postgres store', () => {
       await standby.stop();
     }
   });
+
+  it('a check on one replica while another holds the stack waits its turn instead of failing', async () => {
+    const h = await startSlackServe({
+      stacks: { [STACK]: NETWORK },
+      stackSettings: { [STACK]: { environment: 'staging' } },
+      config: { ...APPROVERS, store: { type: 'postgres', url: '${DATABASE_URL}' } },
+      env: { DATABASE_URL: await postgres.createDatabase() },
+    });
+    const { store } = h.running.context;
+    // The other replica's check of the stack, holding its lock (as change events on two replicas do).
+    const other = await store.createRun({ stack: STACK, trigger: 'event' });
+    expect((await store.acquireLock(STACK, other.id, 60_000)).acquired).toBe(true);
+
+    const check = h.running.scheduler.request(STACK, 'event');
+    let settled = false;
+    void check.finally(() => {
+      settled = true;
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(settled).toBe(false);
+    expect((await store.listRuns({ stack: STACK })).map((r) => r.id)).toEqual([other.id]);
+
+    await store.transition(other.id, 'planning', 'no_changes');
+    await store.releaseLock(STACK, other.id);
+    expect((await check).status).toBe('drifted');
+    expect((await store.listRuns({ stack: STACK, states: ['errored'] })).length).toBe(0);
+  });
 });
