@@ -68,12 +68,19 @@ const realTimer: DebounceTimer = {
 };
 
 /** The SDK's clients get the credentials of driftgate's environment (as given, never process.env). */
-function awsCredentials(env: Record<string, string | undefined>) {
+export function awsCredentials(env: Record<string, string | undefined>) {
   const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN } = env;
   if (!accessKeyId || !secretAccessKey) return {};
   return {
     credentials: { accessKeyId, secretAccessKey, ...(AWS_SESSION_TOKEN ? { sessionToken: AWS_SESSION_TOKEN } : {}) },
   };
+}
+
+/** Where CloudTrail is asked: `cloudTrail.region`, else the SQS queue's. */
+export function cloudTrailRegion(config: ChangeEventsConfig): string | undefined {
+  return (
+    config.cloudTrail.region ?? (config.sqs ? (config.sqs.region ?? sqsQueueRegion(config.sqs.queueUrl)) : undefined)
+  );
 }
 
 function pushSecret(config: ChangeEventsConfig, env: Record<string, string | undefined>): string | undefined {
@@ -141,8 +148,7 @@ export async function startCheckHooks(
   const keeper = createResourceIndexKeeper(deps, index);
   await keeper.load();
   const classify = createClassifier({ ownIdentities: config.ownIdentities, automation: config.automation });
-  const region =
-    config.cloudTrail.region ?? (config.sqs ? (config.sqs.region ?? sqsQueueRegion(config.sqs.queueUrl)) : undefined);
+  const region = cloudTrailRegion(config);
   const cloudTrail =
     config.cloudTrail.lookup && region ? createCloudTrailClient({ region, env, ...awsCredentials(env) }) : undefined;
   const attribute = createDriftAttributor({

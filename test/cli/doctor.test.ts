@@ -1,4 +1,5 @@
 import { cp, readFile, writeFile } from 'node:fs/promises';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -9,6 +10,8 @@ import { usePostgres } from '../helpers/postgres.js';
 import { startGitHubEmulator, type GitHubEmulator } from '../helpers/github-emulator/index.js';
 import { startLocalS3, type LocalS3 } from '../helpers/s3rver.js';
 import { startSlackEmulator, type SlackEmulator } from '../helpers/slack-emulator.js';
+import { startSqsEmulator } from '../helpers/sqs-emulator.js';
+import { startCloudTrailEmulator } from '../helpers/cloudtrail-emulator.js';
 import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-env.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../examples');
@@ -16,6 +19,7 @@ const ROUTING_KEY = 'R0UT1NGKEYR0UT1NGKEYR0UT1NGKEY12';
 const WEBHOOK_SECRET = 'whsec-0123456789abcdef0123456789abcdef';
 const SIGNING_SECRET = 'signing-secret-0123456789abcdef';
 const APP_TOKEN = 'xapp-1-emulated-app-token';
+const EVENTS_SECRET = 'events-secret-0123456789abcdef';
 
 const postgres = usePostgres();
 let tf: TestTerraformEnv;
@@ -307,6 +311,69 @@ describe('driftgate doctor', () => {
       expect(elsewhere.code).toBe(1);
     } finally {
       await app.close();
+    }
+  });
+
+  it('checks change events: the push secret, the SQS queue and a CloudTrail lookup, or what to fix', async () => {
+    const sqs = await startSqsEmulator();
+    const trail = await startCloudTrailEmulator();
+    try {
+      const queueUrl = sqs.createQueue('driftgate-events');
+      const sender = new SQSClient({
+        endpoint: sqs.endpoint,
+        region: 'eu-west-1',
+        credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+      });
+      await sender.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: '{}' }));
+      sender.destroy();
+      const config = (url: string) =>
+        fullConfig({
+          discover: [{ glob: 'environments/dev/app' }],
+          slack: undefined,
+          approvers: undefined,
+          pagerduty: undefined,
+          changeEvents: {
+            secretEnv: 'DRIFTGATE_EVENTS_SECRET',
+            sqs: { queueUrl: url, region: 'eu-west-1' },
+            cloudTrail: { region: 'eu-west-1' },
+          },
+        });
+      const env = (more: Record<string, string | undefined>) =>
+        fullEnv({
+          SLACK_BOT_TOKEN: undefined,
+          AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+          AWS_ENDPOINT_URL_CLOUDTRAIL: trail.endpoint,
+          ...more,
+        });
+      const events = (lines: string[]) => lines.filter((l) => /change events|cloudtrail/.test(l));
+
+      const green = await doctor('events', config(queueUrl), env({ DRIFTGATE_EVENTS_SECRET: EVENTS_SECRET }));
+      expect(events(green.lines)).toEqual([
+        'ok   change events push: DRIFTGATE_EVENTS_SECRET set: POST /events/aws takes events carrying it',
+        `ok   change events queue: ${queueUrl} answers; events waiting: 1`,
+        'ok   cloudtrail: LookupEvents answers in eu-west-1',
+      ]);
+      expect(green.stdout).not.toContain(EVENTS_SECRET);
+      expect(green.code).toBe(0);
+      // The probe looked for a resource no one has, since an hour ago: the queue's message is still there.
+      expect(trail.calls().map((c) => c.status)).toEqual([200]);
+      expect(sqs.bodies('driftgate-events')).toEqual(['{}']);
+
+      trail.failNext(2, { type: 'AccessDeniedException', status: 400 });
+      const red = await doctor('events-red', config(sqs.queueUrl('no-such-queue')), env({}));
+      expect(events(red.lines)).toEqual([
+        'FAIL change events push: DRIFTGATE_EVENTS_SECRET (changeEvents.secretEnv) is not set; fix: set DRIFTGATE_EVENTS_SECRET to the secret the EventBridge connection sends in x-driftgate-events-secret',
+        expect.stringMatching(
+          /^FAIL change events queue: .*no-such-queue: .*; fix: check changeEvents.sqs.queueUrl, and allow driftgate's credentials sqs:ReceiveMessage, sqs:DeleteMessage and sqs:GetQueueAttributes on it$/,
+        ),
+        expect.stringMatching(
+          /^FAIL cloudtrail: LookupEvents in eu-west-1: .*AccessDeniedException.*; fix: allow driftgate's credentials cloudtrail:LookupEvents/,
+        ),
+      ]);
+      expect(red.code).toBe(1);
+    } finally {
+      await sqs.close();
+      await trail.close();
     }
   });
 });

@@ -161,6 +161,16 @@ export async function startSqsEmulator(): Promise<SqsEmulator> {
       return { MessageId: id, MD5OfMessageBody: md5(body.MessageBody) };
     },
     ReceiveMessage: receive,
+    GetQueueAttributes: (body) => {
+      const queue = queueOf(body.QueueUrl);
+      const visible = queue.messages.filter((m) => m.visibleAt <= now()).length;
+      return {
+        Attributes: {
+          ApproximateNumberOfMessages: String(visible),
+          ApproximateNumberOfMessagesNotVisible: String(queue.messages.length - visible),
+        },
+      };
+    },
     DeleteMessage: (body) => {
       const queue = queueOf(body.QueueUrl);
       const handle = body.ReceiptHandle;

@@ -10,6 +10,7 @@ import { slackSettingsFor } from '../../slack/env.js';
 import { createAppContext, ownSecretNames, type AppContext } from '../context.js';
 import { PostgresConnectError, serverOf } from '../../adapters/store/postgres/errors.js';
 import { checkArtifactStore } from './artifact-check.js';
+import { checkChangeEvents } from './change-events-checks.js';
 import { type CheckResult, fail, ok, reason, skip } from './check-result.js';
 import { checkGitHub } from './github-checks.js';
 import { checkPagerduty, checkWebhookSecret } from './secret-checks.js';
@@ -102,6 +103,7 @@ export async function runDoctor(config: DriftgateConfig, options: DoctorOptions)
     );
     results.push(...checkPagerduty(config, env, pagerdutySettingsFor));
     results.push(checkWebhookSecret(env));
+    results.push(...(await checkChangeEvents(config, env)));
   } finally {
     await built?.close();
   }
