@@ -11,9 +11,10 @@ import type { ServiceDeps } from './deps.js';
 
 /**
  * Who changed a stack's drifted resources. First the change events that queued the check (kept in the
- * store per stack until a check of it takes them, wherever it runs); for drift a sweep found, the cloud's audit log (CloudTrail
- * LookupEvents) from the stack's last clean check on. The audit log failing costs only the answer
- * ("unknown"), never the alert, and a slow one is not waited for past `timeoutMs`.
+ * store per stack until a check of it takes them, wherever it runs); for drift a sweep found, the cloud's
+ * audit log (CloudTrail LookupEvents) from the stack's last clean check on. The audit log or the store
+ * failing costs only the answer ("unknown"), never the alert, and a slow one is not waited for past
+ * `timeoutMs`.
  */
 
 export interface AttributeDriftDeps extends Pick<ServiceDeps, 'logger' | 'now'> {
@@ -84,7 +85,11 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
     options: { lookUp?: boolean } = {},
   ): Promise<Attribution | undefined> => {
     const drifted = new Set(driftedList);
-    const fromPush = fromEvents(stack, await deps.store.takePendingChanges(stack), drifted);
+    const waiting = await deps.store.takePendingChanges(stack).catch((err: unknown) => {
+      deps.logger.warn({ stack, err: errorMessage(err) }, 'the changes waiting for this check were not read');
+      return [];
+    });
+    const fromPush = fromEvents(stack, waiting, drifted);
     if (fromPush.length) return { status: 'found', changes: fromPush };
     if (!deps.history || options.lookUp === false) return undefined;
     let timer: NodeJS.Timeout | undefined;

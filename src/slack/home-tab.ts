@@ -9,8 +9,9 @@ export type HomeDeps = ViewerDeps & Pick<SlackDeps, 'now' | 'stack' | 'api' | 'p
 
 /**
  * Publishes a user's App Home tab: the stacks, pending approvals and activity they may read
- * (slack.visibility), and to an approver the last day's changes to resources no stack manages. `notice` is shown on top: a click on the Home tab has no channel and no
- * response_url, so that is where a refusal or result is told.
+ * (slack.visibility), and to an approver the last day's changes to resources no stack manages. `notice`
+ * is shown on top: a click on the Home tab has no channel and no response_url, so that is where a refusal
+ * or result is told.
  */
 export async function publishHome(deps: HomeDeps, userId: string, notice?: string): Promise<void> {
   const now = deps.now();
