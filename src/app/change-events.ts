@@ -76,10 +76,18 @@ export function awsCredentials(env: Record<string, string | undefined>) {
   };
 }
 
-/** Where CloudTrail is asked: `cloudTrail.region`, else the SQS queue's. */
-export function cloudTrailRegion(config: ChangeEventsConfig): string | undefined {
+/**
+ * Where CloudTrail is asked: `cloudTrail.region`; else, on a worker, its environment's region (its pool's
+ * account may live elsewhere than the control plane's queue); else the SQS queue's.
+ */
+export function cloudTrailRegion(
+  config: ChangeEventsConfig,
+  env: Record<string, string | undefined> = {},
+): string | undefined {
   return (
-    config.cloudTrail.region ?? (config.sqs ? (config.sqs.region ?? sqsQueueRegion(config.sqs.queueUrl)) : undefined)
+    config.cloudTrail.region ??
+    (env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined) ??
+    (config.sqs ? (config.sqs.region ?? sqsQueueRegion(config.sqs.queueUrl)) : undefined)
   );
 }
 
@@ -107,7 +115,9 @@ export async function startChangeEvents(
   const config = context.config.changeEvents;
   if (!config) return undefined;
   const stacks = context.config.stacks.map((s) => s.name);
-  const hooks = options.runsChecks ? await startCheckHooks(config, env, context.deps, 'driftgate') : undefined;
+  const hooks = options.runsChecks
+    ? await startCheckHooks(config, env, context.deps, { account: 'driftgate', region: cloudTrailRegion(config) })
+    : undefined;
   if (hooks) context.deps.changeEvents = hooks.checks;
   try {
     const doors = await startChangeEventsWith({
@@ -135,35 +145,29 @@ export async function startChangeEvents(
 
 /**
  * What a process that runs checks needs from change events: the index kept current as its plans run
- * (in the store, for every process), and drift attributed, asking CloudTrail with this process's
- * credentials (`account` names them in the rate limit's key: a worker's pool).
+ * (in the store, for every process), and drift attributed, asking CloudTrail in `cloudTrail.region` with
+ * this process's credentials (`account` names them in the rate limit's key: a worker's pool). Without a
+ * region, drift is attributed from change events only.
  */
 export async function startCheckHooks(
   config: ChangeEventsConfig,
   env: Record<string, string | undefined>,
   deps: Pick<ServiceDeps, 'store' | 'terraform' | 'logger' | 'now'>,
-  account: string,
+  cloudTrail: { account: string; region: string | undefined },
 ): Promise<RunningCheckHooks> {
   const index = new ResourceIndex();
   const keeper = createResourceIndexKeeper(deps, index);
   await keeper.load();
   const classify = createClassifier({ ownIdentities: config.ownIdentities, automation: config.automation });
-  const region = cloudTrailRegion(config);
-  const cloudTrail =
+  const { account, region } = cloudTrail;
+  const client =
     config.cloudTrail.lookup && region ? createCloudTrailClient({ region, env, ...awsCredentials(env) }) : undefined;
   const attribute = createDriftAttributor({
     ...deps,
     index,
     classify,
-    ...(cloudTrail
-      ? {
-          history: createCloudTrailLookup({
-            client: cloudTrail,
-            account,
-            region: region!,
-            limiter: createLookupLimiter(),
-          }),
-        }
+    ...(client
+      ? { history: createCloudTrailLookup({ client, account, region: region!, limiter: createLookupLimiter() }) }
       : {}),
   });
   return {
@@ -182,7 +186,7 @@ export async function startCheckHooks(
       attribute: (stack, drifted, options) => attribute(stack.name, drifted, options),
     },
     stop() {
-      cloudTrail?.destroy();
+      client?.destroy();
     },
   };
 }

@@ -12,7 +12,7 @@ import type { WorkerRegistry } from '../ports/worker-registry.js';
 import { relayBus } from '../services/relay-bus.js';
 import { terraformCodeChecks } from '../services/remediation-code-checks.js';
 import { workPoolJob, type PoolJobDeps } from '../services/work-pool-job.js';
-import { startCheckHooks, type RunningCheckHooks } from './change-events.js';
+import { cloudTrailRegion, startCheckHooks, type RunningCheckHooks } from './change-events.js';
 import { createAppContext, ownSecretNames, type AppContext } from './context.js';
 import { openQueueFor } from './open-queue.js';
 import { listen, type ListenOptions } from './serve-ports.js';
@@ -93,8 +93,14 @@ export async function startWorker(config: DriftgateConfig, options: WorkerOption
       );
     // Its checks keep the change events' index and attribute drift, asking CloudTrail with this pool's
     // credentials: the control plane needs no cloud access for it.
-    hooks = config.changeEvents
-      ? await startCheckHooks(config.changeEvents, options.env, context.deps, options.pool)
+    const events = config.changeEvents;
+    const region = events ? cloudTrailRegion(events, options.env) : undefined;
+    if (events?.cloudTrail.lookup && !region)
+      logger.warn(
+        'no region to ask CloudTrail in (changeEvents.cloudTrail.region, or AWS_REGION here): drift this pool finds is attributed from change events only',
+      );
+    hooks = events
+      ? await startCheckHooks(events, options.env, context.deps, { account: options.pool, region })
       : undefined;
     if (hooks) context.deps.changeEvents = hooks.checks;
     queue = await openQueueFor(config, logger, `driftgate-worker-${options.pool}`);

@@ -6,7 +6,7 @@ import type { ConfigFile } from './schema.js';
  * through Postgres and S3. A local SQLite file or artifact directory would leave each process its own.
  */
 export function runnersIssues(file: ConfigFile): ConfigIssue[] {
-  if (file.runners.type !== 'workers') return [];
+  if (file.runners.type !== 'workers') return cloudTrailRegionIssues(file);
   const issues: ConfigIssue[] = [];
   if (file.store.type !== 'postgres')
     issues.push({
@@ -19,4 +19,20 @@ export function runnersIssues(file: ConfigFile): ConfigIssue[] {
       message: 'runners: {type: workers} needs saved plans every process can read: artifacts: {type: s3, bucket: ...}',
     });
   return issues;
+}
+
+/**
+ * CloudTrail is regional: driftgate must know where to ask. With local runners, `cloudTrail.region` or the
+ * SQS queue's; with workers, each worker can use its own environment's region (its pool's), so none is
+ * required here.
+ */
+function cloudTrailRegionIssues(file: ConfigFile): ConfigIssue[] {
+  const events = file.changeEvents;
+  if (!events?.cloudTrail.lookup || events.cloudTrail.region || events.sqs) return [];
+  return [
+    {
+      path: 'changeEvents.cloudTrail.region',
+      message: 'the region to ask CloudTrail in (or cloudTrail: {lookup: false})',
+    },
+  ];
 }

@@ -405,12 +405,6 @@ export const ChangeEventsConfig = z
         path: ['sqs', 'region'],
         message: 'the queue URL names no AWS region: set sqs.region',
       });
-    if (value.cloudTrail.lookup && !value.cloudTrail.region && !value.sqs)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['cloudTrail', 'region'],
-        message: 'the region to ask CloudTrail in (or cloudTrail: {lookup: false})',
-      });
   });
 export type ChangeEventsConfig = z.infer<typeof ChangeEventsConfig>;
 

@@ -68,6 +68,19 @@ describe('runners and pools in the config', () => {
     );
     expect(result.issues).toEqual([]);
     expect(result.config?.changeEvents?.cloudTrail).toEqual({ lookup: true, region: 'eu-west-1' });
+    // Without a region, each worker asks CloudTrail in its own environment's (its pool's) region.
+    const perPool = await parse(
+      [
+        'version: 1',
+        'store: { type: postgres, url: "${DATABASE_URL}" }',
+        'artifacts: { type: s3, bucket: plans, region: eu-west-1 }',
+        'runners: { type: workers }',
+        'changeEvents: { secretEnv: EVENTS_SECRET }',
+        STACK,
+      ].join('\n'),
+      { DATABASE_URL: 'postgres://driftgate:pw@db:5432/driftgate' },
+    );
+    expect(perPool.issues).toEqual([]);
   });
 
   it('refuses workers on a local store or local artifacts, saying what to write', async () => {

@@ -29,6 +29,8 @@ export interface LookupCall {
   status: number;
   /** Whether the request carried a SigV4 Authorization header. */
   signed: boolean;
+  /** The region the request was signed for (its credential scope): where the client asked. */
+  region?: string;
   at: number;
 }
 
@@ -145,6 +147,8 @@ export async function startCloudTrailEmulator(): Promise<CloudTrailEmulator> {
         signed: String(req.headers.authorization ?? '').startsWith('AWS4-HMAC-SHA256 '),
         at: Date.now(),
       };
+      const scope = /Credential=[^/]+\/\d{8}\/([a-z0-9-]+)\//.exec(String(req.headers.authorization ?? ''));
+      if (scope) call.region = scope[1];
       if (req.method !== 'POST' || !target.startsWith(TARGET_PREFIX))
         return refuse(res, call, 'UnknownOperationException', `unknown target ${target}`);
       if (!call.signed) return refuse(res, call, 'MissingAuthenticationTokenException', 'Missing Authentication Token');

@@ -94,7 +94,7 @@ describe.skipIf(!HAS_BUILD || !HAS_AWS_MIRROR)(
             ownIdentities: ['arn:aws:iam::*:role/driftgate-*'],
             slackUsers: { 'alice@example.com': ALICE },
             debounce: '1s',
-            cloudTrail: { region: 'eu-west-1' },
+            // No region: each pool's workers ask CloudTrail in their own environment's.
           },
         },
         // Were the control plane to ask CloudTrail, it would ask this one.
@@ -103,7 +103,7 @@ describe.skipIf(!HAS_BUILD || !HAS_AWS_MIRROR)(
       await world.applyWithTerraform(STACK, { ...settings.env, TF_VAR_s3_endpoint: cloud.endpoint });
       await tagAsCreated(client(), BUCKET, OBJECTS);
       serve = await world.serve();
-      await world.worker('prod', { AWS_ENDPOINT_URL_CLOUDTRAIL: workerTrail.endpoint });
+      await world.worker('prod', { AWS_ENDPOINT_URL_CLOUDTRAIL: workerTrail.endpoint, AWS_REGION: 'eu-west-2' });
     }, 400_000);
 
     afterAll(async () => {
@@ -141,7 +141,7 @@ describe.skipIf(!HAS_BUILD || !HAS_AWS_MIRROR)(
       expect(text).toContain('`aws_s3_object.readme`');
       const asked = workerTrail.calls();
       expect(asked.length).toBeGreaterThan(0);
-      expect(asked.every((c) => c.signed && c.status === 200)).toBe(true);
+      expect(asked.every((c) => c.signed && c.status === 200 && c.region === 'eu-west-2')).toBe(true);
       const named = asked.map((c) => (c.body.LookupAttributes as { AttributeValue: string }[])[0]!.AttributeValue);
       expect(named).toContain(`arn:aws:s3:::${BUCKET}/README.md`);
     }, 180_000);
