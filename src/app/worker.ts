@@ -1,4 +1,5 @@
 import { createGitSources } from '../adapters/git/git-sources.js';
+import { workerPoolIssues } from '../config/runners.js';
 import type { DriftgateConfig } from '../config/schema.js';
 import { ConfigError, errorMessage } from '../domain/errors.js';
 import type { Logger } from '../logging/logger.js';
@@ -37,34 +38,9 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-/** The pools the config's stacks are in: a worker of any other pool would wait for jobs that never come. */
-function configPools(config: DriftgateConfig): string[] {
-  return [...new Set(config.stacks.map((s) => s.pool))].sort();
-}
-
 function refuse(config: DriftgateConfig, pool: string): void {
-  if (config.runners?.type !== 'workers')
-    throw new ConfigError(
-      [
-        {
-          path: 'runners.type',
-          message:
-            '`driftgate worker` takes the jobs a control plane with runners: {type: workers} queues; with runners: {type: local} (the default) serve runs terraform itself',
-        },
-      ],
-      config.file,
-    );
-  const pools = configPools(config);
-  if (!pools.includes(pool))
-    throw new ConfigError(
-      [
-        {
-          path: '--pool',
-          message: `pool "${pool}" has no stacks in this config (its pools: ${pools.join(', ') || 'none'}): a typo, or a config that disagrees with the control plane's`,
-        },
-      ],
-      config.file,
-    );
+  const issues = workerPoolIssues(config, pool, '`driftgate worker` takes the jobs of');
+  if (issues.length) throw new ConfigError(issues, config.file);
 }
 
 /**

@@ -27,8 +27,9 @@ Usage:
       Record a commit (default: the branch head) as last applied, for a stack applied elsewhere.
   driftgate init [DIR] [--force]
       Find the stacks of a repository and write a commented driftgate.yml for them.
-  driftgate doctor [--config FILE]
-      Check this deployment: terraform, stacks, artifact store, Slack, GitHub, PagerDuty.
+  driftgate doctor [--pool NAME] [--config FILE]
+      Check this deployment: terraform, stacks, artifact store, Slack, GitHub, PagerDuty, change events;
+      with --pool, as a worker of that pool: its stacks and its cloud access.
   driftgate demo [--keep]
       Offline demo on the bundled example stacks: apply, drift by hand, check.
 

@@ -1,5 +1,5 @@
 import type { ConfigIssue } from '../domain/errors.js';
-import type { ConfigFile } from './schema.js';
+import type { ConfigFile, DriftgateConfig } from './schema.js';
 
 /**
  * Workers run in other processes, on other machines: they share the store and the saved plans only
@@ -35,4 +35,36 @@ function cloudTrailRegionIssues(file: ConfigFile): ConfigIssue[] {
       message: 'the region to ask CloudTrail in (or cloudTrail: {lookup: false})',
     },
   ];
+}
+
+/** The pools the config's stacks are in: a worker of any other pool would wait for jobs that never come. */
+export function configPools(config: Pick<DriftgateConfig, 'stacks'>): string[] {
+  return [...new Set(config.stacks.map((s) => s.pool))].sort();
+}
+
+/**
+ * Why a command for one pool's workers (`what`: "`driftgate worker` takes the jobs of") cannot run for
+ * `pool` under this config; none when it can.
+ */
+export function workerPoolIssues(
+  config: Pick<DriftgateConfig, 'runners' | 'stacks'>,
+  pool: string,
+  what: string,
+): ConfigIssue[] {
+  if (config.runners?.type !== 'workers')
+    return [
+      {
+        path: 'runners.type',
+        message: `${what} a control plane with runners: {type: workers}; with runners: {type: local} (the default) serve runs terraform itself`,
+      },
+    ];
+  const pools = configPools(config);
+  if (!pools.includes(pool))
+    return [
+      {
+        path: '--pool',
+        message: `pool "${pool}" has no stacks in this config (its pools: ${pools.join(', ') || 'none'}): a typo, or a config that disagrees with the control plane's`,
+      },
+    ];
+  return [];
 }

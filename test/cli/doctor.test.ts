@@ -99,10 +99,15 @@ function fullEnv(overrides: Record<string, string | undefined> = {}): Record<str
   };
 }
 
-async function doctor(name: string, config: Record<string, unknown>, env: Record<string, string | undefined>) {
+async function doctor(
+  name: string,
+  config: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+  args: string[] = [],
+) {
   const file = join(dir, `${name}.yml`);
   await writeFile(file, stringify(config));
-  const result = await runCli(['doctor', '--config', file], { cwd: dir, env });
+  const result = await runCli(['doctor', '--config', file, ...args], { cwd: dir, env });
   const output = result.stdout + result.stderr;
   for (const secret of [slack.token, SIGNING_SECRET, APP_TOKEN, github.token, ROUTING_KEY, WEBHOOK_SECRET]) {
     expect(output).not.toContain(secret);
@@ -373,6 +378,60 @@ describe('driftgate doctor', () => {
       expect(red.code).toBe(1);
     } finally {
       await sqs.close();
+      await trail.close();
+    }
+  });
+
+  it('checks a worker of a pool with --pool: its stacks and CloudTrail in its region, not the bot’s services', async () => {
+    const trail = await startCloudTrailEmulator();
+    try {
+      const config = fullConfig({
+        store: { type: 'postgres', url: '${DATABASE_URL}' },
+        runners: { type: 'workers' },
+        discover: [
+          { glob: 'environments/dev/app', namePrefix: 'dev/', pool: 'dev' },
+          { glob: 'environments/prod/app', namePrefix: 'prod/', pool: 'prod' },
+        ],
+        changeEvents: { secretEnv: 'DRIFTGATE_EVENTS_SECRET' },
+      });
+      // A worker's environment: the store, the bucket and its pool's cloud; none of the bot's secrets.
+      const env = {
+        ...fullEnv({ DATABASE_URL: await postgres.createDatabase() }),
+        SLACK_BOT_TOKEN: undefined,
+        SLACK_SIGNING_SECRET: undefined,
+        SLACK_APP_TOKEN: undefined,
+        GITHUB_TOKEN: undefined,
+        PD_ROUTING_KEY_PROD: undefined,
+        GITHUB_WEBHOOK_SECRET: undefined,
+        AWS_ENDPOINT_URL_CLOUDTRAIL: trail.endpoint,
+        AWS_REGION: 'eu-west-2',
+      };
+      const worker = await doctor('worker-dev', config, env, ['--pool', 'dev']);
+      expect(worker.lines[0]).toBe(`ok   config: ${worker.file}: 1 stack in pool dev`);
+      expect(worker.lines.filter((l) => /^\w+ +stack /.test(l))).toEqual([
+        `ok   stack dev/app: ${dir}/environments/dev/app: init and validate ok`,
+      ]);
+      expect(worker.lines).toContain(
+        "skip slack, github, pagerduty: the control plane's: a worker of pool dev holds none of them",
+      );
+      expect(worker.lines).toContain('ok   cloudtrail: LookupEvents answers in eu-west-2');
+      expect(trail.calls().map((c) => c.region)).toEqual(['eu-west-2']);
+      expect(worker.code).toBe(0);
+
+      // The control plane's doctor leaves CloudTrail to the workers' and says where to check it.
+      const controlPlane = await doctor('control-plane', config, { ...env, DRIFTGATE_EVENTS_SECRET: 'x'.repeat(32) });
+      expect(controlPlane.lines).toContain(
+        "skip cloudtrail: asked by each pool's workers with their credentials: run `driftgate doctor --pool P` there",
+      );
+      expect(trail.calls()).toHaveLength(1);
+
+      const typo = await doctor('worker-typo', config, env, ['--pool', 'dve']);
+      expect(typo.lines).toEqual([
+        `FAIL config: ${typo.file}: --pool: pool "dve" has no stacks in this config (its pools: dev, prod): a typo, or a config that disagrees with the control plane's; fix: name a pool the config's stacks are in, with runners: {type: workers}`,
+        '1 failed: the other checks need a pool of this config',
+      ]);
+      expect(typo.code).toBe(1);
+    } finally {
       await trail.close();
     }
   });

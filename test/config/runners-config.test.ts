@@ -46,7 +46,7 @@ describe('runners and pools in the config', () => {
   it('starts no worker for a config that runs terraform in serve, or for a pool no stack is in', async () => {
     const local = await parse(`version: 1\n${STACK}`);
     await expect(startWorker(local.config!, { env: {}, port: 0, pool: 'prod' })).rejects.toThrow(
-      'runners.type: `driftgate worker` takes the jobs a control plane with runners: {type: workers} queues',
+      'runners.type: `driftgate worker` takes the jobs of a control plane with runners: {type: workers}',
     );
     const workers = await parseWorkers();
     await expect(startWorker(workers.config!, { env: {}, port: 0, pool: 'prd' })).rejects.toThrow(

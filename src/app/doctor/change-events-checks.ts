@@ -15,14 +15,29 @@ const PROBE_RESOURCE = 'driftgate-doctor-probe';
 /**
  * Change events, checked from where `doctor` runs: the push door's secret is in the environment, the SQS
  * queue answers with these credentials, and CloudTrail answers a lookup. With workers, CloudTrail is
- * asked by each pool's workers with their own credentials: a control plane has nothing to check there.
+ * asked by each pool's workers with their own credentials: checked by `doctor --pool` where they run (in
+ * `cloudTrail.region`, else their AWS_REGION), and the doors are the control plane's.
  */
 export async function checkChangeEvents(
   config: DriftgateConfig,
   env: Record<string, string | undefined>,
+  options: { pool?: string } = {},
 ): Promise<CheckResult[]> {
   const events = config.changeEvents;
   if (!events) return [];
+  if (options.pool) {
+    if (!events.cloudTrail.lookup) return [skip('cloudtrail', 'lookups are off (changeEvents.cloudTrail.lookup)')];
+    const region = cloudTrailRegion(events, env);
+    return [
+      region
+        ? await checkCloudTrail(region, env)
+        : fail(
+            'cloudtrail',
+            `no region to ask CloudTrail in for pool ${options.pool}`,
+            "set AWS_REGION in this worker's environment (its pool's region), or changeEvents.cloudTrail.region",
+          ),
+    ];
+  }
   const out: CheckResult[] = [];
   if (events.secretEnv)
     out.push(
@@ -37,7 +52,9 @@ export async function checkChangeEvents(
   if (events.sqs) out.push(await checkQueue(events.sqs, env));
   if (!events.cloudTrail.lookup) out.push(skip('cloudtrail', 'lookups are off (changeEvents.cloudTrail.lookup)'));
   else if (config.runners?.type === 'workers')
-    out.push(skip('cloudtrail', "asked by each pool's workers with their credentials: not from here"));
+    out.push(
+      skip('cloudtrail', "asked by each pool's workers with their credentials: run `driftgate doctor --pool P` there"),
+    );
   else out.push(await checkCloudTrail(cloudTrailRegion(events)!, env));
   return out;
 }

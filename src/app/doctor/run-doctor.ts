@@ -25,6 +25,11 @@ export interface DoctorOptions {
   slackTimeoutMs?: number;
   /** Called with each result as soon as it is known (already masked), so a long run shows progress. */
   onResult?: (result: CheckResult) => void;
+  /**
+   * Check as a worker of this pool (`doctor --pool`): its stacks and its cloud access (CloudTrail in its
+   * region), not the control plane's Slack, GitHub and on-call, which a worker does not hold.
+   */
+  pool?: string;
 }
 
 /**
@@ -72,15 +77,23 @@ export async function runDoctor(config: DriftgateConfig, options: DoctorOptions)
     results.push(...dataDirAndStore(config, context));
     results.push(await checkWritableDir('plugin cache', config.terraform.pluginCacheDir, 'terraform.pluginCacheDir'));
     const failedPart = config.store?.type === 'postgres' ? 'the store' : 'the data dir';
+    const stacks = options.pool ? config.stacks.filter((s) => s.pool === options.pool) : config.stacks;
     if (!built) results.push(skip('stacks', `not checked: ${failedPart} failed`));
     else if (binary.status !== 'ok') results.push(skip('stacks', 'not checked: no terraform binary'));
-    else results.push(...(await checkStacks(built.deps.terraform, config)));
+    else results.push(...(await checkStacks(built.deps.terraform, { ...config, stacks })));
     results.push(
       built
         ? await checkArtifactStore(built.deps.artifacts, config.artifacts)
         : skip('artifacts', `not checked: ${failedPart} failed`),
     );
 
+    if (options.pool) {
+      results.push(
+        skip('slack, github, pagerduty', `the control plane's: a worker of pool ${options.pool} holds none of them`),
+      );
+      results.push(...(await checkChangeEvents(config, env, { pool: options.pool })));
+      return all;
+    }
     const slack = slackSettingsCheck(config, env, slackSettingsFor);
     if (slack.result) results.push(slack.result);
     if (slack.settings) {

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ok } from '../../app/doctor/check-result.js';
 import { runDoctor } from '../../app/doctor/run-doctor.js';
 import { validateConfigFile } from '../../config/load.js';
+import { workerPoolIssues } from '../../config/runners.js';
 import type { CliIo } from '../io.js';
 import { doctorLine, doctorSummary } from '../render/doctor-report.js';
 
@@ -10,7 +11,10 @@ import { doctorLine, doctorSummary } from '../render/doctor-report.js';
  * fix; exit 1 when any check failed. Secrets are named, never printed.
  */
 export async function doctorCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' } } });
+  const { values } = parseArgs({
+    args,
+    options: { config: { type: 'string', short: 'c' }, pool: { type: 'string' } },
+  });
   const say = (line: string) => io.stdout.write(`${line}\n`);
   const validation = await validateConfigFile({ file: values.config, cwd: io.cwd, env: io.env });
   const file = validation.file ?? 'config';
@@ -28,12 +32,35 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
     return 1;
   }
   const config = validation.config;
+  const poolIssue = values.pool
+    ? workerPoolIssues(config, values.pool, '`driftgate doctor --pool` checks a worker of')[0]
+    : undefined;
+  if (poolIssue) {
+    say(
+      doctorLine({
+        check: 'config',
+        status: 'fail',
+        message: `${file}: ${poolIssue.path}: ${poolIssue.message}`,
+        fix: "name a pool the config's stacks are in, with runners: {type: workers}",
+      }),
+    );
+    say('1 failed: the other checks need a pool of this config');
+    return 1;
+  }
   const n = validation.warnings.length;
   const warnings = n ? `, ${n} warning${n === 1 ? '' : 's'} (see driftgate validate)` : '';
-  const stacks = `${config.stacks.length} stack${config.stacks.length === 1 ? '' : 's'}`;
+  const counted = values.pool ? config.stacks.filter((s) => s.pool === values.pool).length : config.stacks.length;
+  const stacks = `${counted} stack${counted === 1 ? '' : 's'}${values.pool ? ` in pool ${values.pool}` : ''}`;
   const loaded = ok('config', `${file}: ${stacks}${warnings}`);
   say(doctorLine(loaded));
-  const results = [loaded, ...(await runDoctor(config, { env: io.env, onResult: (r) => say(doctorLine(r)) }))];
+  const results = [
+    loaded,
+    ...(await runDoctor(config, {
+      env: io.env,
+      onResult: (r) => say(doctorLine(r)),
+      ...(values.pool ? { pool: values.pool } : {}),
+    })),
+  ];
   say(doctorSummary(results));
   return results.some((r) => r.status === 'fail') ? 1 : 0;
 }
