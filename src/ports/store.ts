@@ -124,6 +124,8 @@ export interface RunStore {
   addPendingChanges(stack: string, changes: readonly MatchedChange[]): Promise<number>;
   /** The changes waiting for the stack, oldest first, and no longer waiting: one check takes them. */
   takePendingChanges(stack: string): Promise<MatchedChange[]>;
+  /** Drops changes that came before `before` and no check took (a stack since removed from the config). */
+  prunePendingChanges(before: Date): Promise<number>;
 
   /**
    * Keeps change events that matched no stack, each event id once, and counts them in the hour they came

@@ -60,13 +60,20 @@ export interface RetentionSettings {
 }
 
 /**
- * The daily retention of `serve`: old artifacts, delivered outbox items, work dir leftovers, and the
- * changes to resources no stack manages past their week (their writes prune too, but only while events come).
+ * The daily retention of `serve`: old artifacts, delivered outbox items, work dir leftovers, the changes
+ * to resources no stack manages past their week (their writes prune too, but only while events come), and
+ * matched changes no check took in a week.
  */
 export async function runRetention(
   deps: RetentionDeps,
   settings: RetentionSettings,
-): Promise<{ artifacts: number; outbox: number; workLeftovers: number; unmatchedChanges: number }> {
+): Promise<{
+  artifacts: number;
+  outbox: number;
+  workLeftovers: number;
+  unmatchedChanges: number;
+  pendingChanges: number;
+}> {
   const now = deps.now().getTime();
   const artifacts =
     settings.artifacts === undefined ? 0 : await pruneArtifacts(deps, new Date(now - settings.artifacts));
@@ -76,5 +83,7 @@ export async function runRetention(
     before: new Date(now - UNMATCHED_LIMITS.ageMs),
     keep: UNMATCHED_LIMITS.changes,
   });
-  return { artifacts, outbox, workLeftovers, unmatchedChanges };
+  // A check takes its stack's waiting changes within minutes; a week's are for a stack no longer checked.
+  const pendingChanges = await deps.store.prunePendingChanges(new Date(now - UNMATCHED_LIMITS.ageMs));
+  return { artifacts, outbox, workLeftovers, unmatchedChanges, pendingChanges };
 }

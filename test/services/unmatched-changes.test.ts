@@ -59,9 +59,13 @@ describe('the unmatched change recorder', () => {
     const recorder = createUnmatchedChangeRecorder(deps);
     recorder.add(change(1, app.now.value));
     await recorder.flush();
+    // Matched changes of a stack no check took (removed from the config) go after a week too.
+    await store.addPendingChanges('gone/stack', [{ ...change(2, app.now.value), resources: [] }]);
     app.now.value = new Date(app.now.value.getTime() + 8 * DAY);
     const removed = await runRetention({ ...deps, store }, { outbox: config.defaults.outboxRetention });
     expect(removed.unmatchedChanges).toBe(1);
+    expect(removed.pendingChanges).toBe(1);
+    expect(await store.takePendingChanges('gone/stack')).toEqual([]);
     expect(await store.listUnmatchedChanges({ since: new Date(0), limit: 10 })).toEqual({ changes: [], counted: 0 });
   });
 });

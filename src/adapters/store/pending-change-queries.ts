@@ -4,7 +4,10 @@ import type { StoreContext } from './context.js';
 import { pendingChangeValues, toPendingChange } from './pending-change-row.js';
 import type { Synchronous } from './synchronous.js';
 
-type PendingChangeQueries = Pick<Synchronous<RunStore>, 'addPendingChanges' | 'takePendingChanges'>;
+type PendingChangeQueries = Pick<
+  Synchronous<RunStore>,
+  'addPendingChanges' | 'takePendingChanges' | 'prunePendingChanges'
+>;
 
 /** Matched change events waiting for their stack's next check, which takes them for its attribution. */
 export function pendingChangeQueries(ctx: StoreContext): PendingChangeQueries {
@@ -36,5 +39,7 @@ export function pendingChangeQueries(ctx: StoreContext): PendingChangeQueries {
   return {
     addPendingChanges: (stack, changes) => add.immediate(stack, changes),
     takePendingChanges: (stack) => take.immediate(stack),
+    prunePendingChanges: (before) =>
+      ctx.stmt('DELETE FROM pending_changes WHERE received_at < ?').run(before.getTime()).changes,
   };
 }

@@ -4,7 +4,9 @@ import { pendingChangeValues, toPendingChange } from '../pending-change-row.js';
 import { advisoryLock, changes as changed, type PgContext, rows } from './context.js';
 
 /** Matched change events waiting for their stack's next check, which takes them for its attribution. */
-export function pendingChangeQueries(ctx: PgContext): Pick<RunStore, 'addPendingChanges' | 'takePendingChanges'> {
+export function pendingChangeQueries(
+  ctx: PgContext,
+): Pick<RunStore, 'addPendingChanges' | 'takePendingChanges' | 'prunePendingChanges'> {
   return {
     addPendingChanges: (stack, changes) =>
       ctx.transaction(async (tx) => {
@@ -36,5 +38,7 @@ export function pendingChangeQueries(ctx: PgContext): Pick<RunStore, 'addPending
       );
       return sorted.map(toPendingChange);
     },
+    prunePendingChanges: (before) =>
+      changed(ctx, 'DELETE FROM pending_changes WHERE received_at < $1', [before.getTime()]),
   };
 }

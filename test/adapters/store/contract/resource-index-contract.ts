@@ -87,6 +87,18 @@ export function resourceIndexContract(target: StoreContractTarget): void {
       expect(await store.takePendingChanges('dev/app')).toEqual([earlier]);
     });
 
+    it('drops changes no check took before a time, and keeps the later ones', async () => {
+      const clock = manualClock();
+      const store = await target.open({ now: clock.now });
+      await store.addPendingChanges('removed/stack', [change('0000e001-0000', '2025-01-01T00:00:00Z')]);
+      clock.advance(3600_000);
+      const cut = clock.now();
+      await store.addPendingChanges('prod/net', [change('0000e002-0000', '2025-01-01T01:00:00Z')]);
+      expect(await store.prunePendingChanges(cut)).toBe(1);
+      expect(await store.takePendingChanges('removed/stack')).toEqual([]);
+      expect(await store.takePendingChanges('prod/net')).toHaveLength(1);
+    });
+
     it('keeps at most PENDING_CHANGES_PER_STACK for a stack: the rest of a burst is not kept', async () => {
       const store = await target.open();
       const burst = Array.from({ length: PENDING_CHANGES_PER_STACK + 5 }, (_, i) =>
