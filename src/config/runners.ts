@@ -37,6 +37,11 @@ function cloudTrailRegionIssues(file: ConfigFile): ConfigIssue[] {
   ];
 }
 
+/** The stacks a pool's workers plan and apply; every stack without a pool set is in `default`. */
+export function stacksOfPool<S extends { pool: string }>(config: { stacks: S[] }, pool: string): S[] {
+  return config.stacks.filter((s) => s.pool === pool);
+}
+
 /** The pools the config's stacks are in: a worker of any other pool would wait for jobs that never come. */
 export function configPools(config: Pick<DriftgateConfig, 'stacks'>): string[] {
   return [...new Set(config.stacks.map((s) => s.pool))].sort();

@@ -9,6 +9,7 @@ import { createSlackApi } from '../../slack/api.js';
 import { slackSettingsFor } from '../../slack/env.js';
 import { createAppContext, ownSecretNames, type AppContext } from '../context.js';
 import { PostgresConnectError, serverOf } from '../../adapters/store/postgres/errors.js';
+import { stacksOfPool } from '../../config/runners.js';
 import { checkArtifactStore } from './artifact-check.js';
 import { checkChangeEvents } from './change-events-checks.js';
 import { type CheckResult, fail, ok, reason, skip } from './check-result.js';
@@ -77,7 +78,7 @@ export async function runDoctor(config: DriftgateConfig, options: DoctorOptions)
     results.push(...dataDirAndStore(config, context));
     results.push(await checkWritableDir('plugin cache', config.terraform.pluginCacheDir, 'terraform.pluginCacheDir'));
     const failedPart = config.store?.type === 'postgres' ? 'the store' : 'the data dir';
-    const stacks = options.pool ? config.stacks.filter((s) => s.pool === options.pool) : config.stacks;
+    const stacks = options.pool ? stacksOfPool(config, options.pool) : config.stacks;
     if (!built) results.push(skip('stacks', `not checked: ${failedPart} failed`));
     else if (binary.status !== 'ok') results.push(skip('stacks', 'not checked: no terraform binary'));
     else results.push(...(await checkStacks(built.deps.terraform, { ...config, stacks })));

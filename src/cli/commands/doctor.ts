@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { ok } from '../../app/doctor/check-result.js';
 import { runDoctor } from '../../app/doctor/run-doctor.js';
 import { validateConfigFile } from '../../config/load.js';
-import { workerPoolIssues } from '../../config/runners.js';
+import { stacksOfPool, workerPoolIssues } from '../../config/runners.js';
 import type { CliIo } from '../io.js';
 import { doctorLine, doctorSummary } from '../render/doctor-report.js';
 
@@ -49,7 +49,7 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
   }
   const n = validation.warnings.length;
   const warnings = n ? `, ${n} warning${n === 1 ? '' : 's'} (see driftgate validate)` : '';
-  const counted = values.pool ? config.stacks.filter((s) => s.pool === values.pool).length : config.stacks.length;
+  const counted = (values.pool ? stacksOfPool(config, values.pool) : config.stacks).length;
   const stacks = `${counted} stack${counted === 1 ? '' : 's'}${values.pool ? ` in pool ${values.pool}` : ''}`;
   const loaded = ok('config', `${file}: ${stacks}${warnings}`);
   say(doctorLine(loaded));
