@@ -76,19 +76,22 @@ export function awsCredentials(env: Record<string, string | undefined>) {
   };
 }
 
-/**
- * Where CloudTrail is asked: `cloudTrail.region`; else, on a worker, its environment's region (its pool's
- * account may live elsewhere than the control plane's queue); else the SQS queue's.
- */
-export function cloudTrailRegion(
-  config: ChangeEventsConfig,
-  env: Record<string, string | undefined> = {},
-): string | undefined {
+/** Where `serve` asks CloudTrail: `cloudTrail.region`, else the SQS queue's. */
+export function cloudTrailRegion(config: ChangeEventsConfig): string | undefined {
   return (
-    config.cloudTrail.region ??
-    (env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined) ??
-    (config.sqs ? (config.sqs.region ?? sqsQueueRegion(config.sqs.queueUrl)) : undefined)
+    config.cloudTrail.region ?? (config.sqs ? (config.sqs.region ?? sqsQueueRegion(config.sqs.queueUrl)) : undefined)
   );
+}
+
+/**
+ * Where a worker asks CloudTrail: `cloudTrail.region`, else its environment's region (its pool's). Never
+ * the control plane's queue's: a pool's account may live in another region.
+ */
+export function workerCloudTrailRegion(
+  config: ChangeEventsConfig,
+  env: Record<string, string | undefined>,
+): string | undefined {
+  return config.cloudTrail.region ?? (env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined);
 }
 
 function pushSecret(config: ChangeEventsConfig, env: Record<string, string | undefined>): string | undefined {
@@ -302,10 +305,13 @@ export async function startChangeEventsWith(
     async stop() {
       if (stopped) return;
       stopped = true;
-      await follower.stop();
-      debouncer.stop();
+      // The doors first (an SQS batch in hand is still taken), then every open window is kept in the
+      // store for the stack's next check: a deploy must not lose the changes of the last `debounce`.
       controller.abort();
       await polling;
+      debouncer.flush();
+      debouncer.stop();
+      await follower.stop();
       await Promise.allSettled([...waiting]);
       await unmatched.flush();
       sqsClient?.destroy();

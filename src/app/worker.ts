@@ -13,7 +13,7 @@ import type { WorkerRegistry } from '../ports/worker-registry.js';
 import { relayBus } from '../services/relay-bus.js';
 import { terraformCodeChecks } from '../services/remediation-code-checks.js';
 import { workPoolJob, type PoolJobDeps } from '../services/work-pool-job.js';
-import { cloudTrailRegion, startCheckHooks, type RunningCheckHooks } from './change-events.js';
+import { startCheckHooks, type RunningCheckHooks, workerCloudTrailRegion } from './change-events.js';
 import { createAppContext, ownSecretNames, type AppContext } from './context.js';
 import { openQueueFor } from './open-queue.js';
 import { listen, type ListenOptions } from './serve-ports.js';
@@ -70,7 +70,7 @@ export async function startWorker(config: DriftgateConfig, options: WorkerOption
     // Its checks keep the change events' index and attribute drift, asking CloudTrail with this pool's
     // credentials: the control plane needs no cloud access for it.
     const events = config.changeEvents;
-    const region = events ? cloudTrailRegion(events, options.env) : undefined;
+    const region = events ? workerCloudTrailRegion(events, options.env) : undefined;
     if (events?.cloudTrail.lookup && !region)
       logger.warn(
         'no region to ask CloudTrail in (changeEvents.cloudTrail.region, or AWS_REGION here): drift this pool finds is attributed from change events only',

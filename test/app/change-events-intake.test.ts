@@ -146,4 +146,22 @@ describe('change events in a process that runs no checks', () => {
     await intake.running.stop();
     expect((await store.takePendingChanges(STACK)).map((c) => c.eventId)).toEqual(['0000a11c-0004']);
   });
+
+  it('keeps the changes of a window still open when it stops: a deploy loses none', async () => {
+    const store = tmp.open();
+    await store.saveResourceIndex({
+      stack: STACK,
+      resources: [{ address: 'aws_s3_bucket.assets', identifiers: [BUCKET, `arn:aws:s3:::${BUCKET}`] }],
+    });
+    let asked = 0;
+    const intake = await startIntake(store, async () => {
+      asked++;
+    });
+    const event = tagEvent(BUCKET, 'config/app.json', 'alice-console', '0000a11c-0005');
+    expect((await postChangeEvent(intake.base, event, SECRET)).status).toBe(202);
+    await intake.running.stop();
+    // Kept for the stack's next check; no check is asked of a stopping process.
+    expect(asked).toBe(0);
+    expect((await store.takePendingChanges(STACK)).map((c) => c.eventId)).toEqual(['0000a11c-0005']);
+  });
 });

@@ -6,7 +6,7 @@ import {
 } from '../../adapters/aws/cloudtrail-lookup.js';
 import { createSqsClient } from '../../adapters/aws/sqs-change-events.js';
 import { type DriftgateConfig, sqsQueueRegion } from '../../config/schema.js';
-import { awsCredentials, cloudTrailRegion } from '../change-events.js';
+import { awsCredentials, cloudTrailRegion, workerCloudTrailRegion } from '../change-events.js';
 import { type CheckResult, fail, ok, reason, skip } from './check-result.js';
 
 /** A name no resource has: the lookup proves the permission and the endpoint, and finds nothing. */
@@ -27,7 +27,7 @@ export async function checkChangeEvents(
   if (!events) return [];
   if (options.pool) {
     if (!events.cloudTrail.lookup) return [skip('cloudtrail', 'lookups are off (changeEvents.cloudTrail.lookup)')];
-    const region = cloudTrailRegion(events, env);
+    const region = workerCloudTrailRegion(events, env);
     return [
       region
         ? await checkCloudTrail(region, env)
