@@ -117,7 +117,8 @@ async function runnersOn(queue: JobQueue, options: WorkerRunnersOptions): Promis
 
   /** Runs of workers that are gone: interrupted (an apply blocks its stack, and says so), outcomes told. */
   const recoverWorkers = async (): Promise<void> => {
-    const interrupted = await store.recoverInterrupted();
+    // While this control plane runs: what it works on itself is live.
+    const interrupted = await store.recoverInterrupted({ ownRunsLive: true });
     for (const run of interrupted)
       logger.warn({ runId: run.id, stack: run.stack, error: run.error }, 'run interrupted: its worker stopped');
     await reportInterruptedApplies(deps, interrupted);

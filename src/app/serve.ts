@@ -148,9 +148,10 @@ async function serveWith(
 
   const leading = (): boolean => !lease || lease.isLeader();
   // What a process that died left behind is the leader's to recover: a standby recovers when it leads.
-  const recover = async () => {
-    // Runs left planning or applying by a process that died; an interrupted apply blocks its stack.
-    const interrupted = await store.recoverInterrupted();
+  const recover = async (atStart: boolean) => {
+    // Runs left planning or applying by a process that died; an interrupted apply blocks its stack. Taking
+    // the lead again later (it was lost while the store was out of reach), this process's own runs are live.
+    const interrupted = await store.recoverInterrupted(atStart ? {} : { ownRunsLive: true });
     for (const run of interrupted) {
       logger.warn({ runId: run.id, stack: run.stack, error: run.error }, 'run interrupted by an earlier stop');
     }
@@ -162,7 +163,7 @@ async function serveWith(
     return { interrupted, handed };
   };
   const ledAtStart = leading();
-  const recovered = ledAtStart ? await recover() : undefined;
+  const recovered = ledAtStart ? await recover(true) : undefined;
   // Their scratch dirs may still hold a raw saved plan: only the artifact store keeps one.
   const leftovers = await removeWorkLeftovers({ store, workDir: deps.workDir });
   if (leftovers.length) logger.warn({ removed: leftovers }, 'removed work dirs left by an earlier stop');
@@ -296,7 +297,7 @@ async function serveWith(
   };
   if (recovered) await tellRecovered(recovered);
   // A standby that takes the lead (the leader stopped or died) recovers what the leader left, as a start does.
-  promotion.lead = () => jobs.run('take-the-lead', async () => tellRecovered(await recover()));
+  promotion.lead = () => jobs.run('take-the-lead', async () => tellRecovered(await recover(false)));
   if (!ledAtStart && leading()) promotion.lead();
 
   let stopping = false;

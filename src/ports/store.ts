@@ -36,6 +36,15 @@ export interface RunQuery {
  * `transition` is compare-and-set: it returns the updated run, or undefined when the run was no longer in
  * one of `from`.
  */
+export interface RecoverOptions {
+  /**
+   * The runs this store's process works on are live, not left over: a recovery while it runs (a serve
+   * that takes the lead again after losing it, mid-apply). At start they count as left over (an earlier
+   * serve in the same process).
+   */
+  ownRunsLive?: boolean;
+}
+
 /** Waiting changes as read; `unreadable` counts rows this version cannot read (another version wrote them). */
 export interface PendingChanges {
   changes: MatchedChange[];
@@ -154,7 +163,7 @@ export interface RunStore {
    * After a crash: every run left in planning or applying becomes interrupted; a stack whose apply was
    * interrupted is blocked. Returns the runs it changed.
    */
-  recoverInterrupted(): Promise<Run[]>;
+  recoverInterrupted(options?: RecoverOptions): Promise<Run[]>;
   /** Resolves when the database answers, throws when it does not (`/readyz`). */
   ping(): Promise<void>;
   close(): Promise<void>;

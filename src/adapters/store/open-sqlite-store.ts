@@ -83,7 +83,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...resourceIndexQueries(ctx),
     ...pendingChangeQueries(ctx),
     ...unmatchedChangeQueries(ctx),
-    recoverInterrupted: () => recoverInterrupted(ctx),
+    recoverInterrupted: (options) => recoverInterrupted(ctx, options),
     ping: () => {
       db.prepare('SELECT 1').get();
     },

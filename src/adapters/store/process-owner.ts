@@ -41,13 +41,17 @@ export function processOwner(pid: number = process.pid, read: ProcReader = readP
   return { host: hostname(), pid, start: startOf(pid, read) ?? '' };
 }
 
+export function sameProcess(a: ProcessOwner, b: ProcessOwner): boolean {
+  return a.host === b.host && a.pid === b.pid && a.start === b.start;
+}
+
 export function ownerState(
   owner: ProcessOwner,
   self: ProcessOwner = processOwner(),
   read: ProcReader = readProc,
 ): OwnerState {
   if (owner.host !== self.host) return 'unknown';
-  if (owner.pid === self.pid && owner.start === self.start) return 'gone';
+  if (sameProcess(owner, self)) return 'gone';
   const start = startOf(owner.pid, read);
   if (start !== undefined) return start === owner.start ? 'alive' : 'gone';
   // No such process, unless this host has no readable /proc at all: then nothing says it is gone.

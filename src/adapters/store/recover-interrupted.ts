@@ -1,6 +1,8 @@
 import type { Run } from '../../domain/run/model.js';
 import { IN_FLIGHT } from '../../domain/run/state.js';
 import { ensureStack, type StoreContext } from './context.js';
+import type { RecoverOptions } from '../../ports/store.js';
+import { sameProcess } from './process-owner.js';
 import { OwnerColumns, parseRow, toOwner, toRun } from './rows.js';
 
 const STEP: Record<string, string> = { planning: 'plan', applying: 'apply' };
@@ -12,13 +14,13 @@ const STEP: Record<string, string> = { planning: 'plan', applying: 'apply' };
  * An interrupted plan is harmless; an interrupted apply may have changed part of the infrastructure, so
  * its stack is blocked until a person has looked.
  */
-export function recoverInterrupted(ctx: StoreContext): Run[] {
+export function recoverInterrupted(ctx: StoreContext, options: RecoverOptions = {}): Run[] {
   const recover = ctx.db.transaction((): Run[] => {
     const now = ctx.nowMs();
     const stranded = ctx
       .stmt(`SELECT * FROM runs WHERE state IN (${IN_FLIGHT.map(() => '?').join(', ')}) ORDER BY created_at`)
       .all(...IN_FLIGHT)
-      .filter((row) => ownerGone(ctx, row, now))
+      .filter((row) => ownerGone(ctx, row, now, options))
       .map(toRun);
     const changed: Run[] = [];
     for (const run of stranded) {
@@ -49,8 +51,9 @@ export function recoverInterrupted(ctx: StoreContext): Run[] {
   return recover.immediate();
 }
 
-function ownerGone(ctx: StoreContext, row: unknown, now: number): boolean {
+function ownerGone(ctx: StoreContext, row: unknown, now: number, options: RecoverOptions): boolean {
   const owner = toOwner(parseRow(OwnerColumns, 'runs', row));
+  if (options.ownRunsLive && owner && sameProcess(owner, ctx.owner)) return false;
   const state = owner ? ctx.ownerState(owner) : 'gone';
   if (state !== 'unknown') return state === 'gone';
   const id = (row as { id: string }).id;

@@ -59,7 +59,7 @@ function storeOn(ctx: PgContext, close: () => Promise<void>): Store {
     ...resourceIndexQueries(ctx),
     ...pendingChangeQueries(ctx),
     ...unmatchedChangeQueries(ctx),
-    recoverInterrupted: () => recoverInterrupted(ctx),
+    recoverInterrupted: (options) => recoverInterrupted(ctx, options),
     ping: async () => {
       await ctx.db.query('SELECT 1');
     },

@@ -1,5 +1,7 @@
 import type { Run } from '../../../domain/run/model.js';
 import { IN_FLIGHT } from '../../../domain/run/state.js';
+import type { RecoverOptions } from '../../../ports/store.js';
+import { sameProcess } from '../process-owner.js';
 import { OwnerColumns, parseRow, toOwner, toRun } from '../rows.js';
 import { ensureStack, firstRow, type PgContext, rows } from './context.js';
 
@@ -12,7 +14,7 @@ const STEP: Record<string, string> = { planning: 'plan', applying: 'apply' };
  * blocked until a person has looked. Each run moves by compare-and-set: two replicas starting together
  * interrupt it once.
  */
-export function recoverInterrupted(ctx: PgContext): Promise<Run[]> {
+export function recoverInterrupted(ctx: PgContext, options: RecoverOptions = {}): Promise<Run[]> {
   return ctx.transaction(async (tx) => {
     const now = tx.nowMs();
     const inFlight = await rows(
@@ -22,7 +24,7 @@ export function recoverInterrupted(ctx: PgContext): Promise<Run[]> {
       [IN_FLIGHT, now],
     );
     const changed: Run[] = [];
-    for (const run of inFlight.filter((row) => ownerGone(tx, row)).map(toRun)) {
+    for (const run of inFlight.filter((row) => ownerGone(tx, row, options)).map(toRun)) {
       const step = STEP[run.state] ?? run.state;
       const error = `driftgate stopped during the ${step} step (state ${run.state}); the run did not finish`;
       const row = await firstRow(
@@ -50,8 +52,9 @@ export function recoverInterrupted(ctx: PgContext): Promise<Run[]> {
   });
 }
 
-function ownerGone(ctx: PgContext, row: unknown): boolean {
+function ownerGone(ctx: PgContext, row: unknown, options: RecoverOptions): boolean {
   const owner = toOwner(parseRow(OwnerColumns, 'runs', row));
+  if (options.ownRunsLive && owner && sameProcess(owner, ctx.owner)) return false;
   const state = owner ? ctx.ownerState(owner) : 'gone';
   if (state !== 'unknown') return state === 'gone';
   return !(row as { held: boolean }).held;

@@ -105,6 +105,17 @@ export function runsContract(target: StoreContractTarget): void {
       expect(await after.recoverInterrupted()).toEqual([]);
     });
 
+    it('keeps the runs of its own process when told they are live (it took the lead again while running)', async () => {
+      const store = await target.open();
+      const planning = await store.createRun({ stack: 'plan-stack', trigger: 'schedule' });
+      await store.acquireLock('plan-stack', planning.id, 60_000);
+      expect(await store.recoverInterrupted({ ownRunsLive: true })).toEqual([]);
+      expect((await store.getRun(planning.id))?.state).toBe('planning');
+      expect(await store.getLock('plan-stack')).toMatchObject({ runId: planning.id });
+      // At start the same runs are an earlier serve's of this process: left over.
+      expect((await store.recoverInterrupted()).map((r) => r.id)).toEqual([planning.id]);
+    });
+
     it('finds the latest other run with the same plan signature', async () => {
       const clock = manualClock();
       const store = await target.open({ now: clock.now });
