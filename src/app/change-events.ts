@@ -55,6 +55,15 @@ export interface RunningChangeEvents {
   stop(): Promise<void>;
 }
 
+/** Change events in serve: the doors and the intake stop before the checks, the check hooks after them. */
+export interface ServeChangeEvents extends RunningChangeEvents {
+  /**
+   * The doors and the intake only: before the scheduler stops, so no new check is asked for. The check
+   * hooks (the CloudTrail client) stay for the checks still running; `stop` releases them once those ended.
+   */
+  stopIntake(): Promise<void>;
+}
+
 export interface RunningCheckHooks {
   checks: CheckChangeEvents;
   /** The index the checks keep: the intake of the same process matches against it. */
@@ -116,7 +125,7 @@ export async function startChangeEvents(
   env: Record<string, string | undefined>,
   requestCheck: (stack: string) => Promise<unknown>,
   options: { runsChecks: boolean; indexRefreshMs?: number },
-): Promise<RunningChangeEvents | undefined> {
+): Promise<ServeChangeEvents | undefined> {
   const config = context.config.changeEvents;
   if (!config) return undefined;
   const stacks = context.config.stacks.map((s) => s.name);
@@ -137,6 +146,7 @@ export async function startChangeEvents(
     });
     return {
       mounts: doors.mounts,
+      stopIntake: () => doors.stop(),
       async stop() {
         await doors.stop();
         hooks?.stop();
@@ -321,6 +331,7 @@ export async function startChangeEventsWith(
       await Promise.allSettled([...waiting]);
       await unmatched.flush();
       sqsClient?.destroy();
+      logger.info({}, 'change events off: no more checks asked for, open windows kept');
     },
   };
 }

@@ -343,11 +343,13 @@ async function serveWith(
       if (stopping) return;
       stopping = true;
       await retentionTask.stop();
-      await changeEvents?.stop();
+      // No new check is asked for; the checks still running keep their CloudTrail lookups until they end.
+      await changeEvents?.stopIntake();
       // Applies and checks first: they may still have messages to send through the outbox.
       const { aborted, cancelled } = await scheduler.stop(config.defaults.shutdownTimeout);
       logger.info({ aborted, cancelled }, 'scheduler stopped');
       await runners.stop();
+      await changeEvents?.stop();
       pager?.stop();
       storeHealth.stop();
       await pageWorker?.stop();
