@@ -189,17 +189,22 @@ export async function startCheckHooks(
     index,
     loadedUpTo,
     checks: {
+      markWaiting: (stack) =>
+        deps.store.markPendingChanges(stack.name).catch((err: unknown) => {
+          deps.logger.warn({ stack: stack.name, err: errorMessage(err) }, 'waiting changes not marked');
+          return 0;
+        }),
       indexPlan: (stack, plan) => keeper.fromPlan(stack, plan),
-      async cleanPlan(stack, signal) {
-        // A clean plan answers what the waiting changes asked: nothing drifted.
-        await deps.store
-          .takePendingChanges(stack.name)
-          .catch((err: unknown) =>
-            deps.logger.warn({ stack: stack.name, err: errorMessage(err) }, 'waiting changes not cleared'),
-          );
-        await keeper.fromState(stack, signal);
-      },
+      cleanPlan: (stack, signal) => keeper.fromState(stack, signal),
       attribute: (stack, drifted, options) => attribute(stack.name, drifted, options),
+      async answered(stack, upTo) {
+        if (upTo === 0) return;
+        await deps.store
+          .dropPendingChanges(stack.name, upTo)
+          .catch((err: unknown) =>
+            deps.logger.warn({ stack: stack.name, err: errorMessage(err) }, 'answered changes not cleared'),
+          );
+      },
     },
     stop() {
       client?.destroy();

@@ -36,6 +36,12 @@ export interface RunQuery {
  * `transition` is compare-and-set: it returns the updated run, or undefined when the run was no longer in
  * one of `from`.
  */
+/** Waiting changes as read; `unreadable` counts rows this version cannot read (another version wrote them). */
+export interface PendingChanges {
+  changes: MatchedChange[];
+  unreadable: number;
+}
+
 export interface RunStore {
   upsertStack(name: string): Promise<StackRecord>;
   getStack(name: string): Promise<StackRecord | undefined>;
@@ -118,12 +124,19 @@ export interface RunStore {
   listResourceIndexes(query?: { stack?: string; updatedSince?: Date }): Promise<StackResourceIndex[]>;
 
   /**
-   * Keeps matched changes for the stack's next check, each event once, at most
-   * PENDING_CHANGES_PER_STACK waiting; returns how many were added.
+   * Keeps matched changes for the stack's next check, each event once; of more than
+   * PENDING_CHANGES_PER_STACK waiting, the newest stay. Returns how many were added.
    */
   addPendingChanges(stack: string, changes: readonly MatchedChange[]): Promise<number>;
-  /** The changes waiting for the stack, oldest first, and no longer waiting: one check takes them. */
-  takePendingChanges(stack: string): Promise<MatchedChange[]>;
+  /**
+   * Where the changes waiting for the stack end now (0: none). A check marks this before its plan and
+   * answers the changes up to it: those that come while it plans wait for the next check.
+   */
+  markPendingChanges(stack: string): Promise<number>;
+  /** The changes waiting for the stack (up to `upTo`, a mark), oldest first. */
+  readPendingChanges(stack: string, upTo?: number): Promise<PendingChanges>;
+  /** The check that marked `upTo` answered the changes up to it: they wait no longer. */
+  dropPendingChanges(stack: string, upTo: number): Promise<number>;
   /** Drops changes that came before `before` and no check took (a stack since removed from the config). */
   prunePendingChanges(before: Date): Promise<number>;
 

@@ -1,4 +1,4 @@
-import type { AttributedChange, Attribution } from '../domain/change-events/attribution.js';
+import { type AttributedChange, type Attribution, mergeAttributions } from '../domain/change-events/attribution.js';
 import type { Classification } from '../domain/change-events/classify.js';
 import { describeChange } from '../domain/change-events/describe.js';
 import { identifiersOf } from '../domain/change-events/identifiers.js';
@@ -18,8 +18,8 @@ import type { ServiceDeps } from './deps.js';
  */
 
 export interface AttributeDriftDeps extends Pick<ServiceDeps, 'logger' | 'now'> {
-  /** The store keeps the changes waiting for a stack's next check (`takePendingChanges`). */
-  store: Pick<ServiceDeps['store'], 'listRuns' | 'takePendingChanges'>;
+  /** The store keeps the changes waiting for a stack's next check (`readPendingChanges`). */
+  store: Pick<ServiceDeps['store'], 'listRuns' | 'readPendingChanges'>;
   index: ResourceIndex;
   classify: (event: ChangeEvent) => Classification;
   /** Absent: CloudTrail lookups are off. */
@@ -79,30 +79,51 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
     return changes.length ? { status: 'found', changes } : { status: 'none' };
   }
 
-  return async (
-    stack: string,
-    driftedList: readonly string[],
-    options: { lookUp?: boolean } = {},
-  ): Promise<Attribution | undefined> => {
-    const drifted = new Set(driftedList);
-    const waiting = await deps.store.takePendingChanges(stack).catch((err: unknown) => {
+  /** The changes kept for the stack up to the check's mark; what cannot be read costs only the answer. */
+  async function waitingChanges(stack: string, upTo: number): Promise<MatchedChange[]> {
+    try {
+      const { changes, unreadable } = await deps.store.readPendingChanges(stack, upTo);
+      if (unreadable)
+        deps.logger.warn({ stack, unreadable }, 'waiting changes another version wrote could not be read: skipped');
+      return changes;
+    } catch (err) {
       deps.logger.warn({ stack, err: errorMessage(err) }, 'the changes waiting for this check were not read');
       return [];
-    });
-    const fromPush = fromEvents(stack, waiting, drifted);
-    if (fromPush.length) return { status: 'found', changes: fromPush };
-    if (!deps.history || options.lookUp === false) return undefined;
+    }
+  }
+
+  async function lookUpWithin(stack: string, resources: ReadonlySet<string>): Promise<Attribution> {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
-      return await Promise.race([lookUp(deps.history, stack, drifted), timedOut]);
+      return await Promise.race([lookUp(deps.history!, stack, resources), timedOut]);
     } catch (err) {
       deps.logger.warn({ stack, err: errorMessage(err) }, 'CloudTrail did not answer: the alert goes out without who');
       return { status: 'unknown' };
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * `upTo`: the check's mark of the waiting changes (none: none are read). `lookUp: false`: the cloud's
+   * audit log is not asked (drift already attributed).
+   */
+  return async (
+    stack: string,
+    driftedList: readonly string[],
+    options: { lookUp?: boolean; upTo?: number } = {},
+  ): Promise<Attribution | undefined> => {
+    const drifted = new Set(driftedList);
+    const waiting = options.upTo ? await waitingChanges(stack, options.upTo) : [];
+    const fromPush = fromEvents(stack, waiting, drifted);
+    const found: Attribution | undefined = fromPush.length ? { status: 'found', changes: fromPush } : undefined;
+    // Events may name some of the drifted resources: CloudTrail is asked about the others.
+    const named = new Set(fromPush.map((c) => c.resource));
+    const unnamed = new Set([...drifted].filter((address) => !named.has(address)));
+    if (!deps.history || options.lookUp === false || unnamed.size === 0) return found;
+    return mergeAttributions(found, await lookUpWithin(stack, unnamed));
   };
 }

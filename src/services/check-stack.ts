@@ -6,7 +6,7 @@ import { analyzePlan, noChangesAnalysis } from '../domain/plan/analyze.js';
 import { fingerprintChanges } from '../domain/plan/fingerprint.js';
 import type { PlanAnalysis } from '../domain/plan/model.js';
 import type { PolicyEvaluation } from '../domain/policy/model.js';
-import { type Attribution, policyChanges } from '../domain/change-events/attribution.js';
+import { type Attribution, mergeAttributions, policyChanges } from '../domain/change-events/attribution.js';
 import { type PlanJson, parsePlanJson } from '../domain/plan/schema.js';
 import { type Announcement, announcementEvent } from '../domain/events.js';
 import { classifyRun } from '../domain/run/classify.js';
@@ -60,13 +60,17 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
   try {
     await mkdir(runDir, { recursive: true, mode: 0o700 });
     const planFile = join(runDir, 'plan.tfplan');
+    // The change events kept so far are what this plan answers; later ones wait for the next check.
+    const waitingUpTo = (await deps.changeEvents?.markWaiting(stack)) ?? 0;
     const plan = await deps.terraform.plan(stack, planFile, { signal: options.signal });
     if (!plan.hasChanges) {
       // Nothing to review or apply: keep the log, not the plan, and skip `show -json`.
       await storeArtifact(deps, run.id, 'plan_log', deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`, stack.name));
       const { version } = await deps.terraform.version();
       await deps.changeEvents?.cleanPlan(stack, options.signal);
-      return await recordOutcome(deps, stack, run, noChangesAnalysis(version), undefined);
+      const outcome = await recordOutcome(deps, stack, run, noChangesAnalysis(version), undefined);
+      await deps.changeEvents?.answered(stack, waitingUpTo);
+      return outcome;
     }
     const signature = planSignature({
       stdout: plan.stdout,
@@ -75,11 +79,11 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
       policyDigest: deps.policyDigest ?? '',
     });
     const found =
-      (await reuseEarlierAnalysis(deps, stack, run, signature)) ??
-      (await analyseAfresh(deps, stack, run, planFile, plan, options));
+      (await reuseEarlierAnalysis(deps, stack, run, signature, waitingUpTo)) ??
+      (await analyseAfresh(deps, stack, run, planFile, plan, { ...options, waitingUpTo }));
     const planSha256 = await storeAnalysed(deps, run.id, planFile, found);
     // Audited when the policies judged this plan, not when an earlier run's judgement was reused.
-    if (!found.reusedFrom && found.policy?.fired.length) {
+    if (found.judged && found.policy?.fired.length) {
       await store.appendAudit({
         at: deps.now(),
         actor: 'system',
@@ -100,7 +104,9 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
       },
       'plan finished',
     );
-    return await recordOutcome(deps, stack, run, found.analysis, planSha256, found.policy);
+    const outcome = await recordOutcome(deps, stack, run, found.analysis, planSha256, found.policy);
+    await deps.changeEvents?.answered(stack, waitingUpTo);
+    return outcome;
   } catch (err) {
     if (options.signal?.aborted) {
       const interrupted = await store.transition(run.id, 'planning', 'interrupted', {
@@ -128,6 +134,8 @@ interface Analysed {
   reusedFrom?: string;
   /** Who changed the drifted resources, when change events or CloudTrail say. */
   attribution?: Attribution;
+  /** The policies judged this plan now (not an earlier run's judgement reused as it was). */
+  judged: boolean;
 }
 
 /**
@@ -140,6 +148,7 @@ async function reuseEarlierAnalysis(
   stack: Stack,
   run: Run,
   signature: string,
+  waitingUpTo: number,
 ): Promise<Analysed | undefined> {
   const earlier = await reusableAnalysis(deps, stack.name, run.id, signature);
   if (!earlier) return undefined;
@@ -151,20 +160,25 @@ async function reuseEarlierAnalysis(
   // Judged as drift then and as a pending change now (a baseline moved): the policies judge it again.
   if (kind !== earlier.from.kind) return undefined;
   const { planJson, planLog } = earlier;
-  // The same drift as the earlier run: what it was attributed to stands, unless new events name it.
-  const named = kind === 'drift' ? await attributeDrift(deps, stack, earlier.analysis, { lookUp: false }) : undefined;
-  const attribution =
-    named ?? (kind === 'drift' ? await loadAttribution(deps, earlier.from.id).catch(() => undefined) : undefined);
-  // Who made it is new to the policies (`drift.changes`): they judge the same plan again with it.
-  const { analysis, policy } =
+  // The same drift as the earlier run: who made it stands, and events kept since may add to it.
+  const named =
+    kind === 'drift'
+      ? await attributeDrift(deps, stack, earlier.analysis, { upTo: waitingUpTo, lookUp: false })
+      : undefined;
+  const before = kind === 'drift' ? await loadAttribution(deps, earlier.from.id).catch(() => undefined) : undefined;
+  const attribution = mergeAttributions(before, named);
+  // Who made it is new to the policies (`drift.changes`): they judge the same plan again with all of it.
+  const again =
     named && kind && deps.evaluatePolicies
-      ? judge(deps, parsePlanJson(planJson.toString()), stack, kind, earlier.analysis, named)
-      : earlier;
+      ? judge(deps, parsePlanJson(planJson.toString()), stack, kind, earlier.analysis, attribution)
+      : undefined;
+  const { analysis, policy } = again ?? earlier;
   return {
     analysis,
     planJson,
     planLog,
     reusedFrom: earlier.from.id,
+    judged: Boolean(again),
     ...(policy ? { policy } : {}),
     ...(attribution ? { attribution } : {}),
   };
@@ -195,7 +209,7 @@ async function analyseAfresh(
   run: Run,
   planFile: string,
   plan: { stdout: string; stderr: string },
-  options: CheckOptions,
+  options: CheckOptions & { waitingUpTo: number },
 ): Promise<Analysed> {
   const { store } = deps;
   const json = await deps.terraform.showJson(stack, planFile, { signal: options.signal });
@@ -208,13 +222,15 @@ async function analyseAfresh(
     commitSha: run.commitSha,
     lastAppliedCommit: (await store.getStack(stack.name))?.lastAppliedCommit,
   });
-  const attribution = kind === 'drift' ? await attributeDrift(deps, stack, analysis) : undefined;
+  const attribution =
+    kind === 'drift' ? await attributeDrift(deps, stack, analysis, { upTo: options.waitingUpTo }) : undefined;
   const judged = kind ? judge(deps, planJson, stack, kind, analysis, attribution) : { analysis };
   const planLog = deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`, stack.name);
   return {
     analysis: judged.analysis,
     planJson: json,
     planLog,
+    judged: Boolean(kind),
     ...(judged.policy ? { policy: judged.policy } : {}),
     ...(attribution ? { attribution } : {}),
   };
@@ -225,7 +241,7 @@ function attributeDrift(
   deps: ServiceDeps,
   stack: Stack,
   analysis: PlanAnalysis,
-  options: { lookUp: boolean } = { lookUp: true },
+  options: { upTo: number; lookUp?: boolean },
 ): Promise<Attribution | undefined> {
   if (!deps.changeEvents || analysis.drift.length === 0) return Promise.resolve(undefined);
   return deps.changeEvents.attribute(stack, [...new Set(analysis.drift.map((d) => d.address))], options);

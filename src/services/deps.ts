@@ -60,15 +60,27 @@ export interface ServiceDeps {
 
 /** What a check tells change events (src/app/change-events.ts) and asks of them. */
 export interface CheckChangeEvents {
+  /**
+   * Before the plan: where the changes waiting for the stack end. The check answers those; the ones that
+   * come while it plans wait for the next check, which plans after them.
+   */
+  markWaiting(stack: Stack): Promise<number>;
   /** A plan with changes showed the stack's prior state: its resources are indexed from it. */
   indexPlan(stack: Stack, plan: PlanJson): Promise<void>;
-  /** A clean plan: the index is refreshed from the state when it moved, and no change waits for this stack. */
+  /** A clean plan: the index is refreshed from the state when it moved. */
   cleanPlan(stack: Stack, signal?: AbortSignal): Promise<void>;
   /**
    * Who changed the drifted resources; undefined when nothing says (no event, no lookup configured).
-   * `lookUp: false`: from waiting events only, not the cloud's audit log (drift already attributed).
+   * `upTo`: the check's mark of the waiting changes. `lookUp: false`: from waiting events only, not the
+   * cloud's audit log (drift already attributed).
    */
-  attribute(stack: Stack, drifted: readonly string[], options?: { lookUp?: boolean }): Promise<Attribution | undefined>;
+  attribute(
+    stack: Stack,
+    drifted: readonly string[],
+    options: { upTo: number; lookUp?: boolean },
+  ): Promise<Attribution | undefined>;
+  /** The check recorded what it found: the changes up to its mark are answered and wait no longer. */
+  answered(stack: Stack, upTo: number): Promise<void>;
 }
 
 export type StackLookup = (name: string) => Stack | undefined;

@@ -81,7 +81,7 @@ describe('change events in a process that runs no checks', () => {
     const controlPlane = tmp.open();
     const asked: { stack: string; waiting: number }[] = [];
     const intake = await startIntake(controlPlane, async (stack) => {
-      asked.push({ stack, waiting: (await worker.takePendingChanges(stack)).length });
+      asked.push({ stack, waiting: (await worker.readPendingChanges(stack)).changes.length });
     });
     expect(await intake.indexed()).toBe(0);
     const event = tagEvent(BUCKET, 'config/app.json', 'alice-console', '0000a11c-0001');
@@ -144,7 +144,7 @@ describe('change events in a process that runs no checks', () => {
     intake.hand.fire();
     await waitFor('the check to be asked for', () => (asked ? true : undefined));
     await intake.running.stop();
-    expect((await store.takePendingChanges(STACK)).map((c) => c.eventId)).toEqual(['0000a11c-0004']);
+    expect((await store.readPendingChanges(STACK)).changes.map((c) => c.eventId)).toEqual(['0000a11c-0004']);
   });
 
   it('keeps the changes of a window still open when it stops: a deploy loses none', async () => {
@@ -162,6 +162,6 @@ describe('change events in a process that runs no checks', () => {
     await intake.running.stop();
     // Kept for the stack's next check; no check is asked of a stopping process.
     expect(asked).toBe(0);
-    expect((await store.takePendingChanges(STACK)).map((c) => c.eventId)).toEqual(['0000a11c-0005']);
+    expect((await store.readPendingChanges(STACK)).changes.map((c) => c.eventId)).toEqual(['0000a11c-0005']);
   });
 });

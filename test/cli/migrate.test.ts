@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/adapters/store/open-sqlite-store.js';
 import { openPostgresStore } from '../../src/adapters/store/postgres/open-postgres-store.js';
 import type { Store } from '../../src/ports/store.js';
+import { matchedChange } from '../domain/change-events/fixtures.js';
 import { runCli } from '../helpers/cli.js';
 import { configYaml, stackEntry } from '../helpers/config-builder.js';
 import { usePostgres } from '../helpers/postgres.js';
@@ -14,6 +15,8 @@ const postgres = usePostgres();
 let dir: string;
 let config: string;
 const at = (minute: number) => new Date(Date.UTC(2026, 11, 1, 10, minute));
+const waiting = (eventId: string) =>
+  matchedChange(eventId, { stack: 'prod/site', address: 'aws_s3_object.config', at: at(45).toISOString() });
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'driftgate-migrate-'));
@@ -80,6 +83,7 @@ beforeAll(async () => {
       codified: 2,
       leftForPerson: 1,
     });
+    await sqlite.addPendingChanges('prod/site', [waiting('0000e001-0000')]);
   } finally {
     await sqlite.close();
   }
@@ -102,6 +106,8 @@ async function contents(store: Store) {
     silence: await store.getSilence('prod/db', at(45)),
     snoozed: await store.isSnoozed('prod/site', 'fp0', at(45)),
     remediation: await store.getRemediation('prod/site', 'fp1'),
+    waiting: await store.readPendingChanges('prod/site'),
+    waitingMark: await store.markPendingChanges('prod/site'),
   };
 }
 
@@ -112,7 +118,7 @@ describe('driftgate migrate --to postgres', () => {
     const result = await runCli(['migrate', '--to', 'postgres', '--config', config], { cwd: dir, env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('copied 13 rows from');
+    expect(result.stdout).toContain('copied 14 rows from');
     expect(result.stdout).toMatch(/outbox\s+2/);
 
     const sqlite = await openSqliteStore({ path: join(dir, 'data', 'driftgate.db') });
@@ -124,6 +130,9 @@ describe('driftgate migrate --to postgres', () => {
       // Ids go on from where SQLite left them: the next audit entry and outbox item do not collide.
       const next = await pg.appendAudit({ at: at(58), actor: 'driftgate', action: 'check' });
       expect(next.id).toBe(3);
+      // So does the order of waiting changes: one kept after the copy is after a check's mark.
+      await pg.addPendingChanges('prod/site', [waiting('0000e002-0000')]);
+      expect(await pg.markPendingChanges('prod/site')).toBeGreaterThan(before.waitingMark);
     } finally {
       await sqlite.close();
       await pg.close();

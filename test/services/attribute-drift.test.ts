@@ -11,7 +11,7 @@ import {
 import { createClassifier } from '../../src/domain/change-events/classify.js';
 import { ResourceIndex } from '../../src/domain/change-events/resource-index.js';
 import { createDriftAttributor } from '../../src/services/attribute-drift.js';
-import { rawFixture } from '../domain/change-events/fixtures.js';
+import { matchedChange, rawFixture } from '../domain/change-events/fixtures.js';
 import { useTempStore } from '../adapters/store/temp-store.js';
 import { type CloudTrailEmulator, startCloudTrailEmulator, type TrailRecord } from '../helpers/cloudtrail-emulator.js';
 
@@ -65,7 +65,7 @@ function attributor(options: { maxAttempts?: number } = {}) {
     classify,
     history,
   });
-  return { attribute };
+  return { attribute, store };
 }
 
 describe('attributing drift a sweep found', () => {
@@ -94,6 +94,35 @@ describe('attributing drift a sweep found', () => {
       LookupAttributes: [{ AttributeKey: 'ResourceName', AttributeValue: `arn:aws:s3:::${BUCKET}` }],
     });
     expect(lookups[0]!.body.StartTime).toBe(CLEAN_AT.getTime() / 1000);
+  });
+
+  it('asks CloudTrail only about drift the waiting changes do not name, and reads those up to its mark', async () => {
+    const { attribute, store } = attributor();
+    const kept = (eventId: string, name: string) =>
+      matchedChange(eventId, { stack: STACK, address: 'aws_s3_bucket.assets', name });
+    await store.addPendingChanges(STACK, [kept('0000e001-0000', 'alice')]);
+    const mark = await store.markPendingChanges(STACK);
+    // Kept while the check planned: the next check's to answer.
+    await store.addPendingChanges(STACK, [kept('0000e002-0000', 'bob')]);
+    emulator.add(
+      detail('root', {
+        eventID: '0000e003-0000',
+        requestParameters: { bucketName: 'acme-logs' },
+        resources: [{ ARN: 'arn:aws:s3:::acme-logs' }],
+      }),
+    );
+    const found = await attribute(STACK, ['aws_s3_bucket.assets', 'aws_s3_bucket.logs'], { upTo: mark });
+    const changes = found?.status === 'found' ? found.changes : [];
+    // Oldest first: root's call came before alice's.
+    expect(changes.map((c) => [c.principal.name, c.resource])).toEqual([
+      ['root', 'aws_s3_bucket.logs'],
+      ['alice', 'aws_s3_bucket.assets'],
+    ]);
+    const lookups = emulator.calls();
+    expect(lookups).toHaveLength(1);
+    expect(lookups[0]!.body).toMatchObject({
+      LookupAttributes: [{ AttributeKey: 'ResourceName', AttributeValue: 'arn:aws:s3:::acme-logs' }],
+    });
   });
 
   it('retries a throttled CloudTrail, and says "none" when it knows no call', async () => {

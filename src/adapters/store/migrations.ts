@@ -204,6 +204,23 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX resource_index_updated_at ON resource_index (updated_at);
   `,
+  // Waiting changes in the order they came (seq): a check answers those that came before its plan began,
+  // whatever the clocks of the processes that kept them say.
+  `
+  CREATE TABLE pending_changes_by_seq (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    stack TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    received_at INTEGER NOT NULL,
+    change TEXT NOT NULL,
+    UNIQUE (stack, event_id)
+  );
+  INSERT INTO pending_changes_by_seq (stack, event_id, at, received_at, change)
+    SELECT stack, event_id, at, received_at, change FROM pending_changes ORDER BY received_at, rowid;
+  DROP TABLE pending_changes;
+  ALTER TABLE pending_changes_by_seq RENAME TO pending_changes;
+  `,
 ];
 
 /** The database was written by a newer driftgate: older code must not guess at a schema it does not know. */

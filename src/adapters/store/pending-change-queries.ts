@@ -1,23 +1,20 @@
 import { PENDING_CHANGES_PER_STACK } from '../../domain/change-events/intake.js';
 import type { RunStore } from '../../ports/store.js';
 import type { StoreContext } from './context.js';
-import { pendingChangeValues, toPendingChange } from './pending-change-row.js';
+import { pendingChangeValues, toPendingChanges } from './pending-change-row.js';
 import type { Synchronous } from './synchronous.js';
 
 type PendingChangeQueries = Pick<
   Synchronous<RunStore>,
-  'addPendingChanges' | 'takePendingChanges' | 'prunePendingChanges'
+  'addPendingChanges' | 'markPendingChanges' | 'readPendingChanges' | 'dropPendingChanges' | 'prunePendingChanges'
 >;
 
-/** Matched change events waiting for their stack's next check, which takes them for its attribution. */
+/** Matched change events waiting for their stack's next check, which reads them for its attribution. */
 export function pendingChangeQueries(ctx: StoreContext): PendingChangeQueries {
   const add = ctx.db.transaction((stack: string, changes: Parameters<PendingChangeQueries['addPendingChanges']>[1]) => {
     const nowMs = ctx.nowMs();
-    const { kept } = ctx.stmt('SELECT COUNT(*) AS kept FROM pending_changes WHERE stack = ?').get(stack) as {
-      kept: number;
-    };
     let added = 0;
-    for (const change of changes.slice(0, Math.max(0, PENDING_CHANGES_PER_STACK - kept))) {
+    for (const change of changes) {
       // Delivery is at least once (EventBridge retries, SQS redelivers): an event waits once per stack.
       added += ctx
         .stmt(
@@ -26,19 +23,29 @@ export function pendingChangeQueries(ctx: StoreContext): PendingChangeQueries {
         )
         .run(...pendingChangeValues(stack, change, nowMs)).changes;
     }
+    // The newest are kept: a stack whose checks answer nothing (a plan waiting for approval) names who
+    // changed it last, not who did first.
+    ctx
+      .stmt(
+        `DELETE FROM pending_changes WHERE stack = ? AND seq NOT IN (
+           SELECT seq FROM pending_changes WHERE stack = ? ORDER BY at DESC, seq DESC LIMIT ?)`,
+      )
+      .run(stack, stack, PENDING_CHANGES_PER_STACK);
     return added;
-  });
-  const take = ctx.db.transaction((stack: string) => {
-    const taken = ctx
-      .stmt('SELECT change FROM pending_changes WHERE stack = ? ORDER BY at, event_id')
-      .all(stack)
-      .map(toPendingChange);
-    ctx.stmt('DELETE FROM pending_changes WHERE stack = ?').run(stack);
-    return taken;
   });
   return {
     addPendingChanges: (stack, changes) => add.immediate(stack, changes),
-    takePendingChanges: (stack) => take.immediate(stack),
+    markPendingChanges: (stack) =>
+      (ctx.stmt('SELECT MAX(seq) AS mark FROM pending_changes WHERE stack = ?').get(stack) as { mark: number | null })
+        .mark ?? 0,
+    readPendingChanges: (stack, upTo = Number.MAX_SAFE_INTEGER) =>
+      toPendingChanges(
+        ctx
+          .stmt('SELECT change FROM pending_changes WHERE stack = ? AND seq <= ? ORDER BY at, event_id')
+          .all(stack, upTo),
+      ),
+    dropPendingChanges: (stack, upTo) =>
+      ctx.stmt('DELETE FROM pending_changes WHERE stack = ? AND seq <= ?').run(stack, upTo).changes,
     prunePendingChanges: (before) =>
       ctx.stmt('DELETE FROM pending_changes WHERE received_at < ?').run(before.getTime()).changes,
   };

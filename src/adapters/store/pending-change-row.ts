@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cloudTrailConsoleUrl } from '../../domain/change-events/describe.js';
 import type { MatchedChange } from '../../domain/change-events/intake.js';
+import type { PendingChanges } from '../../ports/store.js';
 import { StoredChangeDescription } from '../../domain/change-events/stored-change.js';
 
 /** A `pending_changes` row, the same columns on SQLite and Postgres; JSON comes back as text from both. */
@@ -20,9 +21,32 @@ export function pendingChangeValues(
   return [stack, change.eventId, change.at.getTime(), nowMs, JSON.stringify(kept)];
 }
 
-/** A row another version (or replica) wrote: checked as the attribution reads it. */
-export function toPendingChange(raw: unknown): MatchedChange {
-  const change = StoredMatchedChange.parse(JSON.parse(PendingChangeRow.parse(raw).change));
-  const consoleUrl = cloudTrailConsoleUrl(change.region, change.eventId);
-  return { ...change, ...(consoleUrl ? { consoleUrl } : {}) };
+/**
+ * The changes of rows another version (or replica) wrote, checked as the attribution reads them: a row
+ * that does not read is counted, not returned, and goes with the others when its check answers them.
+ */
+export function toPendingChanges(raws: readonly unknown[]): PendingChanges {
+  const changes: MatchedChange[] = [];
+  let unreadable = 0;
+  for (const raw of raws) {
+    const change = readChange(raw);
+    if (change) changes.push(change);
+    else unreadable++;
+  }
+  return { changes, unreadable };
+}
+
+function readChange(raw: unknown): MatchedChange | undefined {
+  const row = PendingChangeRow.safeParse(raw);
+  if (!row.success) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(row.data.change);
+  } catch {
+    return undefined;
+  }
+  const change = StoredMatchedChange.safeParse(json);
+  if (!change.success) return undefined;
+  const consoleUrl = cloudTrailConsoleUrl(change.data.region, change.data.eventId);
+  return { ...change.data, ...(consoleUrl ? { consoleUrl } : {}) };
 }

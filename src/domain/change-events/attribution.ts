@@ -45,3 +45,22 @@ export function policyChanges(attribution: Attribution | undefined): PolicyChang
     resource: c.resource ?? '',
   }));
 }
+
+/** Changes one attribution keeps at most: drift nobody deals with gathers events check after check. */
+export const ATTRIBUTED_CHANGES_KEPT = 50;
+
+/**
+ * What was known of who changed a drift, with what was just learned: each call once, oldest first, the
+ * newest kept. An answer that found nothing never hides one that did.
+ */
+export function mergeAttributions(
+  earlier: Attribution | undefined,
+  later: Attribution | undefined,
+): Attribution | undefined {
+  if (earlier?.status !== 'found') return later ?? earlier;
+  if (later?.status !== 'found') return earlier;
+  const byEvent = new Map<string, AttributedChange>();
+  for (const change of [...earlier.changes, ...later.changes]) byEvent.set(change.eventId, change);
+  const changes = [...byEvent.values()].sort((a, b) => a.at.getTime() - b.at.getTime());
+  return { status: 'found', changes: changes.slice(-ATTRIBUTED_CHANGES_KEPT) };
+}

@@ -1,8 +1,10 @@
-import { statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { applyMigrations, MIGRATIONS, StoreSchemaTooNewError } from '../../../src/adapters/store/migrations.js';
 import { openSqliteStore } from '../../../src/adapters/store/open-sqlite-store.js';
+import { matchedChange } from '../../domain/change-events/fixtures.js';
 import { useTempStore } from './temp-store.js';
 
 describe('sqlite store migrations', () => {
@@ -34,6 +36,22 @@ describe('sqlite store migrations', () => {
     const db = new Database(tmp.path, { readonly: true });
     expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     db.close();
+  });
+
+  it('keeps the changes waiting in a store from before they were kept in order', async () => {
+    mkdirSync(dirname(tmp.path), { recursive: true });
+    const db = new Database(tmp.path);
+    applyMigrations(db, tmp.path, MIGRATIONS.slice(0, -1));
+    const change = matchedChange('0000e001-0000', { stack: 'prod/net', address: 'aws_s3_object.config' });
+    db.prepare(
+      "INSERT INTO pending_changes (stack, event_id, at, received_at, change) VALUES ('prod/net', ?, 0, 0, ?)",
+    ).run(change.eventId, JSON.stringify(change));
+    db.close();
+    const store = tmp.open();
+    const mark = await store.markPendingChanges('prod/net');
+    expect(mark).toBeGreaterThan(0);
+    expect((await store.readPendingChanges('prod/net', mark)).changes.map((c) => c.eventId)).toEqual([change.eventId]);
+    await store.close();
   });
 
   it('refuses a database written by a newer schema, naming the file and both versions', async () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { MatchedChange } from '../../../src/domain/change-events/intake.js';
 import { type ChangeEvent, parseEventBridgeEvent } from '../../../src/domain/change-events/schema.js';
 
 const DIR = join(import.meta.dirname, '../../fixtures/change-events');
@@ -29,4 +30,24 @@ export function withDetail(name: (typeof FIXTURES)[number], change: (detail: Rec
   const raw = rawFixture(name);
   change(raw.detail as Record<string, unknown>);
   return parseEventBridgeEvent(raw);
+}
+
+/** A change an event matched to a stack's resource, as the intake keeps it for the stack's next check. */
+export function matchedChange(
+  eventId: string,
+  on: { stack: string; address: string; at?: string; name?: string; eventName?: string },
+): MatchedChange {
+  const name = on.name ?? 'alice';
+  return {
+    principal: { kind: 'iam_user', name, display: `${name} (IAM user)` },
+    how: 'console',
+    eventName: on.eventName ?? 'PutBucketTagging',
+    eventSource: 's3.amazonaws.com',
+    at: new Date(on.at ?? '2026-12-03T15:00:00Z'),
+    eventId,
+    account: '111122223333',
+    region: 'eu-west-1',
+    consoleUrl: `https://eu-west-1.console.aws.amazon.com/cloudtrail/home?region=eu-west-1#/events/${eventId}`,
+    resources: [{ stack: on.stack, address: on.address }],
+  };
 }

@@ -194,6 +194,17 @@ describe.skipIf(!HAS_AWS_MIRROR)(
         };
       expect((await policyOf(before)).fired).toEqual([]);
       expect((await policyOf(run)).fired).toEqual(['root-changes-need-security']);
+      // Who made it before stands beside who made it now, for the policies and the alert alike.
+      const who = async (r: Run) => {
+        const attribution = await loadAttribution(h.running.context.deps, r.id);
+        return attribution?.status === 'found' ? attribution.changes.map((c) => c.eventId) : [];
+      };
+      const earlier = await who(before);
+      expect(earlier.length).toBeGreaterThan(0);
+      expect((await who(run)).sort()).toEqual([...earlier, 'e-r00t'].sort());
+      // Judged now, so audited now.
+      const audit = await h.running.context.store.listAudit({ runId: run.id });
+      expect(audit.filter((e) => e.action === 'policies_fired')).toHaveLength(1);
     });
 
     it('matches events after a restart with the index it kept', async () => {

@@ -26,7 +26,7 @@ const TABLES = [
 ] as const;
 
 /** Ids that rows elsewhere may refer to: kept as they are, and the sequence set after them. */
-const IDENTITY = new Set(['audit.id', 'outbox.id']);
+const IDENTITY = new Set(['audit.id', 'outbox.id', 'pending_changes.seq']);
 
 export type CopyCounts = Record<(typeof TABLES)[number], number>;
 

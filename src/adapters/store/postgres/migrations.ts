@@ -209,6 +209,12 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX resource_index_updated_at ON resource_index (updated_at);
   `,
+  // Waiting changes in the order they came (seq): a check answers those that came before its plan began,
+  // whatever the clocks of the processes that kept them say. Rows of one stack are added under its lock.
+  `
+  ALTER TABLE pending_changes ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY;
+  CREATE UNIQUE INDEX pending_changes_seq ON pending_changes (stack, seq);
+  `,
 ];
 
 /** The database was migrated by a newer driftgate: older code must not guess at a schema it does not know. */

@@ -1,43 +1,59 @@
 import { PENDING_CHANGES_PER_STACK } from '../../../domain/change-events/intake.js';
 import type { RunStore } from '../../../ports/store.js';
-import { pendingChangeValues, toPendingChange } from '../pending-change-row.js';
+import { pendingChangeValues, toPendingChanges } from '../pending-change-row.js';
 import { advisoryLock, changes as changed, type PgContext, rows } from './context.js';
 
-/** Matched change events waiting for their stack's next check, which takes them for its attribution. */
+/** Matched change events waiting for their stack's next check, which reads them for its attribution. */
 export function pendingChangeQueries(
   ctx: PgContext,
-): Pick<RunStore, 'addPendingChanges' | 'takePendingChanges' | 'prunePendingChanges'> {
+): Pick<
+  RunStore,
+  'addPendingChanges' | 'markPendingChanges' | 'readPendingChanges' | 'dropPendingChanges' | 'prunePendingChanges'
+> {
   return {
     addPendingChanges: (stack, changes) =>
       ctx.transaction(async (tx) => {
-        // Replicas add for one stack at once: the count and the insert must see each other's rows.
+        // Replicas add for one stack at once: each sees the other's rows, and a stack's rows commit in
+        // `seq` order, so a check's mark never passes a row that is not yet visible.
         await advisoryLock(tx, `pending_changes:${stack}`);
-        const [row] = (await rows(tx, 'SELECT COUNT(*)::bigint AS kept FROM pending_changes WHERE stack = $1', [
-          stack,
-        ])) as { kept: number }[];
-        const room = Math.max(0, PENDING_CHANGES_PER_STACK - (row?.kept ?? 0));
         const nowMs = tx.nowMs();
-        const values = changes.slice(0, room).map((c) => pendingChangeValues(stack, c, nowMs));
-        if (values.length === 0) return 0;
+        const values = changes.map((c) => pendingChangeValues(stack, c, nowMs));
         // Delivery is at least once (EventBridge retries, SQS redelivers): an event waits once per stack.
-        return changed(
+        const added = values.length
+          ? await changed(
+              tx,
+              `INSERT INTO pending_changes (stack, event_id, at, received_at, change)
+               SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::jsonb[])
+               ON CONFLICT (stack, event_id) DO NOTHING`,
+              [0, 1, 2, 3, 4].map((i) => values.map((v) => v[i])),
+            )
+          : 0;
+        // The newest are kept: a stack whose checks answer nothing (a plan waiting for approval) names who
+        // changed it last, not who did first.
+        await changed(
           tx,
-          `INSERT INTO pending_changes (stack, event_id, at, received_at, change)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::jsonb[])
-           ON CONFLICT (stack, event_id) DO NOTHING`,
-          [0, 1, 2, 3, 4].map((i) => values.map((v) => v[i])),
+          `DELETE FROM pending_changes WHERE stack = $1 AND seq NOT IN (
+             SELECT seq FROM pending_changes WHERE stack = $1 ORDER BY at DESC, seq DESC LIMIT $2)`,
+          [stack, PENDING_CHANGES_PER_STACK],
         );
+        return added;
       }),
-    async takePendingChanges(stack) {
-      // One statement: two checks of a stack racing each get a change at most once.
-      const taken = await rows(ctx, 'DELETE FROM pending_changes WHERE stack = $1 RETURNING at, event_id, change', [
+    async markPendingChanges(stack) {
+      const [row] = (await rows(ctx, 'SELECT MAX(seq)::bigint AS mark FROM pending_changes WHERE stack = $1', [
         stack,
-      ]);
-      const sorted = (taken as { at: number; event_id: string }[]).sort(
-        (a, b) => a.at - b.at || a.event_id.localeCompare(b.event_id),
-      );
-      return sorted.map(toPendingChange);
+      ])) as { mark: number | null }[];
+      return Number(row?.mark ?? 0);
     },
+    async readPendingChanges(stack, upTo = Number.MAX_SAFE_INTEGER) {
+      return toPendingChanges(
+        await rows(ctx, 'SELECT change FROM pending_changes WHERE stack = $1 AND seq <= $2 ORDER BY at, event_id', [
+          stack,
+          upTo,
+        ]),
+      );
+    },
+    dropPendingChanges: (stack, upTo) =>
+      changed(ctx, 'DELETE FROM pending_changes WHERE stack = $1 AND seq <= $2', [stack, upTo]),
     prunePendingChanges: (before) =>
       changed(ctx, 'DELETE FROM pending_changes WHERE received_at < $1', [before.getTime()]),
   };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type MatchedChange, PENDING_CHANGES_PER_STACK } from '../../../../src/domain/change-events/intake.js';
+import { matchedChange } from '../../../domain/change-events/fixtures.js';
 import { manualClock } from '../temp-store.js';
 import type { StoreContractTarget } from './target.js';
 
@@ -59,20 +60,12 @@ export function resourceIndexContract(target: StoreContractTarget): void {
   });
 
   describe('pending changes', () => {
-    const change = (eventId: string, at: string, address = 'aws_s3_bucket.logs'): MatchedChange => ({
-      principal: { kind: 'iam_user', name: 'alice', display: 'alice (IAM user)' },
-      how: 'console',
-      eventName: 'PutBucketTagging',
-      eventSource: 's3.amazonaws.com',
-      at: new Date(at),
-      eventId,
-      account: '111122223333',
-      region: 'eu-west-1',
-      consoleUrl: `https://eu-west-1.console.aws.amazon.com/cloudtrail/home?region=eu-west-1#/events/${eventId}`,
-      resources: [{ stack: 'prod/net', address }],
-    });
+    const change = (eventId: string, at: string, address = 'aws_s3_bucket.logs'): MatchedChange =>
+      matchedChange(eventId, { stack: 'prod/net', address, at });
 
-    it('keeps each event once per stack for another connection, which takes them oldest first, once', async () => {
+    const ids = (read: { changes: MatchedChange[] }) => read.changes.map((c) => c.eventId);
+
+    it('keeps each event once per stack for another connection, which reads them oldest first', async () => {
       const store = await target.open();
       const later = change('0000e002-0000', '2025-01-01T10:05:00Z', 'aws_s3_object.a["x"]');
       const earlier = change('0000e001-0000', '2025-01-01T10:00:00Z');
@@ -82,9 +75,25 @@ export function resourceIndexContract(target: StoreContractTarget): void {
       expect(await store.addPendingChanges('dev/app', [earlier])).toBe(1);
 
       const worker = await target.open();
-      expect(await worker.takePendingChanges('prod/net')).toEqual([earlier, later]);
-      expect(await worker.takePendingChanges('prod/net')).toEqual([]);
-      expect(await store.takePendingChanges('dev/app')).toEqual([earlier]);
+      expect(await worker.readPendingChanges('prod/net')).toEqual({ changes: [earlier, later], unreadable: 0 });
+      expect(await store.readPendingChanges('dev/app')).toEqual({ changes: [earlier], unreadable: 0 });
+      expect(await store.readPendingChanges('none/such')).toEqual({ changes: [], unreadable: 0 });
+    });
+
+    it('answers the changes up to a check’s mark, and leaves those kept after it for the next check', async () => {
+      const store = await target.open();
+      expect(await store.markPendingChanges('prod/net')).toBe(0);
+      await store.addPendingChanges('prod/net', [change('0000e001-0000', '2025-01-01T10:00:00Z')]);
+      await store.addPendingChanges('dev/app', [change('0000e009-0000', '2025-01-01T10:00:00Z')]);
+      const mark = await store.markPendingChanges('prod/net');
+      // Kept while the check plans; made earlier than what the check marked, yet not its to answer.
+      await store.addPendingChanges('prod/net', [change('0000e000-0000', '2025-01-01T09:00:00Z')]);
+      expect(ids(await store.readPendingChanges('prod/net', mark))).toEqual(['0000e001-0000']);
+      expect(await store.dropPendingChanges('prod/net', mark)).toBe(1);
+      const next = await target.open();
+      expect(ids(await next.readPendingChanges('prod/net'))).toEqual(['0000e000-0000']);
+      expect(ids(await next.readPendingChanges('dev/app'))).toEqual(['0000e009-0000']);
+      expect(await next.markPendingChanges('prod/net')).toBeGreaterThan(mark);
     });
 
     it('drops changes no check took before a time, and keeps the later ones', async () => {
@@ -95,18 +104,38 @@ export function resourceIndexContract(target: StoreContractTarget): void {
       const cut = clock.now();
       await store.addPendingChanges('prod/net', [change('0000e002-0000', '2025-01-01T01:00:00Z')]);
       expect(await store.prunePendingChanges(cut)).toBe(1);
-      expect(await store.takePendingChanges('removed/stack')).toEqual([]);
-      expect(await store.takePendingChanges('prod/net')).toHaveLength(1);
+      expect(ids(await store.readPendingChanges('removed/stack'))).toEqual([]);
+      expect(ids(await store.readPendingChanges('prod/net'))).toEqual(['0000e002-0000']);
     });
 
-    it('keeps at most PENDING_CHANGES_PER_STACK for a stack: the rest of a burst is not kept', async () => {
+    it('keeps the newest PENDING_CHANGES_PER_STACK of a stack: who changed it last is never pushed out', async () => {
       const store = await target.open();
+      const minute = (i: number) => new Date(Date.UTC(2025, 0, 1, 10, i)).toISOString();
       const burst = Array.from({ length: PENDING_CHANGES_PER_STACK + 5 }, (_, i) =>
-        change(`0000${String(i).padStart(4, '0')}-burst`, '2025-01-01T10:00:00Z'),
+        change(`0000${String(i).padStart(4, '0')}-burst`, minute(i)),
       );
-      expect(await store.addPendingChanges('prod/net', burst.slice(0, 10))).toBe(10);
-      expect(await store.addPendingChanges('prod/net', burst.slice(10))).toBe(PENDING_CHANGES_PER_STACK - 10);
-      expect(await store.takePendingChanges('prod/net')).toHaveLength(PENDING_CHANGES_PER_STACK);
+      expect(await store.addPendingChanges('prod/net', burst.slice(5))).toBe(PENDING_CHANGES_PER_STACK);
+      // Older calls delivered late do not push out newer ones.
+      await store.addPendingChanges('prod/net', burst.slice(0, 5));
+      const newest = change('9999-newest', minute(PENDING_CHANGES_PER_STACK + 10));
+      expect(await store.addPendingChanges('prod/net', [newest])).toBe(1);
+      const kept = ids(await store.readPendingChanges('prod/net'));
+      expect(kept).toHaveLength(PENDING_CHANGES_PER_STACK);
+      expect(kept.at(-1)).toBe('9999-newest');
+      expect(kept[0]).toBe(burst[6]!.eventId);
+    });
+
+    it('reads past a row it cannot read (another version wrote it), counts it, and drops it when answered', async () => {
+      const store = await target.open();
+      await store.addPendingChanges('prod/net', [change('0000e001-0000', '2025-01-01T10:00:00Z')]);
+      await target.execRaw(
+        `INSERT INTO pending_changes (stack, event_id, at, received_at, change) VALUES ('prod/net', 'bad', 0, 0, '{"principal": 3}')`,
+      );
+      await store.addPendingChanges('prod/net', [change('0000e002-0000', '2025-01-01T10:05:00Z')]);
+      const read = await store.readPendingChanges('prod/net');
+      expect(ids(read)).toEqual(['0000e001-0000', '0000e002-0000']);
+      expect(read.unreadable).toBe(1);
+      expect(await store.dropPendingChanges('prod/net', await store.markPendingChanges('prod/net'))).toBe(3);
     });
   });
 }
