@@ -68,7 +68,7 @@ describe.skipIf(!HAS_AWS_MIRROR)('change events: serve stops while a check asks 
     const attribution = await loadAttribution(h.running.context.deps, run!.id);
     expect(attribution).toMatchObject({
       status: 'found',
-      changes: [{ eventName: 'PutObjectTagging', eventId: '0000b0b0-stop' }],
+      changes: [{ eventName: 'PutObjectTagging', eventId: '0000b0b0-stop', resource: 'aws_s3_object.readme' }],
     });
   }, 240_000);
 });
