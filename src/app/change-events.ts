@@ -55,10 +55,21 @@ export interface RunningChangeEvents {
   stop(): Promise<void>;
 }
 
+/** Change events in serve: the doors and the intake stop before the checks, the check hooks after them. */
+export interface ServeChangeEvents extends RunningChangeEvents {
+  /**
+   * The doors and the intake only: before the scheduler stops, so no new check is asked for. The check
+   * hooks (the CloudTrail client) stay for the checks still running; `stop` releases them once those ended.
+   */
+  stopIntake(): Promise<void>;
+}
+
 export interface RunningCheckHooks {
   checks: CheckChangeEvents;
   /** The index the checks keep: the intake of the same process matches against it. */
   index: ResourceIndex;
+  /** The newest save the index was loaded with: the intake reads on from it, not the whole index again. */
+  loadedUpTo: Date | undefined;
   stop(): void;
 }
 
@@ -114,7 +125,7 @@ export async function startChangeEvents(
   env: Record<string, string | undefined>,
   requestCheck: (stack: string) => Promise<unknown>,
   options: { runsChecks: boolean; indexRefreshMs?: number },
-): Promise<RunningChangeEvents | undefined> {
+): Promise<ServeChangeEvents | undefined> {
   const config = context.config.changeEvents;
   if (!config) return undefined;
   const stacks = context.config.stacks.map((s) => s.name);
@@ -130,11 +141,12 @@ export async function startChangeEvents(
       metrics,
       requestCheck,
       stacks,
-      ...(hooks ? { index: hooks.index } : {}),
+      ...(hooks ? { loaded: { index: hooks.index, upTo: hooks.loadedUpTo } } : {}),
       ...(options.indexRefreshMs ? { indexRefreshMs: options.indexRefreshMs } : {}),
     });
     return {
       mounts: doors.mounts,
+      stopIntake: () => doors.stop(),
       async stop() {
         await doors.stop();
         hooks?.stop();
@@ -160,7 +172,7 @@ export async function startCheckHooks(
 ): Promise<RunningCheckHooks> {
   const index = new ResourceIndex();
   const keeper = createResourceIndexKeeper(deps, index);
-  await keeper.load();
+  const loadedUpTo = await keeper.load();
   const classify = createClassifier({ ownIdentities: config.ownIdentities, automation: config.automation });
   const { account, region } = cloudTrail;
   const client =
@@ -175,6 +187,7 @@ export async function startCheckHooks(
   });
   return {
     index,
+    loadedUpTo,
     checks: {
       markWaiting: (stack) =>
         deps.store.markPendingChanges(stack.name).catch((err: unknown) => {
@@ -200,23 +213,26 @@ export async function startCheckHooks(
 }
 
 /**
- * The doors and the intake. With `index` (this process runs the checks that keep it) it matches against
- * that; without, against its own copy filled from the store. Either way the copy is refreshed from the
- * store every `indexRefreshMs`: replicas and workers index the stacks they check.
+ * The doors and the intake. With `loaded` (this process runs the checks that keep that index, just read
+ * whole from the store, up to the save `upTo`) it matches against that; without, against its own copy
+ * filled from the store. Either way the copy is refreshed from the store every `indexRefreshMs`: replicas
+ * and workers index the stacks they check.
  */
 export async function startChangeEventsWith(
-  options: ChangeEventsOptions & { index?: ResourceIndex },
+  options: ChangeEventsOptions & { loaded?: { index: ResourceIndex; upTo: Date | undefined } },
 ): Promise<RunningChangeEvents> {
   const { config, env, deps, metrics } = options;
   const logger = deps.logger;
   const secret = pushSecret(config, env);
   const configured = new Set(options.stacks);
-  const follower = followStoreIndex(deps, options.index ?? new ResourceIndex(), {
+  const follower = followStoreIndex(deps, options.loaded?.index ?? new ResourceIndex(), {
     keep: (stack) => configured.has(stack),
     everyMs: options.indexRefreshMs ?? 10_000,
     refreshed: (size) => metrics.changeEventsIndexed.set(size),
   });
-  await follower.refresh();
+  // The keeper's load was a full read of the same index: one read of it at start is enough.
+  if (options.loaded) follower.readUpTo(options.loaded.upTo);
+  else await follower.refresh();
   const index = follower.index;
   const classify = createClassifier({ ownIdentities: config.ownIdentities, automation: config.automation });
   const unmatched = createUnmatchedChangeRecorder(deps);
@@ -320,6 +336,7 @@ export async function startChangeEventsWith(
       await Promise.allSettled([...waiting]);
       await unmatched.flush();
       sqsClient?.destroy();
+      logger.info({}, 'change events off: no more checks asked for, open windows kept');
     },
   };
 }
@@ -332,7 +349,11 @@ const CLOCK_OVERLAP_MS = 60_000;
 /** Now and then the whole index is read again: a writer whose clock lags by more is caught up too. */
 const FULL_READ_EVERY_MS = 10 * 60_000;
 
-/** Keeps `index` as the store has it: each refresh reads the stacks saved since the last (with overlap). */
+/**
+ * Keeps `index` as the store has it: each refresh reads the stacks saved since the last (with overlap).
+ * The next refresh is timed from the end of the last: on a slow store they never overlap, and stopping
+ * waits for the one under way.
+ */
 function followStoreIndex(
   deps: Pick<ServiceDeps, 'logger'> & { store: Pick<RunStore, 'listResourceIndexes'> },
   index: ResourceIndex,
@@ -342,31 +363,50 @@ function followStoreIndex(
   let lastFull = 0;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  /** A stack since removed from the config matches nothing, whatever the store still holds for it. */
+  const dropRemoved = () => {
+    for (const stack of index.stacks()) if (!options.keep(stack)) index.removeStack(stack);
+  };
   const refresh = async () => {
     const full = newest === undefined || performance.now() - lastFull >= FULL_READ_EVERY_MS;
     if (full) lastFull = performance.now();
     const entries = await deps.store.listResourceIndexes(
       full ? {} : { updatedSince: new Date(newest! - CLOCK_OVERLAP_MS) },
     );
-    // A stack since removed from the config matches nothing, whatever the store still holds for it.
     for (const entry of entries) if (options.keep(entry.stack)) index.replaceStack(entry.stack, entry.resources);
     for (const entry of entries) newest = Math.max(newest ?? 0, entry.updatedAt.getTime());
-    if (full) for (const stack of index.stacks()) if (!options.keep(stack)) index.removeStack(stack);
+    if (full) dropRemoved();
     options.refreshed(index.size);
+  };
+  const next = () => {
+    timer = setTimeout(() => {
+      running = refresh()
+        .catch((err: unknown) =>
+          deps.logger.warn({ err: errorMessage(err) }, 'change events: the index was not refreshed (retried)'),
+        )
+        .then(() => {
+          if (!stopped) next();
+        });
+    }, options.everyMs);
+    timer.unref();
   };
   return {
     index,
     refresh,
+    /** `index` was just read whole from the store, up to the save `upTo`: that counts as a full read. */
+    readUpTo(upTo: Date | undefined) {
+      newest = upTo?.getTime();
+      lastFull = performance.now();
+      dropRemoved();
+      options.refreshed(index.size);
+    },
     start() {
-      timer = setInterval(() => {
-        running = refresh().catch((err: unknown) =>
-          deps.logger.warn({ err: errorMessage(err) }, 'change events: the index was not refreshed (retried)'),
-        );
-      }, options.everyMs);
-      timer.unref();
+      next();
     },
     stop() {
-      clearInterval(timer);
+      stopped = true;
+      clearTimeout(timer);
       return running;
     },
   };

@@ -3,6 +3,7 @@ import type { DomainEvent } from '../domain/events.js';
 import { codifyOnWorker } from '../services/codify-on-worker.js';
 import type { Codify } from '../services/open-remediation-pr.js';
 import type { Run } from '../domain/run/model.js';
+import type { RunTrigger } from '../domain/run/state.js';
 import { openWorkerRegistry } from '../adapters/store/open-store.js';
 import { configuredPools } from '../domain/pool/configured-pools.js';
 import type { JobQueue } from '../ports/job-queue.js';
@@ -27,6 +28,8 @@ export interface Runners {
   scheduler: Scheduler<CheckOutcome>;
   apply(run: Run, actor: string): Promise<unknown>;
   requestCheck(stack: string): void;
+  /** Queues a check whose outcome nobody waits for (a change event's): resolves once it is queued. */
+  queueCheck(stack: string, trigger: RunTrigger): Promise<unknown>;
   /** Each pool's live workers and queue, with workers. */
   pools?: PoolStatus;
   /** Where a remediation's code is written and checked, with workers. */
@@ -190,6 +193,7 @@ async function runnersOn(queue: JobQueue, options: WorkerRunnersOptions): Promis
     scheduler,
     apply,
     requestCheck,
+    queueCheck: (name, trigger) => scheduler.queue(name, trigger),
     pools,
     codify: codifyOnWorker({
       ...deps,

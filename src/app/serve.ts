@@ -8,6 +8,7 @@ import { GithubConfig, type DriftgateConfig } from '../config/schema.js';
 import { metricsAddressFrom } from '../http/metrics-address.js';
 import type { HttpServer } from '../http/server.js';
 import type { Run } from '../domain/run/model.js';
+import type { RunTrigger } from '../domain/run/state.js';
 import type { CheckOutcome } from '../services/check-stack.js';
 import { checkStackFromSource } from '../services/check-stack-from-source.js';
 import { createGitSources } from '../adapters/git/git-sources.js';
@@ -205,7 +206,7 @@ async function serveWith(
       : localRunners(context, { ...deps, ...sources }, jobs, leading, metrics);
   started.push(runners);
   const { scheduler, apply, requestCheck } = runners;
-  eventCheck = (name) => scheduler.request(name, 'event');
+  eventCheck = (name) => runners.queueCheck(name, 'event');
   // Gauges read the store at each scrape: right after a start they show the drift stored before it.
   metrics.readGaugesFrom({
     driftedStacks: async () => (await store.listStacks()).filter((s) => s.openDrift).length,
@@ -343,11 +344,13 @@ async function serveWith(
       if (stopping) return;
       stopping = true;
       await retentionTask.stop();
-      await changeEvents?.stop();
+      // No new check is asked for; the checks still running keep their CloudTrail lookups until they end.
+      await changeEvents?.stopIntake();
       // Applies and checks first: they may still have messages to send through the outbox.
       const { aborted, cancelled } = await scheduler.stop(config.defaults.shutdownTimeout);
       logger.info({ aborted, cancelled }, 'scheduler stopped');
       await runners.stop();
+      await changeEvents?.stop();
       pager?.stop();
       storeHealth.stop();
       await pageWorker?.stop();
@@ -400,5 +403,7 @@ function localRunners(
     stack: context.stack,
   };
   const apply = (run: Run, actor: string) => applyApprovedRun(applies, run, actor);
-  return { scheduler, apply, requestCheck, stop: async () => undefined };
+  // In this process the check runs in the scheduler, which a request only joins: nothing polls for it.
+  const queueCheck = (name: string, trigger: RunTrigger) => scheduler.request(name, trigger);
+  return { scheduler, apply, requestCheck, queueCheck, stop: async () => undefined };
 }

@@ -69,11 +69,12 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
       const result = await history.changesTo(name, since);
       for (const event of result.events) {
         if (seen.has(event.record.eventID) || deps.classify(event).kind === 'ignored') continue;
-        // The call must name this resource: a lookup by a bucket's name also returns calls on its objects.
-        const ids = new Set(identifiersOf(event));
-        if (!target.identifiers.some((id) => ids.has(id))) continue;
+        // A lookup by a bucket's name also returns calls on its objects: each call is the stack's resource
+        // it names first, as for the events that queue a check, and counts only if that one drifted.
+        const named = deps.index.match(identifiersOf(event)).find((r) => r.stack === stack);
+        if (!named || !drifted.has(named.address)) continue;
         seen.add(event.record.eventID);
-        changes.push({ ...describeChange(event), resource: target.address });
+        changes.push({ ...describeChange(event), resource: named.address });
       }
     }
     return changes.length ? { status: 'found', changes } : { status: 'none' };

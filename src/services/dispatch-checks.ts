@@ -37,18 +37,36 @@ export class NoWorkerResultError extends DriftgateError {
   }
 }
 
+export interface CheckDispatcher extends Scheduler<CheckOutcome> {
+  /**
+   * Queues a check of the stack on its pool and resolves once it is queued, for a caller that does not
+   * wait for the outcome (a change event): nothing polls the store for it. A blocked stack's check is
+   * queued too: the worker's check says it is blocked.
+   */
+  queue(stackName: string, trigger: RunTrigger): Promise<void>;
+}
+
 /**
  * The scheduler of a control plane whose terraform runs on workers: the leader's cron ticks queue a check
  * on the stack's pool (the queue keeps a stack from being queued twice), an asked-for check is queued ahead
- * of scheduled ones, and its caller gets the outcome the worker recorded in the store. Work beside a
- * check (`exclusive`, a remediation) runs at once: its terraform part is a worker's job.
+ * of scheduled ones, and its caller gets the outcome the worker recorded in the store (`request`) or only
+ * its place in the queue (`queue`). Work beside a check (`exclusive`, a remediation) runs at once: its
+ * terraform part is a worker's job.
  */
-export function createCheckDispatcher(options: DispatcherOptions): Scheduler<CheckOutcome> {
+export function createCheckDispatcher(options: DispatcherOptions): CheckDispatcher {
   const { store, logger } = options;
   const byName = new Map(options.stacks.map((s) => [s.name, s]));
   const tasks: { stop(): void | Promise<void> }[] = [];
   const waiting = new Map<string, number>();
   const stopping = new AbortController();
+
+  /** The stack a caller asked for, while the dispatcher takes requests. */
+  function asked(stackName: string): Stack {
+    const stack = byName.get(stackName);
+    if (!stack) throw new Error(`unknown stack ${stackName}`);
+    if (stopping.signal.aborted) throw new SchedulerStoppedError(stackName);
+    return stack;
+  }
 
   async function enqueue(stack: Stack, trigger: RunTrigger): Promise<void> {
     const queued = await options.queue.enqueue(stack.pool, { kind: 'check', stack: stack.name, trigger });
@@ -98,9 +116,7 @@ export function createCheckDispatcher(options: DispatcherOptions): Scheduler<Che
         );
     },
     async request(stackName, trigger = 'manual') {
-      const stack = byName.get(stackName);
-      if (!stack) throw new Error(`unknown stack ${stackName}`);
-      if (stopping.signal.aborted) throw new SchedulerStoppedError(stackName);
+      const stack = asked(stackName);
       const blocked = (await store.getStack(stackName))?.blockedReason;
       if (blocked) return { stack: stackName, status: 'blocked', reason: blocked };
       const endedBefore = new Set(
@@ -115,6 +131,9 @@ export function createCheckDispatcher(options: DispatcherOptions): Scheduler<Che
         if (left > 0) waiting.set(stackName, left);
         else waiting.delete(stackName);
       }
+    },
+    async queue(stackName, trigger) {
+      await enqueue(asked(stackName), trigger);
     },
     // The terraform part of such work runs as a job on a worker, which waits for the stack's lock there.
     exclusive: (_stackName, work) => work(stopping.signal),

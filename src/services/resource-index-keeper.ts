@@ -12,8 +12,8 @@ import type { ServiceDeps } from './deps.js';
  * Indexing never fails a check: what goes wrong costs the index an update, and is logged.
  */
 export interface ResourceIndexKeeper {
-  /** Fills the index from the store (at start). */
-  load(): Promise<void>;
+  /** Fills the index from the store (at start); answers the newest save it read, if any. */
+  load(): Promise<Date | undefined>;
   fromPlan(stack: Stack, plan: PlanJson): Promise<void>;
   fromState(stack: Stack, signal?: AbortSignal): Promise<void>;
 }
@@ -38,12 +38,15 @@ export function createResourceIndexKeeper(
 
   return {
     async load() {
+      let newest: Date | undefined;
       for (const entry of await deps.store.listResourceIndexes()) {
         index.replaceStack(entry.stack, entry.resources);
         versions.set(entry.stack, {
           ...(entry.serial !== undefined ? { serial: entry.serial, lineage: entry.lineage } : {}),
         });
+        if (!newest || entry.updatedAt > newest) newest = entry.updatedAt;
       }
+      return newest;
     },
     async fromPlan(stack, plan) {
       // The prior state has no serial: the next clean plan reads the state once to learn it.

@@ -4,7 +4,8 @@
  * a person's out-of-band changes. For the end-to-end test and the time-to-alert benchmark.
  *
  * - `startChangeEventsServe(options)`: s3rver, the SQS emulator (queue `QUEUE`), the Slack serve with
- *   `changeEvents` (push secret `SECRET`, the queue, `debounce`), the stack applied with terraform.
+ *   `changeEvents` (push secret `SECRET`, the queue, `debounce`, CloudTrail lookups when given an
+ *   emulator's endpoint), the stack applied with terraform.
  * - `tagEvent(bucket, key, who, id)`: the event of a PutObjectTagging call by `who`.
  * - `postChangeEvent(base, body, secret?)`: POST /events/aws as an EventBridge API destination does.
  */
@@ -36,6 +37,8 @@ export async function startChangeEventsServe(options: {
   slackUsers?: Record<string, string>;
   /** More config (approvers, policies) merged beside `changeEvents`. */
   config?: ConfigPatch;
+  /** Where sweeps ask CloudTrail who made drift (its emulator); default they do not. */
+  cloudTrailEndpoint?: string;
 }): Promise<ChangeEventsServe> {
   const s3 = await startLocalS3();
   const client = s3TestClient(s3);
@@ -56,10 +59,12 @@ export async function startChangeEventsServe(options: {
         ownIdentities: ['arn:aws:iam::*:role/driftgate-*'],
         slackUsers: options.slackUsers ?? {},
         debounce: options.debounce,
-        cloudTrail: { lookup: false },
+        // In the SQS queue's region, with the stack's credentials.
+        cloudTrail: { lookup: Boolean(options.cloudTrailEndpoint) },
       },
     },
     env: {
+      ...(options.cloudTrailEndpoint ? { AWS_ENDPOINT_URL_CLOUDTRAIL: options.cloudTrailEndpoint } : {}),
       EVENTS_SECRET: SECRET,
       AWS_ENDPOINT_URL_SQS: sqs.endpoint,
       AWS_ACCESS_KEY_ID: s3.accessKeyId,

@@ -4,7 +4,8 @@
  * name `com.amazonaws.cloudtrail.v20131101.CloudTrail_20131101.LookupEvents` is taken too; timestamps as
  * epoch seconds). It answers what CloudTrail answers: events newest first, filtered by one lookup
  * attribute (ResourceName, EventName or Username) and by StartTime/EndTime, in pages of at most
- * MaxResults (50) with an opaque NextToken; and it can answer ThrottlingException to the next calls.
+ * MaxResults (50) with an opaque NextToken; and it can answer ThrottlingException to the next calls, or
+ * hold its answers until the test lets them go (a lookup under way at a moment the test chooses).
  */
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
@@ -42,6 +43,10 @@ export interface CloudTrailEmulator {
   throttleNext(n: number): void;
   /** The next `n` calls answer this error, e.g. `AccessDeniedException` 400 or `InternalFailure` 500. */
   failNext(n: number, error: { type: string; status: number }): void;
+  /** Calls wait for `release()` before they are answered; `held()` counts those waiting. */
+  hold(): void;
+  held(): number;
+  release(): void;
   calls(): LookupCall[];
   close(): Promise<void>;
 }
@@ -121,6 +126,7 @@ export async function startCloudTrailEmulator(): Promise<CloudTrailEmulator> {
   const tokens = new Map<string, { query: string; offset: number }>();
   const script: { type: string; status: number; message: string }[] = [];
   let tokenCount = 0;
+  let holding: { released: Promise<void>; release: () => void; waiting: number } | undefined;
 
   const answer = (res: ServerResponse, call: LookupCall, status: number, body: unknown) => {
     call.status = status;
@@ -132,7 +138,13 @@ export async function startCloudTrailEmulator(): Promise<CloudTrailEmulator> {
     answer(res, call, 400, { __type: type, message });
 
   const server = createServer((req, res) => {
-    void readRaw(req).then((raw) => {
+    void readRaw(req).then(async (raw) => {
+      const held = holding;
+      if (held) {
+        held.waiting++;
+        await held.released;
+        held.waiting--;
+      }
       const target = String(req.headers['x-amz-target'] ?? '').replace(MODEL_NAMESPACE, '');
       let body: Record<string, unknown> = {};
       try {
@@ -193,6 +205,18 @@ export async function startCloudTrailEmulator(): Promise<CloudTrailEmulator> {
     },
     failNext(n, { type, status }) {
       for (let i = 0; i < n; i++) script.push({ type, status, message: `scripted ${type}` });
+    },
+    hold() {
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      holding = { released, release, waiting: 0 };
+    },
+    held: () => holding?.waiting ?? 0,
+    release() {
+      holding?.release();
+      holding = undefined;
     },
     calls: () => [...calls],
     async close() {

@@ -41,6 +41,10 @@ function attributor(options: { maxAttempts?: number } = {}) {
   index.replaceStack(STACK, [
     { address: 'aws_s3_bucket.assets', identifiers: [BUCKET, `arn:aws:s3:::${BUCKET}`] },
     { address: 'aws_s3_bucket.logs', identifiers: ['acme-logs', 'arn:aws:s3:::acme-logs'] },
+    {
+      address: 'aws_s3_object.config',
+      identifiers: [`${BUCKET}/config/app.json`, `arn:aws:s3:::${BUCKET}/config/app.json`],
+    },
   ]);
   const store = tmp.open({ now: () => NOW });
   const history = createCloudTrailLookup({
@@ -122,6 +126,22 @@ describe('attributing drift a sweep found', () => {
     expect(lookups).toHaveLength(1);
     expect(lookups[0]!.body).toMatchObject({
       LookupAttributes: [{ AttributeKey: 'ResourceName', AttributeValue: 'arn:aws:s3:::acme-logs' }],
+    });
+  });
+
+  it('attributes a call on an object to the object, though the lookup by its bucket returns it first', async () => {
+    const { attribute } = attributor();
+    emulator.add(detail('console-put-object-identity-center'));
+    emulator.add(detail('console-put-bucket-tagging-identity-center'));
+    const found = await attribute(STACK, ['aws_s3_bucket.assets', 'aws_s3_object.config']);
+    const changes = found?.status === 'found' ? found.changes : [];
+    expect(changes.map((c) => [c.eventName, c.resource]).sort()).toEqual([
+      ['PutBucketTagging', 'aws_s3_bucket.assets'],
+      ['PutObject', 'aws_s3_object.config'],
+    ]);
+    // A call on an object that did not drift says nothing about its drifted bucket.
+    expect(await attribute(STACK, ['aws_s3_bucket.assets'])).toMatchObject({
+      changes: [expect.objectContaining({ eventName: 'PutBucketTagging' })],
     });
   });
 
