@@ -38,9 +38,9 @@ export interface RunQuery {
  */
 export interface RecoverOptions {
   /**
-   * The runs this store's process works on are live, not left over: a recovery while it runs (a serve
-   * that takes the lead again after losing it, mid-apply). At start they count as left over (an earlier
-   * serve in the same process).
+   * The runs this store's process works on are live while they hold their lock, not left over: a recovery
+   * while it runs (a serve that takes the lead again after losing it, mid-apply). At start they count as
+   * left over (an earlier serve in the same process).
    */
   ownRunsLive?: boolean;
 }
@@ -146,7 +146,7 @@ export interface RunStore {
   readPendingChanges(stack: string, upTo?: number): Promise<PendingChanges>;
   /** The check that marked `upTo` answered the changes up to it: they wait no longer. */
   dropPendingChanges(stack: string, upTo: number): Promise<number>;
-  /** Drops changes that came before `before` and no check took (a stack since removed from the config). */
+  /** Drops changes that came before `before` and no check answered (a stack since removed from the config). */
   prunePendingChanges(before: Date): Promise<number>;
 
   /**

@@ -10,8 +10,8 @@ import type { ChangeHistory } from '../ports/change-history.js';
 import type { ServiceDeps } from './deps.js';
 
 /**
- * Who changed a stack's drifted resources. First the change events that queued the check (kept in the
- * store per stack until a check of it takes them, wherever it runs); for drift a sweep found, the cloud's
+ * Who changed a stack's drifted resources. First the change events kept for the check (in the store per
+ * stack, up to the check's mark, wherever it runs); for drifted resources they do not name, the cloud's
  * audit log (CloudTrail LookupEvents) from the stack's last clean check on. The audit log or the store
  * failing costs only the answer ("unknown"), never the alert, and a slow one is not waited for past
  * `timeoutMs`.

@@ -168,8 +168,11 @@ async function reuseEarlierAnalysis(
   const before = kind === 'drift' ? await loadAttribution(deps, earlier.from.id).catch(() => undefined) : undefined;
   const attribution = mergeAttributions(before, named);
   // Who made it is new to the policies (`drift.changes`): they judge the same plan again with all of it.
+  // Calls already known (kept again after an answer was not cleared) are nothing new to judge.
+  const known = new Set(before?.status === 'found' ? before.changes.map((c) => c.eventId) : []);
+  const learned = named?.status === 'found' && named.changes.some((c) => !known.has(c.eventId));
   const again =
-    named && kind && deps.evaluatePolicies
+    learned && kind && deps.evaluatePolicies
       ? judge(deps, parsePlanJson(planJson.toString()), stack, kind, earlier.analysis, attribution)
       : undefined;
   const { analysis, policy } = again ?? earlier;

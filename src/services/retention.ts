@@ -62,7 +62,7 @@ export interface RetentionSettings {
 /**
  * The daily retention of `serve`: old artifacts, delivered outbox items, work dir leftovers, the changes
  * to resources no stack manages past their week (their writes prune too, but only while events come), and
- * matched changes no check took in a week.
+ * matched changes no check answered in a week.
  */
 export async function runRetention(
   deps: RetentionDeps,

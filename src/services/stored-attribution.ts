@@ -8,7 +8,7 @@ import { loadJson } from './stored-analysis.js';
 const StoredChange = StoredChangeDescription.extend({ resource: z.string().optional() });
 
 const StoredAttribution = z.discriminatedUnion('status', [
-  z.object({ status: z.literal('found'), changes: z.array(StoredChange) }),
+  z.object({ status: z.literal('found'), changes: z.array(StoredChange), unanswered: z.literal(true).optional() }),
   z.object({ status: z.literal('none') }),
   z.object({ status: z.literal('unknown') }),
 ]);
@@ -22,5 +22,5 @@ export async function loadAttribution(deps: ArtifactReader, runId: string): Prom
     const consoleUrl = cloudTrailConsoleUrl(c.region, c.eventId);
     return { ...c, ...(consoleUrl ? { consoleUrl } : {}) };
   });
-  return { status: 'found', changes };
+  return { status: 'found', changes, ...(stored.unanswered ? { unanswered: true } : {}) };
 }

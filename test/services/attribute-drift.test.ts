@@ -163,4 +163,16 @@ describe('attributing drift a sweep found', () => {
     emulator.failNext(5, { type: 'AccessDeniedException', status: 400 });
     expect(await attribute(STACK, ['aws_s3_bucket.assets'])).toEqual({ status: 'unknown' });
   });
+
+  it('keeps what the waiting changes say, and that CloudTrail did not answer about the rest', async () => {
+    const { attribute, store } = attributor({ maxAttempts: 2 });
+    await store.addPendingChanges(STACK, [
+      matchedChange('0000e001-0000', { stack: STACK, address: 'aws_s3_bucket.assets' }),
+    ]);
+    emulator.failNext(5, { type: 'AccessDeniedException', status: 400 });
+    const found = await attribute(STACK, ['aws_s3_bucket.assets', 'aws_s3_bucket.logs'], {
+      upTo: await store.markPendingChanges(STACK),
+    });
+    expect(found).toMatchObject({ status: 'found', unanswered: true, changes: [{ eventId: '0000e001-0000' }] });
+  });
 });

@@ -23,7 +23,7 @@ export function pendingChangeQueries(ctx: StoreContext): PendingChangeQueries {
         )
         .run(...pendingChangeValues(stack, change, nowMs)).changes;
     }
-    // The newest are kept: a stack whose checks answer nothing (a plan waiting for approval) names who
+    // The newest are kept: a stack whose checks keep failing (or one blocked) names who
     // changed it last, not who did first.
     ctx
       .stmt(

@@ -53,9 +53,13 @@ export function recoverInterrupted(ctx: StoreContext, options: RecoverOptions = 
 
 function ownerGone(ctx: StoreContext, row: unknown, now: number, options: RecoverOptions): boolean {
   const owner = toOwner(parseRow(OwnerColumns, 'runs', row));
-  if (options.ownRunsLive && owner && sameProcess(owner, ctx.owner)) return false;
+  const held = () =>
+    ctx.stmt('SELECT 1 FROM locks WHERE run_id = ? AND expires_at > ?').get((row as { id: string }).id, now) !==
+    undefined;
+  // Its own run is live while its lock is: one whose end could not be recorded (the store was out of
+  // reach) released its lock and is left over.
+  if (options.ownRunsLive && owner && sameProcess(owner, ctx.owner)) return !held();
   const state = owner ? ctx.ownerState(owner) : 'gone';
   if (state !== 'unknown') return state === 'gone';
-  const id = (row as { id: string }).id;
-  return ctx.stmt('SELECT 1 FROM locks WHERE run_id = ? AND expires_at > ?').get(id, now) === undefined;
+  return !held();
 }

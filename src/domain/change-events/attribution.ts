@@ -11,7 +11,8 @@ export interface AttributedChange extends ChangeDescription {
 }
 
 export type Attribution =
-  | { status: 'found'; changes: AttributedChange[] }
+  /** `unanswered`: CloudTrail did not answer about the drifted resources no change names. */
+  | { status: 'found'; changes: AttributedChange[]; unanswered?: true }
   /** CloudTrail was asked and knew of no call: made before its 90 days, or by a call it does not log. */
   | { status: 'none' }
   /** CloudTrail did not answer (throttled, no access, down): the alert goes out without the who. */
@@ -51,16 +52,18 @@ export const ATTRIBUTED_CHANGES_KEPT = 50;
 
 /**
  * What was known of who changed a drift, with what was just learned: each call once, oldest first, the
- * newest kept. An answer that found nothing never hides one that did.
+ * newest kept. An answer that found nothing never hides one that did, and CloudTrail not answering about
+ * some of the resources stays said.
  */
 export function mergeAttributions(
   earlier: Attribution | undefined,
   later: Attribution | undefined,
 ): Attribution | undefined {
-  if (earlier?.status !== 'found') return later ?? earlier;
-  if (later?.status !== 'found') return earlier;
+  const found = [earlier, later].filter((a) => a?.status === 'found') as Extract<Attribution, { status: 'found' }>[];
+  if (found.length === 0) return later ?? earlier;
+  const unanswered = [earlier, later].some((a) => a?.status === 'unknown' || (a?.status === 'found' && a.unanswered));
   const byEvent = new Map<string, AttributedChange>();
-  for (const change of [...earlier.changes, ...later.changes]) byEvent.set(change.eventId, change);
+  for (const change of found.flatMap((a) => a.changes)) byEvent.set(change.eventId, change);
   const changes = [...byEvent.values()].sort((a, b) => a.at.getTime() - b.at.getTime());
-  return { status: 'found', changes: changes.slice(-ATTRIBUTED_CHANGES_KEPT) };
+  return { status: 'found', changes: changes.slice(-ATTRIBUTED_CHANGES_KEPT), ...(unanswered ? { unanswered } : {}) };
 }

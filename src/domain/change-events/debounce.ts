@@ -5,7 +5,7 @@ import type { ResourceRef } from './resource-index.js';
  * window (default 2 min, so a console session's several clicks make one check) make one request. The
  * window opens at a stack's first event and is not pushed back by later ones, so a steady stream still
  * gets its stack checked once per window. Memory is bounded: at most `maxPendingStacks` stacks wait,
- * and each keeps at most `maxChangesPerStack` changes; what is over either cap is counted, not queued.
+ * and each keeps its latest `maxChangesPerStack` changes; what is over either cap is counted, not queued.
  */
 
 /** The timer the debouncer runs on: the real one in serve, a hand-driven one in tests. */
@@ -18,11 +18,11 @@ export interface CheckRequest<C> {
   stack: string;
   /** The resources the events named, each once. */
   resources: string[];
-  /** The changes, oldest first, at most `maxChangesPerStack`. */
+  /** The changes, oldest first: the latest `maxChangesPerStack`. */
   changes: C[];
   /** Events folded into this request beyond the first. */
   coalesced: number;
-  /** Changes not kept because the stack already held `maxChangesPerStack`. */
+  /** Earlier changes let go to keep the latest `maxChangesPerStack`. */
   changesDropped: number;
 }
 
@@ -82,9 +82,13 @@ export function createCheckDebouncer<C>(options: DebounceOptions<C>): CheckDebou
     options.onDue({ ...entry.request, resources: [...entry.resources] });
   };
 
+  // The latest are kept: who changed it last is what the alert names first.
   const addChange = (request: CheckRequest<C>, change: C) => {
-    if (request.changes.length < maxChanges) request.changes.push(change);
-    else request.changesDropped++;
+    if (request.changes.length >= maxChanges) {
+      request.changes.shift();
+      request.changesDropped++;
+    }
+    request.changes.push(change);
   };
 
   const offerStack = (stack: string, addresses: string[], change: C) => {

@@ -52,7 +52,7 @@ export function takeChangeEvent(deps: IntakeDeps, event: ChangeEvent): IntakeOut
 }
 
 /**
- * Matched changes kept per stack until a check of it takes them (its attribution): a console session's
- * burst beyond them was coalesced into the same check and is counted, not kept.
+ * Matched changes kept per stack for its next check (its attribution), the latest: a console session's
+ * burst beyond them was coalesced into the same check, and the earlier ones are counted, not kept.
  */
 export const PENDING_CHANGES_PER_STACK = 50;

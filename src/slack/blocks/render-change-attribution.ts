@@ -123,6 +123,8 @@ export function renderChangeAttribution(
   const lines = shown.map((c) => changeLine(c, slackUsers));
   const blocks: KnownBlock[] = [section(`*Who changed it*\n${lines.join('\n')}`)];
   if (more > 0) blocks.push(context([`${plural(more, 'more change')} in the thread`]));
+  if (attribution.unanswered)
+    blocks.push(context([':grey_question: The other drifted resources: who unknown, CloudTrail did not answer']));
   const first = shown[0]!;
   // The notification text is mrkdwn-parsed too: the principal's name is escaped there as well.
   const text = fallbackText(truncate(`changed by ${first.principal.display} (${first.eventName})`, 300));

@@ -101,7 +101,8 @@ describe('check debouncer', () => {
     expect(timer.count()).toBe(100);
     timer.advance(120_000);
     expect(due).toHaveLength(100);
-    expect(due[0]).toMatchObject({ stack: 'stack-0', changes: ['e0', 'e300', 'e600', 'e900', 'e1200'] });
+    // The latest of each stack's changes are kept.
+    expect(due[0]).toMatchObject({ stack: 'stack-0', changes: ['e8700', 'e9000', 'e9300', 'e9600', 'e9900'] });
     expect(due[0]!.changesDropped).toBe(34 - 5);
     const counters = debouncer.counters();
     expect(counters.scheduled).toBe(100);

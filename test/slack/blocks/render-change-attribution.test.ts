@@ -44,6 +44,17 @@ describe('who changed it', () => {
     );
   });
 
+  it('says CloudTrail did not answer about the drifted resources no change names', () => {
+    const changes = [attributed('root', 'aws_s3_bucket.assets')];
+    const partial = renderChangeAttribution({ status: 'found', changes, unanswered: true });
+    expectValidMessage(partial);
+    expect(mrkdwnTexts({ blocks: partial.blocks }).join()).toContain(
+      'The other drifted resources: who unknown, CloudTrail did not answer',
+    );
+    const whole = renderChangeAttribution({ status: 'found', changes });
+    expect(mrkdwnTexts({ blocks: whole.blocks }).join()).not.toContain('CloudTrail did not answer');
+  });
+
   it('marks a change by root', () => {
     const rendered = renderChangeAttribution({
       status: 'found',

@@ -4,8 +4,8 @@ import { DriftgateError } from '../../../domain/errors.js';
 
 /**
  * In the order their references need (a run's stack first). Both schemas keep the same columns (see
- * migrations.ts), so rows move across as they are; Postgres-only columns (`seq`) fill in by themselves, in
- * SQLite's insertion order.
+ * migrations.ts), so rows move across as they are; Postgres-only columns (`seq` of runs and
+ * approvals) fill in by themselves, in SQLite's insertion order.
  */
 const TABLES = [
   'stacks',

@@ -28,7 +28,7 @@ export function pendingChangeQueries(
               [0, 1, 2, 3, 4].map((i) => values.map((v) => v[i])),
             )
           : 0;
-        // The newest are kept: a stack whose checks answer nothing (a plan waiting for approval) names who
+        // The newest are kept: a stack whose checks keep failing (or one blocked) names who
         // changed it last, not who did first.
         await changed(
           tx,
@@ -53,7 +53,11 @@ export function pendingChangeQueries(
       );
     },
     dropPendingChanges: (stack, upTo) =>
-      changed(ctx, 'DELETE FROM pending_changes WHERE stack = $1 AND seq <= $2', [stack, upTo]),
+      ctx.transaction(async (tx) => {
+        // Under the stack's lock, as an add's eviction is: two deletes of one stack's rows never deadlock.
+        await advisoryLock(tx, `pending_changes:${stack}`);
+        return changed(tx, 'DELETE FROM pending_changes WHERE stack = $1 AND seq <= $2', [stack, upTo]);
+      }),
     prunePendingChanges: (before) =>
       changed(ctx, 'DELETE FROM pending_changes WHERE received_at < $1', [before.getTime()]),
   };

@@ -54,8 +54,11 @@ export function recoverInterrupted(ctx: PgContext, options: RecoverOptions = {})
 
 function ownerGone(ctx: PgContext, row: unknown, options: RecoverOptions): boolean {
   const owner = toOwner(parseRow(OwnerColumns, 'runs', row));
-  if (options.ownRunsLive && owner && sameProcess(owner, ctx.owner)) return false;
+  const held = (row as { held: boolean }).held;
+  // Its own run is live while its lock is: one whose end could not be recorded (the store was out of
+  // reach) released its lock and is left over.
+  if (options.ownRunsLive && owner && sameProcess(owner, ctx.owner)) return !held;
   const state = owner ? ctx.ownerState(owner) : 'gone';
   if (state !== 'unknown') return state === 'gone';
-  return !(row as { held: boolean }).held;
+  return !held;
 }

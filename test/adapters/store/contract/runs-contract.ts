@@ -112,6 +112,12 @@ export function runsContract(target: StoreContractTarget): void {
       expect(await store.recoverInterrupted({ ownRunsLive: true })).toEqual([]);
       expect((await store.getRun(planning.id))?.state).toBe('planning');
       expect(await store.getLock('plan-stack')).toMatchObject({ runId: planning.id });
+      // One whose end could not be recorded released its lock: left over.
+      const stranded = await store.createRun({ stack: 'apply-stack', trigger: 'manual' });
+      await store.transition(stranded.id, 'planning', 'pending_approval');
+      await store.transition(stranded.id, 'pending_approval', 'applying');
+      expect((await store.recoverInterrupted({ ownRunsLive: true })).map((r) => r.id)).toEqual([stranded.id]);
+      expect((await store.getStack('apply-stack'))?.status).toBe('blocked');
       // At start the same runs are an earlier serve's of this process: left over.
       expect((await store.recoverInterrupted()).map((r) => r.id)).toEqual([planning.id]);
     });
