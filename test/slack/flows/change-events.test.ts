@@ -4,8 +4,9 @@
  * a person changing an object's tags out of band. The EventBridge event AWS would send for that call is
  * POSTed with the secret (and, for another change, sent through the SQS emulator): the stack is checked
  * after the debounce, and the alert in Slack names who made the change and with which call. Read-only
- * calls, driftgate's own applies and unmanaged buckets queue nothing; the index survives a restart. One
- * serve for the file: each provider start costs seconds.
+ * calls, driftgate's own applies and unmanaged buckets queue nothing; stopping serve while a check asks
+ * CloudTrail still answers its lookup; the index survives a restart. One serve for the file: each
+ * provider start costs seconds.
  */
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +24,12 @@ import {
   startChangeEventsServe,
   tagEvent,
 } from '../../helpers/change-events-serve.js';
+import {
+  type CloudTrailEmulator,
+  startCloudTrailEmulator,
+  type TrailRecord,
+} from '../../helpers/cloudtrail-emulator.js';
+import { waitFor } from '../../helpers/process-wait.js';
 import { changeOutOfBand, type S3ObjectSpec } from '../../helpers/s3-object-stack.js';
 import { CHANNEL, type SlackServe } from '../../helpers/slack-serve.js';
 import { HAS_AWS_MIRROR } from '../../helpers/terraform-env.js';
@@ -59,11 +66,14 @@ describe.skipIf(!HAS_AWS_MIRROR)(
   () => {
     let world: ChangeEventsServe;
     let h: SlackServe;
+    let trail: CloudTrailEmulator;
 
     beforeAll(async () => {
+      trail = await startCloudTrailEmulator();
       world = await startChangeEventsServe({
         objects: OBJECTS,
         debounce: '1s',
+        cloudTrailEndpoint: trail.endpoint,
         slackUsers: { 'alice@example.com': ALICE },
         config: {
           ...approvers({ leads: [LEAD1], security: [LEAD2] }, [{ stacks: '*', count: 1, from: ['leads'] }]),
@@ -85,7 +95,9 @@ describe.skipIf(!HAS_AWS_MIRROR)(
     }, 400_000);
 
     afterAll(async () => {
+      trail?.release();
       await world?.close();
+      await trail?.close();
     });
 
     it('indexes the state after a clean plan, in the store', async () => {
@@ -206,6 +218,40 @@ describe.skipIf(!HAS_AWS_MIRROR)(
       const audit = await h.running.context.store.listAudit({ runId: run.id });
       expect(audit.filter((e) => e.action === 'policies_fired')).toHaveLength(1);
     });
+
+    it('answers the lookup of a check still running when serve stops: the drift names who made it', async () => {
+      await changeOutOfBand(world.client, BUCKET, 'README.md', { tags: { team: 'stopping' } });
+      trail.add(tagEvent(BUCKET, 'README.md', 'bob-cli', '0000b0b0-stop').detail as unknown as TrailRecord);
+      const asked = trail.calls().length;
+      trail.hold();
+      const checked = h.running.scheduler.request(STACK, 'manual');
+      await waitFor('the check to ask CloudTrail', () => (trail.held() > 0 ? true : undefined), 120_000);
+
+      const stopped = h.running.stop();
+      // The doors are closed: were the CloudTrail client released with them, the lookup under way was lost.
+      await waitFor('change events to stop', () =>
+        h.logs.some((l) => l.includes('change events off')) ? true : undefined,
+      );
+      trail.release();
+      const outcome = await checked;
+      await stopped;
+      expect(outcome.status).toBe('drifted');
+      expect(h.logs.filter((l) => l.includes('CloudTrail did not answer'))).toEqual([]);
+      expect(
+        trail
+          .calls()
+          .slice(asked)
+          .every((c) => c.status === 200),
+      ).toBe(true);
+
+      // Read back after a restart: the stopped serve closed its store.
+      await h.restart();
+      const run = 'run' in outcome ? outcome.run : undefined;
+      expect(await loadAttribution(h.running.context.deps, run!.id)).toMatchObject({
+        status: 'found',
+        changes: [{ eventName: 'PutObjectTagging', eventId: '0000b0b0-stop', resource: 'aws_s3_object.readme' }],
+      });
+    }, 240_000);
 
     it('matches events after a restart with the index it kept', async () => {
       await h.restart();
