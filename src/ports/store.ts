@@ -31,11 +31,6 @@ export interface RunQuery {
   limit?: number;
 }
 
-/**
- * The run store (SQLite, or Postgres shared by several processes). Every method is atomic on its own;
- * `transition` is compare-and-set: it returns the updated run, or undefined when the run was no longer in
- * one of `from`.
- */
 export interface RecoverOptions {
   /**
    * The runs this store's process works on are live while they hold their lock, not left over: a recovery
@@ -51,6 +46,11 @@ export interface PendingChanges {
   unreadable: number;
 }
 
+/**
+ * The run store (SQLite, or Postgres shared by several processes). Every method is atomic on its own;
+ * `transition` is compare-and-set: it returns the updated run, or undefined when the run was no longer in
+ * one of `from`.
+ */
 export interface RunStore {
   upsertStack(name: string): Promise<StackRecord>;
   getStack(name: string): Promise<StackRecord | undefined>;
