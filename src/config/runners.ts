@@ -1,4 +1,5 @@
 import type { ConfigIssue } from '../domain/errors.js';
+import { configuredPools } from '../domain/pool/configured-pools.js';
 import type { ConfigFile, DriftgateConfig } from './schema.js';
 
 /**
@@ -42,11 +43,6 @@ export function stacksOfPool<S extends { pool: string }>(config: { stacks: S[] }
   return config.stacks.filter((s) => s.pool === pool);
 }
 
-/** The pools the config's stacks are in: a worker of any other pool would wait for jobs that never come. */
-export function configPools(config: Pick<DriftgateConfig, 'stacks'>): string[] {
-  return [...new Set(config.stacks.map((s) => s.pool))].sort();
-}
-
 /**
  * Why a command for one pool's workers (`what`: "`driftgate worker` takes the jobs of") cannot run for
  * `pool` under this config; none when it can.
@@ -63,7 +59,8 @@ export function workerPoolIssues(
         message: `${what} a control plane with runners: {type: workers}; with runners: {type: local} (the default) serve runs terraform itself`,
       },
     ];
-  const pools = configPools(config);
+  // A worker of a pool no stack is in would wait for jobs that never come.
+  const pools = configuredPools(config.stacks);
   if (!pools.includes(pool))
     return [
       {
