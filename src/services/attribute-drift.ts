@@ -93,13 +93,17 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
     }
   }
 
-  async function lookUpWithin(stack: string, resources: ReadonlySet<string>): Promise<Attribution> {
+  async function lookUpWithin(
+    history: ChangeHistory,
+    stack: string,
+    resources: ReadonlySet<string>,
+  ): Promise<Attribution> {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
-      return await Promise.race([lookUp(deps.history!, stack, resources), timedOut]);
+      return await Promise.race([lookUp(history, stack, resources), timedOut]);
     } catch (err) {
       deps.logger.warn({ stack, err: errorMessage(err) }, 'CloudTrail did not answer: the alert goes out without who');
       return { status: 'unknown' };
@@ -125,6 +129,6 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
     const named = new Set(fromPush.map((c) => c.resource));
     const unnamed = new Set([...drifted].filter((address) => !named.has(address)));
     if (!deps.history || options.lookUp === false || unnamed.size === 0) return found;
-    return mergeAttributions(found, await lookUpWithin(stack, unnamed));
+    return mergeAttributions(found, await lookUpWithin(deps.history, stack, unnamed));
   };
 }
