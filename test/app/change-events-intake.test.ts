@@ -47,6 +47,16 @@ afterEach(async () => {
   server = stop = undefined;
 });
 
+/** A store whose index holds the stack's bucket: an event on it matches. */
+async function storeWithBucketIndexed(): Promise<RunStore> {
+  const store = tmp.open();
+  await store.saveResourceIndex({
+    stack: STACK,
+    resources: [{ address: 'aws_s3_bucket.assets', identifiers: [BUCKET, `arn:aws:s3:::${BUCKET}`] }],
+  });
+  return store;
+}
+
 async function startIntake(store: RunStore, requestCheck: (stack: string) => Promise<unknown>) {
   const metrics = createMetrics();
   const hand = handTimer();
@@ -129,11 +139,7 @@ describe('change events in a process that runs no checks', () => {
   });
 
   it('stops without waiting for a check it asked for (the runners stop those), the changes kept', async () => {
-    const store = tmp.open();
-    await store.saveResourceIndex({
-      stack: STACK,
-      resources: [{ address: 'aws_s3_bucket.assets', identifiers: [BUCKET, `arn:aws:s3:::${BUCKET}`] }],
-    });
+    const store = await storeWithBucketIndexed();
     let asked = 0;
     const intake = await startIntake(store, () => {
       asked++;
@@ -148,11 +154,7 @@ describe('change events in a process that runs no checks', () => {
   });
 
   it('keeps the changes of a window still open when it stops: a deploy loses none', async () => {
-    const store = tmp.open();
-    await store.saveResourceIndex({
-      stack: STACK,
-      resources: [{ address: 'aws_s3_bucket.assets', identifiers: [BUCKET, `arn:aws:s3:::${BUCKET}`] }],
-    });
+    const store = await storeWithBucketIndexed();
     let asked = 0;
     const intake = await startIntake(store, async () => {
       asked++;
