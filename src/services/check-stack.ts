@@ -161,11 +161,9 @@ async function reuseEarlierAnalysis(
   if (kind !== earlier.from.kind) return undefined;
   const { planJson, planLog } = earlier;
   // The same drift as the earlier run: who made it stands, and events kept since may add to it.
-  const named =
-    kind === 'drift'
-      ? await attributeDrift(deps, stack, earlier.analysis, { upTo: waitingUpTo, lookUp: false })
-      : undefined;
-  const before = kind === 'drift' ? await loadAttribution(deps, earlier.from.id).catch(() => undefined) : undefined;
+  const drifted = earlier.analysis.drift.length > 0;
+  const named = await attributeDrift(deps, stack, earlier.analysis, { upTo: waitingUpTo, lookUp: false });
+  const before = drifted ? await loadAttribution(deps, earlier.from.id).catch(() => undefined) : undefined;
   const attribution = mergeAttributions(before, named);
   // Who made it is new to the policies (`drift.changes`): they judge the same plan again with all of it.
   // Calls already known (kept again after an answer was not cleared) are nothing new to judge.
@@ -225,8 +223,7 @@ async function analyseAfresh(
     commitSha: run.commitSha,
     lastAppliedCommit: (await store.getStack(stack.name))?.lastAppliedCommit,
   });
-  const attribution =
-    kind === 'drift' ? await attributeDrift(deps, stack, analysis, { upTo: options.waitingUpTo }) : undefined;
+  const attribution = kind ? await attributeDrift(deps, stack, analysis, { upTo: options.waitingUpTo }) : undefined;
   const judged = kind ? judge(deps, planJson, stack, kind, analysis, attribution) : { analysis };
   const planLog = deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`, stack.name);
   return {
@@ -239,7 +236,10 @@ async function analyseAfresh(
   };
 }
 
-/** Who changed what drifted; asked only of drift, which is what people ask "who did this" about. */
+/**
+ * Who changed what drifted (the plan's `resource_drift`), also in the plan of a change merged to Git:
+ * approving it overwrites what was changed by hand, so its approvers are told who changed it.
+ */
 function attributeDrift(
   deps: ServiceDeps,
   stack: Stack,

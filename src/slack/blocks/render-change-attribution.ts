@@ -18,6 +18,11 @@ export interface AttributionOptions {
   slackUsers?: Readonly<Record<string, string>>;
   /** Changes shown in the alert itself; the thread lists all. */
   maxInAlert?: number;
+  /**
+   * The message is of a change merged to Git whose plan also shows drift: who changed it is said as about
+   * the drift, which approving the plan overwrites, not about the merged change.
+   */
+  besidePendingChange?: boolean;
 }
 
 export const HOW: Record<ChangeHow, string> = {
@@ -103,17 +108,14 @@ export function renderChangeAttribution(
   attribution: Attribution,
   options: AttributionOptions = {},
 ): RenderedAttribution {
-  if (attribution.status === 'unknown') {
-    const text = 'who: unknown, CloudTrail did not answer';
-    return { text, blocks: [context([`:grey_question: *Who:* unknown, CloudTrail did not answer`])] };
-  }
-  if (attribution.status === 'none' || attribution.changes.length === 0) {
-    const text = 'who: unknown, CloudTrail has no call that changed these resources';
-    return {
-      text,
-      blocks: [context([':grey_question: *Who:* unknown, CloudTrail has no call that changed these resources'])],
-    };
-  }
+  const label = options.besidePendingChange ? 'Who changed what drifted' : 'Who';
+  const unknown = (why: string): RenderedAttribution => ({
+    text: `${label.toLowerCase()}: unknown, ${why}`,
+    blocks: [context([`:grey_question: *${label}:* unknown, ${why}`])],
+  });
+  if (attribution.status === 'unknown') return unknown('CloudTrail did not answer');
+  if (attribution.status === 'none' || attribution.changes.length === 0)
+    return unknown('CloudTrail has no call that changed these resources');
   const slackUsers = options.slackUsers ?? {};
   const maxInAlert = options.maxInAlert ?? 3;
   const latest = latestPerResource(attribution.changes);
@@ -121,13 +123,17 @@ export function renderChangeAttribution(
   const all = [...attribution.changes].sort((a, b) => b.at.getTime() - a.at.getTime());
   const more = all.length - shown.length;
   const lines = shown.map((c) => changeLine(c, slackUsers));
-  const blocks: KnownBlock[] = [section(`*Who changed it*\n${lines.join('\n')}`)];
+  const heading = options.besidePendingChange
+    ? '*Who changed what drifted* (approving this plan overwrites it)'
+    : '*Who changed it*';
+  const blocks: KnownBlock[] = [section(`${heading}\n${lines.join('\n')}`)];
   if (more > 0) blocks.push(context([`${plural(more, 'more change')} in the thread`]));
   if (attribution.unanswered)
     blocks.push(context([':grey_question: The other drifted resources: who unknown, CloudTrail did not answer']));
   const first = shown[0]!;
   // The notification text is mrkdwn-parsed too: the principal's name is escaped there as well.
-  const text = fallbackText(truncate(`changed by ${first.principal.display} (${first.eventName})`, 300));
+  const changedBy = `${options.besidePendingChange ? 'drift ' : ''}changed by ${first.principal.display}`;
+  const text = fallbackText(truncate(`${changedBy} (${first.eventName})`, 300));
   if (more <= 0) return { text, blocks };
 
   const threadLines = all.map((c) => changeLine(c, slackUsers));

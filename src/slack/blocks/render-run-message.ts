@@ -153,10 +153,13 @@ export function renderRunMessage(input: RunMessageInput): {
   changesThread?: SlackMessage;
 } {
   const { stack, run, analysis, phase, policy } = input;
-  const who = input.attribution
-    ? renderChangeAttribution(input.attribution, input.slackUsers ? { slackUsers: input.slackUsers } : {})
-    : undefined;
   const drift = isDrift(run, analysis);
+  const who = input.attribution
+    ? renderChangeAttribution(input.attribution, {
+        ...(input.slackUsers ? { slackUsers: input.slackUsers } : {}),
+        besidePendingChange: !drift,
+      })
+    : undefined;
   const denied = Boolean(policy?.denied) && isAwaiting(phase);
   const status = denied
     ? ':no_entry: Denied by policy: this plan cannot be applied from Slack. Reject it, or change the code or the policy'

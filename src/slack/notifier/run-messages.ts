@@ -77,7 +77,7 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     const approval = await approvalInfo(run, policy);
     const commits = await loadCommits(deps.services, run.id);
     const remediation = run.fingerprint ? await deps.store.getRemediation(run.stack, run.fingerprint) : undefined;
-    const attribution = run.kind === 'drift' ? await loadAttribution(deps.services, run.id) : undefined;
+    const attribution = plan.drift.length > 0 ? await loadAttribution(deps.services, run.id) : undefined;
     const slackUsers = deps.config.changeEvents?.slackUsers;
     return renderRunMessage({
       stack: { name: stack.name, environment: stack.environment, mode: stack.mode },

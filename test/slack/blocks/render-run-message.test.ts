@@ -196,6 +196,35 @@ describe('renderRunMessage', () => {
     expect(JSON.stringify(renderRunMessage(input()).message.blocks)).not.toContain('Who changed it');
   });
 
+  it('who changed what drifted, in a pending change: said as about the drift, which approving overwrites', () => {
+    const run = makeRun({ kind: 'pending_change' });
+    const analysis = analysisOf(
+      [resource('terraform_data.a', 'update', [attribute('input', 'x', 'y')])],
+      [resource('terraform_data.b', 'update', [attribute('input', 'code', 'console')])],
+    );
+    const change = {
+      principal: { kind: 'root' as const, name: 'root', display: 'root' },
+      how: 'console' as const,
+      eventName: 'PutBucketTagging',
+      eventSource: 's3.amazonaws.com',
+      at: new Date(Date.UTC(2026, 0, 1)),
+      eventId: '00000000-0000-4000-8000-000000000001',
+      account: '111122223333',
+      region: 'eu-west-1',
+      resource: 'terraform_data.b',
+    };
+    const found = renderRunMessage(input({ run, analysis, attribution: { status: 'found', changes: [change] } }));
+    const json = JSON.stringify(found.message.blocks);
+    expect(json).toContain('*Who changed what drifted* (approving this plan overwrites it)');
+    expect(json).not.toContain('*Who changed it*');
+    expect(found.message.text).toContain('drift changed by root (PutBucketTagging)');
+    const unknown = renderRunMessage(input({ run, analysis, attribution: { status: 'unknown' } })).message;
+    expect(JSON.stringify(unknown.blocks)).toContain('*Who changed what drifted:* unknown, CloudTrail did not answer');
+    // In a drift alert, the drift is all there is.
+    const drift = renderRunMessage(input({ analysis, attribution: { status: 'unknown' } })).message;
+    expect(JSON.stringify(drift.blocks)).toContain('*Who:* unknown, CloudTrail did not answer');
+  });
+
   it('5,000-character values and 300-character addresses stay within limits', () => {
     const long = 'v'.repeat(5000);
     const changes = Array.from({ length: 60 }, (_, i) =>
