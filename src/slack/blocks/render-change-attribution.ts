@@ -62,12 +62,26 @@ function changeLine(change: AttributedChange, slackUsers: Readonly<Record<string
   return line.length <= LINE_MAX ? line : `${line.slice(0, LINE_MAX - 1)}…`;
 }
 
-/** The latest change of each resource, newest first; changes without a resource count as their own. */
-export function latestPerResource(changes: readonly AttributedChange[]): AttributedChange[] {
+/**
+ * What a call sets, from its name: CloudTrail does not name attributes, but a call's kind does stand for
+ * the ones it sets (PutBucketTagging and DeleteBucketTagging the tags, PutBucketPolicy the policy), so
+ * the verb and the API version some services append (Lambda's 20150331v2) are left out.
+ */
+const VERB =
+  /^(Put|Delete|Update|Modify|Set|Create|Attach|Detach|Add|Remove|Enable|Disable|Authorize|Revoke|Associate|Disassociate|Replace|Reset|Tag|Untag|Copy|Restore)(?=[A-Z])/;
+export function changedSubject(eventName: string): string {
+  return eventName.replace(/\d{8}(v\d+)?$/, '').replace(VERB, '');
+}
+
+/**
+ * The latest change to each attribute of each resource, newest first, an attribute being what a kind of
+ * call sets (`changedSubject`); a change without a resource counts as its own.
+ */
+export function latestPerAttribute(changes: readonly AttributedChange[]): AttributedChange[] {
   const newestFirst = [...changes].sort((a, b) => b.at.getTime() - a.at.getTime());
   const seen = new Set<string>();
   return newestFirst.filter((c) => {
-    const key = c.resource ?? `event:${c.eventId}`;
+    const key = c.resource ? `${c.resource}\n${changedSubject(c.eventName)}` : `event:${c.eventId}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
@@ -118,7 +132,7 @@ export function renderChangeAttribution(
     return unknown('CloudTrail has no call that changed these resources');
   const slackUsers = options.slackUsers ?? {};
   const maxInAlert = options.maxInAlert ?? 3;
-  const latest = latestPerResource(attribution.changes);
+  const latest = latestPerAttribute(attribution.changes);
   const shown = latest.slice(0, maxInAlert);
   const all = [...attribution.changes].sort((a, b) => b.at.getTime() - a.at.getTime());
   const more = all.length - shown.length;

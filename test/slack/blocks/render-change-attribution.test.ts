@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { describeChange } from '../../../src/domain/change-events/describe.js';
 import {
   type AttributedChange,
-  latestPerResource,
+  changedSubject,
+  latestPerAttribute,
   renderChangeAttribution,
 } from '../../../src/slack/blocks/render-change-attribution.js';
 import { fixtureEvent, withDetail } from '../../domain/change-events/fixtures.js';
@@ -63,29 +64,52 @@ describe('who changed it', () => {
     expect(mrkdwnTexts({ blocks: rendered.blocks }).join()).toContain(':warning: *root (account 111122223333)*');
   });
 
-  it('shows the latest change per resource first and lists every change in the thread', () => {
+  it('shows the latest change to each attribute first (what its kind of call sets) and lists every change in the thread', () => {
+    const at = (change: AttributedChange, iso: string, by?: string): AttributedChange => ({
+      ...change,
+      at: new Date(iso),
+      eventId: `${change.eventId}-${iso}`,
+      ...(by ? { principal: { ...change.principal, display: by } } : {}),
+    });
+    const tagging = attributed('console-put-bucket-tagging-identity-center', 'aws_s3_bucket.assets');
+    const policy = attributed('root', 'aws_s3_bucket.assets');
     const changes = [
       attributed('console-put-object-identity-center', 'aws_s3_object.config'),
-      attributed('console-put-bucket-tagging-identity-center', 'aws_s3_bucket.assets'),
-      attributed('root', 'aws_s3_bucket.assets'),
+      tagging,
+      // The tags again, later and by someone else: only the latest is in the alert.
+      at(tagging, '2026-12-03T10:30:00Z', 'bob'),
+      // The policy put, then deleted: the same attribute.
+      at({ ...policy, eventName: 'PutBucketPolicy' }, '2026-12-03T09:00:00Z'),
+      policy,
       attributed('cli-iam-user', 'aws_security_group.ssh'),
     ];
-    expect(latestPerResource(changes).map((c) => [c.resource, c.eventName])).toEqual([
-      ['aws_s3_bucket.assets', 'DeleteBucketPolicy'],
-      ['aws_security_group.ssh', 'AuthorizeSecurityGroupIngress'],
-      ['aws_s3_object.config', 'PutObject'],
+    expect(latestPerAttribute(changes).map((c) => [c.resource, c.eventName, c.principal.display])).toEqual([
+      ['aws_s3_bucket.assets', 'DeleteBucketPolicy', 'root (account 111122223333)'],
+      ['aws_security_group.ssh', 'AuthorizeSecurityGroupIngress', expect.any(String)],
+      ['aws_s3_bucket.assets', 'PutBucketTagging', 'bob'],
+      ['aws_s3_object.config', 'PutObject', expect.any(String)],
     ]);
-    const rendered = renderChangeAttribution({ status: 'found', changes }, { maxInAlert: 2 });
+    const rendered = renderChangeAttribution({ status: 'found', changes }, { maxInAlert: 3 });
     expectValidMessage(rendered);
     const alert = mrkdwnTexts({ blocks: rendered.blocks }).join('\n');
     expect(alert.indexOf('DeleteBucketPolicy')).toBeLessThan(alert.indexOf('AuthorizeSecurityGroupIngress'));
+    expect(alert).toContain('*bob*');
     expect(alert).not.toContain('PutObject');
-    expect(alert).toContain('2 more changes in the thread');
+    expect(alert).toContain('3 more changes in the thread');
     expect(rendered.thread).toBeDefined();
     expectValidMessage(rendered.thread!);
     const thread = mrkdwnTexts(rendered.thread).join('\n');
-    for (const name of ['PutObject', 'PutBucketTagging', 'DeleteBucketPolicy', 'AuthorizeSecurityGroupIngress'])
+    for (const name of ['PutObject', 'PutBucketTagging', 'PutBucketPolicy', 'DeleteBucketPolicy'])
       expect(thread).toContain(name);
+  });
+
+  it('takes what a call sets from its name, without the verb or an API version', () => {
+    expect(changedSubject('PutBucketTagging')).toBe(changedSubject('DeleteBucketTagging'));
+    expect(changedSubject('AuthorizeSecurityGroupIngress')).toBe(changedSubject('RevokeSecurityGroupIngress'));
+    expect(changedSubject('UpdateFunctionConfiguration20150331v2')).toBe('FunctionConfiguration');
+    expect(changedSubject('PutBucketPolicy')).not.toBe(changedSubject('PutBucketTagging'));
+    // A verb only when a word follows it: `Settings` is not `Set` + `tings`.
+    expect(changedSubject('Settings')).toBe('Settings');
   });
 
   it('keeps a thread of thousands of changes within Slack limits, saying how many it left out', () => {
