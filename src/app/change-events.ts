@@ -242,8 +242,12 @@ export async function startChangeEventsWith(
     waiting.add(work);
     void work.finally(() => waiting.delete(work));
   };
+  const timer = options.timer ?? realTimer;
+  /** Windows' first changes already in the store (`keepOpening`), by stack and event id. */
+  const keptAtOpen = new Set<string>();
+  const keptKey = (stack: string, change: MatchedChange) => `${stack}\n${change.eventId}`;
   const debouncer = createCheckDebouncer<MatchedChange>({
-    timer: options.timer ?? realTimer,
+    timer,
     windowMs: config.debounce,
     onDue: (request) => {
       logger.info(
@@ -251,9 +255,11 @@ export async function startChangeEventsWith(
         'change events: checking the stack',
       );
       // Kept before the check is queued, so whichever process runs it finds them. Stopping waits for the
-      // write, not for the check (the runners stop those within the shutdown timeout).
+      // write, not for the check (the runners stop those within the shutdown timeout). The window's first
+      // change is there already, unless a check answered it meanwhile: it is not kept for a second one.
+      const changes = request.changes.filter((c) => !keptAtOpen.delete(keptKey(request.stack, c)));
       const keep = deps.store
-        .addPendingChanges(request.stack, request.changes)
+        .addPendingChanges(request.stack, changes)
         .catch((err: unknown) =>
           logger.warn(
             { stack: request.stack, err: errorMessage(err) },
@@ -287,7 +293,47 @@ export async function startChangeEventsWith(
       for (const s of outcome.stacks) metrics.changeEvents.inc({ outcome: 'matched', reason: s.result });
     }
   };
-  const take = (event: ChangeEvent) => count(takeChangeEvent({ classify, index, debouncer }, event));
+  // A window's first change is in the store before the event is acknowledged (202, the SQS message
+  // deleted): a process killed within the window leaves it there, and a later start checks its stack
+  // (`checkStranded`). The rest of a window is kept when it closes: one write per window, not per event.
+  const keepOpening = async (stack: string, change: MatchedChange) => {
+    try {
+      await deps.store.addPendingChanges(stack, [change]);
+      if (debouncer.pendingStacks().includes(stack)) keptAtOpen.add(keptKey(stack, change));
+    } catch (err) {
+      logger.warn({ stack, err: errorMessage(err) }, 'change events: a window was not kept at its opening');
+    }
+  };
+  const take = async (event: ChangeEvent) => {
+    const outcome = takeChangeEvent({ classify, index, debouncer }, event);
+    count(outcome);
+    if (outcome.kind !== 'queued') return;
+    const opened = outcome.stacks.filter((s) => s.result === 'scheduled');
+    await Promise.all(opened.map(({ stack }) => keepOpening(stack, outcome.change)));
+  };
+
+  // Changes kept before this start that still wait a window later: the process that took them died
+  // before its check (or the check failed). Each such stack is checked once now.
+  const startedAt = deps.now();
+  const checkStranded = async () => {
+    const stacks = await deps.store.listWaitingStacks(startedAt).catch((err: unknown) => {
+      logger.warn(
+        { err: errorMessage(err) },
+        'change events: the changes waiting since before this start were not read',
+      );
+      return [];
+    });
+    for (const stack of stacks) {
+      if (stopped || !configured.has(stack)) continue;
+      logger.info({ stack }, 'change events: checking a stack whose changes have waited since before this start');
+      options
+        .requestCheck(stack)
+        .catch((err: unknown) =>
+          logger.warn({ stack, err: errorMessage(err) }, 'change events: the check was not queued'),
+        );
+    }
+  };
+  const stranded = timer.setTimeout(() => track(checkStranded()), config.debounce);
 
   const mounts: HttpMount[] = secret
     ? [
@@ -330,6 +376,7 @@ export async function startChangeEventsWith(
       // store for the stack's next check: a deploy must not lose the changes of the last `debounce`.
       controller.abort();
       await polling;
+      timer.clearTimeout(stranded);
       debouncer.flush();
       debouncer.stop();
       await follower.stop();

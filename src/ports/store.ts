@@ -46,12 +46,37 @@ export interface PendingChanges {
   unreadable: number;
 }
 
+/** Matched change events waiting for their stack's next check, which reads them for its attribution. */
+export interface PendingChangeStore {
+  /**
+   * Keeps matched changes for the stack's next check, each event once; of more than
+   * PENDING_CHANGES_PER_STACK waiting, the newest stay. Returns how many were added.
+   */
+  addPendingChanges(stack: string, changes: readonly MatchedChange[]): Promise<number>;
+  /**
+   * Where the changes waiting for the stack end now (0: none). A check marks this before its plan and
+   * answers the changes up to it: those that come while it plans wait for the next check.
+   */
+  markPendingChanges(stack: string): Promise<number>;
+  /** The changes waiting for the stack (up to `upTo`, a mark), oldest first. */
+  readPendingChanges(stack: string, upTo?: number): Promise<PendingChanges>;
+  /** The check that marked `upTo` answered the changes up to it: they wait no longer. */
+  dropPendingChanges(stack: string, upTo: number): Promise<number>;
+  /** Drops changes that came before `before` and no check answered (a stack since removed from the config). */
+  prunePendingChanges(before: Date): Promise<number>;
+  /**
+   * The stacks with changes kept before `receivedBefore` that no check has answered: their check was
+   * never run (the process that took them died within their debounce window) or failed.
+   */
+  listWaitingStacks(receivedBefore: Date): Promise<string[]>;
+}
+
 /**
  * The run store (SQLite, or Postgres shared by several processes). Every method is atomic on its own;
  * `transition` is compare-and-set: it returns the updated run, or undefined when the run was no longer in
  * one of `from`.
  */
-export interface RunStore {
+export interface RunStore extends PendingChangeStore {
   upsertStack(name: string): Promise<StackRecord>;
   getStack(name: string): Promise<StackRecord | undefined>;
   listStacks(): Promise<StackRecord[]>;
@@ -131,23 +156,6 @@ export interface RunStore {
    * only; with `updatedSince`, the parts saved since (a control plane keeping up with its workers' plans).
    */
   listResourceIndexes(query?: { stack?: string; updatedSince?: Date }): Promise<StackResourceIndex[]>;
-
-  /**
-   * Keeps matched changes for the stack's next check, each event once; of more than
-   * PENDING_CHANGES_PER_STACK waiting, the newest stay. Returns how many were added.
-   */
-  addPendingChanges(stack: string, changes: readonly MatchedChange[]): Promise<number>;
-  /**
-   * Where the changes waiting for the stack end now (0: none). A check marks this before its plan and
-   * answers the changes up to it: those that come while it plans wait for the next check.
-   */
-  markPendingChanges(stack: string): Promise<number>;
-  /** The changes waiting for the stack (up to `upTo`, a mark), oldest first. */
-  readPendingChanges(stack: string, upTo?: number): Promise<PendingChanges>;
-  /** The check that marked `upTo` answered the changes up to it: they wait no longer. */
-  dropPendingChanges(stack: string, upTo: number): Promise<number>;
-  /** Drops changes that came before `before` and no check answered (a stack since removed from the config). */
-  prunePendingChanges(before: Date): Promise<number>;
 
   /**
    * Keeps change events that matched no stack, each event id once, and counts them in the hour they came

@@ -166,4 +166,49 @@ describe('change events in a process that runs no checks', () => {
     expect(asked).toBe(0);
     expect((await store.readPendingChanges(STACK)).changes.map((c) => c.eventId)).toEqual(['0000a11c-0005']);
   });
+
+  it('keeps the first change of a window before answering 202; a later start checks the stack whose window died', async () => {
+    const store = await storeWithBucketIndexed();
+    const dead = await startIntake(store, async () => {});
+    const event = tagEvent(BUCKET, 'config/app.json', 'alice-console', '0000a11c-0006');
+    expect((await postChangeEvent(dead.base, event, SECRET)).status).toBe(202);
+    expect((await store.readPendingChanges(STACK)).changes.map((c) => c.eventId)).toEqual(['0000a11c-0006']);
+    // Killed within its window: the window never closes, nothing more is kept, no check is asked for.
+    const killed = dead.running;
+    await server?.close();
+    // Kept by a process that knew a stack since removed from the config: not this start's to check.
+    await store.addPendingChanges('removed/stack', [
+      { ...(await store.readPendingChanges(STACK)).changes[0]!, eventId: '0000a11c-0007' },
+    ]);
+
+    const asked: string[] = [];
+    const next = await startIntake(tmp.open(), async (stack) => {
+      asked.push(stack);
+    });
+    // Kept after this start: the window of a live process, not stranded.
+    await store.addPendingChanges('dev/app', [
+      { ...(await store.readPendingChanges(STACK)).changes[0]!, eventId: '0000a11c-0008' },
+    ]);
+    expect(asked).toEqual([]);
+    next.hand.fire();
+    await waitFor('the stranded stack to be checked', () => (asked.length ? true : undefined));
+    await next.running.stop();
+    expect(asked).toEqual([STACK]);
+    await killed.stop();
+  });
+
+  it('does not keep the first change of a window again when a check answered it meanwhile', async () => {
+    const store = await storeWithBucketIndexed();
+    let asked = 0;
+    const intake = await startIntake(store, async () => {
+      asked++;
+    });
+    const event = tagEvent(BUCKET, 'config/app.json', 'alice-console', '0000a11c-0009');
+    expect((await postChangeEvent(intake.base, event, SECRET)).status).toBe(202);
+    // A scheduled check of the stack planned, named who from it, and answered it.
+    await store.dropPendingChanges(STACK, await store.markPendingChanges(STACK));
+    intake.hand.fire();
+    await waitFor('the check to be asked for', () => (asked ? true : undefined));
+    expect((await store.readPendingChanges(STACK)).changes).toEqual([]);
+  });
 });

@@ -30,6 +30,8 @@ export interface ServeProcessWorld {
   /** The environment driftgate and terraform run with. */
   env: Record<string, string | undefined>;
   configFile: string;
+  /** Where serve listens (every start, the same port). */
+  base: string;
   stackDir(name: string): string;
   /** Plans and applies a stack with the terraform CLI directly (test setup, not the code under test). */
   applyWithTerraform(stack: string): Promise<void>;
@@ -94,6 +96,7 @@ export async function startServeProcessWorld(options: ServeProcessOptions): Prom
     pagerduty,
     env,
     configFile,
+    base,
     stackDir: (name) => join(root, name),
     async applyWithTerraform(stack) {
       const cwd = join(root, stack);

@@ -1,13 +1,10 @@
 import { PENDING_CHANGES_PER_STACK } from '../../domain/change-events/intake.js';
-import type { RunStore } from '../../ports/store.js';
+import type { PendingChangeStore } from '../../ports/store.js';
 import type { StoreContext } from './context.js';
 import { pendingChangeValues, toPendingChanges } from './pending-change-row.js';
 import type { Synchronous } from './synchronous.js';
 
-type PendingChangeQueries = Pick<
-  Synchronous<RunStore>,
-  'addPendingChanges' | 'markPendingChanges' | 'readPendingChanges' | 'dropPendingChanges' | 'prunePendingChanges'
->;
+type PendingChangeQueries = Synchronous<PendingChangeStore>;
 
 /** Matched change events waiting for their stack's next check, which reads them for its attribution. */
 export function pendingChangeQueries(ctx: StoreContext): PendingChangeQueries {
@@ -48,5 +45,10 @@ export function pendingChangeQueries(ctx: StoreContext): PendingChangeQueries {
       ctx.stmt('DELETE FROM pending_changes WHERE stack = ? AND seq <= ?').run(stack, upTo).changes,
     prunePendingChanges: (before) =>
       ctx.stmt('DELETE FROM pending_changes WHERE received_at < ?').run(before.getTime()).changes,
+    listWaitingStacks: (receivedBefore) =>
+      ctx
+        .stmt('SELECT DISTINCT stack FROM pending_changes WHERE received_at < ? ORDER BY stack')
+        .pluck()
+        .all(receivedBefore.getTime()) as string[],
   };
 }

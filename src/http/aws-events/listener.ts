@@ -21,8 +21,11 @@ export interface AwsEventsListenerOptions {
   /** The shared secret (from the environment); compared in constant time. */
   secret: string;
   secretHeader?: string;
-  /** Takes one parsed event; must not throw for a valid one (queueing a check is its business). */
-  take(event: ChangeEvent): void;
+  /**
+   * Takes one parsed event, answered 202 once it resolves (what must outlive a crash is kept by then);
+   * must not reject for a valid one (queueing a check is its business).
+   */
+  take(event: ChangeEvent): void | Promise<void>;
   logger: ServiceLogger;
   maxBodyBytes?: number;
 }
@@ -80,7 +83,7 @@ export function createAwsEventsListener(options: AwsEventsListenerOptions): Requ
       );
       return reply(res, 400, { error: 'not an EventBridge "AWS API Call via CloudTrail" event', issues: err.issues });
     }
-    options.take(event);
+    await options.take(event);
     return reply(res, 202, { accepted: true, eventId: event.record.eventID });
   };
 

@@ -21,7 +21,9 @@ beforeEach(async () => {
   };
   const listener = createAwsEventsListener({
     secret: SECRET,
-    take: (event) => taken.push(event),
+    take: (event) => {
+      taken.push(event);
+    },
     logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
     maxBodyBytes: 64 * 1024,
   });

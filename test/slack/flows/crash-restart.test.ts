@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
 import { HAS_BUILD, NO_BUILD_REASON } from '../../helpers/cli.js';
+import { postChangeEvent, tagEvent } from '../../helpers/change-events-serve.js';
 import { mergeConfig } from '../../helpers/config-builder.js';
 import {
   PD_KEY_ENV,
@@ -38,11 +39,12 @@ afterEach(async () => {
   world = undefined;
 });
 
-async function startWorld(config = {}): Promise<ServeProcessWorld> {
+async function startWorld(config = {}, env: Record<string, string> = {}): Promise<ServeProcessWorld> {
   world = await startServeProcessWorld({
     stacks: { [STACK]: NETWORK },
     stackSettings: { [STACK]: { environment: 'staging' } },
     config: mergeConfig(APPROVERS, PAGING, config),
+    env,
   });
   await world.applyWithTerraform(STACK);
   return world;
@@ -179,5 +181,55 @@ describe.skipIf(!HAS_BUILD)(`crash and restart of serve (${HAS_BUILD ? 'built' :
     expect(triggers(w)).toHaveLength(1);
     // Posted from what was recorded, not found again by another check.
     expect(await w.withStore(async (s) => (await s.listRuns({ stack: STACK })).map((r) => r.id))).toEqual([runId]);
+  });
+
+  it('checks the stack of a change event taken just before kill -9, at the next start', async () => {
+    const secret = 'events-secret-of-the-crash-test';
+    const w = await startWorld(
+      { changeEvents: { secretEnv: 'EVENTS_SECRET', debounce: '10m', cloudTrail: { lookup: false } } },
+      { EVENTS_SECRET: secret },
+    );
+    await w.start();
+    expect((await w.command(`check ${STACK}`, LEAD1)).status).toBe(200);
+    const vpc = await waitFor('the stack indexed by its clean check', () =>
+      w.withStore(async (s) => {
+        const [index] = await s.listResourceIndexes({ stack: STACK });
+        return index?.resources.find((r) => r.address === 'terraform_data.vpc')?.identifiers[0];
+      }),
+    );
+    await changeByHand(w);
+    // Someone changes the VPC in the console: its event names the VPC by its id.
+    const base = tagEvent('unused', 'unused', 'alice-console', '0000c4a5-0001');
+    const event = {
+      ...base,
+      source: 'aws.ec2',
+      detail: {
+        ...base.detail,
+        eventSource: 'ec2.amazonaws.com',
+        eventName: 'ModifyVpcAttribute',
+        requestParameters: { vpcId: vpc, enableDnsSupport: { value: true } },
+        resources: [],
+        managementEvent: true,
+      },
+    };
+    expect((await postChangeEvent(w.base, event, secret)).status).toBe(202);
+    const waiting = () => w.withStore(async (s) => (await s.readPendingChanges(STACK)).changes.map((c) => c.eventId));
+    expect(await waiting()).toEqual(['0000c4a5-0001']);
+    // Killed ten minutes before its window would close: that window and its check die with it.
+    await w.kill9();
+    expect(await w.withStore((s) => s.listRuns({ stack: STACK, states: ['drifted'] }))).toEqual([]);
+
+    // The next start, with a short window: what waited since before it is checked once its window passed.
+    const config = await readFile(w.configFile, 'utf8');
+    expect(config).toContain('debounce: 10m');
+    await writeFile(w.configFile, config.replace('debounce: 10m', 'debounce: 1s'));
+    await w.start();
+    const run = await waitFor('the stranded check to record drift', () =>
+      w.withStore(async (s) => (await s.listRuns({ stack: STACK, states: ['drifted'] }))[0]),
+    );
+    expect(run.trigger).toBe('event');
+    await waitFor('the alert', () => topLevel(w)[0]);
+    await waitFor('the change to be answered', async () => ((await waiting()).length === 0 ? true : undefined));
+    expect(topLevel(w)).toHaveLength(1);
   });
 });

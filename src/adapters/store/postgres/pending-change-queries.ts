@@ -1,15 +1,10 @@
 import { PENDING_CHANGES_PER_STACK } from '../../../domain/change-events/intake.js';
-import type { RunStore } from '../../../ports/store.js';
+import type { PendingChangeStore } from '../../../ports/store.js';
 import { pendingChangeValues, toPendingChanges } from '../pending-change-row.js';
 import { advisoryLock, changes as changed, type PgContext, rows } from './context.js';
 
 /** Matched change events waiting for their stack's next check, which reads them for its attribution. */
-export function pendingChangeQueries(
-  ctx: PgContext,
-): Pick<
-  RunStore,
-  'addPendingChanges' | 'markPendingChanges' | 'readPendingChanges' | 'dropPendingChanges' | 'prunePendingChanges'
-> {
+export function pendingChangeQueries(ctx: PgContext): PendingChangeStore {
   return {
     addPendingChanges: (stack, changes) =>
       ctx.transaction(async (tx) => {
@@ -60,5 +55,13 @@ export function pendingChangeQueries(
       }),
     prunePendingChanges: (before) =>
       changed(ctx, 'DELETE FROM pending_changes WHERE received_at < $1', [before.getTime()]),
+    async listWaitingStacks(receivedBefore) {
+      const found = (await rows(
+        ctx,
+        'SELECT DISTINCT stack FROM pending_changes WHERE received_at < $1 ORDER BY stack',
+        [receivedBefore.getTime()],
+      )) as { stack: string }[];
+      return found.map((r) => r.stack);
+    },
   };
 }

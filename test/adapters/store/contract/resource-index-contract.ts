@@ -108,6 +108,24 @@ export function resourceIndexContract(target: StoreContractTarget): void {
       expect(ids(await store.readPendingChanges('prod/net'))).toEqual(['0000e002-0000']);
     });
 
+    it('lists the stacks whose changes came before a time and still wait, each once', async () => {
+      const clock = manualClock();
+      const store = await target.open({ now: clock.now });
+      await store.addPendingChanges('prod/net', [
+        change('0000e001-0000', '2025-01-01T00:00:00Z'),
+        change('0000e002-0000', '2025-01-01T00:01:00Z'),
+      ]);
+      await store.addPendingChanges('dev/app', [change('0000e003-0000', '2025-01-01T00:00:00Z')]);
+      await store.addPendingChanges('prod/answered', [change('0000e004-0000', '2025-01-01T00:00:00Z')]);
+      await store.dropPendingChanges('prod/answered', await store.markPendingChanges('prod/answered'));
+      clock.advance(60_000);
+      const started = clock.now();
+      await store.addPendingChanges('prod/later', [change('0000e005-0000', '2025-01-01T00:02:00Z')]);
+      expect(await store.listWaitingStacks(started)).toEqual(['dev/app', 'prod/net']);
+      clock.advance(1);
+      expect(await store.listWaitingStacks(clock.now())).toEqual(['dev/app', 'prod/later', 'prod/net']);
+    });
+
     it('keeps the newest PENDING_CHANGES_PER_STACK of a stack: who changed it last is never pushed out', async () => {
       const store = await target.open();
       const minute = (i: number) => new Date(Date.UTC(2025, 0, 1, 10, i)).toISOString();
