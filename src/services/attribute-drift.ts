@@ -45,14 +45,29 @@ function fromEvents(stack: string, changes: MatchedChange[], drifted: ReadonlySe
   return out;
 }
 
-/** The name CloudTrail's ResourceName knows a resource by: its ARN when it has one. */
-function lookupName(identifiers: readonly string[]): string | undefined {
-  return identifiers.find((id) => id.startsWith('arn:')) ?? identifiers[0];
+/**
+ * The names CloudTrail's ResourceName may know a resource by, in the order asked: its plain identifier
+ * (an instance's `i-0abc…`, a bucket's name: what most services record), then its ARN (what others, such
+ * as KMS, record).
+ */
+function lookupNames(identifiers: readonly string[]): string[] {
+  const plain = identifiers.find((id) => !id.startsWith('arn:'));
+  const arn = identifiers.find((id) => id.startsWith('arn:'));
+  return [plain, arn].filter((name): name is string => name !== undefined);
 }
 
 export function createDriftAttributor(deps: AttributeDriftDeps) {
   const maxLookups = deps.maxLookups ?? 5;
   const timeoutMs = deps.timeoutMs ?? 30_000;
+
+  /** The calls CloudTrail records under the first of `names` it knows. */
+  async function eventsNaming(history: ChangeHistory, names: readonly string[], since: Date) {
+    for (const name of names) {
+      const { events } = await history.changesTo(name, since);
+      if (events.length) return events;
+    }
+    return [];
+  }
 
   async function lookUp(history: ChangeHistory, stack: string, drifted: ReadonlySet<string>): Promise<Attribution> {
     const lastClean = (await deps.store.listRuns({ stack, states: ['no_changes'], limit: 1 }))[0]?.createdAt;
@@ -64,10 +79,8 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
     const seen = new Set<string>();
     const changes: AttributedChange[] = [];
     for (const target of targets) {
-      const name = lookupName(target.identifiers);
-      if (!name) continue;
-      const result = await history.changesTo(name, since);
-      for (const event of result.events) {
+      const events = await eventsNaming(history, lookupNames(target.identifiers), since);
+      for (const event of events) {
         if (seen.has(event.record.eventID) || deps.classify(event).kind === 'ignored') continue;
         // A lookup by a bucket's name also returns calls on its objects: each call is the stack's resource
         // it names first, as for the events that queue a check, and counts only if that one drifted.

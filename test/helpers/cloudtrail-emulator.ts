@@ -20,7 +20,7 @@ export type TrailRecord = Record<string, unknown> & { eventTime: string; eventNa
 
 export interface StoredEvent {
   record: TrailRecord;
-  /** What LookupEvents' ResourceName matches; by default the ARNs and `bucketName` of the record. */
+  /** What LookupEvents' ResourceName matches; by default the record's resources (`defaultResourceNames`). */
   resourceNames: string[];
 }
 
@@ -51,9 +51,11 @@ export interface CloudTrailEmulator {
   close(): Promise<void>;
 }
 
+/** As CloudTrail records them: S3 resources by their name (`bucket`, `bucket/key`), others by their ARN. */
 function defaultResourceNames(record: TrailRecord): string[] {
   const names = new Set<string>();
-  for (const r of (record.resources as { ARN?: string }[] | undefined) ?? []) if (r.ARN) names.add(r.ARN);
+  for (const r of (record.resources as { ARN?: string }[] | undefined) ?? [])
+    if (r.ARN) names.add(r.ARN.replace(/^arn:aws[a-z-]*:s3:::/, ''));
   const bucket = (record.requestParameters as { bucketName?: unknown } | undefined)?.bucketName;
   if (typeof bucket === 'string') names.add(bucket);
   return [...names];

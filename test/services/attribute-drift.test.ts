@@ -18,6 +18,8 @@ import { type CloudTrailEmulator, startCloudTrailEmulator, type TrailRecord } fr
 const BUCKET = 'acme-prod-assets';
 const STACK = 'prod/assets';
 const NOW = new Date('2026-12-03T16:00:00Z');
+const KEY_ID = '1234abcd-12ab-34cd-56ef-1234567890ab';
+const KEY_ARN = `arn:aws:kms:eu-west-1:111122223333:key/${KEY_ID}`;
 const CLEAN_AT = new Date('2026-12-03T09:00:00Z');
 const onBucket = { requestParameters: { bucketName: BUCKET }, resources: [{ ARN: `arn:aws:s3:::${BUCKET}` }] };
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
@@ -41,6 +43,7 @@ function attributor(options: { maxAttempts?: number } = {}) {
   index.replaceStack(STACK, [
     { address: 'aws_s3_bucket.assets', identifiers: [BUCKET, `arn:aws:s3:::${BUCKET}`] },
     { address: 'aws_s3_bucket.logs', identifiers: ['acme-logs', 'arn:aws:s3:::acme-logs'] },
+    { address: 'aws_kms_key.data', identifiers: [KEY_ID, KEY_ARN] },
     {
       address: 'aws_s3_object.config',
       identifiers: [`${BUCKET}/config/app.json`, `arn:aws:s3:::${BUCKET}/config/app.json`],
@@ -91,11 +94,11 @@ describe('attributing drift a sweep found', () => {
       ['DeleteBucketPolicy', 'root', 'aws_s3_bucket.assets'],
       ['PutBucketTagging', 'identity_center', 'aws_s3_bucket.assets'],
     ]);
-    // One resource drifted: one lookup, by its ARN, from the clean check on.
+    // One resource drifted: one lookup, by its name (as CloudTrail records a bucket), from the clean check on.
     const lookups = emulator.calls();
     expect(lookups).toHaveLength(1);
     expect(lookups[0]!.body).toMatchObject({
-      LookupAttributes: [{ AttributeKey: 'ResourceName', AttributeValue: `arn:aws:s3:::${BUCKET}` }],
+      LookupAttributes: [{ AttributeKey: 'ResourceName', AttributeValue: BUCKET }],
     });
     expect(lookups[0]!.body.StartTime).toBe(CLEAN_AT.getTime() / 1000);
   });
@@ -125,8 +128,29 @@ describe('attributing drift a sweep found', () => {
     const lookups = emulator.calls();
     expect(lookups).toHaveLength(1);
     expect(lookups[0]!.body).toMatchObject({
-      LookupAttributes: [{ AttributeKey: 'ResourceName', AttributeValue: 'arn:aws:s3:::acme-logs' }],
+      LookupAttributes: [{ AttributeKey: 'ResourceName', AttributeValue: 'acme-logs' }],
     });
+  });
+
+  it('asks by the ARN when CloudTrail knows the resource by no plain name (a KMS key)', async () => {
+    const { attribute } = attributor();
+    emulator.add(
+      detail('cli-iam-user', {
+        eventSource: 'kms.amazonaws.com',
+        eventName: 'DisableKeyRotation',
+        requestParameters: { keyId: KEY_ARN },
+        responseElements: null,
+        resources: [{ ARN: KEY_ARN }],
+      }),
+    );
+    const found = await attribute(STACK, ['aws_kms_key.data']);
+    expect(found?.status === 'found' && found.changes.map((c) => [c.eventName, c.resource])).toEqual([
+      ['DisableKeyRotation', 'aws_kms_key.data'],
+    ]);
+    expect(emulator.calls().map((c) => c.body.LookupAttributes)).toEqual([
+      [{ AttributeKey: 'ResourceName', AttributeValue: KEY_ID }],
+      [{ AttributeKey: 'ResourceName', AttributeValue: KEY_ARN }],
+    ]);
   });
 
   it('attributes a call on an object to the object, though the lookup by its bucket returns it first', async () => {
@@ -149,7 +173,8 @@ describe('attributing drift a sweep found', () => {
     const { attribute } = attributor();
     emulator.throttleNext(2);
     expect(await attribute(STACK, ['aws_s3_bucket.logs'])).toEqual({ status: 'none' });
-    expect(emulator.calls().map((c) => c.status)).toEqual([400, 400, 200]);
+    // Retried by its name until answered, then asked by its ARN: CloudTrail knows neither.
+    expect(emulator.calls().map((c) => c.status)).toEqual([400, 400, 200, 200]);
   });
 
   it('does not ask CloudTrail again for drift already attributed (a re-plan of the same drift)', async () => {

@@ -26,42 +26,59 @@ export function s3Arn(bucket: string, key?: string): string {
   return key === undefined ? `arn:aws:s3:::${bucket}` : `arn:aws:s3:::${bucket}/${key}`;
 }
 
-function collectStrings(value: unknown, depth: number, out: Set<string>): void {
+/**
+ * Parameter names that name resources: `bucketName`, `instanceId`, `roleArn`, `dbInstanceIdentifier`,
+ * `queueUrl`, `resourceIds`, a bare `id` or `name`. Other parameters hold values (`tenancy: "default"`,
+ * a policy, tags and their `key`s) that may equal some resource's name by chance: they are not matched.
+ * An S3 object's `key` is taken with its `bucketName`.
+ */
+export const IDENTIFIER_KEY =
+  /^(?:id|name|arn|identifier|cluster|service)$|(?:Id|Ids|Arn|Arns|ARN|Name|Names|Identifier|Identifiers|Url)$/;
+
+function add(value: string, out: Set<string>): void {
+  for (const id of normalizeIdentifier(value)) {
+    if (out.size >= IDENTIFIER_LIMITS.strings) return;
+    out.add(id);
+  }
+}
+
+/** Strings under identifier-named parameters (`named`), and ARNs wherever they are, to a bounded depth. */
+function collectStrings(value: unknown, depth: number, named: boolean, out: Set<string>): void {
   if (out.size >= IDENTIFIER_LIMITS.strings) return;
   if (typeof value === 'string') {
-    for (const id of normalizeIdentifier(value)) {
-      if (out.size >= IDENTIFIER_LIMITS.strings) return;
-      out.add(id);
-    }
+    if (named || value.trimStart().startsWith('arn:')) add(value, out);
     return;
   }
   if (depth >= IDENTIFIER_LIMITS.depth || typeof value !== 'object' || value === null) return;
-  const children = Array.isArray(value) ? value : Object.values(value);
-  for (const child of children) {
+  // The items of a list are named by the list's parameter (`resourceIds: [...]`).
+  const children: [boolean, unknown][] = Array.isArray(value)
+    ? value.map((child) => [named, child])
+    : Object.entries(value).map(([key, child]) => [IDENTIFIER_KEY.test(key), child]);
+  for (const [childNamed, child] of children) {
     if (out.size >= IDENTIFIER_LIMITS.strings) return;
-    collectStrings(child, depth + 1, out);
+    collectStrings(child, depth + 1, childNamed, out);
   }
 }
 
 /**
- * Every identifier the event names: `resources[].ARN`, S3's `bucketName`/`key` as `bucket/key`, and the
- * strings in `requestParameters` and `responseElements`. Resource ARNs come first so that the bound on
- * strings never drops them.
+ * Every identifier the event names: `resources[].ARN`, S3's `bucketName`/`key` as `bucket/key`, and in
+ * `requestParameters` and `responseElements` the identifier parameters (`IDENTIFIER_KEY`) and ARNs.
+ * Resource ARNs come first so that the bound on strings never drops them.
  */
 export function identifiersOf(event: ChangeEvent): string[] {
   const { record } = event;
   const out = new Set<string>();
   for (const resource of record.resources ?? []) {
-    if (resource.ARN) collectStrings(resource.ARN, 0, out);
+    if (resource.ARN) add(resource.ARN, out);
   }
   const params = record.requestParameters;
   const bucket = typeof params?.bucketName === 'string' ? params.bucketName : undefined;
   if (bucket) {
-    collectStrings(bucket, 0, out);
-    collectStrings(s3Arn(bucket), 0, out);
-    if (typeof params?.key === 'string') collectStrings(`${bucket}/${params.key}`, 0, out);
+    add(bucket, out);
+    add(s3Arn(bucket), out);
+    if (typeof params?.key === 'string') add(`${bucket}/${params.key}`, out);
   }
-  collectStrings(params, 0, out);
-  collectStrings(record.responseElements, 0, out);
+  collectStrings(params, 0, false, out);
+  collectStrings(record.responseElements, 0, false, out);
   return [...out];
 }

@@ -1,5 +1,5 @@
 import type { ChangeDescription } from './describe.js';
-import { normalizeIdentifier, s3Arn } from './identifiers.js';
+import { IDENTIFIER_KEY, normalizeIdentifier, s3Arn } from './identifiers.js';
 import type { ChangeEvent } from './schema.js';
 
 /**
@@ -21,9 +21,6 @@ export const UNMATCHED_LIMITS = {
   /** An identifier is short and one word; anything longer is a value. */
   identifierLength: 256,
 } as const;
-
-/** `bucketName`, `instanceId`, `roleArn`, `dbInstanceIdentifier`, `functionName`, `key`: names of resources. */
-const IDENTIFIER_KEY = /(?:^key$|Id$|Ids$|Arn$|ARN$|Name$|Identifier$)/;
 
 function identifier(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
@@ -47,7 +44,6 @@ export function namedResources(event: ChangeEvent): string[] {
     add(key === undefined ? s3Arn(bucket) : s3Arn(bucket, key));
   }
   for (const [name, value] of Object.entries(params)) {
-    if (name === 'key' && bucket) continue;
     if (!IDENTIFIER_KEY.test(name)) continue;
     if (Array.isArray(value)) for (const v of value) add(v);
     else add(value);

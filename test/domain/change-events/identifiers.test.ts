@@ -29,6 +29,44 @@ describe('identifiersOf', () => {
     );
   });
 
+  it('takes values only from parameters that name resources, and ARNs wherever they are', () => {
+    // RunInstances: `tenancy: "default"` is a setting, though the default security group is named so.
+    const run = withDetail('cli-iam-user', (d) => {
+      d.eventName = 'RunInstances';
+      d.requestParameters = {
+        instanceType: 't3.micro',
+        tenancy: 'default',
+        imageId: 'ami-0abc1234',
+        iamInstanceProfile: { arn: 'arn:aws:iam::111122223333:instance-profile/web' },
+        tagSpecificationSet: { items: [{ tags: [{ key: 'Team', value: 'platform-default' }] }] },
+      };
+      d.responseElements = {
+        instancesSet: { items: [{ instanceId: 'i-0123456789abcdef0' }] },
+        groupSet: { items: [{ groupName: 'default' }] },
+        policy: '{"Resource":"arn:aws:s3:::acme-prod-assets/*"}',
+      };
+    });
+    const ids = identifiersOf(run);
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'ami-0abc1234',
+        'arn:aws:iam::111122223333:instance-profile/web',
+        'i-0123456789abcdef0',
+        'default',
+      ]),
+    );
+    for (const value of ['t3.micro', 'platform-default', 'Team', 'arn:aws:s3:::acme-prod-assets/*'])
+      expect(ids).not.toContain(value);
+    expect(ids.filter((id) => id === 'default')).toHaveLength(1);
+    // `groupName: "default"` names it; `tenancy: "default"` alone does not.
+    const tenancyOnly = withDetail('cli-iam-user', (d) => {
+      d.requestParameters = { tenancy: 'default', resourceIds: ['vpc-0a1b2c3d'] };
+      d.responseElements = null;
+    });
+    expect(identifiersOf(tenancyOnly)).not.toContain('default');
+    expect(identifiersOf(tenancyOnly)).toContain('vpc-0a1b2c3d');
+  });
+
   it('leaves out numbers and strings too short to name anything', () => {
     const ids = identifiersOf(fixtureEvent('assumed-role-sdk'));
     expect(ids).not.toContain('30');
