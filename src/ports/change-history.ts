@@ -2,8 +2,8 @@ import type { ChangeEvent } from '../domain/change-events/schema.js';
 
 /** What a cloud's audit log says was done to a resource: CloudTrail today, GCP Audit Logs later. */
 export interface ChangeHistory {
-  /** The calls that named `resourceName` from `since` to now, newest first. */
-  changesTo(resourceName: string, since: Date): Promise<ChangeHistoryResult>;
+  /** The calls that named `resourceName` from `since` to now, newest first; `signal` ends the walk. */
+  changesTo(resourceName: string, since: Date, options?: { signal?: AbortSignal }): Promise<ChangeHistoryResult>;
 }
 
 export interface ChangeHistoryResult {

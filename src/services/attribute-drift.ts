@@ -61,15 +61,20 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
   const timeoutMs = deps.timeoutMs ?? 30_000;
 
   /** The calls CloudTrail records under the first of `names` it knows. */
-  async function eventsNaming(history: ChangeHistory, names: readonly string[], since: Date) {
+  async function eventsNaming(history: ChangeHistory, names: readonly string[], since: Date, signal: AbortSignal) {
     for (const name of names) {
-      const { events } = await history.changesTo(name, since);
+      const { events } = await history.changesTo(name, since, { signal });
       if (events.length) return events;
     }
     return [];
   }
 
-  async function lookUp(history: ChangeHistory, stack: string, drifted: ReadonlySet<string>): Promise<Attribution> {
+  async function lookUp(
+    history: ChangeHistory,
+    stack: string,
+    drifted: ReadonlySet<string>,
+    signal: AbortSignal,
+  ): Promise<Attribution> {
     const lastClean = (await deps.store.listRuns({ stack, states: ['no_changes'], limit: 1 }))[0]?.createdAt;
     const since = new Date(Math.max(lastClean?.getTime() ?? 0, deps.now().getTime() - LOOKBACK_MS));
     const targets = deps.index
@@ -79,7 +84,7 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
     const seen = new Set<string>();
     const changes: AttributedChange[] = [];
     for (const target of targets) {
-      const events = await eventsNaming(history, lookupNames(target.identifiers), since);
+      const events = await eventsNaming(history, lookupNames(target.identifiers), since, signal);
       for (const event of events) {
         if (seen.has(event.record.eventID) || deps.classify(event).kind === 'ignored') continue;
         // A lookup by a bucket's name also returns calls on its objects: each call is the stack's resource
@@ -111,12 +116,19 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
     stack: string,
     resources: ReadonlySet<string>,
   ): Promise<Attribution> {
+    // Given up on after `timeoutMs`: the lookups under way are cancelled, and no more are made (they
+    // would hold the account's rate limit from the next checks' lookups).
+    const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(() => {
+        const reason = new Error(`no answer within ${timeoutMs} ms`);
+        controller.abort(reason);
+        reject(reason);
+      }, timeoutMs);
     });
     try {
-      return await Promise.race([lookUp(history, stack, resources), timedOut]);
+      return await Promise.race([lookUp(history, stack, resources, controller.signal), timedOut]);
     } catch (err) {
       deps.logger.warn({ stack, err: errorMessage(err) }, 'CloudTrail did not answer: the alert goes out without who');
       return { status: 'unknown' };

@@ -38,7 +38,7 @@ const detail = (name: Parameters<typeof rawFixture>[0], change: Partial<TrailRec
   ...change,
 });
 
-function attributor(options: { maxAttempts?: number } = {}) {
+function attributor(options: { maxAttempts?: number; timeoutMs?: number } = {}) {
   const index = new ResourceIndex();
   index.replaceStack(STACK, [
     { address: 'aws_s3_bucket.assets', identifiers: [BUCKET, `arn:aws:s3:::${BUCKET}`] },
@@ -71,6 +71,7 @@ function attributor(options: { maxAttempts?: number } = {}) {
     index,
     classify,
     history,
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
   });
   return { attribute, store };
 }
@@ -181,6 +182,18 @@ describe('attributing drift a sweep found', () => {
     const { attribute } = attributor();
     expect(await attribute(STACK, ['aws_s3_bucket.assets'], { lookUp: false })).toBeUndefined();
     expect(emulator.calls()).toEqual([]);
+  });
+
+  it('gives up on a CloudTrail that does not answer in time, and makes no more calls for that check', async () => {
+    const { attribute } = attributor({ timeoutMs: 300 });
+    emulator.hold();
+    const drifted = ['aws_s3_bucket.assets', 'aws_s3_bucket.logs', 'aws_kms_key.data'];
+    expect(await attribute(STACK, drifted)).toEqual({ status: 'unknown' });
+    expect(emulator.held()).toBeLessThanOrEqual(1);
+    emulator.release();
+    // Without the cancel, the lookup went on with the next name and the next resources once released.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(emulator.calls().length).toBeLessThanOrEqual(1);
   });
 
   it('costs only the answer when CloudTrail does not answer', async () => {

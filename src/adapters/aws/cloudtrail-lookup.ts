@@ -88,11 +88,15 @@ export function createCloudTrailLookup(options: CloudTrailLookupOptions): Change
     since: Date,
     until: Date,
     nextToken: string | undefined,
+    signal: AbortSignal | undefined,
   ): Promise<LookupEventsCommandOutput> {
     for (let attempt = 1; ; attempt++) {
+      signal?.throwIfAborted();
       try {
-        return await limiter.schedule(() =>
-          options.client.send(
+        return await limiter.schedule(() => {
+          // Given up on while it waited for its turn: no call is made.
+          signal?.throwIfAborted();
+          return options.client.send(
             new LookupEventsCommand({
               LookupAttributes: [{ AttributeKey: 'ResourceName', AttributeValue: resourceName }],
               StartTime: since,
@@ -100,9 +104,11 @@ export function createCloudTrailLookup(options: CloudTrailLookupOptions): Change
               MaxResults: 50,
               ...(nextToken ? { NextToken: nextToken } : {}),
             }),
-          ),
-        );
+            { abortSignal: signal },
+          );
+        });
       } catch (err) {
+        if (signal?.aborted) throw signal.reason;
         const fail = (reason: string, retriable: boolean) =>
           new CloudTrailLookupError(options.account, options.region, resourceName, attempt, reason, retriable, {
             cause: err,
@@ -126,7 +132,7 @@ export function createCloudTrailLookup(options: CloudTrailLookupOptions): Change
   }
 
   return {
-    async changesTo(resourceName, since) {
+    async changesTo(resourceName, since, { signal } = {}) {
       const until = now();
       const result: ChangeHistoryResult = { events: [], unreadable: [], truncated: false };
       let nextToken: string | undefined;
@@ -135,7 +141,7 @@ export function createCloudTrailLookup(options: CloudTrailLookupOptions): Change
           result.truncated = true;
           break;
         }
-        const output = await page(resourceName, since, until, nextToken);
+        const output = await page(resourceName, since, until, nextToken, signal);
         for (const record of output.Events ?? []) {
           try {
             if (!record.CloudTrailEvent) throw new Error('the record has no CloudTrailEvent');
