@@ -18,6 +18,7 @@ import type { ChangeEvent } from '../domain/change-events/schema.js';
 import { ConfigError, errorMessage } from '../domain/errors.js';
 import { AWS_EVENTS_PATH, createAwsEventsListener } from '../http/aws-events/listener.js';
 import type { HttpMount } from '../http/server.js';
+import { sampledLog } from '../logging/sampled.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { RunStore } from '../ports/store.js';
 import { createDriftAttributor } from '../services/attribute-drift.js';
@@ -279,18 +280,30 @@ export async function startChangeEventsWith(
     },
   });
 
+  // Counted each; logged a line a minute at most, so that a burst of thousands is not thousands of lines.
+  const logUnmatched = sampledLog(60_000, deps.now);
+  const logOverCapacity = sampledLog(60_000, deps.now);
   const count = (outcome: IntakeOutcome) => {
     if (outcome.kind === 'ignored') {
       metrics.changeEvents.inc({ outcome: 'ignored', reason: ignoredReason(outcome.classification) });
     } else if (outcome.kind === 'unmatched') {
       metrics.changeEvents.inc({ outcome: 'unmatched', reason: '' });
       unmatched.add(outcome.change);
-      logger.info(
-        { eventId: outcome.change.eventId, eventName: outcome.change.eventName, source: outcome.change.eventSource },
-        'change event names no resource a stack manages',
+      const { eventId, eventName, eventSource: source } = outcome.change;
+      logUnmatched((unsaid) =>
+        logger.info({ eventId, eventName, source, unsaid }, 'change event names no resource a stack manages'),
       );
     } else {
-      for (const s of outcome.stacks) metrics.changeEvents.inc({ outcome: 'matched', reason: s.result });
+      for (const s of outcome.stacks) {
+        metrics.changeEvents.inc({ outcome: 'matched', reason: s.result });
+        if (s.result === 'over_capacity')
+          logOverCapacity((unsaid) =>
+            logger.warn(
+              { stack: s.stack, unsaid },
+              'change events: too many stacks wait for their window; this change is counted, not checked (the sweep finds its drift)',
+            ),
+          );
+      }
     }
   };
   // A window's first change is in the store before the event is acknowledged (202, the SQS message

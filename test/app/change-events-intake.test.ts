@@ -11,6 +11,7 @@ import type { DebounceTimer } from '../../src/domain/change-events/debounce.js';
 import { type HttpServer, startHttpServer } from '../../src/http/server.js';
 import { createMetrics } from '../../src/metrics/registry.js';
 import type { RunStore } from '../../src/ports/store.js';
+import type { ServiceLogger } from '../../src/services/deps.js';
 import { manualClock, useTempStore } from '../adapters/store/temp-store.js';
 import { postChangeEvent, tagEvent } from '../helpers/change-events-serve.js';
 import { waitFor } from '../helpers/process-wait.js';
@@ -57,13 +58,17 @@ async function storeWithBucketIndexed(): Promise<RunStore> {
   return store;
 }
 
-async function startIntake(store: RunStore, requestCheck: (stack: string) => Promise<unknown>) {
+async function startIntake(
+  store: RunStore,
+  requestCheck: (stack: string) => Promise<unknown>,
+  logger: ServiceLogger = quiet,
+) {
   const metrics = createMetrics();
   const hand = handTimer();
   const running = await startChangeEventsWith({
     config: ChangeEventsConfig.parse({ secretEnv: 'EVENTS_SECRET', cloudTrail: { lookup: false } }),
     env: { EVENTS_SECRET: SECRET },
-    deps: { store, logger: quiet, now: () => new Date() },
+    deps: { store, logger, now: () => new Date() },
     metrics,
     requestCheck,
     stacks: [STACK, 'dev/app'],
@@ -78,7 +83,7 @@ async function startIntake(store: RunStore, requestCheck: (stack: string) => Pro
     mounts: running.mounts,
   });
   const indexed = async () => (await metrics.changeEventsIndexed.get()).values[0]?.value ?? 0;
-  return { running, hand, indexed, base: `http://127.0.0.1:${server.port}` };
+  return { running, hand, indexed, metrics, base: `http://127.0.0.1:${server.port}` };
 }
 
 describe('change events in a process that runs no checks', () => {
@@ -211,4 +216,52 @@ describe('change events in a process that runs no checks', () => {
     await waitFor('the check to be asked for', () => (asked ? true : undefined));
     expect((await store.readPendingChanges(STACK)).changes).toEqual([]);
   });
+
+  it('takes a burst of 10,000 events: one check per matched stack, the newest changes kept, the rest counted', async () => {
+    const store = await storeWithBucketIndexed();
+    await store.saveResourceIndex({
+      stack: 'dev/app',
+      resources: [{ address: 'aws_s3_bucket.jobs', identifiers: ['acme-jobs'] }],
+    });
+    const asked: string[] = [];
+    const lines: string[] = [];
+    const logger = { ...quiet, info: (_: object, msg?: string) => void lines.push(msg ?? '') };
+    const intake = await startIntake(store, async (stack) => void asked.push(stack), logger);
+    // A console deploy of a large change set: most calls on buckets no stack manages, some on two stacks'.
+    const bucketOf = (i: number) => (i % 20 === 0 ? BUCKET : i % 20 === 1 ? 'acme-jobs' : `someone-elses-${i}`);
+    const id = (i: number) => `0000b057-${String(i).padStart(5, '0')}`;
+    const statuses = new Map<number, number>();
+    for (let start = 0; start < 10_000; start += 100) {
+      await Promise.all(
+        Array.from({ length: 100 }, async (_, j) => {
+          const i = start + j;
+          const response = await postChangeEvent(
+            intake.base,
+            tagEvent(bucketOf(i), `k${i}`, 'alice-console', id(i)),
+            SECRET,
+          );
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        }),
+      );
+    }
+    expect([...statuses]).toEqual([[202, 10_000]]);
+    intake.hand.fire();
+    await waitFor('the checks to be asked for', () => (asked.length === 2 ? true : undefined));
+    await intake.running.stop();
+    expect(asked.sort()).toEqual(['dev/app', STACK]);
+    // Of each stack's 500 changes, the newest 50 wait for its check.
+    const kept = (await store.readPendingChanges(STACK)).changes.map((c) => c.eventId);
+    expect(kept).toHaveLength(50);
+    expect(kept).toContain(id(9980));
+    expect((await store.readPendingChanges('dev/app')).changes).toHaveLength(50);
+    const unmatched = await store.listUnmatchedChanges({ since: new Date(0), limit: 1000 });
+    expect(unmatched.changes.length).toBeLessThanOrEqual(200);
+    expect(unmatched.counted).toBe(9000);
+    const counted = (await intake.metrics.changeEvents.get()).values;
+    const sum = (outcome: string) =>
+      counted.filter((v) => v.labels.outcome === outcome).reduce((total, v) => total + v.value, 0);
+    expect([sum('matched'), sum('unmatched')]).toEqual([1000, 9000]);
+    // One line for the first unmatched event, not 9,000 (the minute has not passed).
+    expect(lines.filter((l) => l === 'change event names no resource a stack manages')).toHaveLength(1);
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChangeEvent } from '../../../src/domain/change-events/schema.js';
@@ -65,6 +65,25 @@ describe('POST /events/aws', () => {
     (raw.detail as Record<string, unknown>).requestParameters = { padding: 'x'.repeat(70 * 1024) };
     const res = await post(JSON.stringify(raw));
     expect(res.status).toBe(413);
+    expect(taken).toEqual([]);
+  });
+
+  it('refuses a streamed body with no Content-Length once what arrived passes the cap', async () => {
+    const req = request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-driftgate-events-secret': SECRET },
+    });
+    const answered = new Promise<number>((resolve, reject) => {
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+    });
+    for (let i = 0; i < 9; i++) req.write(`${'x'.repeat(8 * 1024)}`);
+    req.end();
+    expect(req.getHeader('content-length')).toBeUndefined();
+    expect(await answered).toBe(413);
     expect(taken).toEqual([]);
   });
 
