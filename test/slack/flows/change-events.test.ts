@@ -163,7 +163,7 @@ describe.skipIf(!HAS_AWS_MIRROR)(
       expect(text).toContain('`aws_s3_object.config`');
       const attribution = await loadAttribution(h.running.context.deps, run.id);
       expect(attribution).toMatchObject({ status: 'found', changes: [{ eventId: 'e-3' }, { eventId: 'e-4' }] });
-      // The alert shows the latest change per resource; its thread lists both clicks.
+      // The alert shows the latest change to each attribute (both clicks set the tags); its thread lists both.
       expect(text).toContain('1 more change in the thread');
       const thread = h.emulator.messages(CHANNEL).filter((m) => m.threadTs === alert!.ts);
       expect(thread.map((m) => m.text)).toContain('2 changes to the drifted resources');
@@ -192,6 +192,9 @@ describe.skipIf(!HAS_AWS_MIRROR)(
       });
       await h.idle();
       expect(world.sqs.bodies(QUEUE)).toEqual([]);
+      const alert = alerts(h, CHANNEL).find((m) => textOf(m).includes(`Run \`${run.id}\``));
+      expect(textOf(alert)).toContain('with the AWS CLI: `PutObjectTagging`');
+      expect(textOf(alert)).toContain('`aws_s3_object.readme`');
     });
 
     it('judges the same drift again when an event says root made it (a rule on drift.changes)', async () => {
