@@ -244,9 +244,8 @@ export async function startChangeEventsWith(
     void work.finally(() => waiting.delete(work));
   };
   const timer = options.timer ?? realTimer;
-  /** Windows' first changes already in the store (`keepOpening`), by stack and event id. */
-  const keptAtOpen = new Set<string>();
-  const keptKey = (stack: string, change: MatchedChange) => `${stack}\n${change.eventId}`;
+  /** The change of each open window already in the store (`keepOpening`): stack -> event id. */
+  const keptAtOpen = new Map<string, string>();
   const debouncer = createCheckDebouncer<MatchedChange>({
     timer,
     windowMs: config.debounce,
@@ -258,7 +257,9 @@ export async function startChangeEventsWith(
       // Kept before the check is queued, so whichever process runs it finds them. Stopping waits for the
       // write, not for the check (the runners stop those within the shutdown timeout). The window's first
       // change is there already, unless a check answered it meanwhile: it is not kept for a second one.
-      const changes = request.changes.filter((c) => !keptAtOpen.delete(keptKey(request.stack, c)));
+      const kept = keptAtOpen.get(request.stack);
+      keptAtOpen.delete(request.stack);
+      const changes = request.changes.filter((c) => c.eventId !== kept);
       const keep = deps.store
         .addPendingChanges(request.stack, changes)
         .catch((err: unknown) =>
@@ -306,23 +307,24 @@ export async function startChangeEventsWith(
       }
     }
   };
-  // A window's first change is in the store before the event is acknowledged (202, the SQS message
-  // deleted): a process killed within the window leaves it there, and a later start checks its stack
-  // (`checkStranded`). The rest of a window is kept when it closes: one write per window, not per event.
+  // Each open window has a change in the store before its events are acknowledged (202, the SQS message
+  // deleted): its first, or, when that write failed, the next one taken. A process killed within the
+  // window leaves it there, and a later start checks its stack (`checkStranded`). The rest of a window is
+  // kept when it closes: one write per window, not per event. A write that fails fails the event: the
+  // push door answers 503 and SQS hands the message out again, so EventBridge or SQS sends it again.
   const keepOpening = async (stack: string, change: MatchedChange) => {
-    try {
-      await deps.store.addPendingChanges(stack, [change]);
-      if (debouncer.pendingStacks().includes(stack)) keptAtOpen.add(keptKey(stack, change));
-    } catch (err) {
+    await deps.store.addPendingChanges(stack, [change]).catch((err: unknown) => {
       logger.warn({ stack, err: errorMessage(err) }, 'change events: a window was not kept at its opening');
-    }
+      throw err;
+    });
+    if (debouncer.pendingStacks().includes(stack)) keptAtOpen.set(stack, change.eventId);
   };
   const take = async (event: ChangeEvent) => {
     const outcome = takeChangeEvent({ classify, index, debouncer }, event);
     count(outcome);
     if (outcome.kind !== 'queued') return;
-    const opened = outcome.stacks.filter((s) => s.result === 'scheduled');
-    await Promise.all(opened.map(({ stack }) => keepOpening(stack, outcome.change)));
+    const unkept = outcome.stacks.filter((s) => s.result !== 'over_capacity' && !keptAtOpen.has(s.stack));
+    await Promise.all(unkept.map(({ stack }) => keepOpening(stack, outcome.change)));
   };
 
   // Changes kept before this start that still wait a window later: the process that took them died
@@ -338,6 +340,9 @@ export async function startChangeEventsWith(
     });
     for (const stack of stacks) {
       if (stopped || !configured.has(stack)) continue;
+      // Checked since by any process (a replica that started too, a schedule): not stranded.
+      const [latest] = await deps.store.listRuns({ stack, limit: 1 }).catch(() => []);
+      if (latest && latest.createdAt >= startedAt) continue;
       logger.info({ stack }, 'change events: checking a stack whose changes have waited since before this start');
       options
         .requestCheck(stack)
@@ -346,7 +351,9 @@ export async function startChangeEventsWith(
         );
     }
   };
-  const stranded = timer.setTimeout(() => track(checkStranded()), config.debounce);
+  // Replicas started together look at different times, so that one's check is seen by the others.
+  const strandedAfter = config.debounce + Math.floor(Math.random() * (config.debounce / 2));
+  const stranded = timer.setTimeout(() => track(checkStranded()), strandedAfter);
 
   const mounts: HttpMount[] = secret
     ? [
@@ -392,6 +399,7 @@ export async function startChangeEventsWith(
       timer.clearTimeout(stranded);
       debouncer.flush();
       debouncer.stop();
+      keptAtOpen.clear();
       await follower.stop();
       await Promise.allSettled([...waiting]);
       await unmatched.flush();

@@ -60,15 +60,6 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
   const maxLookups = deps.maxLookups ?? 5;
   const timeoutMs = deps.timeoutMs ?? 30_000;
 
-  /** The calls CloudTrail records under the first of `names` it knows. */
-  async function eventsNaming(history: ChangeHistory, names: readonly string[], since: Date, signal: AbortSignal) {
-    for (const name of names) {
-      const { events } = await history.changesTo(name, since, { signal });
-      if (events.length) return events;
-    }
-    return [];
-  }
-
   async function lookUp(
     history: ChangeHistory,
     stack: string,
@@ -83,16 +74,24 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
       .slice(0, maxLookups);
     const seen = new Set<string>();
     const changes: AttributedChange[] = [];
-    for (const target of targets) {
-      const events = await eventsNaming(history, lookupNames(target.identifiers), since, signal);
-      for (const event of events) {
-        if (seen.has(event.record.eventID) || deps.classify(event).kind === 'ignored') continue;
+    /** The calls among `events` that changed a drifted resource of the stack, each once. */
+    const attributed = (events: readonly ChangeEvent[]): AttributedChange[] =>
+      events.flatMap((event) => {
+        if (seen.has(event.record.eventID) || deps.classify(event).kind === 'ignored') return [];
         // A lookup by a bucket's name also returns calls on its objects: each call is the stack's resource
         // it names first, as for the events that queue a check, and counts only if that one drifted.
         const named = deps.index.match(identifiersOf(event)).find((r) => r.stack === stack);
-        if (!named || !drifted.has(named.address)) continue;
+        if (!named || !drifted.has(named.address)) return [];
         seen.add(event.record.eventID);
-        changes.push({ ...describeChange(event), resource: named.address });
+        return [{ ...describeChange(event), resource: named.address }];
+      });
+    for (const target of targets) {
+      // By its plain name, then its ARN unless that found who changed it (reads and driftgate's own
+      // calls under the name say nothing).
+      for (const name of lookupNames(target.identifiers)) {
+        const found = attributed((await history.changesTo(name, since, { signal })).events);
+        changes.push(...found);
+        if (found.length) break;
       }
     }
     return changes.length ? { status: 'found', changes } : { status: 'none' };

@@ -133,8 +133,19 @@ describe('attributing drift a sweep found', () => {
     });
   });
 
-  it('asks by the ARN when CloudTrail knows the resource by no plain name (a KMS key)', async () => {
+  it('asks by the ARN when CloudTrail knows no write call under the plain name (a KMS key)', async () => {
     const { attribute } = attributor();
+    // A read under the key's id says nothing about who changed it.
+    emulator.add(
+      detail('read-only-get-object', {
+        eventID: '0000d0d0-read',
+        eventSource: 'kms.amazonaws.com',
+        eventName: 'DescribeKey',
+        requestParameters: { keyId: KEY_ID },
+        resources: [],
+      }),
+      [KEY_ID],
+    );
     emulator.add(
       detail('cli-iam-user', {
         eventSource: 'kms.amazonaws.com',

@@ -28,12 +28,16 @@ export function s3Arn(bucket: string, key?: string): string {
 
 /**
  * Parameter names that name resources: `bucketName`, `instanceId`, `roleArn`, `dbInstanceIdentifier`,
- * `queueUrl`, `resourceIds`, a bare `id` or `name`. Other parameters hold values (`tenancy: "default"`,
- * a policy, tags and their `key`s) that may equal some resource's name by chance: they are not matched.
- * An S3 object's `key` is taken with its `bucketName`.
+ * `queueUrl`, `resourceIds`, a bare `id`, `name`, `rule` or `UUID` (which CloudTrail writes `uUID`).
+ * Other parameters hold values (`tenancy: "default"`, a policy, tags and their `key`s) that may equal
+ * some resource's name by chance: they are not matched. An S3 object's `key` is taken with its
+ * `bucketName`.
  */
-export const IDENTIFIER_KEY =
-  /^(?:id|name|arn|identifier|cluster|service)$|(?:Id|Ids|Arn|Arns|ARN|Name|Names|Identifier|Identifiers|Url)$/;
+const BARE_IDENTIFIER = /^(?:id|name|arn|identifier|cluster|service|rule|uuid)$/i;
+const IDENTIFIER_SUFFIX = /(?:Id|Ids|Arn|Arns|ARN|Name|Names|Identifier|Identifiers|Url)$/;
+export function namesResource(parameter: string): boolean {
+  return BARE_IDENTIFIER.test(parameter) || IDENTIFIER_SUFFIX.test(parameter);
+}
 
 function add(value: string, out: Set<string>): void {
   for (const id of normalizeIdentifier(value)) {
@@ -53,7 +57,7 @@ function collectStrings(value: unknown, depth: number, named: boolean, out: Set<
   // The items of a list are named by the list's parameter (`resourceIds: [...]`).
   const children: [boolean, unknown][] = Array.isArray(value)
     ? value.map((child) => [named, child])
-    : Object.entries(value).map(([key, child]) => [IDENTIFIER_KEY.test(key), child]);
+    : Object.entries(value).map(([key, child]) => [namesResource(key), child]);
   for (const [childNamed, child] of children) {
     if (out.size >= IDENTIFIER_LIMITS.strings) return;
     collectStrings(child, depth + 1, childNamed, out);
@@ -62,7 +66,7 @@ function collectStrings(value: unknown, depth: number, named: boolean, out: Set<
 
 /**
  * Every identifier the event names: `resources[].ARN`, S3's `bucketName`/`key` as `bucket/key`, and in
- * `requestParameters` and `responseElements` the identifier parameters (`IDENTIFIER_KEY`) and ARNs.
+ * `requestParameters` and `responseElements` the identifier parameters (`namesResource`) and ARNs.
  * Resource ARNs come first so that the bound on strings never drops them.
  */
 export function identifiersOf(event: ChangeEvent): string[] {

@@ -1,5 +1,5 @@
 import type { ChangeDescription } from './describe.js';
-import { IDENTIFIER_KEY, normalizeIdentifier, s3Arn } from './identifiers.js';
+import { namesResource, normalizeIdentifier, s3Arn } from './identifiers.js';
 import type { ChangeEvent } from './schema.js';
 
 /**
@@ -44,7 +44,7 @@ export function namedResources(event: ChangeEvent): string[] {
     add(key === undefined ? s3Arn(bucket) : s3Arn(bucket, key));
   }
   for (const [name, value] of Object.entries(params)) {
-    if (!IDENTIFIER_KEY.test(name)) continue;
+    if (!namesResource(name)) continue;
     if (Array.isArray(value)) for (const v of value) add(v);
     else add(value);
   }

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { ChangeEventError, type ChangeEvent, parseEventBridgeEvent } from '../../domain/change-events/schema.js';
+import { errorMessage } from '../../domain/errors.js';
 import type { ServiceLogger } from '../../services/deps.js';
 import { readBody } from '../read-body.js';
 import { replyJson as reply } from '../reply.js';
@@ -22,8 +23,8 @@ export interface AwsEventsListenerOptions {
   secret: string;
   secretHeader?: string;
   /**
-   * Takes one parsed event, answered 202 once it resolves (what must outlive a crash is kept by then);
-   * must not reject for a valid one (queueing a check is its business).
+   * Takes one parsed event, answered 202 once it resolves (what must outlive a crash is kept by then),
+   * 503 when it rejects (what had to be kept was not: the sender sends it again).
    */
   take(event: ChangeEvent): void | Promise<void>;
   logger: ServiceLogger;
@@ -83,7 +84,15 @@ export function createAwsEventsListener(options: AwsEventsListenerOptions): Requ
       );
       return reply(res, 400, { error: 'not an EventBridge "AWS API Call via CloudTrail" event', issues: err.issues });
     }
-    await options.take(event);
+    try {
+      await options.take(event);
+    } catch (err) {
+      logger.warn(
+        { path: AWS_EVENTS_PATH, eventId: event.record.eventID, err: errorMessage(err) },
+        'change event not kept',
+      );
+      return reply(res, 503, { error: 'the event could not be kept now; send it again' }, { 'retry-after': '5' });
+    }
     return reply(res, 202, { accepted: true, eventId: event.record.eventID });
   };
 

@@ -64,13 +64,16 @@ function changeLine(change: AttributedChange, slackUsers: Readonly<Record<string
 
 /**
  * What a call sets, from its name: CloudTrail does not name attributes, but a call's kind does stand for
- * the ones it sets (PutBucketTagging and DeleteBucketTagging the tags, PutBucketPolicy the policy), so
- * the verb and the API version some services append (Lambda's 20150331v2) are left out.
+ * the ones it sets (PutBucketPolicy and DeleteBucketPolicy the policy), so the verb and the API version
+ * some services append (Lambda's 20150331v2) are left out. Every tagging call sets the tags, however its
+ * service names it (TagRole, UntagRole, CreateTags, AddTagsToResource, PutBucketTagging).
  */
 const VERB =
-  /^(Put|Delete|Update|Modify|Set|Create|Attach|Detach|Add|Remove|Enable|Disable|Authorize|Revoke|Associate|Disassociate|Replace|Reset|Tag|Untag|Copy|Restore)(?=[A-Z])/;
+  /^(Put|Delete|Update|Modify|Set|Create|Attach|Detach|Add|Remove|Enable|Disable|Authorize|Revoke|Associate|Disassociate|Replace|Reset|Copy|Restore)(?=[A-Z])/;
+const TAGGING = /^(Tag|Untag)[A-Z]|Tags(To|From|$)|Tagging$/;
 export function changedSubject(eventName: string): string {
-  return eventName.replace(/\d{8}(v\d+)?$/, '').replace(VERB, '');
+  const name = eventName.replace(/\d{8}(v\d+)?$/, '');
+  return TAGGING.test(name) ? 'Tags' : name.replace(VERB, '');
 }
 
 /**

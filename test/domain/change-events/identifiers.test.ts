@@ -65,6 +65,14 @@ describe('identifiersOf', () => {
     });
     expect(identifiersOf(tenancyOnly)).not.toContain('default');
     expect(identifiersOf(tenancyOnly)).toContain('vpc-0a1b2c3d');
+    // Lambda's UUID as CloudTrail writes it, and an EventBridge rule.
+    const named = withDetail('cli-iam-user', (d) => {
+      d.requestParameters = { uUID: 'a1b2c3d4-5678-90ab-cdef-11111EXAMPLE', rule: 'nightly-export' };
+      d.responseElements = null;
+    });
+    expect(identifiersOf(named)).toEqual(
+      expect.arrayContaining(['a1b2c3d4-5678-90ab-cdef-11111EXAMPLE', 'nightly-export']),
+    );
   });
 
   it('leaves out numbers and strings too short to name anything', () => {

@@ -105,6 +105,17 @@ describe('who changed it', () => {
 
   it('takes what a call sets from its name, without the verb or an API version', () => {
     expect(changedSubject('PutBucketTagging')).toBe(changedSubject('DeleteBucketTagging'));
+    // Tagging calls set the tags, whatever their service calls them; a role's other updates are not tags.
+    for (const tagging of [
+      'TagRole',
+      'UntagRole',
+      'CreateTags',
+      'DeleteTags',
+      'AddTagsToResource',
+      'RemoveTagsFromResource',
+    ])
+      expect(changedSubject(tagging)).toBe(changedSubject('PutBucketTagging'));
+    expect(changedSubject('UpdateRole')).not.toBe(changedSubject('TagRole'));
     expect(changedSubject('AuthorizeSecurityGroupIngress')).toBe(changedSubject('RevokeSecurityGroupIngress'));
     expect(changedSubject('UpdateFunctionConfiguration20150331v2')).toBe('FunctionConfiguration');
     expect(changedSubject('PutBucketPolicy')).not.toBe(changedSubject('PutBucketTagging'));
