@@ -16,6 +16,9 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     if (err instanceof ConfigError) throw new ConfigError([...err.issues, ...slackEnvIssues(io.env)], err.file);
     throw err;
   });
+  // Asked to stop while it starts (recovering an earlier stop's runs, say): it stops as soon as it has
+  // started, gracefully, rather than dying halfway (a second signal still ends it at once).
+  const stopAsked = new Promise<void>((resolve) => io.onShutdown(() => resolve()));
   const running = await startServe(config, {
     env: io.env,
     port,
@@ -23,7 +26,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     logDestination: io.stderr,
     log: logSettings(io.log, config.log.level, 'server'),
   });
-  await new Promise<void>((resolve) => io.onShutdown(() => resolve()));
+  await stopAsked;
   await running.stop();
   return 0;
 }

@@ -25,6 +25,8 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64))
     throw new UsageError(`--concurrency ${values.concurrency} is not a number of jobs from 1 to 64`);
   const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
+  // As serve: a stop asked while it starts takes effect once it has started.
+  const stopAsked = new Promise<void>((resolve) => io.onShutdown(() => resolve()));
   const running = await startWorker(config, {
     env: io.env,
     pool,
@@ -33,7 +35,7 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
     logDestination: io.stderr,
     log: logSettings(io.log, config.log.level, 'server'),
   });
-  await new Promise<void>((resolve) => io.onShutdown(() => resolve()));
+  await stopAsked;
   await running.stop();
   return 0;
 }
