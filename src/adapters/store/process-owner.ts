@@ -45,6 +45,24 @@ export function sameProcess(a: ProcessOwner, b: ProcessOwner): boolean {
   return a.host === b.host && a.pid === b.pid && a.start === b.start;
 }
 
+/**
+ * Whether a run in flight was left over by a process that ended, for both stores' recovery. `held`: the
+ * run still holds its stack's lock (asked only when needed). With `ownRunsLive`, this process's own runs
+ * are live while they hold their lock: one whose end could not be recorded (the store was out of reach)
+ * released it and is left over. Another host's run only its lock's expiry can speak for.
+ */
+export function leftOver(
+  owner: ProcessOwner | undefined,
+  held: () => boolean,
+  self: { owner: ProcessOwner; ownerState: (owner: ProcessOwner) => OwnerState },
+  ownRunsLive: boolean,
+): boolean {
+  if (ownRunsLive && owner && sameProcess(owner, self.owner)) return !held();
+  const state = owner ? self.ownerState(owner) : 'gone';
+  if (state !== 'unknown') return state === 'gone';
+  return !held();
+}
+
 export function ownerState(
   owner: ProcessOwner,
   self: ProcessOwner = processOwner(),

@@ -2,7 +2,7 @@ import type { Run } from '../../domain/run/model.js';
 import { IN_FLIGHT } from '../../domain/run/state.js';
 import { ensureStack, type StoreContext } from './context.js';
 import type { RecoverOptions } from '../../ports/store.js';
-import { sameProcess } from './process-owner.js';
+import { leftOver } from './process-owner.js';
 import { OwnerColumns, parseRow, toOwner, toRun } from './rows.js';
 
 const STEP: Record<string, string> = { planning: 'plan', applying: 'apply' };
@@ -52,14 +52,8 @@ export function recoverInterrupted(ctx: StoreContext, options: RecoverOptions = 
 }
 
 function ownerGone(ctx: StoreContext, row: unknown, now: number, options: RecoverOptions): boolean {
-  const owner = toOwner(parseRow(OwnerColumns, 'runs', row));
   const held = () =>
     ctx.stmt('SELECT 1 FROM locks WHERE run_id = ? AND expires_at > ?').get((row as { id: string }).id, now) !==
     undefined;
-  // Its own run is live while its lock is: one whose end could not be recorded (the store was out of
-  // reach) released its lock and is left over.
-  if (options.ownRunsLive && owner && sameProcess(owner, ctx.owner)) return !held();
-  const state = owner ? ctx.ownerState(owner) : 'gone';
-  if (state !== 'unknown') return state === 'gone';
-  return !held();
+  return leftOver(toOwner(parseRow(OwnerColumns, 'runs', row)), held, ctx, Boolean(options.ownRunsLive));
 }

@@ -1,7 +1,7 @@
 import type { Run } from '../../../domain/run/model.js';
 import { IN_FLIGHT } from '../../../domain/run/state.js';
 import type { RecoverOptions } from '../../../ports/store.js';
-import { sameProcess } from '../process-owner.js';
+import { leftOver } from '../process-owner.js';
 import { OwnerColumns, parseRow, toOwner, toRun } from '../rows.js';
 import { ensureStack, firstRow, type PgContext, rows } from './context.js';
 
@@ -53,12 +53,6 @@ export function recoverInterrupted(ctx: PgContext, options: RecoverOptions = {})
 }
 
 function ownerGone(ctx: PgContext, row: unknown, options: RecoverOptions): boolean {
-  const owner = toOwner(parseRow(OwnerColumns, 'runs', row));
   const held = (row as { held: boolean }).held;
-  // Its own run is live while its lock is: one whose end could not be recorded (the store was out of
-  // reach) released its lock and is left over.
-  if (options.ownRunsLive && owner && sameProcess(owner, ctx.owner)) return !held;
-  const state = owner ? ctx.ownerState(owner) : 'gone';
-  if (state !== 'unknown') return state === 'gone';
-  return !held;
+  return leftOver(toOwner(parseRow(OwnerColumns, 'runs', row)), () => held, ctx, Boolean(options.ownRunsLive));
 }
