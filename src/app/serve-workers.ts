@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DomainEvent } from '../domain/events.js';
 import { codifyOnWorker } from '../services/codify-on-worker.js';
-import type { Codify } from '../services/open-remediation-pr.js';
+import type { Codify } from '../services/codify-drift.js';
 import type { Run } from '../domain/run/model.js';
 import type { RunTrigger } from '../domain/run/state.js';
 import { openWorkerRegistry } from '../adapters/store/open-store.js';

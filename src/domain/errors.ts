@@ -19,6 +19,7 @@ export type DriftgateErrorCode =
   | 'BACKEND_CREDENTIALS_REJECTED'
   | 'EXTERNAL_SERVICE'
   | 'REMEDIATION_UNAVAILABLE'
+  | 'REMEDIATION_ANSWER_REFUSED'
   | 'AUTHORS_UNKNOWN'
   | 'SHUTTING_DOWN'
   | 'STACK_DIR_UNUSABLE'
@@ -222,6 +223,20 @@ export class BackendCredentialsError extends DriftgateError {
 export class RemediationUnavailableError extends DriftgateError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('REMEDIATION_UNAVAILABLE', message, options);
+  }
+}
+
+/**
+ * The code written for a drift (a worker's answer, or this process's own) may not be committed: it names
+ * files outside the stack's `.tf` files, or is malformed. `refused` holds the offending paths as they may
+ * be shown (masked, cut), for the audit; the message is for the person who asked.
+ */
+export class RemediationAnswerRefusedError extends DriftgateError {
+  constructor(
+    message: string,
+    readonly refused: readonly { path: string; why: string }[] = [],
+  ) {
+    super('REMEDIATION_ANSWER_REFUSED', message);
   }
 }
 

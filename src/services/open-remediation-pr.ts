@@ -1,58 +1,33 @@
 /**
  * "Open remediation PR": the drift of a run written into the stack's code on a branch of its own, and a
- * pull request to accept it. The code is the one the plan ran at (a worktree of the run's commit), the
- * rewritten files must pass `terraform fmt -check` and `validate` before anything reaches GitHub, and the
- * same drift (stack and fingerprint) asked for twice links the PR already open.
+ * pull request to accept it. The code is written and checked by the codify step (codifyDrift, here or on a
+ * worker of the stack's pool); what it gives is held to the stack's `.tf` files before anything reaches
+ * GitHub, and the PR's title, body and commit message are written here, from the run this process knows.
+ * The same drift (stack and fingerprint) asked for twice links the PR already open.
  */
-import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { join, posix } from 'node:path';
 import type { Stack } from '../domain/stack.js';
-import { RemediationUnavailableError, TerraformError } from '../domain/errors.js';
-import { analyzePlan } from '../domain/plan/analyze.js';
-import { combineRedactors } from '../domain/plan/redact.js';
-import { parsePlanJson } from '../domain/plan/schema.js';
-import {
-  planRemediation,
-  type RemediationOptions,
-  type RemediationPlan,
-  type RemediationSkip,
-  type StackFile,
-} from '../domain/remediation/plan-remediation.js';
+import { RemediationAnswerRefusedError, RemediationUnavailableError } from '../domain/errors.js';
+import type { RemediationPlan, RemediationSkip } from '../domain/remediation/plan-remediation.js';
 import {
   type PullRequestText,
   remediationBranch,
   remediationPullRequestText,
 } from '../domain/remediation/pull-request.js';
 import type { RemediationRecord } from '../domain/remediation/record.js';
+import { type RefusedPath, refusedRemediationPaths } from '../domain/remediation/remediation-paths.js';
 import type { Run } from '../domain/run/model.js';
 import type { GitHubClient, GitHubRepository } from '../ports/github.js';
-import { loadArtifact } from './artifacts.js';
+import {
+  type Codified,
+  type Codify,
+  type CodifyDeps,
+  type CodifyRequest,
+  codifyDrift,
+  loadRunPlan,
+  type RunPlan,
+  stackRedactor,
+} from './codify-drift.js';
 import type { ServiceDeps } from './deps.js';
-import { resolveStackAtCommit, type SourceDeps } from './resolve-stack-at-commit.js';
-
-/** terraform's view of the rewritten code, from the composition root (adapters/terraform). */
-export interface RemediationCodeChecks {
-  /** Which attributes the provider schema lets the code set; undefined when the schema cannot be read. */
-  settable(stack: Stack, signal?: AbortSignal): Promise<RemediationOptions['settable'] | undefined>;
-  /** Which of the files are not in terraform's canonical format. */
-  unformatted(stack: Stack, files: string[], signal?: AbortSignal): Promise<string[]>;
-  /** Throws a TerraformError, with terraform's output, when the files are not fmt-clean or the stack does not validate. */
-  verify(stack: Stack, files: string[], signal?: AbortSignal): Promise<void>;
-}
-
-/** What writing the drift into the code gave: the files and the PR's text, or nothing to write. */
-export type Codified =
-  | { status: 'codified'; plan: RemediationPlan; text: PullRequestText }
-  | { status: 'nothing_to_codify'; skipped: RemediationSkip[] };
-
-/** The terraform half of a remediation: in this process (`codifyDrift`), or on a worker of the stack's pool. */
-export type Codify = (stack: Stack, run: Run, request: RemediationRequest) => Promise<Codified>;
-
-export interface CodifyDeps
-  extends Pick<ServiceDeps, 'store' | 'artifacts' | 'logger' | 'secrets'>,
-    Pick<SourceDeps, 'git'> {
-  checks: RemediationCodeChecks;
-}
 
 export interface RemediationDeps extends CodifyDeps, Pick<ServiceDeps, 'now'> {
   github: GitHubClient;
@@ -61,14 +36,9 @@ export interface RemediationDeps extends CodifyDeps, Pick<ServiceDeps, 'now'> {
   codify?: Codify;
 }
 
-export interface RemediationRequest {
+export interface RemediationRequest extends CodifyRequest {
   /** Recorded and audited: a Slack user id, or `cli`. */
   actor: string;
-  /** How the PR names who asked (`@ada in Slack`). */
-  requestedBy: string;
-  /** The Slack thread of the alert, linked from the PR body. */
-  threadUrl?: string;
-  signal?: AbortSignal;
 }
 
 export type RemediationOutcome =
@@ -96,20 +66,6 @@ export function remediationRefusal(stack: Stack, run: Run): string | undefined {
     return `the GitHub repository of ${stack.git.url} is not known: set source.git.repository to owner/name`;
   if (!run.commitSha) return `run ${run.id} has no commit: the plan did not run in a checkout`;
   return undefined;
-}
-
-/**
- * The stack's `.tf` files, named by their path in the repository: the PR body and its guidance speak to
- * a reviewer looking at the repository, where `main.tf` alone could be any stack's.
- */
-async function readStackFiles(dir: string, repoDir: string): Promise<StackFile[]> {
-  const names = (await readdir(dir, { withFileTypes: true }))
-    .filter((e) => e.isFile() && e.name.endsWith('.tf'))
-    .map((e) => e.name)
-    .sort();
-  return Promise.all(
-    names.map(async (name) => ({ path: posix.join(repoDir, name), text: await readFile(join(dir, name), 'utf8') })),
-  );
 }
 
 function recordOf(
@@ -163,90 +119,99 @@ async function existingPullRequest(
   return pr?.merged ? { status: 'merged', record: recorded } : undefined;
 }
 
-/** The rewritten code must pass terraform's own checks: nothing reaches GitHub otherwise. */
-async function verifyRewrittenCode(
-  deps: CodifyDeps,
-  stack: Stack,
-  commitSha: string,
-  files: string[],
-  signal?: AbortSignal,
-): Promise<void> {
-  try {
-    await deps.checks.verify(stack, files, signal);
-  } catch (err) {
-    if (signal?.aborted || !(err instanceof TerraformError)) throw err;
-    throw new RemediationUnavailableError(
-      `the code with the drift written in does not pass terraform ${err.command} at ${commitSha.slice(0, 12)}, so nothing was pushed. If the stack validates at that commit by itself, the rewrite is at fault: please report it with this output.\n${err.stderrTail}`,
-      { cause: err },
-    );
-  }
+/** Refused paths listed in the thread, the audit and the log; the rest are counted. */
+const MAX_LISTED = 5;
+
+function refusalMessage(stack: Stack, refused: readonly RefusedPath[]): string {
+  const listed = refused.slice(0, MAX_LISTED).map((r) => `${r.path} (${r.why})`);
+  const more = refused.length > MAX_LISTED ? `, and ${refused.length - MAX_LISTED} more` : '';
+  const dir = stack.git!.path.replace(/\/+$/, '') || '.';
+  return `the code written for this drift names files a remediation of ${stack.name} may not touch, so nothing was committed: ${listed.join(', ')}${more}. Only the .tf files in ${dir} are ever rewritten: a result like this comes from a broken or tampered codify step (with workers, a worker of pool ${stack.pool}). It is in the audit as remediation_answer_refused.`;
+}
+
+/** The resources the run's plan changes or saw drift in: the only ones a codify result may have edited. */
+function plannedAddresses(plan: RunPlan['plan']): Set<string> {
+  return new Set([...(plan.resource_drift ?? []), ...(plan.resource_changes ?? [])].map((r) => r.address));
 }
 
 /**
- * Writes the drift of `run` into the stack's code at the commit it planned at, checks it with terraform
- * (fmt, validate, the provider schema) and writes the PR's text, with every value the stack's secrets hold
- * masked. Nothing reaches GitHub here: the caller with the token commits and opens the PR.
+ * The PR's title, body and commit message, from what this process knows: the run, its stored plan (the
+ * drift as terraform planned it, masked), who asked and where. The codified and left lists come from the
+ * codify result, whose names and texts are plain text by then (a worker's answer is parsed so).
  */
-export async function codifyDrift(
-  deps: CodifyDeps,
+function pullRequestTextOf(
+  deps: RemediationDeps,
   stack: Stack,
   run: Run,
-  request: Pick<RemediationRequest, 'requestedBy' | 'threadUrl' | 'signal'>,
-): Promise<Codified> {
-  const git = stack.git!;
-  const planJson = await loadArtifact(deps, run.id, 'plan_json');
-  if (!planJson)
-    throw new RemediationUnavailableError(
-      `run ${run.id} has no stored plan JSON any more (artifact retention?): run /drift check ${stack.name} for a new plan`,
-    );
-  const plan = parsePlanJson(planJson.toString('utf8'));
-  const { analysis, redactor: planRedactor } = analyzePlan(plan);
+  { analysis, planRedactor }: RunPlan,
+  plan: RemediationPlan,
+  request: RemediationRequest,
+): PullRequestText {
+  return remediationPullRequestText({
+    stack: stack.name,
+    fingerprint: run.fingerprint!,
+    runId: run.id,
+    commitSha: run.commitSha!,
+    plan,
+    analysis,
+    redactor: stackRedactor(deps, stack, planRedactor),
+    requestedBy: request.requestedBy,
+    ...(request.threadUrl ? { threadUrl: request.threadUrl } : {}),
+  });
+}
 
-  const resolved = await resolveStackAtCommit(
-    deps,
-    stack,
-    run.commitSha!,
-    request.signal ? { signal: request.signal } : {},
-  );
-  // The stack's own secrets too (config vars, varFiles, read at checkout): a value the plan does not mark
-  // is kept out of the code and the PR all the same, and left for a person.
-  const redactor = combineRedactors([planRedactor, ...deps.secrets.forStack(stack.name)]);
+type Committable =
+  | { status: 'codified'; plan: RemediationPlan; text: PullRequestText }
+  | Extract<Codified, { status: 'nothing_to_codify' }>;
+
+/**
+ * The codify step's result, held to the stack's `.tf` files and the run's planned resources before
+ * anything reaches GitHub, and the PR's text written here. A worker's answer is what a module run on that
+ * worker could have written; this process's own result is held the same way. A refusal is audited and
+ * logged as the security event it may be, then thrown for the person who asked.
+ */
+async function committableCodify(
+  deps: RemediationDeps,
+  stack: Stack,
+  run: Run,
+  request: RemediationRequest,
+): Promise<Committable> {
+  const codify = deps.codify ?? ((s, r, q) => codifyDrift(deps, s, r, q));
   try {
-    const files = await readStackFiles(resolved.stack.dir, git.path);
-    // terraform runs in the stack dir, where a file is known by its name.
-    const local = (path: string) => posix.basename(path);
-    const settable = await deps.checks.settable(resolved.stack, request.signal);
-    const remediation = planRemediation(plan, files, { redactor, ...(settable ? { settable } : {}) });
-    if (remediation.edits.length === 0) return { status: 'nothing_to_codify', skipped: remediation.skipped };
-
-    // The rewrite keeps a file's formatting: fmt-clean before must be fmt-clean after, and a file that
-    // was not is not reformatted (that would bury the drift in a diff of whitespace).
-    const paths = remediation.files.map((f) => local(f.path));
-    const unformatted = new Set(await deps.checks.unformatted(resolved.stack, paths, request.signal));
-    for (const file of remediation.files) await writeFile(join(resolved.stack.dir, local(file.path)), file.text);
-    await verifyRewrittenCode(
-      deps,
-      resolved.stack,
-      run.commitSha!,
-      paths.filter((p) => !unformatted.has(p)),
-      request.signal,
-    );
-    const text = remediationPullRequestText({
-      stack: stack.name,
-      fingerprint: run.fingerprint!,
+    const codified = await codify(stack, run, request);
+    if (codified.status !== 'codified') return codified;
+    const refused = refusedRemediationPaths(codified.plan, stack.git!.path);
+    if (refused.length > 0) throw new RemediationAnswerRefusedError(refusalMessage(stack, refused), refused);
+    const runPlan = await loadRunPlan(deps, stack, run);
+    const planned = plannedAddresses(runPlan.plan);
+    const strangers = [...new Set(codified.plan.edits.map((e) => e.address))].filter((a) => !planned.has(a));
+    if (strangers.length > 0)
+      throw new RemediationAnswerRefusedError(
+        `the code written for this drift edits resources the plan of run ${run.id} does not have, so nothing was committed: ${strangers.slice(0, MAX_LISTED).join(', ')}. A result like this comes from a broken or tampered codify step (with workers, a worker of pool ${stack.pool}). It is in the audit as remediation_answer_refused.`,
+      );
+    return { ...codified, text: pullRequestTextOf(deps, stack, run, runPlan, codified.plan, request) };
+  } catch (err) {
+    if (!(err instanceof RemediationAnswerRefusedError)) throw err;
+    const mask = (text: string) => deps.secrets.redact(text, stack.name);
+    const refused = err.refused.slice(0, MAX_LISTED * 2).map((r) => ({ path: mask(r.path), why: r.why }));
+    await deps.store.appendAudit({
+      at: deps.now(),
+      actor: request.actor,
+      action: 'remediation_answer_refused',
       runId: run.id,
-      commitSha: run.commitSha!,
-      plan: remediation,
-      analysis,
-      redactor,
-      requestedBy: request.requestedBy,
-      ...(request.threadUrl ? { threadUrl: request.threadUrl } : {}),
+      stack: stack.name,
+      detail: {
+        pool: stack.pool,
+        refused,
+        count: err.refused.length,
+        ...(refused.length ? {} : { error: mask(err.message) }),
+      },
     });
-    return { status: 'codified', plan: remediation, text };
-  } finally {
-    await resolved
-      .release()
-      .catch((err: unknown) => deps.logger.warn({ stack: stack.name, err }, 'worktree release failed'));
+    deps.logger.error(
+      { stack: stack.name, runId: run.id, pool: stack.pool, refused, count: err.refused.length },
+      `remediation refused before reaching GitHub: ${mask(err.message)}`,
+    );
+    throw new RemediationAnswerRefusedError(mask(err.message), refused);
   }
 }
 
@@ -265,7 +230,7 @@ export async function openRemediationPr(
   const existing = await existingPullRequest(deps, stack, run, repo, branch, request);
   if (existing) return existing;
 
-  const codified = await (deps.codify ?? ((s, r, q) => codifyDrift(deps, s, r, q)))(stack, run, request);
+  const codified = await committableCodify(deps, stack, run, request);
   if (codified.status === 'nothing_to_codify') return codified;
   const { plan: remediation, text } = codified;
   const changes = remediation.files.map((f) => ({ path: f.path, content: f.text }));

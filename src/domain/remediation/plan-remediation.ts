@@ -25,21 +25,24 @@ export interface RemediationEdit {
   before: unknown;
 }
 
-export type SkipCode =
-  | 'in-module'
-  | 'count-or-for-each'
-  | 'created-outside-terraform'
-  | 'deleted-outside-terraform'
-  | 'missing-from-state'
-  | 'missing-from-code'
-  | 'not-in-configuration'
-  | 'not-declared-in-files'
-  | 'sensitive'
-  | 'reference'
-  | 'expression'
-  | 'computed'
-  | 'maybe-computed'
-  | 'rewrite-refused';
+export const SKIP_CODES = [
+  'in-module',
+  'count-or-for-each',
+  'created-outside-terraform',
+  'deleted-outside-terraform',
+  'missing-from-state',
+  'missing-from-code',
+  'not-in-configuration',
+  'not-declared-in-files',
+  'sensitive',
+  'reference',
+  'expression',
+  'computed',
+  'maybe-computed',
+  'rewrite-refused',
+] as const;
+
+export type SkipCode = (typeof SKIP_CODES)[number];
 
 export interface RemediationSkip {
   address: string;

@@ -77,9 +77,19 @@ function valueText(value: unknown): string {
   return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE - 1)}…` : text;
 }
 
-/** Markdown outside code must not turn into mentions, links or HTML. */
+/**
+ * Markdown outside code must not turn into mentions, links, images or HTML: a guidance quotes real values
+ * (a tag anyone with console access can set) and, with workers, comes from a process that ran the stack's
+ * modules. A bracket is escaped (GitHub shows `\[` as `[`), and a URL broken with a zero-width space, so
+ * GitHub does not make a link of it either.
+ */
 function plainText(text: string): string {
-  return text.replace(/[<>&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c]!).replace(/@/g, '@\u200b');
+  return text
+    .replace(/[\\[\]]/g, (c) => `\\${c}`)
+    .replace(/[<>&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c]!)
+    .replace(/@/g, '@\u200b')
+    .replace(/:\/\//g, ':\u200b//')
+    .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\u200b.`);
 }
 
 function codifiedLines(plan: RemediationPlan): string[] {

@@ -126,6 +126,27 @@ describe('remediationPullRequestText', () => {
     expect(text.body).toContain('aws_s3_object.logo');
   });
 
+  it('shows a real value holding Markdown as text in a guidance: no link, image, mention or HTML of its own', () => {
+    // Anyone who can set a tag in the console writes the value a guidance quotes. Failed before: the
+    // brackets and the URL made a link in a PR driftgate opens.
+    const value = '[urgent](https://evil.example/x) ![i](www.evil.example/i.png) @org/admins <b>';
+    const plan = driftPlan([
+      {
+        address: 'aws_s3_object.site',
+        real: { acl: value },
+        code: { acl: 'private' },
+        expressions: { acl: { references: ['var.acl'] } },
+      },
+    ]);
+    const { text } = textFor(plan, [
+      { path: 'main.tf', text: 'resource "aws_s3_object" "site" {\n  acl = var.acl\n}\n' },
+    ]);
+    const left = text.body.slice(text.body.indexOf('### Left for a person'), text.body.indexOf('After merging'));
+    expect(left).toContain(
+      'to "\\[urgent\\](https:\u200b//evil.example/x) !\\[i\\](www\u200b.evil.example/i.png) @\u200borg/admins &lt;b&gt;"',
+    );
+  });
+
   it('never writes a sensitive value into the title, the body or the commit message', () => {
     const { text } = textFor(drifted());
     for (const part of [text.title, text.body, text.commitMessage]) {
