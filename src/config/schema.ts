@@ -383,7 +383,10 @@ export const ChangeEventsConfig = z
         }),
       )
       .default([]),
-    /** A principal's ARN, its role's ARN, or its name (an Identity Center user's e-mail) -> Slack user id. */
+    /**
+     * An IAM user's ARN, an Identity Center session's ARN or its name (the user's e-mail) -> Slack user id.
+     * Other role sessions are never mentioned: their name is chosen by whoever assumes the role.
+     */
     slackUsers: z.record(z.string().min(1), slackUserId).default({}),
     /** Events for one stack within this window make one check (a console session's clicks). */
     debounce: duration().prefault('2m'),
