@@ -16,7 +16,7 @@ import { manualClock, useTempStore } from '../adapters/store/temp-store.js';
 import { postChangeEvent, tagEvent } from '../helpers/change-events-serve.js';
 import { waitFor } from '../helpers/process-wait.js';
 
-const SECRET = 'secret-of-the-intake-test';
+const SECRET = 'secret-of-the-intake-test-0123456789';
 const STACK = 'prod/assets';
 const BUCKET = 'acme-assets';
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };

@@ -91,16 +91,28 @@ describe('the changeEvents section', () => {
 });
 
 describe('serve with change events', () => {
-  it('refuses to start when the push secret’s variable is not set, naming the key and the variable', async () => {
+  const startWith = async (env: Record<string, string>) => {
     const result = await parse('changeEvents:\n  secretEnv: EVENTS_SECRET\n  cloudTrail: { lookup: false }');
     const dataDir = await mkdtemp(join(tmpdir(), 'driftgate-events-config-'));
     try {
-      const config = { ...result.config!, dataDir };
-      await expect(startServe(config, { env: {}, port: 0, host: '127.0.0.1' })).rejects.toThrow(
-        'changeEvents.secretEnv: EVENTS_SECRET is not set in the environment',
-      );
+      const running = await startServe({ ...result.config!, dataDir }, { env, port: 0, host: '127.0.0.1' });
+      await running.stop();
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
+  };
+
+  it('refuses to start when the push secret’s variable is not set, naming the key and the variable', async () => {
+    await expect(startWith({})).rejects.toThrow('changeEvents.secretEnv: EVENTS_SECRET is not set in the environment');
+  });
+
+  it('refuses to start with a push secret shorter than 32 characters, without saying it', async () => {
+    const short = 'guessable-secret-31-characters!';
+    expect(short).toHaveLength(31);
+    const refused = startWith({ EVENTS_SECRET: short });
+    await expect(refused).rejects.toThrow(
+      'changeEvents.secretEnv: EVENTS_SECRET holds 31 characters, the push secret needs at least 32',
+    );
+    await expect(refused).rejects.not.toThrow(short);
   });
 });
