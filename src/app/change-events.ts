@@ -363,11 +363,14 @@ export async function startChangeEventsWith(
   const strandedAfter = config.debounce + Math.floor(Math.random() * (config.debounce / 2));
   const stranded = timer.setTimeout(() => track(checkStranded()), strandedAfter);
 
+  // Both doors refuse an event by its time alike, and count it so.
+  const age = { maxAgeMs: config.maxEventAge, now: deps.now };
+  const refused = (reason: 'too_old' | 'in_future') => metrics.changeEvents.inc({ outcome: 'refused', reason });
   const mounts: HttpMount[] = secret
     ? [
         {
           path: AWS_EVENTS_PATH,
-          listener: createAwsEventsListener({ secret, secretHeader: config.secretHeader, take, logger }),
+          listener: createAwsEventsListener({ secret, secretHeader: config.secretHeader, take, logger, age, refused }),
           available: () => !stopped,
         },
       ]
@@ -387,6 +390,8 @@ export async function startChangeEventsWith(
           logger,
           signal: controller.signal,
           waitTimeSeconds: sqs.waitTime,
+          age,
+          refused,
         }).catch((err: unknown) => {
           logger.error({ err: errorMessage(err) }, 'change events: the SQS loop stopped');
           return undefined;
