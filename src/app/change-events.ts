@@ -106,13 +106,21 @@ export function workerCloudTrailRegion(
   return config.cloudTrail.region ?? (env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined);
 }
 
+/**
+ * The push door's shared secret is all that stands between the internet and a check (and what the alert
+ * says of who changed what): one short enough to guess is refused, as `openssl rand -hex 32` is easy.
+ */
+export const PUSH_SECRET_MIN_LENGTH = 32;
+
 function pushSecret(config: ChangeEventsConfig, env: Record<string, string | undefined>): string | undefined {
   if (!config.secretEnv) return undefined;
   const secret = env[config.secretEnv];
-  if (!secret)
-    throw new ConfigError([
-      { path: 'changeEvents.secretEnv', message: `${config.secretEnv} is not set in the environment` },
-    ]);
+  const refuse = (message: string) => new ConfigError([{ path: 'changeEvents.secretEnv', message }]);
+  if (!secret) throw refuse(`${config.secretEnv} is not set in the environment`);
+  if (secret.length < PUSH_SECRET_MIN_LENGTH)
+    throw refuse(
+      `${config.secretEnv} holds ${secret.length} characters, the push secret needs at least ${PUSH_SECRET_MIN_LENGTH} (openssl rand -hex 32)`,
+    );
   return secret;
 }
 
@@ -355,11 +363,14 @@ export async function startChangeEventsWith(
   const strandedAfter = config.debounce + Math.floor(Math.random() * (config.debounce / 2));
   const stranded = timer.setTimeout(() => track(checkStranded()), strandedAfter);
 
+  // Both doors refuse an event by its time alike, and count it so.
+  const age = { maxAgeMs: config.maxEventAge, now: deps.now };
+  const refused = (reason: 'too_old' | 'in_future') => metrics.changeEvents.inc({ outcome: 'refused', reason });
   const mounts: HttpMount[] = secret
     ? [
         {
           path: AWS_EVENTS_PATH,
-          listener: createAwsEventsListener({ secret, secretHeader: config.secretHeader, take, logger }),
+          listener: createAwsEventsListener({ secret, secretHeader: config.secretHeader, take, logger, age, refused }),
           available: () => !stopped,
         },
       ]
@@ -379,6 +390,8 @@ export async function startChangeEventsWith(
           logger,
           signal: controller.signal,
           waitTimeSeconds: sqs.waitTime,
+          age,
+          refused,
         }).catch((err: unknown) => {
           logger.error({ err: errorMessage(err) }, 'change events: the SQS loop stopped');
           return undefined;

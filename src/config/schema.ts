@@ -383,10 +383,21 @@ export const ChangeEventsConfig = z
         }),
       )
       .default([]),
-    /** A principal's ARN, its role's ARN, or its name (an Identity Center user's e-mail) -> Slack user id. */
+    /**
+     * An IAM user's ARN, an Identity Center session's ARN or its name (the user's e-mail) -> Slack user id.
+     * Other role sessions are never mentioned: their name is chosen by whoever assumes the role.
+     */
     slackUsers: z.record(z.string().min(1), slackUserId).default({}),
     /** Events for one stack within this window make one check (a console session's clicks). */
     debounce: duration().prefault('2m'),
+    /**
+     * Events older than this by their own time are refused (push: 400; SQS: deleted), as are events more
+     * than 5 minutes ahead of driftgate's clock: a replay or a message held back long is not acted on, and
+     * the scheduled check finds its drift. CloudTrail takes up to about 5 minutes to deliver an event.
+     */
+    maxEventAge: duration()
+      .prefault('1h')
+      .refine((ms) => ms >= 5 * 60_000, 'at least 5m: CloudTrail takes up to about 5 minutes to deliver an event'),
     /** For drift a scheduled check finds: ask CloudTrail LookupEvents who changed the drifted resources. */
     cloudTrail: z
       .strictObject({

@@ -132,7 +132,7 @@ export function createMetrics(initial?: GaugeSources): Metrics {
     ),
     changeEvents: new Counter({
       name: 'driftgate_change_events_total',
-      help: 'Cloud change events taken in, by outcome (ignored, unmatched, matched) and reason (read_only, failed_call, own_apply, automation:<rule>; for matched: scheduled, coalesced, over_capacity)',
+      help: 'Cloud change events taken in, by outcome (ignored, unmatched, matched, refused) and reason (read_only, failed_call, own_apply, automation:<rule>; for matched: scheduled, coalesced, over_capacity; for refused: too_old, in_future)',
       labelNames: ['outcome', 'reason'],
       registers: [registry],
     }),

@@ -81,7 +81,7 @@ describe('the resource index read by change events', () => {
     const running = await startChangeEvents(
       { config: context.config, deps: { ...context.deps, store: counted.store } },
       metrics,
-      { EVENTS_SECRET: 'secret-of-the-reads-test' },
+      { EVENTS_SECRET: 'secret-of-the-reads-test-0123456789' },
       async () => undefined,
       { runsChecks: true, indexRefreshMs: 20 },
     );

@@ -16,7 +16,7 @@ import { manualClock, useTempStore } from '../adapters/store/temp-store.js';
 import { postChangeEvent, tagEvent } from '../helpers/change-events-serve.js';
 import { waitFor } from '../helpers/process-wait.js';
 
-const SECRET = 'secret-of-the-intake-test';
+const SECRET = 'secret-of-the-intake-test-0123456789';
 const STACK = 'prod/assets';
 const BUCKET = 'acme-assets';
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
@@ -300,5 +300,23 @@ describe('change events in a process that runs no checks', () => {
     intake.hand.fire();
     await waitFor('the check to be asked for', () => (asked ? true : undefined));
     expect(asked).toBe(1);
+  });
+
+  it('refuses an event older than maxEventAge (default 1 h) with a 400: no check, nothing kept, counted', async () => {
+    const store = await storeWithBucketIndexed();
+    const asked: string[] = [];
+    const intake = await startIntake(store, async (stack) => void asked.push(stack));
+    // A request captured with its secret, sent again a little over an hour later.
+    const replayed = tagEvent(BUCKET, 'config/app.json', 'alice-console', '0000a11c-0020');
+    replayed.detail.eventTime = new Date(Date.now() - 3_600_000 - 60_000).toISOString();
+    const res = await postChangeEvent(intake.base, replayed, SECRET);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { reason: string }).reason).toBe('too_old');
+    intake.hand.fire();
+    await intake.running.stop();
+    expect(asked).toEqual([]);
+    expect((await store.readPendingChanges(STACK)).changes).toEqual([]);
+    const counted = (await intake.metrics.changeEvents.get()).values.map((v) => [v.labels, v.value]);
+    expect(counted).toEqual([[{ outcome: 'refused', reason: 'too_old' }, 1]]);
   });
 });

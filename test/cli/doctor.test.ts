@@ -19,7 +19,7 @@ const ROUTING_KEY = 'R0UT1NGKEYR0UT1NGKEYR0UT1NGKEY12';
 const WEBHOOK_SECRET = 'whsec-0123456789abcdef0123456789abcdef';
 const SIGNING_SECRET = 'signing-secret-0123456789abcdef';
 const APP_TOKEN = 'xapp-1-emulated-app-token';
-const EVENTS_SECRET = 'events-secret-0123456789abcdef';
+const EVENTS_SECRET = 'events-secret-0123456789abcdef0123';
 
 const postgres = usePostgres();
 let tf: TestTerraformEnv;

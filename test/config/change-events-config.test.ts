@@ -33,6 +33,7 @@ describe('the changeEvents section', () => {
       automation: [{ name: 'autoscaler', arn: 'arn:aws:iam::*:role/karpenter-*' }],
       slackUsers: { 'alice@example.com': 'U0ALICE' },
       debounce: 120_000,
+      maxEventAge: 3_600_000,
       cloudTrail: { lookup: true },
     });
     // The push secret is driftgate's own: terraform's environment never holds it.
@@ -51,6 +52,7 @@ describe('the changeEvents section', () => {
         '  automation: [{ name: Karpenter, arn: "arn:aws:iam::*:role/karpenter-*" }]',
         '  slackUsers: { alice: "@alice" }',
         '  debounce: soon',
+        '  maxEventAge: 2m',
       ].join('\n'),
     );
     expect(result.issues).toEqual([
@@ -66,6 +68,10 @@ describe('the changeEvents section', () => {
       { path: 'changeEvents.automation[0].name', message: 'lowercase letters, digits, "_" and "-"' },
       { path: 'changeEvents.slackUsers.alice', message: 'a Slack user id such as U024BE7LH' },
       { path: 'changeEvents.debounce', message: expect.stringContaining('invalid duration "soon"') },
+      {
+        path: 'changeEvents.maxEventAge',
+        message: 'at least 5m: CloudTrail takes up to about 5 minutes to deliver an event',
+      },
     ]);
     expect(JSON.stringify(result.issues)).not.toContain(secret);
   });
@@ -87,20 +93,36 @@ describe('the changeEvents section', () => {
     );
     expect(off.issues).toEqual([]);
     expect(off.config?.changeEvents).toMatchObject({ debounce: 5000, cloudTrail: { lookup: false } });
+    const window = await parse(
+      'changeEvents:\n  secretEnv: EVENTS_SECRET\n  maxEventAge: 6h\n  cloudTrail: { lookup: false }',
+    );
+    expect(window.config?.changeEvents?.maxEventAge).toBe(6 * 3_600_000);
   });
 });
 
 describe('serve with change events', () => {
-  it('refuses to start when the push secret’s variable is not set, naming the key and the variable', async () => {
+  const startWith = async (env: Record<string, string>) => {
     const result = await parse('changeEvents:\n  secretEnv: EVENTS_SECRET\n  cloudTrail: { lookup: false }');
     const dataDir = await mkdtemp(join(tmpdir(), 'driftgate-events-config-'));
     try {
-      const config = { ...result.config!, dataDir };
-      await expect(startServe(config, { env: {}, port: 0, host: '127.0.0.1' })).rejects.toThrow(
-        'changeEvents.secretEnv: EVENTS_SECRET is not set in the environment',
-      );
+      const running = await startServe({ ...result.config!, dataDir }, { env, port: 0, host: '127.0.0.1' });
+      await running.stop();
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
+  };
+
+  it('refuses to start when the push secret’s variable is not set, naming the key and the variable', async () => {
+    await expect(startWith({})).rejects.toThrow('changeEvents.secretEnv: EVENTS_SECRET is not set in the environment');
+  });
+
+  it('refuses to start with a push secret shorter than 32 characters, without saying it', async () => {
+    const short = 'guessable-secret-31-characters!';
+    expect(short).toHaveLength(31);
+    const refused = startWith({ EVENTS_SECRET: short });
+    await expect(refused).rejects.toThrow(
+      'changeEvents.secretEnv: EVENTS_SECRET holds 31 characters, the push secret needs at least 32',
+    );
+    await expect(refused).rejects.not.toThrow(short);
   });
 });

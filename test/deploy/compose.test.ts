@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ownSecretNames } from '../../src/app/context.js';
 import type { DriftgateConfig } from '../../src/config/schema.js';
+import { metricsAddressFrom } from '../../src/http/metrics-address.js';
 import { COMPOSE_FILE, flagValue, ROOT } from './deploy-files.js';
 import { DEPLOY_ENV, loadDeployedConfig, stackPools, validateDeployedConfig } from './deploy-config.js';
 import { CLOUD_CREDENTIAL } from './pod-secrets.js';
@@ -18,6 +19,7 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string }> | string[];
   healthcheck?: { test: string[] };
   restart?: string;
+  ports?: (string | { target: number; host_ip?: string })[];
 }
 
 /** docker compose reads YAML 1.1 merge keys (`<<: *driftgate`); so does this. */
@@ -44,6 +46,15 @@ function mounts(service: ComposeService): { source: string; target: string; read
   return (service.volumes ?? []).map((v) => {
     const [source, target, mode] = v.split(':');
     return { source: source!, target: target!, readOnly: mode === 'ro' };
+  });
+}
+
+/** The container ports a service publishes on the host (`[IP:]HOST:CONTAINER[/proto]`, `CONTAINER`, long syntax). */
+function published(service: ComposeService): { hostIp: string | undefined; port: number }[] {
+  return (service.ports ?? []).map((p) => {
+    if (typeof p !== 'string') return { hostIp: p.host_ip, port: p.target };
+    const parts = p.replace(/\/\w+$/, '').split(':');
+    return { hostIp: parts.length === 3 ? parts[0] : undefined, port: Number(parts.at(-1)) };
   });
 }
 
@@ -148,6 +159,19 @@ describe('docker-compose.yml', () => {
     const pg = environment(compose.services.postgres!);
     const url = `postgres://${pg.get('POSTGRES_USER')}:${pg.get('POSTGRES_PASSWORD')}@postgres:5432/${pg.get('POSTGRES_DB')}`;
     for (const [name, s] of driftgate) expect(environment(s).get('DATABASE_URL'), name).toBe(url);
+  });
+
+  it('keeps /metrics off every port it publishes: on a port of its own, not published', () => {
+    const publishing = driftgate.filter(([, s]) => published(s).length > 0);
+    expect(publishing.map(([name]) => name)).toContain('control-plane');
+    for (const [name, s] of publishing) {
+      const env = Object.fromEntries([...environment(s)].map(([k, v]) => [k, v ?? undefined]));
+      const metrics = metricsAddressFrom(env);
+      expect(metrics, `${name} publishes a port: /metrics must listen apart (METRICS_ADDRESS)`).toBeDefined();
+      expect(metrics!.port, name).not.toBe(Number(env.PORT ?? 3000));
+      for (const p of published(s))
+        expect(p.port, `${name} publishes /metrics' port ${metrics!.port}`).not.toBe(metrics!.port);
+    }
   });
 
   it('keeps Slack, GitHub and PagerDuty secrets away from the workers', () => {

@@ -19,7 +19,7 @@ import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
 
 export const EVENTS_STACK = 'prod/assets';
 export const EVENTS_BUCKET = 'driftgate-events-assets';
-export const SECRET = 'events-secret-of-the-e2e-test';
+export const SECRET = 'events-secret-of-the-e2e-test-0123456789';
 export const QUEUE = 'driftgate-events';
 const ACCOUNT = '111122223333';
 

@@ -20,6 +20,38 @@ describe('humanLine', () => {
     expect(humanLine(line)).toBe(want);
   });
 
+  const ESC = '\u001b';
+  it.each([
+    [
+      'a stack name that clears the screen and recolours the line',
+      { level: 30, msg: 'plan finished', stack: `prod/db${ESC}[2J${ESC}[31m` },
+      'info: plan finished  stack=prod/db\n',
+    ],
+    [
+      "terraform's coloured stderr, its newline kept escaped in the value",
+      { level: 50, msg: 'plan failed', stderr: `${ESC}[31m${ESC}[1mError:${ESC}[0m bad\nline 2` },
+      'error: plan failed  stderr="Error: bad\\nline 2"\n',
+    ],
+    [
+      'a message, a key, an error and a nested value, with OSC, 8-bit CSI, a bell and a carriage return',
+      {
+        level: 40,
+        msg: `change ${ESC}]0;pwned${ESC}\\taken\r`,
+        [`k${ESC}[8m`]: 'v',
+        err: { message: `boom\u009b2Jx\u0007` },
+        nested: [{ name: `a${ESC}[5mb` }],
+      },
+      'warn: change taken  k=v err="boomx" nested=[{"name":"ab"}]\n',
+    ],
+  ])('strips escape sequences and control characters: %s', (_what, record, want) => {
+    const line = humanLine(JSON.stringify(record));
+    expect(line).toBe(want);
+  });
+
+  it('strips them from a line that is not a pino record too, keeping its newline', () => {
+    expect(humanLine(`not ${ESC}[31mjson${ESC}[0m\n`)).toBe('not json\n');
+  });
+
   it('masks secrets before the line is made human', () => {
     const lines: string[] = [];
     const stream = new Writable({

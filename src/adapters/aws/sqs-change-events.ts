@@ -1,4 +1,5 @@
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { eventAge } from '../../domain/change-events/event-age.js';
 import { ChangeEventError, type ChangeEvent, parseEventBridgeEvent } from '../../domain/change-events/schema.js';
 
 /**
@@ -9,6 +10,7 @@ import { ChangeEventError, type ChangeEvent, parseEventBridgeEvent } from '../..
  * the queue's redrive policy moves it to the dead-letter queue, where a person can read it. That is how
  * an SQS DLQ works (SQS moves the message, not the consumer), so the queue must have a redrive policy;
  * without one such a message returns forever, logged each time. A handler that fails is treated alike.
+ * An event older than the age window is deleted unhandled (logged): another delivery makes it no younger.
  */
 
 export interface ChangeEventLogger {
@@ -29,15 +31,21 @@ export interface SqsChangeEventsOptions {
   waitTimeSeconds?: number;
   /** Pause after a failed receive before the next (default 5 s), so a broken queue is not hammered. */
   errorPauseMs?: number;
+  /** Events older than `maxAgeMs` by their own time, or too far ahead of `now`, are not handled (`eventAge`). */
+  age: { maxAgeMs: number; now: () => Date };
+  /** Told of each event refused for its time, to count it. */
+  refused?: (reason: 'too_old' | 'in_future') => void;
 }
 
 export interface SqsChangeEventCounts {
   received: number;
   handled: number;
-  /** Messages that were not EventBridge CloudTrail events: left for the DLQ. */
+  /** Messages that were not EventBridge CloudTrail events, or whose time is ahead of now: left for the DLQ. */
   refused: number;
   /** Valid events whose handler threw: left for redelivery. */
   failed: number;
+  /** Events older than the age window: deleted unhandled, as no redelivery makes them younger. */
+  tooOld: number;
   receiveErrors: number;
 }
 
@@ -90,7 +98,18 @@ const abortable = (ms: number, signal: AbortSignal) =>
 
 export async function runSqsChangeEvents(options: SqsChangeEventsOptions): Promise<SqsChangeEventCounts> {
   const { client, queueUrl, logger, signal } = options;
-  const counts: SqsChangeEventCounts = { received: 0, handled: 0, refused: 0, failed: 0, receiveErrors: 0 };
+  const counts: SqsChangeEventCounts = {
+    received: 0,
+    handled: 0,
+    refused: 0,
+    failed: 0,
+    tooOld: 0,
+    receiveErrors: 0,
+  };
+  const remove = (message: Message, id: string, what: string) =>
+    client
+      .send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }))
+      .catch((err: unknown) => logger.warn({ queueUrl, messageId: id, err }, `deleting ${what} SQS message failed`));
 
   async function process(message: Message): Promise<void> {
     const id = message.MessageId ?? '(no id)';
@@ -102,6 +121,21 @@ export async function runSqsChangeEvents(options: SqsChangeEventsOptions): Promi
         { queueUrl, messageId: id, receiveCount, why: verdict.why },
         'SQS message is not an EventBridge CloudTrail event: left for the dead-letter queue',
       );
+      return;
+    }
+    const age = eventAge(verdict.event, options.age.now(), options.age.maxAgeMs);
+    if (!age.ok) {
+      options.refused?.(age.reason);
+      const log = { queueUrl, messageId: id, eventId: verdict.event.record.eventID, eventTime: age.eventTime };
+      if (age.reason === 'in_future') {
+        // A clock a little off may be right by the next delivery; one that stays off fills the DLQ to read.
+        counts.refused++;
+        logger.warn(log, `SQS message refused: ${age.why}; left for another delivery or the dead-letter queue`);
+        return;
+      }
+      counts.tooOld++;
+      logger.warn(log, `SQS message refused: ${age.why}; deleted, as it only gets older`);
+      await remove(message, id, 'a too old');
       return;
     }
     try {
@@ -116,9 +150,7 @@ export async function runSqsChangeEvents(options: SqsChangeEventsOptions): Promi
     }
     counts.handled++;
     // Deleting after handling: a crash in between delivers the event again, which the debounce absorbs.
-    await client
-      .send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }))
-      .catch((err: unknown) => logger.warn({ queueUrl, messageId: id, err }, 'deleting a handled SQS message failed'));
+    await remove(message, id, 'a handled');
   }
 
   while (!signal.aborted) {

@@ -6,8 +6,25 @@ import {
 } from '../../adapters/aws/cloudtrail-lookup.js';
 import { createSqsClient } from '../../adapters/aws/sqs-change-events.js';
 import { type DriftgateConfig, sqsQueueRegion } from '../../config/schema.js';
-import { awsCredentials, cloudTrailRegion, workerCloudTrailRegion } from '../change-events.js';
+import { awsCredentials, cloudTrailRegion, PUSH_SECRET_MIN_LENGTH, workerCloudTrailRegion } from '../change-events.js';
 import { type CheckResult, fail, ok, reason, skip } from './check-result.js';
+
+/** The push secret is set, and long enough for serve to start with it (`PUSH_SECRET_MIN_LENGTH`). */
+function checkPushSecret(secretEnv: string, header: string, secret: string | undefined): CheckResult {
+  if (!secret)
+    return fail(
+      'change events push',
+      `${secretEnv} (changeEvents.secretEnv) is not set`,
+      `set ${secretEnv} to the secret the EventBridge connection sends in ${header}`,
+    );
+  if (secret.length < PUSH_SECRET_MIN_LENGTH)
+    return fail(
+      'change events push',
+      `${secretEnv} (changeEvents.secretEnv) holds ${secret.length} characters, fewer than ${PUSH_SECRET_MIN_LENGTH}: serve refuses it`,
+      `set ${secretEnv} and the EventBridge connection's API key to a random secret of ${PUSH_SECRET_MIN_LENGTH} characters or more (openssl rand -hex 32)`,
+    );
+  return ok('change events push', `${secretEnv} set: POST /events/aws takes events carrying it`);
+}
 
 /** A name no resource has: the lookup proves the permission and the endpoint, and finds nothing. */
 const PROBE_RESOURCE = 'driftgate-doctor-probe';
@@ -39,16 +56,7 @@ export async function checkChangeEvents(
     ];
   }
   const out: CheckResult[] = [];
-  if (events.secretEnv)
-    out.push(
-      env[events.secretEnv]
-        ? ok('change events push', `${events.secretEnv} set: POST /events/aws takes events carrying it`)
-        : fail(
-            'change events push',
-            `${events.secretEnv} (changeEvents.secretEnv) is not set`,
-            `set ${events.secretEnv} to the secret the EventBridge connection sends in ${events.secretHeader}`,
-          ),
-    );
+  if (events.secretEnv) out.push(checkPushSecret(events.secretEnv, events.secretHeader, env[events.secretEnv]));
   if (events.sqs) out.push(await checkQueue(events.sqs, env));
   if (!events.cloudTrail.lookup) out.push(skip('cloudtrail', 'lookups are off (changeEvents.cloudTrail.lookup)'));
   else if (config.runners?.type === 'workers')

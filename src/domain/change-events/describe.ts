@@ -41,8 +41,14 @@ export interface ChangeDescription {
   consoleUrl?: string;
 }
 
-/** Identity Center sessions assume a role AWS creates under this path, named after the permission set. */
-const SSO_ROLE_PATH = '/aws-reserved/sso.amazonaws.com/';
+/**
+ * Identity Center sessions assume a role AWS creates under its reserved path (with the region in newer
+ * accounts), named after the permission set. The whole ARN is matched: a role anyone may create can hold
+ * `aws-reserved/sso.amazonaws.com/` further down its path, and the session name of such a role is chosen
+ * by whoever assumes it.
+ */
+const SSO_ROLE_ARN =
+  /^arn:aws[a-z-]*:iam::\d{12}:role\/aws-reserved\/sso\.amazonaws\.com\/(?:[a-z0-9-]+\/)?AWSReservedSSO_[\w+=,.@-]+$/;
 
 const lastSegment = (arn: string) => arn.slice(arn.lastIndexOf('/') + 1);
 
@@ -59,7 +65,7 @@ function describePrincipal(identity: UserIdentity, account: string): Principal {
       const session = arn ? lastSegment(arn) : (identity.principalId?.split(':')[1] ?? 'unknown');
       const role = issuer?.userName ?? (issuer?.arn ? lastSegment(issuer.arn) : 'unknown role');
       const withIssuer = issuer?.arn ? { issuer: issuer.arn } : {};
-      if (issuer?.arn?.includes(SSO_ROLE_PATH)) {
+      if (issuer?.arn && SSO_ROLE_ARN.test(issuer.arn)) {
         // AWSReservedSSO_<PermissionSet>_<hash>: the permission set is what people know.
         const permissionSet = /^AWSReservedSSO_(.+)_[0-9a-f]+$/.exec(role)?.[1] ?? role;
         return {
@@ -104,6 +110,20 @@ function describePrincipal(identity: UserIdentity, account: string): Principal {
       return { kind: 'unknown', ...base, name, display: `${name} (${identity.type})` };
     }
   }
+}
+
+/**
+ * The keys `changeEvents.slackUsers` may map a principal by to mention a person: only names AWS sets.
+ * An Identity Center session is named by AWS after the person's user name; an IAM user is known by its
+ * ARN, as its bare name could be made again in any account (`alice@example.com` is a valid user name).
+ * Any other session is named by its caller (`RoleSessionName`, anyone who may assume the role picks it)
+ * and a role is shared by everyone who may assume it: neither names a person, so they are never mentioned.
+ */
+export function slackUserKeys(principal: Principal): string[] {
+  const arn = principal.arn ? [principal.arn] : [];
+  if (principal.kind === 'iam_user') return arn;
+  if (principal.kind === 'identity_center') return [...arn, principal.name];
+  return [];
 }
 
 /**

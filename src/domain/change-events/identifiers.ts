@@ -39,6 +39,18 @@ export function namesResource(parameter: string): boolean {
   return BARE_IDENTIFIER.test(parameter) || IDENTIFIER_SUFFIX.test(parameter);
 }
 
+/**
+ * Parameters that hold tags, in every service's spelling: `tags`, `Tags`, `tagSet`, `TagSpecifications`,
+ * `tagSpecificationSet`, S3's `Tagging`, `tagKeys`, Route 53's `addTags`, `tagsToAdd`. Whoever may tag a
+ * resource writes any key and value there (a tag `bucketName`, an ARN of another stack's resource as a
+ * value), so nothing under them names a resource: a tagging call names its resource beside them.
+ */
+const TAGS_SUFFIX = /(?:tags?|tagset|taglist|tagkeys|tagging|tagspecifications?|tagspecificationset)$/i;
+const TAGS_PREFIX = /^[Tt]ags[A-Z_]/;
+export function holdsTags(parameter: string): boolean {
+  return TAGS_SUFFIX.test(parameter) || TAGS_PREFIX.test(parameter);
+}
+
 function add(value: string, out: Set<string>): void {
   for (const id of normalizeIdentifier(value)) {
     if (out.size >= IDENTIFIER_LIMITS.strings) return;
@@ -46,7 +58,10 @@ function add(value: string, out: Set<string>): void {
   }
 }
 
-/** Strings under identifier-named parameters (`named`), and ARNs wherever they are, to a bounded depth. */
+/**
+ * Strings under identifier-named parameters (`named`), and ARNs wherever they are but under tags
+ * (`holdsTags`), to a bounded depth.
+ */
 function collectStrings(value: unknown, depth: number, named: boolean, out: Set<string>): void {
   if (out.size >= IDENTIFIER_LIMITS.strings) return;
   if (typeof value === 'string') {
@@ -57,7 +72,9 @@ function collectStrings(value: unknown, depth: number, named: boolean, out: Set<
   // The items of a list are named by the list's parameter (`resourceIds: [...]`).
   const children: [boolean, unknown][] = Array.isArray(value)
     ? value.map((child) => [named, child])
-    : Object.entries(value).map(([key, child]) => [namesResource(key), child]);
+    : Object.entries(value)
+        .filter(([key]) => !holdsTags(key))
+        .map(([key, child]) => [namesResource(key), child]);
   for (const [childNamed, child] of children) {
     if (out.size >= IDENTIFIER_LIMITS.strings) return;
     collectStrings(child, depth + 1, childNamed, out);
@@ -66,7 +83,8 @@ function collectStrings(value: unknown, depth: number, named: boolean, out: Set<
 
 /**
  * Every identifier the event names: `resources[].ARN`, S3's `bucketName`/`key` as `bucket/key`, and in
- * `requestParameters` and `responseElements` the identifier parameters (`namesResource`) and ARNs.
+ * `requestParameters` and `responseElements` the identifier parameters (`namesResource`) and ARNs,
+ * never anything under tags.
  * Resource ARNs come first so that the bound on strings never drops them.
  */
 export function identifiersOf(event: ChangeEvent): string[] {

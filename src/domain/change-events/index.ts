@@ -9,3 +9,4 @@ export * from './attribution.js';
 export * from './state-resources.js';
 export * from './stored-change.js';
 export * from './unmatched.js';
+export * from './event-age.js';

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { eventAge } from '../../domain/change-events/event-age.js';
 import { ChangeEventError, type ChangeEvent, parseEventBridgeEvent } from '../../domain/change-events/schema.js';
 import { errorMessage } from '../../domain/errors.js';
 import type { ServiceLogger } from '../../services/deps.js';
@@ -29,6 +30,10 @@ export interface AwsEventsListenerOptions {
   take(event: ChangeEvent): void | Promise<void>;
   logger: ServiceLogger;
   maxBodyBytes?: number;
+  /** Events older than `maxAgeMs` by their own time, or too far ahead of `now`, are refused (`eventAge`). */
+  age: { maxAgeMs: number; now: () => Date };
+  /** Told of each event refused for its time, to count it. */
+  refused?: (reason: 'too_old' | 'in_future') => void;
 }
 
 /** Equal-length digests, so neither the comparison's time nor an early length check says anything. */
@@ -41,7 +46,8 @@ function sameSecret(given: string, expected: string): boolean {
  * `POST /events/aws`: the push door for change events, from an EventBridge rule on "AWS API Call via
  * CloudTrail" through an API destination. The secret is checked before the body is read: a caller
  * without it gets 401 and costs nothing more. A body that is not such an event gets 400 with the paths
- * of what was wrong (the caller proved it holds the secret, so it may learn why); a valid one 202.
+ * of what was wrong (the caller proved it holds the secret, so it may learn why), and so does one older
+ * than the age window or from the future; a valid one 202.
  */
 export function createAwsEventsListener(options: AwsEventsListenerOptions): RequestListener {
   const { logger } = options;
@@ -83,6 +89,17 @@ export function createAwsEventsListener(options: AwsEventsListenerOptions): Requ
         'change event refused: not an EventBridge CloudTrail event',
       );
       return reply(res, 400, { error: 'not an EventBridge "AWS API Call via CloudTrail" event', issues: err.issues });
+    }
+    // 400 like any other event that will never do: EventBridge does not send it again, where a 5xx or a
+    // 429 would have it retry for up to a day; waiting makes an old event no younger.
+    const age = eventAge(event, options.age.now(), options.age.maxAgeMs);
+    if (!age.ok) {
+      options.refused?.(age.reason);
+      logger.warn(
+        { path: AWS_EVENTS_PATH, eventId: event.record.eventID, eventTime: age.eventTime, reason: age.reason },
+        `change event refused: ${age.why}`,
+      );
+      return reply(res, 400, { error: `event refused: ${age.why}`, reason: age.reason });
     }
     try {
       await options.take(event);

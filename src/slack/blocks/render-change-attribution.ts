@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import type { Attribution, AttributedChange } from '../../domain/change-events/attribution.js';
-import type { ChangeHow, Principal } from '../../domain/change-events/describe.js';
+import { type ChangeHow, type Principal, slackUserKeys } from '../../domain/change-events/describe.js';
 import { LIMITS } from '../limits.js';
 import { code, escapeMrkdwn, safeLink, truncate, userRef } from './escape.js';
 import { context, fallbackText, plural, section, slackDate, type SlackMessage } from './message.js';
@@ -39,14 +39,14 @@ const PRINCIPAL_MAX = 120;
 const LINE_MAX = 600;
 
 function mention(principal: Principal, slackUsers: Readonly<Record<string, string>>): string | undefined {
-  for (const key of [principal.arn, principal.issuer, principal.name]) {
-    const id = key === undefined ? undefined : slackUsers[key];
+  for (const key of slackUserKeys(principal)) {
+    const id = slackUsers[key];
     if (id && /^[UW][A-Z0-9]+$/.test(id)) return userRef(id);
   }
   return undefined;
 }
 
-/** The principal as a Slack mention where config maps it, in bold otherwise; root flagged. */
+/** The principal as a Slack mention where config maps a name AWS set (`slackUserKeys`), in bold otherwise; root flagged. */
 export function who(principal: Principal, slackUsers: Readonly<Record<string, string>>): string {
   const display = escapeMrkdwn(truncate(principal.display, PRINCIPAL_MAX));
   const user = mention(principal, slackUsers);

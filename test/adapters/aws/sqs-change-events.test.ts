@@ -2,7 +2,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqsClient, runSqsChangeEvents } from '../../../src/adapters/aws/sqs-change-events.js';
 import type { ChangeEvent } from '../../../src/domain/change-events/schema.js';
-import { rawFixture } from '../../domain/change-events/fixtures.js';
+import { FIXTURE_AGE, rawFixture } from '../../domain/change-events/fixtures.js';
 import { type SqsEmulator, startSqsEmulator } from '../../helpers/sqs-emulator.js';
 
 const credentials = { accessKeyId: 'AKIATESTTESTTEST0000', secretAccessKey: 'test-secret-not-real' };
@@ -48,6 +48,7 @@ function startLoop(
     signal: abort.signal,
     waitTimeSeconds: 1,
     handle,
+    age: FIXTURE_AGE,
     ...extra,
   });
   return { lines, loop, stop: () => abort.abort() };
@@ -97,6 +98,38 @@ describe('SQS change events', () => {
     expect(whys).toContain('the body is not JSON (16 characters)');
     expect(whys.some((w) => w.includes('detail.userIdentity') && w.includes('detail.eventName'))).toBe(true);
     expect(lines.every((l) => l.level === 'warn' && l.msg?.includes('dead-letter queue'))).toBe(true);
+  });
+
+  it('deletes an event older than the window unhandled, and leaves one from the future for the dead-letter queue', async () => {
+    const at = (offsetMs: number, eventID: string) => {
+      const raw = rawFixture('root');
+      const detail = raw.detail as Record<string, unknown>;
+      detail.eventTime = new Date(FIXTURE_AGE.now().getTime() + offsetMs).toISOString();
+      detail.eventID = eventID;
+      return JSON.stringify(raw);
+    };
+    await send(at(-FIXTURE_AGE.maxAgeMs - 60_000, 'e-too-old'));
+    await send(at(10 * 60_000, 'e-ahead'));
+    const handled: string[] = [];
+    const refused: string[] = [];
+    const { lines, loop, stop } = startLoop(async (event) => void handled.push(event.record.eventID), {
+      refused: (reason) => refused.push(reason),
+    });
+    await until(() => lines.length === 2 && sqs.bodies('driftgate-events').length === 1);
+    stop();
+    const counts = await loop;
+    expect(handled).toEqual([]);
+    expect(refused.sort()).toEqual(['in_future', 'too_old']);
+    expect(counts).toMatchObject({ received: 2, handled: 0, tooOld: 1, refused: 1 });
+    // The old one is gone for good; the one ahead waits for another delivery (or the DLQ).
+    expect(sqs.bodies('driftgate-events')).toEqual([expect.stringContaining('e-ahead')]);
+    expect(sqs.calls().filter((c) => c.operation === 'DeleteMessage' && c.status === 200)).toHaveLength(1);
+    expect(lines.map((l) => [l.obj.eventId, l.msg])).toEqual(
+      expect.arrayContaining([
+        ['e-too-old', expect.stringMatching(/is 6h1m ago, more than changeEvents.maxEventAge \(6h\); deleted/)],
+        ['e-ahead', expect.stringMatching(/is 10m ahead of this server's clock.*dead-letter queue$/)],
+      ]),
+    );
   });
 
   it('keeps an event whose handling failed, so SQS delivers it again', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cloudTrailConsoleUrl, describeChange } from '../../../src/domain/change-events/describe.js';
+import { cloudTrailConsoleUrl, describeChange, slackUserKeys } from '../../../src/domain/change-events/describe.js';
 import { fixtureEvent, withDetail } from './fixtures.js';
 
 describe('describeChange', () => {
@@ -54,6 +54,40 @@ describe('describeChange', () => {
     ],
   ] as const)('%s', (name, expected) => {
     expect(describeChange(fixtureEvent(name))).toMatchObject(expected);
+  });
+
+  it.each([
+    [
+      'a path that only holds the reserved one',
+      'arn:aws:iam::111122223333:role/team/aws-reserved/sso.amazonaws.com/AWSReservedSSO_Admin_0a1b',
+    ],
+    ['the reserved name at an ordinary path', 'arn:aws:iam::111122223333:role/AWSReservedSSO_Admin_0a1b'],
+    [
+      'the reserved path with another name',
+      'arn:aws:iam::111122223333:role/aws-reserved/sso.amazonaws.com/ci-deployer',
+    ],
+  ])('a session of a role at %s is an ordinary assumed role, its name chosen by its caller', (_, role) => {
+    const event = withDetail('console-put-object-identity-center', (d) => {
+      const identity = d.userIdentity as { sessionContext: { sessionIssuer: { arn: string } } };
+      identity.sessionContext.sessionIssuer.arn = role;
+    });
+    expect(describeChange(event).principal.kind).toBe('assumed_role');
+  });
+
+  it.each([
+    [
+      'console-put-object-identity-center',
+      [
+        'arn:aws:sts::111122223333:assumed-role/AWSReservedSSO_AdministratorAccess_0a1b2c3d4e5f6789/alice@example.com',
+        'alice@example.com',
+      ],
+    ],
+    ['cli-iam-user', ['arn:aws:iam::111122223333:user/bob']],
+    ['assumed-role-sdk', []],
+    ['terraform-own-role', []],
+    ['root', []],
+  ] as const)('%s is known to slackUsers by %j', (name, keys) => {
+    expect(slackUserKeys(describeChange(fixtureEvent(name)).principal)).toEqual(keys);
   });
 
   it('gives the time, the event id and the CloudTrail console link', () => {

@@ -25,6 +25,12 @@ export function fixtureEvent(name: (typeof FIXTURES)[number]): ChangeEvent {
   return parseEventBridgeEvent(rawFixture(name));
 }
 
+/**
+ * The doors' age rule on the fixtures' day: a clock at its last fixture's time (unknown-shape's) and a
+ * window over the first, so every recorded event is recent enough; a test moves one out of it.
+ */
+export const FIXTURE_AGE = { now: () => new Date('2026-12-03T15:00:00Z'), maxAgeMs: 6 * 3600_000 };
+
 /** A fixture with its `detail` changed, for the cases no recorded event shows. */
 export function withDetail(name: (typeof FIXTURES)[number], change: (detail: Record<string, unknown>) => void) {
   const raw = rawFixture(name);

@@ -75,6 +75,30 @@ describe('identifiersOf', () => {
     );
   });
 
+  it('takes nothing from tags: keys named like identifiers, ARNs in values, in every spelling', () => {
+    // Whoever may tag a resource writes these; a stack's resources must not be named through them.
+    const other = 'arn:aws:s3:::acme-prod-assets';
+    const tagged = withDetail('cli-iam-user', (d) => {
+      d.eventName = 'TagResource';
+      d.requestParameters = {
+        resource: 'arn:aws:lambda:eu-west-1:111122223333:function:orders-api',
+        tags: { bucketName: 'acme-prod-assets', Owner: other },
+        Tags: [{ Key: 'instanceId', Value: 'i-0123456789abcdef0' }],
+        tagSet: { items: [{ key: 'Name', value: `${other}/a` }] },
+        TagSpecifications: [{ ResourceType: 'instance', Tags: [{ Key: 'roleArn', Value: `${other}/b` }] }],
+        Tagging: { TagSet: [{ Key: 'queueUrl', Value: `${other}/c` }] },
+        tagKeys: [`${other}/d`],
+        tagsToAdd: [{ key: 'dbInstanceIdentifier', value: 'prod-db' }],
+      };
+      d.responseElements = { tags: { functionName: 'payments-api' }, tagList: [{ key: 'k', value: `${other}/e` }] };
+    });
+    const ids = identifiersOf(tagged);
+    expect(ids).toContain('arn:aws:lambda:eu-west-1:111122223333:function:orders-api');
+    for (const value of ['acme-prod-assets', 'i-0123456789abcdef0', 'prod-db', 'payments-api'])
+      expect(ids).not.toContain(value);
+    expect(ids.filter((id) => id.includes('acme-prod-assets'))).toEqual([]);
+  });
+
   it('leaves out numbers and strings too short to name anything', () => {
     const ids = identifiersOf(fixtureEvent('assumed-role-sdk'));
     expect(ids).not.toContain('30');

@@ -32,17 +32,39 @@ describe('who changed it', () => {
     expect(rendered.thread).toBeUndefined();
   });
 
-  it('maps a session to Slack by its issuer role, and shows the name where no map is given', () => {
-    const sdk = attributed('assumed-role-sdk');
-    const mapped = renderChangeAttribution(
-      { status: 'found', changes: [sdk] },
-      { slackUsers: { 'arn:aws:iam::111122223333:role/ci-deployer': 'U0CI' } },
+  it('mentions nobody for a session of an ordinary role, whose name its caller chose: role and session stay as text', () => {
+    // Anyone who may assume ci-deployer names the session: here after Alice, to have her mentioned.
+    const impersonating = describeChange(
+      withDetail('assumed-role-sdk', (d) => {
+        const identity = d.userIdentity as { arn: string; principalId: string };
+        identity.arn = 'arn:aws:sts::111122223333:assumed-role/ci-deployer/alice@example.com';
+        identity.principalId = 'AROAEXAMPLECI:alice@example.com';
+      }),
     );
-    expect(mrkdwnTexts({ blocks: mapped.blocks }).join()).toContain('<@U0CI> (gha-orders-4821 via role ci-deployer)');
-    const plain = renderChangeAttribution({ status: 'found', changes: [sdk] });
-    expect(mrkdwnTexts({ blocks: plain.blocks }).join()).toContain(
-      '*gha-orders-4821 via role ci-deployer* changed with an AWS SDK',
+    const rendered = renderChangeAttribution(
+      { status: 'found', changes: [impersonating] },
+      {
+        slackUsers: {
+          'alice@example.com': 'U0ALICE',
+          'arn:aws:sts::111122223333:assumed-role/ci-deployer/alice@example.com': 'U0ALICE',
+          'arn:aws:iam::111122223333:role/ci-deployer': 'U0CI',
+        },
+      },
     );
+    const text = mrkdwnTexts({ blocks: rendered.blocks }).join();
+    expect(text).not.toContain('<@');
+    expect(text).toContain('*alice@example.com via role ci-deployer* changed with an AWS SDK');
+  });
+
+  it('mentions an IAM user by its ARN, not by a bare name another account could give a user', () => {
+    const bob = attributed('cli-iam-user');
+    const byArn = renderChangeAttribution(
+      { status: 'found', changes: [bob] },
+      { slackUsers: { 'arn:aws:iam::111122223333:user/bob': 'U0BOB' } },
+    );
+    expect(mrkdwnTexts({ blocks: byArn.blocks }).join()).toContain('<@U0BOB> (bob (IAM user))');
+    const byName = renderChangeAttribution({ status: 'found', changes: [bob] }, { slackUsers: { bob: 'U0BOB' } });
+    expect(mrkdwnTexts({ blocks: byName.blocks }).join()).not.toContain('<@');
   });
 
   it('says CloudTrail did not answer about the drifted resources no change names', () => {

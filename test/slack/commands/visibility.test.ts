@@ -67,6 +67,36 @@ describe('who may read plans (slack.visibility)', () => {
     expect(h.emulator.messages(PROD_CHANNEL).some((m) => JSON.stringify(m).includes(PROD))).toBe(true);
   });
 
+  it('checks only the stacks a person may see for `check all` or a glob, and names no other', async () => {
+    // Failed before: `check all` queued every stack and named each in both answers, prod/db included.
+    const h = await workspace();
+    for (const text of ['check all', 'check */*']) {
+      const { answers } = await ask(h, text, DEV);
+      const said = answers.join('\n');
+      expect(said).toContain(`Queued 1 stack: ${DEVSTACK}.`);
+      expect(said).toContain(`${DEVSTACK}: drifted (+1)`);
+      expect(said).not.toContain(PROD);
+    }
+    // prod/db was not checked for DEV: no alert went to its channel, no run, no audit of it.
+    expect(h.emulator.messages(PROD_CHANNEL)).toEqual([]);
+    expect(await h.running.context.store.listRuns({ stack: PROD })).toEqual([]);
+    expect((await h.running.context.store.listAudit({})).filter((a) => a.stack === PROD)).toEqual([]);
+
+    // A guest sees no stack: nothing is checked, and nothing named.
+    const guest = (await ask(h, 'check all', GUEST)).answers.join('\n');
+    expect(guest).toContain('None of the stacks this selects is one you may see, so nothing was checked.');
+    expect(shows(guest, PROD) || shows(guest, DEVSTACK)).toBe(false);
+  });
+
+  it('checks nothing for `check all` when Slack cannot say who may see what', async () => {
+    const h = await workspace();
+    h.emulator.failNext(1, { status: 503 });
+    const said = (await ask(h, 'check all', DEV)).answers.join('\n');
+    expect(said).toContain('could not check with Slack which stacks you may see');
+    expect(shows(said, PROD) || shows(said, DEVSTACK)).toBe(false);
+    expect(await h.running.context.store.listRuns({})).toEqual([]);
+  });
+
   it('filters the App Home the same way', async () => {
     const h = await workspace();
     await h.click(ACTION_IDS.refreshHome, 'home', DEV, { inHome: true });

@@ -6,7 +6,7 @@ import { plural } from '../../blocks/message.js';
 import { renderAck } from '../../blocks/render-command-replies.js';
 import type { SlackDeps } from '../deps.js';
 import type { CommandHandler } from './handler.js';
-import { type ViewerDeps, visibleTo } from '../../visible.js';
+import { NOT_VISIBLE, type ViewerDeps, VISIBILITY_UNKNOWN, visibleTo } from '../../visible.js';
 
 /** Beyond this the summary says how many more: a `check all` of hundreds of stacks stays one message. */
 const MAX_LINES = 40;
@@ -35,7 +35,9 @@ export const hiddenOutcomeLine = (stack: string) => `${stack}: checked; its resu
 /**
  * `/drift check`: queue every stack first (ahead of scheduled checks), say so, then answer once more
  * when all are done. A stack already queued or running is not planned twice: the user gets its result.
- * Anyone may ask for a check; its result is shown only for the stacks the person may read (visibleTo).
+ * Anyone may ask for a check of a stack they name; its result is shown only for the stacks the person
+ * may read (visibleTo). `all` or a glob names stacks the person did not: it selects only those they may
+ * see, so the answers never name the others.
  */
 export const handleCheck: CommandHandler<'check', ViewerDeps & Pick<SlackDeps, 'scheduler'>> = async (
   deps,
@@ -44,8 +46,19 @@ export const handleCheck: CommandHandler<'check', ViewerDeps & Pick<SlackDeps, '
   tell,
 ) => {
   if (command.stacks.length === 0) return tell(renderAck('No stacks are configured, so there is nothing to check.'));
+  let stacks = command.stacks;
+  if (command.byPattern) {
+    // Unknown: nothing is checked rather than stacks named to someone who may not see them.
+    const maySee = await visibleTo(deps, userId).catch(() => undefined);
+    if (!maySee) return tell(renderAck(VISIBILITY_UNKNOWN));
+    stacks = stacks.filter((stack) => maySee.has(stack));
+    if (stacks.length === 0)
+      return tell(
+        renderAck(`None of the stacks this selects is one you may see, so nothing was checked. ${NOT_VISIBLE}`),
+      );
+  }
   const lines: Promise<string>[] = [];
-  for (const name of command.stacks) {
+  for (const name of stacks) {
     await deps.store.appendAudit({ at: deps.now(), actor: userId, action: 'check_requested', stack: name });
     lines.push(
       deps.scheduler
@@ -55,14 +68,14 @@ export const handleCheck: CommandHandler<'check', ViewerDeps & Pick<SlackDeps, '
   }
   await tell(
     renderAck(
-      `Queued ${plural(command.stacks.length, 'stack')}: ${truncate(command.stacks.join(', '), 500)}. Alerts go to each stack's channel.`,
+      `Queued ${plural(stacks.length, 'stack')}: ${truncate(stacks.join(', '), 500)}. Alerts go to each stack's channel.`,
     ),
   );
   const outcomes = await Promise.all(lines);
   // Asked after the checks: whoever joined the channel meanwhile sees it. Unknown: nothing is shown.
   const visible = await visibleTo(deps, userId).catch(() => new Set<string>());
   const done = outcomes.map((line, i) => {
-    const stack = command.stacks[i]!;
+    const stack = stacks[i]!;
     return visible.has(stack) ? line : hiddenOutcomeLine(stack);
   });
   const more = done.length > MAX_LINES ? [`… and ${done.length - MAX_LINES} more`] : [];

@@ -1,3 +1,4 @@
+import picomatch from 'picomatch';
 import { parseDuration } from '../../../domain/duration.js';
 import { matchStacks } from '../../../domain/match-stacks.js';
 import { suggest } from '../../../domain/suggest.js';
@@ -6,7 +7,8 @@ export type DriftCommand =
   | { kind: 'status' }
   | { kind: 'help' }
   | { kind: 'events' }
-  | { kind: 'check'; stacks: string[] }
+  /** `byPattern`: chosen by `all` or a glob rather than by name, so only stacks the person may see are checked. */
+  | { kind: 'check'; stacks: string[]; byPattern?: true }
   | { kind: 'show'; stack: string }
   | { kind: 'silence'; stack: string; durationMs: number; reason?: string }
   | { kind: 'unsilence'; stack: string }
@@ -41,10 +43,11 @@ export function parseDriftCommand(text: string, stackNames: readonly string[]): 
       return { kind: name };
     case 'check': {
       if (args.length === 0) return fail(`usage: ${usage.check}`);
-      if (args.length === 1 && args[0] === 'all') return { kind: 'check', stacks: [...stackNames] };
+      if (args.length === 1 && args[0] === 'all') return { kind: 'check', stacks: [...stackNames], byPattern: true };
       const match = matchStacks(stackNames, args);
+      const byPattern = args.some((arg) => picomatch.scan(arg).isGlob);
       return match.ok
-        ? { kind: 'check', stacks: match.names }
+        ? { kind: 'check', stacks: match.names, ...(byPattern ? { byPattern } : {}) }
         : fail(
             `no stack matches \`${match.pattern}\`${match.prefixes.length ? ` (the stacks are ${match.prefixes.some((p) => p.endsWith('/')) ? 'under ' : ''}${match.prefixes.map((p) => `\`${p}\``).join(', ')})` : ''}`,
             match.suggestions,

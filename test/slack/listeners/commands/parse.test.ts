@@ -9,9 +9,13 @@ describe('parseDriftCommand', () => {
     ['status', { kind: 'status' }],
     ['  HELP ', { kind: 'help' }],
     ['events', { kind: 'events' }],
-    ['check all', { kind: 'check', stacks }],
-    ['check prod/*', { kind: 'check', stacks: ['prod/networking', 'prod/database'] }],
-    ['check */networking dev/app', { kind: 'check', stacks: ['prod/networking', 'staging/networking', 'dev/app'] }],
+    ['check all', { kind: 'check', stacks, byPattern: true }],
+    ['check prod/*', { kind: 'check', stacks: ['prod/networking', 'prod/database'], byPattern: true }],
+    [
+      'check */networking dev/app',
+      { kind: 'check', stacks: ['prod/networking', 'staging/networking', 'dev/app'], byPattern: true },
+    ],
+    ['check prod/database dev/app', { kind: 'check', stacks: ['prod/database', 'dev/app'] }],
     ['show prod/database', { kind: 'show', stack: 'prod/database' }],
     [
       'silence prod/database 2h planned migration',
