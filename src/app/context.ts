@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createArtifactStore } from '../adapters/artifacts/create-artifact-store.js';
 import { openStore } from '../adapters/store/open-store.js';
 import { createTerraformRunner } from '../adapters/terraform/runner.js';
+import { currentIdentity, prepareSandbox, runAsRefusal } from '../adapters/terraform/run-as.js';
 import type { DriftgateConfig } from '../config/schema.js';
 import type { Stack } from '../domain/stack.js';
 import { ConfigError } from '../domain/errors.js';
@@ -111,6 +112,18 @@ async function configSecrets(config: DriftgateConfig): Promise<Map<string, Redac
   return out;
 }
 
+/**
+ * With `runners.runAs`: the user terraform runs as, its dir laid out; a process that cannot switch to it
+ * does not start (it would run terraform as itself, with no boundary, while the config says otherwise).
+ */
+async function terraformUser(config: DriftgateConfig) {
+  if (!config.runAs) return undefined;
+  const refusal = runAsRefusal(config.runAs, await currentIdentity());
+  if (refusal) throw new ConfigError([{ path: 'runners.runAs', message: refusal }], config.file);
+  const sandbox = await prepareSandbox(config.runAs, config.terraform.pluginCacheDir);
+  return { sandbox, initStampDir: join(config.dataDir, 'init-stamps') };
+}
+
 /** The composition root: every adapter built from the config, once. */
 export async function createAppContext(config: DriftgateConfig, options: AppContextOptions): Promise<AppContext> {
   const now = options.now ?? (() => new Date());
@@ -127,6 +140,7 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
   });
   const store = await openStore(config, { now });
   const artifacts = await createArtifactStore(config.artifacts, { dataDir: config.dataDir, env: options.env });
+  const runAs = await terraformUser(config);
   const terraform = createTerraformRunner({
     binary: config.terraform.binary,
     timeouts: config.terraform.timeouts,
@@ -135,6 +149,7 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
     env: { GOMAXPROCS: String(goMaxProcs(config.defaults.concurrency)), ...terraformBaseEnv(config, options.env) },
     redact: (text, stack) => secrets.redact(text, stack),
     logger,
+    ...(runAs ? { runAs } : {}),
   });
   const bus = createEventBus((err, event) =>
     logger.error({ err, event: event.type, stack: event.stack }, 'event handler failed'),

@@ -13,7 +13,7 @@ import { schemaIssues } from './schema-issues.js';
 import { slackWarnings } from './slack-warnings.js';
 import { autoApplyIssues } from './auto-apply-guard.js';
 import { stackDirWarning } from './stack-dirs.js';
-import { runnersIssues } from './runners.js';
+import { runAsIssues, runnersIssues } from './runners.js';
 import { gitSourceIssues, withGitSources } from './git-source.js';
 
 export type Env = Record<string, string | undefined>;
@@ -151,6 +151,7 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
     }),
   );
   config.interpolated = interpolated.substitutions.map((s) => s.value);
+  issues.push(...runAsIssues(config));
   warnings.push(...slackWarnings(config));
   // stacks[1].mode, or discover[0].mode for a discovered stack (the message names the stack).
   issues.push(...autoApplyIssues(config.stacks, (stack) => `${stack.configKey ?? 'stacks'}.mode`));

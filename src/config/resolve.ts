@@ -27,6 +27,9 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
   const abs = (p: string) => resolve(ctx.baseDir, p);
   const dataDir = abs(file.dataDir);
   const defaults = { ...file.defaults, concurrency: file.defaults.concurrency ?? ctx.cpus };
+  const runAs = file.runners.runAs
+    ? { ...file.runners.runAs, dir: file.runners.runAs.dir ? abs(file.runners.runAs.dir) : `${dataDir}-terraform` }
+    : undefined;
   const explicit = file.stacks.map((entry, i) => toStack(entry.name, abs(entry.dir), `stacks[${i}]`, entry, defaults));
   const named = new Set(explicit.map((s) => s.name));
   const discovered = ctx.discovered
@@ -49,7 +52,7 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
       ...file.terraform,
       pluginCacheDir: file.terraform.pluginCacheDir
         ? abs(file.terraform.pluginCacheDir)
-        : join(dataDir, 'plugin-cache'),
+        : join(runAs?.dir ?? dataDir, 'plugin-cache'),
     },
     artifacts:
       file.artifacts.type === 'local'
@@ -57,6 +60,7 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
         : file.artifacts,
     store: file.store,
     runners: file.runners,
+    ...(runAs ? { runAs } : {}),
     defaults,
     stacks: [...explicit, ...discovered],
     ...(file.slack ? { slack: file.slack } : {}),

@@ -1,3 +1,4 @@
+import { relative, isAbsolute } from 'node:path';
 import type { ConfigIssue } from '../domain/errors.js';
 import { configuredPools } from '../domain/pool/configured-pools.js';
 import type { ConfigFile, DriftgateConfig } from './schema.js';
@@ -69,4 +70,31 @@ export function workerPoolIssues(
       },
     ];
   return [];
+}
+
+const inside = (dir: string, parent: string) => {
+  const rel = relative(parent, dir);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+/**
+ * The run-as user's dir must be apart from the data dir: the data dir (store, artifacts, Git clones) stays
+ * closed to that user. Stacks from Git are checked out inside the data dir, where that user cannot reach.
+ */
+export function runAsIssues(config: Pick<DriftgateConfig, 'runAs' | 'dataDir' | 'stacks'>): ConfigIssue[] {
+  const { runAs } = config;
+  if (!runAs) return [];
+  const issues: ConfigIssue[] = [];
+  if (inside(runAs.dir, config.dataDir) || inside(config.dataDir, runAs.dir))
+    issues.push({
+      path: 'runners.runAs.dir',
+      message: `${runAs.dir} overlaps the data dir ${config.dataDir}: the user terraform runs as must not reach driftgate's own files (leave it out for ${config.dataDir}-terraform)`,
+    });
+  const fromGit = config.stacks.filter((s) => s.git).map((s) => s.name);
+  if (fromGit.length)
+    issues.push({
+      path: 'runners.runAs',
+      message: `stacks from Git (${fromGit.join(', ')}) cannot run as another user yet: their checkouts live in the data dir, closed to that user; use local stack dirs, or remove runAs`,
+    });
+  return issues;
 }

@@ -160,7 +160,7 @@ export const TerraformConfig = z.strictObject({
       killGrace: duration().prefault('30s'),
     })
     .prefault({}),
-  /** Shared provider cache; default `<dataDir>/plugin-cache`. */
+  /** Shared provider cache; default `<dataDir>/plugin-cache` (`<runners.runAs.dir>/plugin-cache` with runAs). */
   pluginCacheDir: z.string().optional(),
   /** Keep at most this many bytes of each command's output (the tail). */
   outputLimitBytes: z
@@ -444,10 +444,27 @@ export type StoreConfig = z.infer<typeof StoreConfig>;
  * Where terraform runs: in this process (`local`, the default), or on `driftgate worker --pool NAME`
  * processes that take their pool's jobs from the shared Postgres (`workers`: `serve` then runs none).
  */
+/**
+ * terraform (and every module, provisioner and provider it starts) runs as this user and group, so that
+ * it cannot read the driftgate process that runs it: its environment, memory, token and data dir.
+ * driftgate must then start as root, or hold CAP_SETUID, CAP_SETGID, CAP_CHOWN, CAP_KILL and
+ * CAP_DAC_OVERRIDE; it refuses to start otherwise. Stack dirs must be readable and writable by this user
+ * (terraform writes `.terraform`, the lock file and a local backend's state there).
+ */
+export const RunAsConfig = z.strictObject({
+  uid: z.number().int().positive('a uid other than root (0)'),
+  gid: z.number().int().positive('a gid other than root (0)'),
+  /** The user's own dir (HOME, plugin cache, plan files in passing); default `<dataDir>-terraform`, beside the data dir. */
+  dir: z.string().optional(),
+});
+export type RunAsConfig = z.infer<typeof RunAsConfig>;
+
 export const RunnersConfig = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('local') }),
+  z.strictObject({ type: z.literal('local'), runAs: RunAsConfig.optional() }),
   z.strictObject({
     type: z.literal('workers'),
+    /** On each worker (and `check`): terraform as another user. */
+    runAs: RunAsConfig.optional(),
     /** A worker whose last heartbeat is older than this no longer counts as live. */
     workerStaleAfter: duration().prefault('30s'),
     /** Work waiting this long in a pool with no live worker is said in Slack, once. */
@@ -497,6 +514,8 @@ export interface DriftgateConfig {
   store?: StoreConfig;
   /** Absent: terraform runs in this process. */
   runners?: RunnersConfig;
+  /** `runners.runAs` with its dir made absolute: the user terraform runs as, wherever it runs. */
+  runAs?: { uid: number; gid: number; dir: string };
   defaults: DefaultsConfig & { concurrency: number };
   stacks: Stack[];
   slack?: SlackConfig;

@@ -23,6 +23,8 @@ export interface ExecContext {
   /** Masks the secrets of `stack` in a text of that stack. */
   redact: (text: string, stack: string) => string;
   logger?: TerraformLogger;
+  /** terraform runs as this user, not as driftgate's (run-as.ts). */
+  user?: { uid: number; gid: number };
 }
 
 export interface ExecRequest {
@@ -59,6 +61,7 @@ export async function execTerraform(ctx: ExecContext, req: ExecRequest): Promise
     signal: req.signal,
     stdoutLimit: req.fullStdout ? Infinity : ctx.outputLimitBytes,
     stderrLimit: ctx.outputLimitBytes,
+    ...(ctx.user ? { user: ctx.user } : {}),
   });
   ctx.logger?.debug(
     {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { scanHclBody, unquote } from './hcl-scan.js';
 
 export const INIT_STAMP_FILE = join('.terraform', 'driftgate-init.sha256');
@@ -89,12 +89,12 @@ export async function initFingerprint(inputs: InitInputs): Promise<string> {
   return createHash('sha256').update(payload).digest('hex');
 }
 
-/** The fingerprint stored by the last successful init, or undefined when `.terraform` has none. */
-export function readInitStamp(dir: string): Promise<string | null> {
-  return readOptional(join(dir, INIT_STAMP_FILE)).then((s) => s?.trim() ?? null);
+/** The fingerprint stored by the last successful init (at `file`), or null when there is none. */
+export function readInitStamp(file: string): Promise<string | null> {
+  return readOptional(file).then((s) => s?.trim() ?? null);
 }
 
-export async function writeInitStamp(dir: string, fingerprint: string): Promise<void> {
-  await mkdir(join(dir, '.terraform'), { recursive: true });
-  await writeFile(join(dir, INIT_STAMP_FILE), `${fingerprint}\n`);
+export async function writeInitStamp(file: string, fingerprint: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  await writeFile(file, `${fingerprint}\n`);
 }

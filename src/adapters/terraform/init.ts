@@ -1,12 +1,20 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { lstat, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Stack } from '../../domain/stack.js';
 import { initArgs, workspaceSelectArgs } from './args.js';
 import { backendConfigFile } from './env.js';
 import { commandError, execTerraform, type ExecContext } from './exec.js';
-import { initFingerprint, readInitStamp, writeInitStamp, type InitInputs } from './init-fingerprint.js';
+import {
+  INIT_STAMP_FILE,
+  initFingerprint,
+  readInitStamp,
+  writeInitStamp,
+  type InitInputs,
+} from './init-fingerprint.js';
 import type { Mutex } from './mutex.js';
+import type { Sandbox } from './run-as.js';
 
 export interface InitContext extends ExecContext {
   initMutex: Mutex;
@@ -14,12 +22,22 @@ export interface InitContext extends ExecContext {
   lockTimeoutMs: number;
   timeoutMs: number;
   childEnv(stack: Stack, withWorkspace: boolean): Record<string, string>;
+  /** terraform runs as another user: the backend file is put in its dir. */
+  sandbox?: Sandbox;
+  /** Where init stamps are kept when `.terraform` belongs to another user; default in `.terraform`. */
+  initStampDir?: string;
 }
 
 /** Backend settings go through a 0600 file in a private temp dir that lives only as long as `init`. */
-async function withBackendFile<T>(stack: Stack, use: (file: string | undefined) => Promise<T>): Promise<T> {
+async function withBackendFile<T>(
+  ctx: InitContext,
+  stack: Stack,
+  use: (file: string | undefined) => Promise<T>,
+): Promise<T> {
   if (Object.keys(stack.backendConfig).length === 0) return use(undefined);
   const content = backendConfigFile(stack);
+  if (ctx.sandbox)
+    return ctx.sandbox.withRunDir({ 'backend.tfbackend': content }, (dir) => use(join(dir, 'backend.tfbackend')));
   const dir = await mkdtemp(join(tmpdir(), 'driftgate-backend-'));
   try {
     const file = join(dir, 'backend.tfbackend');
@@ -35,7 +53,7 @@ async function runInit(ctx: InitContext, stack: Stack, signal: AbortSignal | und
   const env = ctx.childEnv(stack, false);
   const common = { stack, env, timeoutMs: ctx.timeoutMs, signal };
   await mkdir(ctx.pluginCacheDir, { recursive: true });
-  const init = await withBackendFile(stack, (file) =>
+  const init = await withBackendFile(ctx, stack, (file) =>
     execTerraform(ctx, { ...common, command: 'init', args: initArgs(ctx.lockTimeoutMs, file) }),
   );
   if (init.exitCode !== 0) throw commandError(ctx, stack.name, 'init', init);
@@ -63,14 +81,31 @@ export async function ensureInit(ctx: InitContext, stack: Stack, signal?: AbortS
     workspace: stack.workspace ?? 'default',
     backendConfig: stack.backendConfig,
   };
-  const upToDate = async () => (await readInitStamp(stack.dir)) === (await initFingerprint(inputs));
+  const stamp = stampFile(ctx, stack.dir);
+  const upToDate = async () =>
+    (!ctx.initStampDir || (await hasDotTerraform(stack.dir))) &&
+    (await readInitStamp(stamp)) === (await initFingerprint(inputs));
   if (await upToDate()) return false;
   return ctx.initMutex.run(async () => {
     if (await upToDate()) return false; // another caller inited this stack while we waited
     await runInit(ctx, stack, signal);
     // After init: init may have written the lock file, which is part of the fingerprint.
-    await writeInitStamp(stack.dir, await initFingerprint(inputs));
+    await writeInitStamp(stamp, await initFingerprint(inputs));
     ctx.logger?.info({ stack: stack.name, workspace: inputs.workspace }, 'terraform init ran');
     return true;
   });
+}
+
+/**
+ * The stamp of a stack's last init. Another user's `.terraform` is not written by driftgate: a link
+ * planted there would point its write anywhere. Its stamp is kept in driftgate's own dir instead.
+ */
+function stampFile(ctx: InitContext, dir: string): string {
+  if (!ctx.initStampDir) return join(dir, INIT_STAMP_FILE);
+  return join(ctx.initStampDir, createHash('sha256').update(dir).digest('hex'));
+}
+
+/** A stamp kept elsewhere outlives `.terraform`: init again when it is gone. */
+async function hasDotTerraform(dir: string): Promise<boolean> {
+  return (await lstat(join(dir, '.terraform')).catch(() => undefined))?.isDirectory() ?? false;
 }

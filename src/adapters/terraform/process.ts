@@ -16,6 +16,8 @@ export interface ProcessRequest {
   /** Bytes of each stream kept (the tail); Infinity keeps everything. */
   stdoutLimit: number;
   stderrLimit: number;
+  /** Run as this user and group (supplementary groups dropped); the caller holds the privilege to switch. */
+  user?: { uid: number; gid: number };
 }
 
 export interface ProcessResult {
@@ -90,6 +92,7 @@ export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
     killSignal: 'SIGINT',
     forceKillAfterDelay: req.killGraceMs,
     cancelSignal: req.signal,
+    ...(req.user ? { uid: req.user.uid, gid: req.user.gid } : {}),
   });
   const pid = child.pid;
   if (pid !== undefined) {

@@ -1,6 +1,6 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Stack } from '../../domain/stack.js';
 import { BackendCredentialsError, StackDirError, StalePlanError } from '../../domain/errors.js';
 import { stackDirKey } from '../../domain/stack-dir.js';
@@ -28,6 +28,7 @@ import { credentialsRejectedBeforeChanges } from './diagnostics.js';
 import { commandError, commandOutput, execTerraform, type TerraformLogger } from './exec.js';
 import { ensureInit, type InitContext } from './init.js';
 import { createMutex } from './mutex.js';
+import type { Sandbox } from './run-as.js';
 import { lastLines } from './tail-buffer.js';
 
 export interface TerraformRunnerOptions {
@@ -44,6 +45,11 @@ export interface TerraformRunnerOptions {
   /** Masks the secrets of `stack` (its config and its plans) in a text of that stack. */
   redact?: (text: string, stack: string) => string;
   logger?: TerraformLogger;
+  /**
+   * terraform runs as the sandbox's user, with its HOME; saved plans pass through the user's own dir, and
+   * init stamps are kept in `initStampDir` (driftgate's), not in the `.terraform` the user writes.
+   */
+  runAs?: { sandbox: Sandbox; initStampDir: string };
 }
 
 /** Enough of a fmt diff to see what is wrong, short enough for a Slack reply. */
@@ -67,6 +73,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
     });
     return detection;
   };
+  const sandbox = options.runAs?.sandbox;
   const ctx: InitContext = {
     binary: options.binary,
     version,
@@ -74,12 +81,38 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
     outputLimitBytes: options.outputLimitBytes,
     redact: options.redact ?? ((text) => text),
     logger: options.logger,
+    ...(options.runAs ? { user: options.runAs.sandbox.user, ...options.runAs } : {}),
     initMutex: createMutex(),
     pluginCacheDir: options.pluginCacheDir,
     lockTimeoutMs: options.timeouts.lock,
     timeoutMs: options.timeouts.plan,
-    childEnv: (stack, withWorkspace) =>
-      buildChildEnv({ base: options.env, stack, pluginCacheDir: options.pluginCacheDir, withWorkspace }),
+    childEnv: (stack, withWorkspace) => ({
+      ...buildChildEnv({ base: options.env, stack, pluginCacheDir: options.pluginCacheDir, withWorkspace }),
+      ...(sandbox ? { HOME: sandbox.home } : {}),
+    }),
+  };
+
+  /**
+   * terraform reads a saved plan of driftgate's: as another user, from a copy in that user's own dir
+   * (driftgate's work dir stays closed to it).
+   */
+  const withPlanIn = async <T>(planPath: string, use: (path: string) => Promise<T>): Promise<T> => {
+    if (!sandbox) return use(planPath);
+    return sandbox.withRunDir({ 'plan.tfplan': await readFile(planPath) }, (dir) => use(join(dir, 'plan.tfplan')));
+  };
+  /** terraform writes a saved plan: as another user, in its own dir, then copied to `planPath` (0600). */
+  const withPlanOut = async <T extends { exitCode: number | undefined }>(
+    planPath: string,
+    use: (path: string) => Promise<T>,
+  ): Promise<T> => {
+    if (!sandbox) return use(planPath);
+    return sandbox.withRunDir({}, async (dir) => {
+      const inside = join(dir, 'plan.tfplan');
+      const result = await use(inside);
+      if (result.exitCode === 0 || result.exitCode === 2)
+        await writeFile(planPath, await sandbox.takeOut(inside), { mode: 0o600 });
+      return result;
+    });
   };
 
   /** Stack dir checked and `.terraform` current; returns the common request fields. */
@@ -110,8 +143,14 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
       const { initRan, request } = await prepare(stack, runOptions.signal);
       const planPath = resolve(stack.dir, planFile);
       await mkdir(dirname(planPath), { recursive: true });
-      const args = planArgs(stack, planPath, options.timeouts.lock);
-      const result = await execTerraform(ctx, { ...request, command: 'plan', args, timeoutMs: options.timeouts.plan });
+      const result = await withPlanOut(planPath, (out) =>
+        execTerraform(ctx, {
+          ...request,
+          command: 'plan',
+          args: planArgs(stack, out, options.timeouts.lock),
+          timeoutMs: options.timeouts.plan,
+        }),
+      );
       // -detailed-exitcode: 0 no changes, 2 changes, anything else failed.
       if (result.exitCode !== 0 && result.exitCode !== 2) throw commandError(ctx, stack.name, 'plan', result);
       return {
@@ -123,7 +162,9 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
     },
 
     showJson(stack: Stack, planFile: string, runOptions: RunOptions = {}): Promise<string> {
-      return jsonOutput(stack, 'show', showJsonArgs(resolve(stack.dir, planFile)), runOptions);
+      return withPlanIn(resolve(stack.dir, planFile), (path) =>
+        jsonOutput(stack, 'show', showJsonArgs(path), runOptions),
+      );
     },
 
     providersSchema(stack: Stack, runOptions: RunOptions = {}): Promise<string> {
@@ -163,13 +204,14 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
 
     async apply(stack: Stack, planFile: string, runOptions: RunOptions = {}): Promise<CommandOutput> {
       const { request } = await prepare(stack, runOptions.signal);
-      const args = applyArgs(resolve(stack.dir, planFile), options.timeouts.lock);
-      const result = await execTerraform(ctx, {
-        ...request,
-        command: 'apply',
-        args,
-        timeoutMs: options.timeouts.apply,
-      });
+      const result = await withPlanIn(resolve(stack.dir, planFile), (path) =>
+        execTerraform(ctx, {
+          ...request,
+          command: 'apply',
+          args: applyArgs(path, options.timeouts.lock),
+          timeoutMs: options.timeouts.apply,
+        }),
+      );
       // terraform has no exit code of its own for this; its message is the only signal, and it is stable.
       if (result.exitCode !== 0 && /Saved plan is stale/.test(result.stderr)) {
         const { stderrTail } = commandError(ctx, stack.name, 'apply', result);

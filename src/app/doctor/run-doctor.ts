@@ -16,7 +16,7 @@ import { type CheckResult, fail, ok, reason, skip } from './check-result.js';
 import { checkGitHub } from './github-checks.js';
 import { checkPagerduty, checkWebhookSecret } from './secret-checks.js';
 import { checkSlack, checkSocketMode, slackSettingsCheck } from './slack-checks.js';
-import { checkStacks, checkTerraformBinary, checkWritableDir } from './terraform-checks.js';
+import { checkRunAs, checkStacks, checkTerraformBinary, checkWritableDir } from './terraform-checks.js';
 
 export interface DoctorOptions {
   env: Record<string, string | undefined>;
@@ -54,7 +54,11 @@ function secretMasker(config: DriftgateConfig, env: Record<string, string | unde
  */
 export async function runDoctor(config: DriftgateConfig, options: DoctorOptions): Promise<CheckResult[]> {
   const { env } = options;
-  const context = await createAppContext({ ...config, log: { level: 'silent' } }, { env }).catch((err: unknown) =>
+  const runAs = await checkRunAs(config);
+  // The rest is still checked, with terraform as this process's user, when it cannot switch.
+  const { runAs: _, ...withoutRunAs } = config;
+  const checked = runAs?.status === 'fail' ? withoutRunAs : config;
+  const context = await createAppContext({ ...checked, log: { level: 'silent' } }, { env }).catch((err: unknown) =>
     err instanceof PostgresConnectError ? err : new Error(reason(err)),
   );
   const built = context instanceof Error ? undefined : context;
@@ -77,6 +81,7 @@ export async function runDoctor(config: DriftgateConfig, options: DoctorOptions)
     results.push(binary);
     results.push(...dataDirAndStore(config, context));
     results.push(await checkWritableDir('plugin cache', config.terraform.pluginCacheDir, 'terraform.pluginCacheDir'));
+    if (runAs) results.push(runAs);
     const failedPart = config.store?.type === 'postgres' ? 'the store' : 'the data dir';
     const stacks = options.pool ? stacksOfPool(config, options.pool) : config.stacks;
     if (!built) results.push(skip('stacks', `not checked: ${failedPart} failed`));

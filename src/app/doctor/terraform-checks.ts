@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { currentIdentity, RUN_AS_CAPABILITIES, runAsRefusal } from '../../adapters/terraform/run-as.js';
 import { holdsTerraformFiles } from '../../config/stack-dirs.js';
 import type { DriftgateConfig } from '../../config/schema.js';
 import { DriftgateError, TerraformError } from '../../domain/errors.js';
@@ -42,6 +43,20 @@ export async function checkWritableDir(check: string, dir: string, configKey: st
       `make it writable by the user driftgate runs as, or set ${configKey} to a dir that is`,
     );
   }
+}
+
+/** Whether this process can run terraform as `runners.runAs`; undefined without runAs. */
+export async function checkRunAs(config: Pick<DriftgateConfig, 'runAs'>): Promise<CheckResult | undefined> {
+  if (!config.runAs) return undefined;
+  const { uid, gid } = config.runAs;
+  const refusal = runAsRefusal(config.runAs, await currentIdentity());
+  return refusal
+    ? fail(
+        'run as',
+        refusal,
+        `start driftgate as root, or with ${RUN_AS_CAPABILITIES.join(' ')}, or remove runners.runAs`,
+      )
+    : ok('run as', `terraform runs as uid ${uid}, gid ${gid}, in ${config.runAs.dir}`);
 }
 
 /** A stack's dir is there, holds a root module, and `terraform init` and `validate` pass in it. */

@@ -1,0 +1,119 @@
+import { constants } from 'node:fs';
+import { chmod, chown, lstat, mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * terraform as another user: the modules it runs (a `local-exec`, a provider) then cannot read
+ * driftgate's memory, its environment (`/proc/<pid>/environ`) or its files. Switching users needs these
+ * capabilities (root has them): SETUID/SETGID to spawn as the user, CHOWN to give it its files, KILL to
+ * stop what it started, DAC_OVERRIDE to read the plans it writes in its own 0700 dirs.
+ */
+export interface RunAs {
+  uid: number;
+  gid: number;
+  /** The run-as user's own directory, outside driftgate's data dir. */
+  dir: string;
+}
+
+const NEEDED_CAPABILITIES = [
+  { bit: 0, name: 'CAP_CHOWN' },
+  { bit: 1, name: 'CAP_DAC_OVERRIDE' },
+  { bit: 5, name: 'CAP_KILL' },
+  { bit: 6, name: 'CAP_SETGID' },
+  { bit: 7, name: 'CAP_SETUID' },
+] as const;
+
+export const RUN_AS_CAPABILITIES = NEEDED_CAPABILITIES.map((c) => c.name);
+
+export interface ProcessIdentity {
+  uid: number;
+  gid: number;
+  /** The effective capability set (`CapEff` of /proc/self/status); undefined where it cannot be read. */
+  capEff: bigint | undefined;
+}
+
+/** Who this process is and what it may do, from /proc/self/status (Linux). */
+export async function currentIdentity(): Promise<ProcessIdentity> {
+  const status = await readFile('/proc/self/status', 'utf8').catch(() => '');
+  const hex = /^CapEff:\s*([0-9a-f]+)$/im.exec(status)?.[1];
+  return { uid: process.getuid?.() ?? -1, gid: process.getgid?.() ?? -1, capEff: hex ? BigInt(`0x${hex}`) : undefined };
+}
+
+/** Why this process cannot run terraform as `runAs`; undefined when it can. */
+export function runAsRefusal(runAs: Pick<RunAs, 'uid' | 'gid'>, self: ProcessIdentity): string | undefined {
+  if (runAs.uid === self.uid)
+    return `runAs.uid ${runAs.uid} is driftgate's own uid: terraform would read driftgate as before (no boundary); name another user, or remove runAs`;
+  const missing =
+    self.capEff === undefined
+      ? self.uid === 0
+        ? []
+        : RUN_AS_CAPABILITIES
+      : NEEDED_CAPABILITIES.filter((c) => ((self.capEff as bigint) & (1n << BigInt(c.bit))) === 0n).map((c) => c.name);
+  if (missing.length === 0) return undefined;
+  return `driftgate (uid ${self.uid}) cannot switch to uid ${runAs.uid}: it lacks ${missing.join(', ')}. Start it as root with runAs set, or give it those capabilities (systemd: AmbientCapabilities=${RUN_AS_CAPABILITIES.join(' ')}), or remove runAs to run terraform as driftgate's own user`;
+}
+
+export interface Sandbox {
+  user: { uid: number; gid: number };
+  /** HOME of every terraform process. */
+  home: string;
+  /**
+   * A fresh directory the run-as user owns, holding `files` (the user's, readable by it), removed after
+   * `use`. The files are written before the user gets the directory, so nothing it planted is followed.
+   */
+  withRunDir<T>(files: Record<string, Buffer | string>, use: (dir: string) => Promise<T>): Promise<T>;
+  /** A file the run-as user wrote: only a regular file it owns, never a link to someone else's file. */
+  takeOut(path: string): Promise<Buffer>;
+}
+
+async function ownedDir(path: string, owner: { uid: number; gid: number }, mode: number): Promise<void> {
+  await mkdir(path, { recursive: true, mode });
+  const info = await lstat(path);
+  if (!info.isDirectory()) throw new Error(`${path} is not a directory`);
+  await chown(path, owner.uid, owner.gid);
+  await chmod(path, mode);
+}
+
+/**
+ * Lays out `runAs.dir`: the dir itself and `runs/` stay driftgate's (0711: the user passes through but can
+ * neither list nor rename them), `home/` and the plugin cache are the user's.
+ */
+export async function prepareSandbox(runAs: RunAs, pluginCacheDir: string): Promise<Sandbox> {
+  const user = { uid: runAs.uid, gid: runAs.gid };
+  const self = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+  const home = join(runAs.dir, 'home');
+  const runs = join(runAs.dir, 'runs');
+  await ownedDir(runAs.dir, self, 0o711);
+  await ownedDir(runs, self, 0o711);
+  await ownedDir(home, user, 0o700);
+  await ownedDir(pluginCacheDir, user, 0o700);
+  return {
+    user,
+    home,
+    async withRunDir(files, use) {
+      const dir = await mkdtemp(join(runs, 'run-'));
+      try {
+        for (const [name, content] of Object.entries(files)) {
+          const path = join(dir, name);
+          await writeFile(path, content, { mode: 0o600, flag: 'wx' });
+          await chown(path, user.uid, user.gid);
+        }
+        await chown(dir, user.uid, user.gid);
+        return await use(dir);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    async takeOut(path) {
+      const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+      try {
+        const info = await file.stat();
+        if (!info.isFile() || info.uid !== user.uid)
+          throw new Error(`${path} is not a file terraform (uid ${user.uid}) wrote`);
+        return await file.readFile();
+      } finally {
+        await file.close();
+      }
+    },
+  };
+}

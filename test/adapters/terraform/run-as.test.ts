@@ -1,0 +1,116 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RUN_AS_CAPABILITIES, runAsRefusal } from '../../../src/adapters/terraform/run-as.js';
+import { checkRunAs } from '../../../src/app/doctor/terraform-checks.js';
+import { validateConfigText } from '../../../src/config/load.js';
+import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../../helpers/cli.js';
+
+const ALL_CAPS = 0x1ffffffffffn;
+const NOBODY = { uid: 65534, gid: 65534 };
+
+describe('runAsRefusal', () => {
+  it.each([
+    ['root with its capabilities', { uid: 0, gid: 0, capEff: ALL_CAPS }, undefined],
+    ['root where /proc cannot say', { uid: 0, gid: 0, capEff: undefined }, undefined],
+    ['a user given the capabilities (systemd AmbientCapabilities)', { uid: 1000, gid: 1000, capEff: 0xe3n }, undefined],
+    ['a user without them', { uid: 1000, gid: 1000, capEff: 0n }, RUN_AS_CAPABILITIES.join(', ')],
+    ['root stripped of CAP_SETUID (a container dropping ALL)', { uid: 0, gid: 0, capEff: 0x63n }, 'lacks CAP_SETUID.'],
+    ['a user where /proc cannot say', { uid: 1000, gid: 1000, capEff: undefined }, 'Start it as root with runAs set'],
+  ])('%s', (_, self, refused) => {
+    const refusal = runAsRefusal(NOBODY, self);
+    if (refused === undefined) expect(refusal).toBeUndefined();
+    else expect(refusal).toContain(refused);
+  });
+
+  it('refuses to run terraform as driftgate itself: no boundary', () => {
+    expect(runAsRefusal({ uid: 1000, gid: 1000 }, { uid: 1000, gid: 1000, capEff: ALL_CAPS })).toContain(
+      "runAs.uid 1000 is driftgate's own uid",
+    );
+  });
+});
+
+describe('driftgate doctor', () => {
+  it.skipIf(process.getuid?.() !== 0)('says who terraform runs as, when this process can switch (root)', async () => {
+    expect(await checkRunAs({ runAs: { ...NOBODY, dir: '/srv/tf' } })).toEqual({
+      check: 'run as',
+      status: 'ok',
+      message: 'terraform runs as uid 65534, gid 65534, in /srv/tf',
+    });
+    expect(await checkRunAs({})).toBeUndefined();
+  });
+});
+
+describe('runners.runAs in the config', () => {
+  const parse = (runners: string, stacks = '  - { name: dev/site, dir: /srv/stacks/dev }') =>
+    validateConfigText(
+      ['version: 1', 'dataDir: /var/lib/driftgate', `runners: ${runners}`, 'stacks:', stacks].join('\n'),
+      {
+        baseDir: '/srv/driftgate',
+        env: {},
+      },
+    );
+
+  it('puts the user’s dir beside the data dir, and the plugin cache in it', async () => {
+    const { config, issues } = await parse('{ type: local, runAs: { uid: 65534, gid: 65534 } }');
+    expect(issues).toEqual([]);
+    expect(config?.runAs).toEqual({ uid: 65534, gid: 65534, dir: '/var/lib/driftgate-terraform' });
+    expect(config?.terraform.pluginCacheDir).toBe('/var/lib/driftgate-terraform/plugin-cache');
+  });
+
+  it('refuses root, a dir inside the data dir, and stacks from Git, saying where', async () => {
+    expect((await parse('{ type: local, runAs: { uid: 0, gid: 0 } }')).issues.map((i) => i.path)).toEqual([
+      'runners.runAs.uid',
+      'runners.runAs.gid',
+    ]);
+    const inside = await parse('{ type: local, runAs: { uid: 65534, gid: 65534, dir: /var/lib/driftgate/tf } }');
+    expect(inside.issues).toEqual([
+      expect.objectContaining({ path: 'runners.runAs.dir', message: expect.stringContaining('overlaps the data dir') }),
+    ]);
+    const git = await parse(
+      '{ type: local, runAs: { uid: 65534, gid: 65534 } }',
+      '  - { name: dev/site, dir: stacks/dev, source: { git: { url: "https://github.com/o/r" } } }',
+    );
+    expect(git.issues).toEqual([
+      expect.objectContaining({
+        path: 'runners.runAs',
+        message: expect.stringContaining('stacks from Git (dev/site)'),
+      }),
+    ]);
+  });
+});
+
+let dir: string | undefined;
+afterEach(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+describe.skipIf(!HAS_BUILD || process.getuid?.() !== 0)(
+  `a process that cannot switch users (${!HAS_BUILD ? NO_BUILD_REASON : process.getuid?.() !== 0 ? 'needs root to start one as another user' : BIN})`,
+  () => {
+    it('does not start with runAs, and says how to start it', async () => {
+      dir = await mkdtemp(join(tmpdir(), 'driftgate-runas-'));
+      await chmod(dir, 0o777);
+      const config = join(dir, 'driftgate.yml');
+      await writeFile(
+        config,
+        `version: 1\ndataDir: ${dir}/data\nrunners: { type: local, runAs: { uid: 65533, gid: 65533 } }\nstacks: [{ name: dev/site, dir: ${dir} }]\n`,
+      );
+      await chmod(config, 0o644);
+      const run = await execa('node', [BIN, 'check', '--all', '--config', config], {
+        ...NOBODY,
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: dir },
+        extendEnv: false,
+        reject: false,
+      });
+      expect(run.exitCode).not.toBe(0);
+      expect(run.stderr).toContain(
+        'runners.runAs: driftgate (uid 65534) cannot switch to uid 65533: it lacks CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_KILL, CAP_SETGID, CAP_SETUID. Start it as root with runAs set',
+      );
+    });
+  },
+);
