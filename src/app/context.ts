@@ -3,7 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createArtifactStore } from '../adapters/artifacts/create-artifact-store.js';
-import { openStore } from '../adapters/store/open-store.js';
+import { openStore, storeOwnerVariable } from '../adapters/store/open-store.js';
 import { createTerraformRunner } from '../adapters/terraform/runner.js';
 import { currentIdentity, prepareSandbox, runAsRefusal } from '../adapters/terraform/run-as.js';
 import type { DriftgateConfig } from '../config/schema.js';
@@ -36,6 +36,11 @@ export interface AppContextOptions {
   logDestination?: NodeJS.WritableStream;
   /** The log format and level; default JSON at the config's `log.level`. */
   log?: { format: 'json' | 'human'; level: string };
+  /**
+   * Migrate a Postgres schema as its owner role when `env` holds the owner's URL (serve's first start);
+   * otherwise the store is opened with the role of `store.url` only.
+   */
+  ownerMayMigrate?: boolean;
 }
 
 /**
@@ -71,9 +76,13 @@ const OWN_SECRETS = [
 ];
 
 /** The variables holding driftgate's own secrets for this config: fixed names, routing keys, Git tokens. */
-export function ownSecretNames(config: Pick<DriftgateConfig, 'pagerduty' | 'stacks' | 'changeEvents'>): string[] {
+export function ownSecretNames(
+  config: Pick<DriftgateConfig, 'pagerduty' | 'stacks' | 'changeEvents' | 'store'>,
+): string[] {
+  const owner = storeOwnerVariable(config);
   return [
     ...OWN_SECRETS,
+    ...(owner ? [owner] : []),
     ...(config.changeEvents?.secretEnv ? [config.changeEvents.secretEnv] : []),
     ...(config.pagerduty?.routing.map((r) => r.routingKeyEnv) ?? []),
     ...config.stacks.flatMap((s) => (s.git?.tokenEnv ? [s.git.tokenEnv] : [])),
@@ -82,8 +91,9 @@ export function ownSecretNames(config: Pick<DriftgateConfig, 'pagerduty' | 'stac
 
 /**
  * The environment terraform runs in: the process's, less driftgate's own secrets (Slack and GitHub
- * credentials, PagerDuty routing keys, Git tokens) and any variable holding the Postgres store's URL (a
- * module that could write the store could write approvals). A stack that needs one sets it in its `env`.
+ * credentials, PagerDuty routing keys, Git tokens, the store owner role's URL) and any variable holding
+ * the Postgres store's URL (a module that could write the store could write approvals). A stack that
+ * needs one sets it in its `env`.
  */
 export function terraformBaseEnv(
   config: Pick<DriftgateConfig, 'pagerduty' | 'stacks' | 'store'>,
@@ -138,7 +148,15 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
     destination: options.logDestination ?? process.stderr,
     redact: (line, stack) => secrets.redact(line, stack),
   });
-  const store = await openStore(config, { now });
+  const store = await openStore(config, {
+    now,
+    ...(options.ownerMayMigrate ? { env: options.env } : {}),
+    onAuditExposed: (reasons) =>
+      logger.warn(
+        { reasons },
+        'the audit trail is not protected from the processes that write it: give the schema an owner role of its own (README: "Two database roles")',
+      ),
+  });
   const artifacts = await createArtifactStore(config.artifacts, { dataDir: config.dataDir, env: options.env });
   const runAs = await terraformUser(config);
   const terraform = createTerraformRunner({

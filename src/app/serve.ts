@@ -106,7 +106,8 @@ async function startServing(
   ports: ServePorts,
   settings: ServeSettings,
 ): Promise<RunningServe> {
-  const context = await createAppContext(config, options);
+  // The control plane migrates the schema at its first start when it holds the owner role's URL.
+  const context = await createAppContext(config, { ...options, ownerMayMigrate: true });
   let lease: LeaderLease | undefined;
   // Set once serve is up: what a standby does when it takes the lead.
   const promotion: Promotion = {};

@@ -7,7 +7,7 @@ import type { HttpServer } from '../http/server.js';
 import { metricsAddressFrom } from '../http/metrics-address.js';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { openWorkerRegistry } from '../adapters/store/open-store.js';
+import { openWorkerRegistry, storeOwnerVariable } from '../adapters/store/open-store.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { WorkerRegistry } from '../ports/worker-registry.js';
 import { relayBus } from '../services/relay-bus.js';
@@ -38,8 +38,15 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-function refuse(config: DriftgateConfig, pool: string): void {
+function refuse(config: DriftgateConfig, pool: string, env: Record<string, string | undefined>): void {
   const issues = workerPoolIssues(config, pool, '`driftgate worker` takes the jobs of');
+  // The owner role could switch the audit's guard off: it stays with `driftgate migrate` and the control plane.
+  const owner = storeOwnerVariable(config);
+  if (owner && env[owner])
+    issues.push({
+      path: 'store.ownerUrlEnv',
+      message: `this worker's environment holds ${owner}, the store owner role's URL: a worker never migrates the schema; remove it`,
+    });
   if (issues.length) throw new ConfigError(issues, config.file);
 }
 
@@ -50,7 +57,7 @@ function refuse(config: DriftgateConfig, pool: string): void {
  * holds none of the bot's secrets: Slack, GitHub and on-call are the control plane's.
  */
 export async function startWorker(config: DriftgateConfig, options: WorkerOptions): Promise<RunningWorker> {
-  refuse(config, options.pool);
+  refuse(config, options.pool, options.env);
   const concurrency = options.concurrency ?? config.defaults.concurrency;
   const ports = await listen(options, metricsAddressFrom(options.env));
   let context: AppContext | undefined;

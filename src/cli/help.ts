@@ -20,7 +20,10 @@ const OPTIONS: Record<string, [string, string][]> = {
   ],
   baseline: [['--commit SHA', 'the commit to record, 7 to 64 hex characters; default the branch head']],
   migrate: [
-    ['--to postgres', 'where to: the Postgres store the config names (store.url), which must be empty'],
+    [
+      '--to postgres',
+      'also copy the SQLite store into the Postgres store the config names (store.url), which must be empty',
+    ],
     ['--from FILE', 'the SQLite store to copy; default <dataDir>/driftgate.db'],
   ],
   workers: [['--json', 'one JSON document (format version 1): each pool with its queue and workers']],

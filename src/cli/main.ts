@@ -21,8 +21,9 @@ Usage:
   driftgate workers [--json] [--config FILE]
       List the worker pools (runners: workers): workers, live and stale, and queues.
       Exit 0; 2: a pool has work waiting and no live worker.
-  driftgate migrate --to postgres [--from FILE] [--config FILE]
-      Copy the SQLite store into the config's (empty) Postgres store; stop serve first.
+  driftgate migrate [--to postgres] [--from FILE] [--config FILE]
+      Bring the Postgres store's schema up to date (as the owner role in $DATABASE_OWNER_URL);
+      --to postgres: then copy the SQLite store into it (it must be empty); stop serve first.
   driftgate baseline STACK [--commit SHA] [--config FILE]
       Record a commit (default: the branch head) as last applied, for a stack applied elsewhere.
   driftgate init [DIR] [--force]

@@ -436,8 +436,18 @@ export const StoreConfig = z.discriminatedUnion('type', [
       ),
     /** Connections each process keeps at most; one per transaction in progress. */
     poolSize: z.number().int().min(1).max(100).default(10),
+    /**
+     * The environment variable holding the owner role's URL (README: "Two database roles"), default
+     * DATABASE_OWNER_URL: `driftgate migrate` and a serve that has it make and migrate the schema as that
+     * role and grant the role of `url` only what the processes need. Only the environment holds it.
+     */
+    ownerUrlEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable, e.g. DATABASE_OWNER_URL')
+      .optional(),
   }),
 ]);
+export const DEFAULT_OWNER_URL_ENV = 'DATABASE_OWNER_URL';
 export type StoreConfig = z.infer<typeof StoreConfig>;
 
 /**

@@ -29,10 +29,11 @@ describe('terraformBaseEnv', () => {
     expect(terraformBaseEnv(config, env)).toEqual({ PATH: '/usr/bin', AWS_PROFILE: 'prod' });
   });
 
-  it("keeps the Postgres store's URL out, under whatever name it is set", () => {
+  it("keeps the Postgres store's URL out, under whatever name it is set, and its owner role's", () => {
     const url = 'postgres://driftgate:pw@db:5432/driftgate';
     const config = { stacks: [], store: { type: 'postgres', url, poolSize: 10 } } as unknown as DriftgateConfig;
-    expect(terraformBaseEnv(config, { PATH: '/usr/bin', DRIFTGATE_DB: url, OTHER_DB: 'postgres://x' })).toEqual({
+    const env = { PATH: '/usr/bin', DRIFTGATE_DB: url, OTHER_DB: 'postgres://x', DATABASE_OWNER_URL: 'postgres://o' };
+    expect(terraformBaseEnv(config, env)).toEqual({
       PATH: '/usr/bin',
       OTHER_DB: 'postgres://x',
     });

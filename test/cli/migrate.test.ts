@@ -9,6 +9,7 @@ import { matchedChange } from '../domain/change-events/fixtures.js';
 import { runCli } from '../helpers/cli.js';
 import { configYaml, stackEntry } from '../helpers/config-builder.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { roleDatabase, sqlAs } from '../helpers/postgres-roles.js';
 
 /** `driftgate migrate --to postgres`: what a SQLite store holds, the Postgres store holds after, read the same. */
 const postgres = usePostgres();
@@ -116,7 +117,10 @@ describe('driftgate migrate --to postgres', () => {
     const url = await postgres.createDatabase();
     const env = { PATH: process.env.PATH, DATABASE_URL: url };
     const result = await runCli(['migrate', '--to', 'postgres', '--config', config], { cwd: dir, env });
-    expect(result.stderr).toBe('');
+    // One (super)user for everything: the copy works, and says that the audit is not guarded from it.
+    expect(result.stderr).toMatch(
+      /^warning: the audit trail is not protected from the processes that write it: "postgres" is a superuser/,
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('copied 14 rows from');
     expect(result.stdout).toMatch(/outbox\s+2/);
@@ -145,15 +149,49 @@ describe('driftgate migrate --to postgres', () => {
     );
   });
 
-  it('says what is missing: the target, or a Postgres store in the config', async () => {
+  it('says what is missing: a known target, or a Postgres store in the config', async () => {
     const env = { PATH: process.env.PATH, DATABASE_URL: await postgres.createDatabase() };
-    const noTarget = await runCli(['migrate', '--config', config], { cwd: dir, env });
-    expect(noTarget.code).toBe(1);
-    expect(noTarget.stderr).toContain('say where to: --to postgres');
+    const badTarget = await runCli(['migrate', '--to', 'mysql', '--config', config], { cwd: dir, env });
+    expect(badTarget.code).toBe(1);
+    expect(badTarget.stderr).toContain('say where to: --to postgres');
     const sqliteConfig = join(dir, 'sqlite.yml');
     await writeFile(sqliteConfig, configYaml({ dataDir: join(dir, 'data'), stacks: [stackEntry('prod/site', dir)] }));
-    const noPostgres = await runCli(['migrate', '--to', 'postgres', '--config', sqliteConfig], { cwd: dir, env });
-    expect(noPostgres.code).toBe(1);
-    expect(noPostgres.stderr).toContain('the config names no Postgres store');
+    for (const args of [['migrate'], ['migrate', '--to', 'postgres']]) {
+      const noPostgres = await runCli([...args, '--config', sqliteConfig], { cwd: dir, env });
+      expect(noPostgres.code).toBe(1);
+      expect(noPostgres.stderr).toContain('the config names no Postgres store');
+    }
+  });
+});
+
+describe('driftgate migrate with an owner role', () => {
+  it('makes the schema as the role in DATABASE_OWNER_URL; the processes then need no owner, and cannot rewrite the audit', async () => {
+    const db = await roleDatabase(await postgres.createDatabase());
+    const runtimeOnly = { PATH: process.env.PATH, DATABASE_URL: db.runtimeUrl };
+    const before = await runCli(['migrate', '--config', config], { cwd: dir, env: runtimeOnly });
+    expect(before.code).toBe(1);
+    expect(before.stderr).toContain(
+      `which store.url's role "${db.runtime}" may not make: run driftgate migrate with the owner role's URL in DATABASE_OWNER_URL`,
+    );
+    expect(before.stderr).not.toContain(new URL(db.runtimeUrl).password);
+
+    const env = { ...runtimeOnly, DATABASE_OWNER_URL: db.ownerUrl };
+    const result = await runCli(['migrate', '--config', config], { cwd: dir, env });
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(result.stdout).toContain(
+      "the owner role's (DATABASE_OWNER_URL); store.url's role may only read and add to its audit",
+    );
+    const again = await runCli(['migrate', '--config', config], { cwd: dir, env: runtimeOnly });
+    expect([again.code, again.stderr]).toEqual([0, '']);
+    expect(again.stdout).toContain('(DATABASE_OWNER_URL is not set');
+
+    const store = await openPostgresStore({ url: db.runtimeUrl });
+    try {
+      await store.appendAudit({ at: at(1), actor: 'U1', action: 'approve' });
+      await expect(sqlAs(db.runtimeUrl, 'DELETE FROM audit')).rejects.toMatchObject({ code: '42501' });
+      expect(await store.listAudit({})).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
   });
 });

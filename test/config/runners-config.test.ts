@@ -54,6 +54,16 @@ describe('runners and pools in the config', () => {
     );
   });
 
+  it("starts no worker that holds the store owner role's URL: it could switch the audit's guard off", async () => {
+    const workers = await parseWorkers();
+    const env = { DATABASE_OWNER_URL: 'postgres://owner:pw-owner@db:5432/driftgate' };
+    const refused = await startWorker(workers.config!, { env, port: 0, pool: 'prod' }).catch((e: unknown) => e);
+    expect((refused as Error).message).toContain(
+      "store.ownerUrlEnv: this worker's environment holds DATABASE_OWNER_URL, the store owner role's URL: a worker never migrates the schema; remove it",
+    );
+    expect((refused as Error).message).not.toContain('pw-owner');
+  });
+
   it('takes change events beside workers: the workers keep the index and attribute drift', async () => {
     const result = await parse(
       [

@@ -35,4 +35,19 @@ describe('store config', () => {
     const missing = ConfigFile.safeParse({ version: 1, store: { type: 'postgres' } });
     expect(missing.success).toBe(false);
   });
+
+  it("names the variable of the owner role's URL, never the URL itself", async () => {
+    const named = await validateConfigText(
+      yaml('store:\n  type: postgres\n  url: ${DATABASE_URL}\n  ownerUrlEnv: DRIFTGATE_DB_OWNER\n'),
+      { baseDir: '/tmp', env: { DATABASE_URL: URL_WITH_PASSWORD } },
+    );
+    expect(named.issues).toEqual([]);
+    expect(named.config?.store).toMatchObject({ ownerUrlEnv: 'DRIFTGATE_DB_OWNER' });
+    const url = await validateConfigText(
+      yaml('store:\n  type: postgres\n  url: ${DATABASE_URL}\n  ownerUrlEnv: ${DATABASE_OWNER_URL}\n'),
+      { baseDir: '/tmp', env: { DATABASE_URL: URL_WITH_PASSWORD, DATABASE_OWNER_URL: 'postgres://o:pw-0wner@db/x' } },
+    );
+    expect(url.issues.map((i) => i.path)).toEqual(['store.ownerUrlEnv']);
+    expect(JSON.stringify(url.issues)).not.toContain('pw-0wner');
+  });
 });

@@ -269,6 +269,31 @@ describe('deploy/kubernetes: every pod', () => {
     }
   });
 
+  it("keep the schema owner's URL in the migrate Job alone: serve and the workers hold only DATABASE_URL", () => {
+    const migrate = named(manifests, 'Job', 'driftgate-migrate');
+    expect(container(migrate).args).toEqual(['migrate', '--config', '/etc/driftgate/driftgate.yml']);
+    const env = podEnv(podSpec(migrate), manifests);
+    expect(env.find((e) => e.name === 'DATABASE_OWNER_URL')?.secret).toMatchObject({
+      name: 'driftgate-db-owner',
+      key: 'DATABASE_OWNER_URL',
+    });
+    expect(env.find((e) => e.name === 'DATABASE_URL')?.secret?.name).toBe('driftgate-control-plane');
+    expect(Object.keys(named(manifests, 'Secret', 'driftgate-db-owner').stringData)).toEqual(['DATABASE_OWNER_URL']);
+    for (const d of deployments) {
+      expect(podSecretNames(podSpec(d)), d.metadata.name).not.toContain('driftgate-db-owner');
+      for (const e of podEnv(podSpec(d), manifests)) {
+        expect(e.name, d.metadata.name).not.toBe('DATABASE_OWNER_URL');
+        expect(e.secret?.key, d.metadata.name).not.toBe('DATABASE_OWNER_URL');
+      }
+    }
+    expect(podSpec(migrate).securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: imageUid });
+    expect(container(migrate).securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+    });
+    expect(container(migrate).image).toBe(container(controlPlane).image);
+  });
+
   it('Secrets hold placeholders only, never a value that looks real', () => {
     for (const secret of byKind(manifests, 'Secret')) {
       expect(secret.data, secret.metadata.name).toBeUndefined();

@@ -23,7 +23,7 @@ const deployments = byKind(manifests, 'Deployment');
 
 /** Every driftgate command line, from the Deployments and the compose services that run the image's CLI. */
 const commandLines: { where: string; args: string[] }[] = [
-  ...deployments.flatMap((d) =>
+  ...[...deployments, ...byKind(manifests, 'Job')].flatMap((d) =>
     d.spec.template.spec.containers.map((c: { args: string[] }) => ({ where: d.metadata.name, args: c.args })),
   ),
   ...Object.entries(compose.services)
@@ -66,7 +66,7 @@ describe('deploy: the names it uses exist', () => {
 
   it('gives driftgate only variables it reads, or that its config names', () => {
     const variables = [
-      ...deployments.flatMap((d) =>
+      ...[...deployments, ...byKind(manifests, 'Job')].flatMap((d) =>
         d.spec.template.spec.containers.flatMap((c: { env?: { name: string }[] }) => (c.env ?? []).map((e) => e.name)),
       ),
       ...Object.entries(compose.services)

@@ -1,5 +1,7 @@
+import pg from 'pg';
 import { PgBoss, type Job, type Queue } from 'pg-boss';
 import { z } from 'zod';
+import { DriftgateError } from '../../domain/errors.js';
 import { isPoolName, POOL_NAME_RULE } from '../../domain/pool/pool-name.js';
 import { RelayedEvent } from '../../domain/relayed-event.js';
 import { RUN_TRIGGERS } from '../../domain/run/state.js';
@@ -58,6 +60,29 @@ export const ABANDONED_APPLIES = 'driftgate.apply-abandoned';
 export const RELAYED_EVENTS = 'driftgate.events';
 
 /**
+ * pg-boss installs with CREATE SCHEMA IF NOT EXISTS, which needs CREATE on the database even when the
+ * schema is there: a schema made for the processes' role beforehand (README: "Two database roles") is
+ * used as it is. The queue's tables are that role's own: pg-boss adds one per queue as queues appear.
+ */
+async function schemaExists(url: string, schema: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, application_name: 'driftgate-queue' });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ found: boolean }>(
+      'SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS found',
+      [schema],
+    );
+    return rows[0]?.found === true;
+  } catch {
+    // pg-boss's own start says what is wrong with the connection.
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
  * The job queue on pg-boss, in the store's Postgres. One queue per kind and pool; `stately` with the stack
  * as singleton key gives each stack at most one job of a kind waiting and one running, so a stack is never
  * queued twice. Workers heartbeat their jobs; LISTEN/NOTIFY wakes an idle worker when a job is queued.
@@ -65,9 +90,11 @@ export const RELAYED_EVENTS = 'driftgate.events';
 export async function openPgBossQueue(options: PgBossQueueOptions): Promise<JobQueue> {
   const heartbeatSeconds = Math.max(10, options.heartbeatSeconds ?? 10);
   const superviseSeconds = options.superviseSeconds ?? 5;
+  const schema = options.schema ?? 'driftgate_queue';
   const boss = new PgBoss({
     connectionString: options.url,
-    schema: options.schema ?? 'driftgate_queue',
+    schema,
+    createSchema: !(await schemaExists(options.url, schema)),
     max: options.poolSize ?? 4,
     application_name: options.applicationName ?? 'driftgate-queue',
     useListenNotify: options.supervise ?? true,
@@ -79,7 +106,14 @@ export async function openPgBossQueue(options: PgBossQueueOptions): Promise<JobQ
     queueCacheIntervalSeconds: superviseSeconds,
   });
   boss.on('error', options.onError);
-  await boss.start();
+  await boss.start().catch((err: unknown) => {
+    if ((err as { code?: unknown }).code !== '42501') throw err;
+    throw new DriftgateError(
+      'CONFIG_INVALID',
+      `the job queue's schema "${schema}" is not there and store.url's role may not create it: as the database's owner, run CREATE SCHEMA ${schema} AUTHORIZATION <that role> (README: "Two database roles")`,
+      { cause: err },
+    );
+  });
 
   const ready = new Map<string, Promise<void>>();
   const createOnce = (name: string, settings: Omit<Queue, 'name'>): Promise<void> => {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { DriftgateConfig } from '../../config/schema.js';
+import { DEFAULT_OWNER_URL_ENV, type DriftgateConfig } from '../../config/schema.js';
 import { ConfigError } from '../../domain/errors.js';
 import type { ProcessOwner } from '../../domain/run/model.js';
 import type { Store } from '../../ports/store.js';
@@ -13,6 +13,18 @@ export interface OpenStoreOptions {
   newId?: () => string;
   /** The process recorded on the locks and in-flight runs it writes; default this process. */
   owner?: ProcessOwner;
+  /**
+   * Where the owner role's URL is looked for (`store.ownerUrlEnv`): with it, this process migrates the
+   * Postgres schema as the owner and grants the role of `store.url`. Absent: the role of `store.url` only.
+   */
+  env?: Record<string, string | undefined>;
+  /** Told why the role of `store.url` could rewrite the audit trail, when it can. */
+  onAuditExposed?: (reasons: string[]) => void;
+}
+
+/** The environment variable that holds the Postgres owner role's URL, for this config. */
+export function storeOwnerVariable(config: Pick<DriftgateConfig, 'store'>): string | undefined {
+  return config.store?.type === 'postgres' ? (config.store.ownerUrlEnv ?? DEFAULT_OWNER_URL_ENV) : undefined;
 }
 
 /** Where SQLite keeps the store of a data directory. */
@@ -22,8 +34,9 @@ export function sqliteStorePath(dataDir: string): string {
 
 /**
  * Opens the store the config names: SQLite in `<dataDir>/driftgate.db` (the default), or Postgres at
- * `store.url`. A Postgres server that cannot be reached fails with a PostgresConnectError naming its
- * host:port and `store.url`, never the URL.
+ * `store.url` (its schema migrated by the owner role when `options.env` holds its URL). A Postgres
+ * server that cannot be reached fails with a PostgresConnectError naming its host:port and `store.url`,
+ * never the URL.
  */
 export async function openStore(
   config: Pick<DriftgateConfig, 'dataDir' | 'store'>,
@@ -31,9 +44,22 @@ export async function openStore(
 ): Promise<Store> {
   const store = config.store ?? { type: 'sqlite' };
   if (store.type === 'postgres') {
-    return openPostgresStore({ url: store.url, poolSize: store.poolSize, configKey: 'store.url', ...options });
+    const { env, ...rest } = options;
+    const variable = store.ownerUrlEnv ?? DEFAULT_OWNER_URL_ENV;
+    return openPostgresStore({
+      url: store.url,
+      poolSize: store.poolSize,
+      configKey: 'store.url',
+      schemaOwner: { url: env?.[variable] || undefined, variable },
+      ...rest,
+    });
   }
-  return openSqliteStore({ path: sqliteStorePath(config.dataDir), ...options });
+  return openSqliteStore({
+    path: sqliteStorePath(config.dataDir),
+    now: options.now,
+    newId: options.newId,
+    owner: options.owner,
+  });
 }
 
 /**
@@ -51,5 +77,10 @@ export async function openWorkerRegistry(
         message: `workers heartbeat in the shared store: store: {type: postgres, url: \${DATABASE_URL}}`,
       },
     ]);
-  return openPostgresWorkerRegistry({ url: config.store.url, configKey: 'store.url', ...options });
+  return openPostgresWorkerRegistry({
+    url: config.store.url,
+    configKey: 'store.url',
+    schemaOwner: { variable: storeOwnerVariable(config)! },
+    ...options,
+  });
 }

@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { DriftgateError } from '../../../domain/errors.js';
 import { connectFailure, PostgresConnectError, serverOf } from './errors.js';
-import { applyPostgresMigrations, quoteIdentifier } from './migrations.js';
+import { withTransaction } from './context.js';
+import { applyPostgresMigrations, POSTGRES_MIGRATIONS, quoteIdentifier, schemaVersion } from './migrations.js';
+import { auditExposure, currentRole, grantRuntime, takeOverStore } from './roles.js';
 
 /** Where the store's Postgres is: a URL (a pool of our own) or a pool the caller owns. */
 export type PostgresConnection =
@@ -15,6 +17,14 @@ export type PostgresConnection =
       /** The config key the URL came from, named in connection errors. Default `store.url`. */
       configKey?: string;
       connectTimeoutMs?: number;
+      /**
+       * The role that owns the schema (README: "Two database roles"): when its URL is given, it makes and
+       * migrates the tables and grants the role of `url` what the processes need; without it, a schema
+       * that needs migrating is migrated by the role of `url` if it may, else refused naming `variable`.
+       */
+      schemaOwner?: { url?: string; variable: string };
+      /** Told why the role of `url` could rewrite the audit trail, when it can (one role for everything). */
+      onAuditExposed?: (reasons: string[]) => void;
     }
   | {
       /** A pool the caller owns: `close` leaves it open. Its search_path decides the schema. */
@@ -51,12 +61,76 @@ export async function openMigratedPool(options: PostgresConnection): Promise<Mig
   };
   try {
     await checkConnection(pool, options);
-    await applyPostgresMigrations(pool, { database: describeDatabase(options), lockScope: schema ?? '', schema });
+    const target = { database: describeDatabase(options), lockScope: schema ?? '', schema };
+    if ('url' in options && options.schemaOwner?.url)
+      await migrateAsOwner(
+        pool,
+        { ...options, url: options.schemaOwner.url, configKey: options.schemaOwner.variable },
+        target,
+      );
+    else await migrateAsRuntime(pool, target, 'url' in options ? options.schemaOwner?.variable : undefined);
+    if ('url' in options && options.onAuditExposed) {
+      const reasons = await auditExposure(pool);
+      if (reasons.length > 0) options.onAuditExposed(reasons);
+    }
   } catch (err) {
     await end().catch(() => {});
     throw err;
   }
   return { pool, schema, end };
+}
+
+type MigrationTarget = { database: string; lockScope: string; schema?: string };
+
+/** The owner role takes the tables over if another role made them, migrates, and grants the processes' role. */
+async function migrateAsOwner(
+  runtime: pg.Pool,
+  owner: Extract<PostgresConnection, { url: string }>,
+  target: MigrationTarget,
+): Promise<void> {
+  const pool = newPool({ ...owner, poolSize: 1 });
+  try {
+    await checkConnection(pool, owner);
+    const runtimeRole = await currentRole(runtime);
+    await withTransaction(pool, (client) => takeOverStore(client, target));
+    await applyPostgresMigrations(pool, target);
+    await withTransaction(pool, (client) => grantRuntime(client, { runtimeRole, ...target }));
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Without the owner's URL: the processes' role migrates if it may (one role for everything, as before). */
+async function migrateAsRuntime(pool: pg.Pool, target: MigrationTarget, ownerVariable: string | undefined) {
+  try {
+    await applyPostgresMigrations(pool, target);
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== '42501') throw err;
+    throw new StoreNeedsOwnerError(
+      target.database,
+      await currentRole(pool),
+      await schemaVersion(pool),
+      ownerVariable ?? 'DATABASE_OWNER_URL',
+      { cause: err },
+    );
+  }
+}
+
+/** The schema needs a step the processes' role may not take, and no owner credential was given. */
+export class StoreNeedsOwnerError extends DriftgateError {
+  constructor(
+    readonly database: string,
+    readonly role: string,
+    readonly found: number,
+    readonly variable: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'CONFIG_INVALID',
+      `run store ${database} is at schema version ${found} and this driftgate needs ${POSTGRES_MIGRATIONS.length}, which store.url's role "${role}" may not make: run driftgate migrate with the owner role's URL in ${variable} (or start this process once with it)`,
+      options,
+    );
+  }
 }
 
 function newPool(options: Extract<PostgresConnection, { url: string }>): pg.Pool {

@@ -1,34 +1,25 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { DriftgateError } from '../../../domain/errors.js';
+import { STORE_TABLES } from './migrations.js';
+
+/** Not copied: the schema's own version, and workers' heartbeats (SQLite has neither). */
+type NotCopied = 'schema_migrations' | 'workers';
+type CopiedTable = Exclude<(typeof STORE_TABLES)[number], NotCopied>;
 
 /**
- * In the order their references need (a run's stack first). Both schemas keep the same columns (see
- * migrations.ts), so rows move across as they are; Postgres-only columns (`seq` of runs and
- * approvals) fill in by themselves, in SQLite's insertion order.
+ * In the order their references need (a run's stack first, as the migrations made them). Both schemas
+ * keep the same columns (see migrations.ts), so rows move across as they are; Postgres-only columns
+ * (`seq` of runs and approvals) fill in by themselves, in SQLite's insertion order.
  */
-const TABLES = [
-  'stacks',
-  'runs',
-  'artifacts',
-  'audit',
-  'locks',
-  'approvals',
-  'slack_messages',
-  'outbox',
-  'silences',
-  'snoozes',
-  'remediations',
-  'resource_index',
-  'unmatched_changes',
-  'unmatched_change_counts',
-  'pending_changes',
-] as const;
+const TABLES = STORE_TABLES.filter(
+  (table): table is CopiedTable => table !== 'schema_migrations' && table !== 'workers',
+);
 
 /** Ids that rows elsewhere may refer to: kept as they are, and the sequence set after them. */
 const IDENTITY = new Set(['audit.id', 'outbox.id', 'pending_changes.seq']);
 
-export type CopyCounts = Record<(typeof TABLES)[number], number>;
+export type CopyCounts = Record<CopiedTable, number>;
 
 export class StoreCopyError extends DriftgateError {
   constructor(message: string) {

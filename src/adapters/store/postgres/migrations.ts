@@ -3,6 +3,20 @@ import { DriftgateError } from '../../../domain/errors.js';
 import { withTransaction } from './context.js';
 
 /**
+ * The audit's guard, as the first step made it (the text is part of that step: keep it byte for byte).
+ * A handover from the processes' role makes it again from here (see roles.ts).
+ */
+export const AUDIT_GUARD_FUNCTION = `RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'audit is append-only: % is not allowed', TG_OP; END
+  $$`;
+export const AUDIT_GUARD_TRIGGERS = {
+  no_update_or_delete: `CREATE TRIGGER audit_no_update_or_delete BEFORE UPDATE OR DELETE ON audit
+    FOR EACH ROW EXECUTE FUNCTION audit_append_only()`,
+  no_truncate: `CREATE TRIGGER audit_no_truncate BEFORE TRUNCATE ON audit
+    FOR EACH STATEMENT EXECUTE FUNCTION audit_append_only()`,
+} as const;
+
+/**
  * Schema steps for Postgres, applied in order, each once and in its own transaction; `schema_migrations`
  * records the versions applied. Append new steps, never edit an old one: databases in the field ran it.
  * The columns are those of the SQLite store, so both hand the same rows to the same parsers: times are
@@ -78,13 +92,9 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX audit_stack ON audit (stack);
   -- The audit trail is evidence: not even driftgate itself may rewrite it. (The table's owner could still
   -- drop the trigger: in production driftgate's role should be granted INSERT and SELECT on audit only.)
-  CREATE FUNCTION audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN RAISE EXCEPTION 'audit is append-only: % is not allowed', TG_OP; END
-  $$;
-  CREATE TRIGGER audit_no_update_or_delete BEFORE UPDATE OR DELETE ON audit
-    FOR EACH ROW EXECUTE FUNCTION audit_append_only();
-  CREATE TRIGGER audit_no_truncate BEFORE TRUNCATE ON audit
-    FOR EACH STATEMENT EXECUTE FUNCTION audit_append_only();
+  CREATE FUNCTION audit_append_only() ${AUDIT_GUARD_FUNCTION};
+  ${AUDIT_GUARD_TRIGGERS.no_update_or_delete};
+  ${AUDIT_GUARD_TRIGGERS.no_truncate};
 
   CREATE TABLE locks (
     stack text PRIMARY KEY,
@@ -217,6 +227,30 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
 ];
 
+/**
+ * Every table the steps make, in the order references need: what the owner role owns and grants the
+ * processes' role (see roles.ts), and what a copy from SQLite fills.
+ */
+export const STORE_TABLES = [
+  'schema_migrations',
+  'stacks',
+  'runs',
+  'artifacts',
+  'audit',
+  'locks',
+  'approvals',
+  'slack_messages',
+  'outbox',
+  'silences',
+  'snoozes',
+  'remediations',
+  'workers',
+  'resource_index',
+  'unmatched_changes',
+  'unmatched_change_counts',
+  'pending_changes',
+] as const;
+
 /** The database was migrated by a newer driftgate: older code must not guess at a schema it does not know. */
 export class PostgresSchemaTooNewError extends DriftgateError {
   constructor(
@@ -234,7 +268,8 @@ export class PostgresSchemaTooNewError extends DriftgateError {
 /**
  * Brings the schema up to date. Replicas starting together take turns: each step runs under a
  * transaction-scoped advisory lock and re-reads the version inside it, so a step another replica has
- * just applied is not applied again. Returns the version the database is at.
+ * just applied is not applied again. Returns the version the database is at. A current schema is only
+ * read: a role that may not change it (the processes' role beside an owner role) opens it all the same.
  */
 export async function applyPostgresMigrations(
   pool: pg.Pool,
@@ -242,11 +277,22 @@ export async function applyPostgresMigrations(
   migrations: readonly string[] = POSTGRES_MIGRATIONS,
 ): Promise<number> {
   const latest = migrations.length;
+  const found = await schemaVersion(pool);
+  if (found > latest) throw new PostgresSchemaTooNewError(options.database, found, latest);
+  if (found === latest) return latest;
   const step = (client: pg.PoolClient) => applyNextStep(client, options, migrations);
   while ((await withTransaction(pool, step)) < latest) {
     // one more step applied; the next transaction looks again
   }
   return latest;
+}
+
+/** The version the database is at: 0 before the first step (no `schema_migrations` yet). */
+export async function schemaVersion(db: pg.Pool | pg.PoolClient): Promise<number> {
+  const table = await db.query<{ present: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`);
+  if (!table.rows[0]?.present) return 0;
+  const found = await db.query<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
+  return found.rows[0]?.version ?? 0;
 }
 
 /** Applies the step after the database's version, if any; returns the version it leaves the database at. */

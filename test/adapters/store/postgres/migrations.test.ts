@@ -4,6 +4,7 @@ import {
   applyPostgresMigrations,
   POSTGRES_MIGRATIONS,
   PostgresSchemaTooNewError,
+  STORE_TABLES,
 } from '../../../../src/adapters/store/postgres/migrations.js';
 import { openPostgresStore } from '../../../../src/adapters/store/postgres/open-postgres-store.js';
 import type { Store } from '../../../../src/ports/store.js';
@@ -60,6 +61,10 @@ describe('postgres store migrations', () => {
       'unmatched_changes',
       'workers',
     ]);
+    // What the owner role owns and grants is every table the steps make.
+    expect(await column(pool, "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")).toEqual(
+      [...STORE_TABLES].sort(),
+    );
     expect(await column(pool, 'SELECT tgname FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1')).toEqual([
       'audit_no_truncate',
       'audit_no_update_or_delete',
