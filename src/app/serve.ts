@@ -64,6 +64,8 @@ export interface RunningServe {
   health: HttpServer;
   /** `/metrics` on its own address, when METRICS_ADDRESS is set. */
   metricsServer?: HttpServer;
+  /** The workers' agent API (`runners.agent`). */
+  agent?: HttpServer;
   slack?: SlackRuntime;
   slackApp?: SlackApp;
   /** Whether this serve leads (runs the schedule, delivers the outbox); always with SQLite. */
@@ -337,6 +339,7 @@ async function serveWith(
     scheduler,
     health,
     ...(metricsServer ? { metricsServer } : {}),
+    ...(runners.agent ? { agent: runners.agent } : {}),
     ...(slack ? { slack } : {}),
     ...(slackApp ? { slackApp } : {}),
     leading,

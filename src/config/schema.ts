@@ -430,6 +430,20 @@ export const StoreConfig = z.discriminatedUnion('type', [
 export type StoreConfig = z.infer<typeof StoreConfig>;
 
 /**
+ * The agent API: the control plane's own port for workers, which authenticate with their pool's token
+ * (`driftgate pool token create POOL`). Apart from Slack's port, so a network policy can let workers reach
+ * it and nothing else. With `tls`, HTTPS only: the certificate and key are PEM files (a mounted Secret),
+ * relative to the config file's directory.
+ */
+export const AgentApiConfig = z.strictObject({
+  port: z.number().int().min(0).max(65_535).default(3001),
+  /** The address to listen on; default every interface. */
+  host: z.string().min(1).optional(),
+  tls: z.strictObject({ certFile: z.string().min(1), keyFile: z.string().min(1) }).optional(),
+});
+export type AgentApiConfig = z.infer<typeof AgentApiConfig>;
+
+/**
  * Where terraform runs: in this process (`local`, the default), or on `driftgate worker --pool NAME`
  * processes that take their pool's jobs from the shared Postgres (`workers`: `serve` then runs none).
  */
@@ -441,6 +455,7 @@ export const RunnersConfig = z.discriminatedUnion('type', [
     workerStaleAfter: duration().prefault('30s'),
     /** Work waiting this long in a pool with no live worker is said in Slack, once. */
     unservedAlertAfter: duration().prefault('5m'),
+    agent: AgentApiConfig.optional(),
   }),
 ]);
 export type RunnersConfig = z.infer<typeof RunnersConfig>;

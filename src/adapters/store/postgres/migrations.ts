@@ -215,6 +215,21 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE pending_changes ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY;
   CREATE UNIQUE INDEX pending_changes_seq ON pending_changes (stack, seq);
   `,
+  // The pools' tokens for the agent API: a worker holds one, the control plane its sha256 only.
+  `
+  CREATE TABLE pool_tokens (
+    id text PRIMARY KEY,
+    pool text NOT NULL,
+    name text NOT NULL,
+    hash text NOT NULL,
+    created_at bigint NOT NULL,
+    created_by text NOT NULL,
+    last_used_at bigint,
+    revoked_at bigint,
+    revoked_by text
+  );
+  CREATE INDEX pool_tokens_pool ON pool_tokens (pool, created_at DESC);
+  `,
 ];
 
 /** The database was migrated by a newer driftgate: older code must not guess at a schema it does not know. */
