@@ -22,8 +22,6 @@ import { reportInterruptedApplies } from '../services/report-interrupted-applies
 import type { Scheduler } from '../services/scheduler.js';
 import type { AppContext } from './context.js';
 import { openQueueFor } from './open-queue.js';
-import { startAgentApi } from './agent-api.js';
-import type { HttpServer } from '../http/server.js';
 
 /** How a serve gets terraform run: in this process, or by the workers of each stack's pool. */
 export interface Runners {
@@ -36,8 +34,6 @@ export interface Runners {
   pools?: PoolStatus;
   /** Where a remediation's code is written and checked, with workers. */
   codify?: Codify;
-  /** The agent API workers reach the control plane on (`runners.agent`). */
-  agent?: HttpServer & { tls: boolean };
   stop(): Promise<void>;
 }
 
@@ -63,27 +59,12 @@ const OUTCOME_EVENTS = new Set<DomainEvent['type']>([...CHECK_EVENTS, 'no_change
  * looks for what a dead worker left: its runs `interrupted` (an apply's stack blocked), its announcements.
  */
 export async function startWorkerRunners(options: WorkerRunnersOptions): Promise<Runners> {
-  const { config } = options.context;
-  const settings = config.runners?.type === 'workers' ? config.runners.agent : undefined;
-  let stopping = false;
-  const agent = settings ? await startAgentApi(options.context, settings, { available: () => !stopping }) : undefined;
-  let queue: JobQueue | undefined;
+  const queue = await openQueueFor(options.context.config, options.context.logger, 'driftgate-serve');
   try {
-    queue = await openQueueFor(config, options.context.logger, 'driftgate-serve');
-    const runners = await runnersOn(queue, options);
-    return {
-      ...runners,
-      ...(agent ? { agent: agent.server } : {}),
-      async stop() {
-        stopping = true;
-        await runners.stop();
-        await agent?.stop();
-      },
-    };
+    return await runnersOn(queue, options);
   } catch (err) {
     // Its open connections would keep a serve that failed to start alive.
-    await queue?.stop(0).catch(() => undefined);
-    await agent?.stop().catch(() => undefined);
+    await queue.stop(0).catch(() => undefined);
     throw err;
   }
 }

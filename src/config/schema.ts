@@ -437,6 +437,13 @@ export type StoreConfig = z.infer<typeof StoreConfig>;
  */
 export const AgentApiConfig = z.strictObject({
   port: z.number().int().min(0).max(65_535).default(3001),
+  /**
+   * Checks and applies the control plane runs at once (each waits for a worker's terraform most of its
+   * time): at least the pools' workers' capacity, so that none of them waits for the control plane.
+   */
+  concurrency: z.number().int().min(1).max(1_000).default(32),
+  /** How long a job may wait for a worker of its pool before its check fails and says so. */
+  queueWait: duration().prefault('30m'),
   /** The address to listen on; default every interface. */
   host: z.string().min(1).optional(),
   tls: z.strictObject({ certFile: z.string().min(1), keyFile: z.string().min(1) }).optional(),
@@ -492,6 +499,8 @@ export interface DriftgateConfig {
   file?: string;
   /** Values the file took from the environment (`${VAR}`): secrets for masking in every stack's texts. */
   interpolated?: readonly string[];
+  /** Read as an agent worker: the variables the control plane's sections name (never a worker's to hold). */
+  controlPlaneVariables?: readonly string[];
   /** Directory relative paths are resolved against. */
   baseDir: string;
   dataDir: string;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../../src/adapters/store/postgres/open-postgres-store.js';
 import { startServe, type RunningServe } from '../../src/app/serve.js';
 import { loadConfig } from '../../src/config/load.js';
-import { AGENT_PROTOCOL_HEADER } from '../../src/http/agent/protocol.js';
+import { AGENT_PROTOCOL_HEADER } from '../../src/domain/agent/protocol.js';
 import { runCli } from '../helpers/cli.js';
 import { type ConfigPatch, configYaml, stackEntry } from '../helpers/config-builder.js';
 import { closedPort } from '../helpers/ports.js';

@@ -3,13 +3,15 @@ import { errorMessage } from '../../domain/errors.js';
 import type { AgentIdentity, Authenticated } from '../../services/pool-tokens.js';
 import type { ServiceLogger } from '../../services/deps.js';
 import { replyJson as reply } from '../reply.js';
-import { AGENT_API_PREFIX, AGENT_PROTOCOL_HEADER, AGENT_PROTOCOL_VERSION } from './protocol.js';
+import { AGENT_API_PREFIX, AGENT_PROTOCOL_HEADER, AGENT_PROTOCOL_VERSION } from '../../domain/agent/protocol.js';
 
 /** What a route answers: a status and a JSON body. */
 export interface AgentReply {
   status: number;
   body: object;
   headers?: Record<string, string>;
+  /** Bytes to send instead of `body` (a file the op brings its worker). */
+  raw?: Buffer;
 }
 
 /** One endpoint of the agent API, reached only with a live pool token; `path` follows the version prefix. */
@@ -81,6 +83,10 @@ export function createAgentListener(options: AgentListenerOptions): RequestListe
       );
     const params = route.path.exec(rest)!.slice(1);
     const answer = await route.handle({ agent: auth.agent, req, params });
+    if (answer.raw) {
+      res.writeHead(answer.status, { 'content-type': 'application/octet-stream', ...answer.headers });
+      return res.end(answer.raw);
+    }
     return reply(res, answer.status, answer.body, answer.headers);
   };
   return (req, res) => {

@@ -7,3 +7,5 @@ export const AGENT_PROTOCOL_VERSION = 1;
 export const AGENT_PROTOCOL_HEADER = 'driftgate-agent-protocol';
 /** Every path of the agent API starts here. */
 export const AGENT_API_PREFIX = `/agent/v${AGENT_PROTOCOL_VERSION}`;
+/** The header a worker sends a job's lease in; the lease alone is the key to that job's results. */
+export const LEASE_HEADER = 'driftgate-lease';
