@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config';
  */
 const ALONE = [
   'test/slack/flows/{crash-restart,leader-killed,change-events,s3-remediation}.test.ts',
-  'test/slack/flows/worker-*.test.ts',
+  'test/slack/flows/{worker,agent}-*.test.ts',
   'test/adapters/queue/worker-killed.test.ts',
   'test/adapters/terraform/aws-mirror.test.ts',
 ];

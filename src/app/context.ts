@@ -48,7 +48,7 @@ export interface AppContextOptions {
  * spends less CPU on parallel GC and idle spinning than one sized to the whole machine; an operator's
  * own GOMAXPROCS (or a stack's env) still wins.
  */
-function goMaxProcs(concurrency: number): number {
+export function goMaxProcs(concurrency: number): number {
   return Math.max(1, Math.floor(availableParallelism() / concurrency));
 }
 
@@ -73,6 +73,8 @@ const OWN_SECRETS = [
   'GITHUB_TOKEN',
   'GITHUB_APP_PRIVATE_KEY',
   'GITHUB_WEBHOOK_SECRET',
+  // A worker's key to the agent API: a module holding it could take its pool's jobs.
+  'DRIFTGATE_POOL_TOKEN',
 ];
 
 /** The variables holding driftgate's own secrets for this config: fixed names, routing keys, Git tokens. */
@@ -108,7 +110,7 @@ export function terraformBaseEnv(
  * Each stack's config secrets (vars, env, backend config, varFiles, `${ENV}` values), masked from the
  * first command. A varFile that cannot be read yet (a Git stack's, before checkout) adds nothing here.
  */
-async function configSecrets(config: DriftgateConfig): Promise<Map<string, Redactor>> {
+export async function configSecrets(config: DriftgateConfig): Promise<Map<string, Redactor>> {
   const out = new Map<string, Redactor>();
   for (const stack of config.stacks) {
     const files: VarFileText[] = [];

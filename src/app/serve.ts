@@ -37,6 +37,7 @@ import { startServeLease } from './serve-lease.js';
 import { watchStoreHealth } from './store-health.js';
 import type { LeaderLease } from '../adapters/postgres/leader-lease.js';
 import { listen, type ListenOptions, type ServePorts } from './serve-ports.js';
+import { agentSettings, startAgentControlPlane } from './agent-control-plane.js';
 import { startChangeEvents } from './change-events.js';
 import { waitForStackLock } from '../services/stack-lock.js';
 
@@ -64,6 +65,8 @@ export interface RunningServe {
   health: HttpServer;
   /** `/metrics` on its own address, when METRICS_ADDRESS is set. */
   metricsServer?: HttpServer;
+  /** The workers' agent API (`runners.agent`). */
+  agent?: HttpServer;
   slack?: SlackRuntime;
   slackApp?: SlackApp;
   /** Whether this serve leads (runs the schedule, delivers the outbox); always with SQLite. */
@@ -191,20 +194,27 @@ async function serveWith(
   // drift (here with local runners, on the workers otherwise). Started before the runners: the checks'
   // deps carry their hooks from here on.
   let eventCheck: (name: string) => Promise<unknown> = async () => undefined;
+  // With the agent API, checks and applies run here, their terraform on the pools' workers.
+  const agent = agentSettings(config);
+  const agentPlane = agent ? await startAgentControlPlane(context, agent) : undefined;
+  if (agentPlane) {
+    started.push(agentPlane);
+    deps.terraform = agentPlane.terraform;
+  }
   const changeEvents = await startChangeEvents(context, metrics, options.env, (name) => eventCheck(name), {
-    runsChecks: config.runners?.type !== 'workers',
+    runsChecks: config.runners?.type !== 'workers' || Boolean(agentPlane),
     ...(options.indexRefreshMs ? { indexRefreshMs: options.indexRefreshMs } : {}),
   });
   if (changeEvents) started.push(changeEvents);
   const runners: Runners =
-    config.runners?.type === 'workers'
+    config.runners?.type === 'workers' && !agent
       ? await startWorkerRunners({
           context,
           jobs,
           leading,
           countOutcome: (outcome) => metrics.runsByOutcome.inc({ outcome }),
         })
-      : localRunners(context, { ...deps, ...sources }, jobs, leading, metrics);
+      : localRunners(context, { ...deps, ...sources }, jobs, leading, metrics, agent?.concurrency);
   started.push(runners);
   const { scheduler, apply, requestCheck } = runners;
   eventCheck = (name) => runners.queueCheck(name, 'event');
@@ -338,6 +348,7 @@ async function serveWith(
     scheduler,
     health,
     ...(metricsServer ? { metricsServer } : {}),
+    ...(agentPlane ? { agent: agentPlane.server } : {}),
     ...(slack ? { slack } : {}),
     ...(slackApp ? { slackApp } : {}),
     leading,
@@ -351,6 +362,7 @@ async function serveWith(
       const { aborted, cancelled } = await scheduler.stop(config.defaults.shutdownTimeout);
       logger.info({ aborted, cancelled }, 'scheduler stopped');
       await runners.stop();
+      await agentPlane?.stop();
       await changeEvents?.stop();
       pager?.stop();
       storeHealth.stop();
@@ -373,11 +385,13 @@ function localRunners(
   jobs: Jobs,
   leading: () => boolean,
   metrics: ServePorts['metrics'],
+  /** With the agent API: how many checks wait for workers at once (`runners.agent.concurrency`). */
+  concurrency = context.config.defaults.concurrency,
 ): Runners {
   const { config, logger } = context;
   const scheduler = createScheduler<CheckOutcome>({
     stacks: config.stacks,
-    concurrency: config.defaults.concurrency,
+    concurrency,
     jitterMs: config.defaults.jitter,
     logger,
     active: leading,

@@ -26,6 +26,13 @@ const OPTIONS: Record<string, [string, string][]> = {
     ],
     ['--from FILE', 'the SQLite store to copy; default <dataDir>/driftgate.db'],
   ],
+  pool: [
+    ['token create POOL', "a new token for POOL's workers, shown once; several may live at once (rotation)"],
+    ['token list [POOL]', "every token (or POOL's): id, name, created, last used, revoked"],
+    ['token revoke POOL ID', 'refuses the token from its next request on'],
+    ['--name NAME', 'what to call a new token; default POOL-<date>'],
+    ['--json', 'one JSON document (format version 1)'],
+  ],
   workers: [['--json', 'one JSON document (format version 1): each pool with its queue and workers']],
   demo: [['--keep', 'keep the demo directory to run driftgate check on it afterwards']],
 };

@@ -21,6 +21,8 @@ Usage:
   driftgate workers [--json] [--config FILE]
       List the worker pools (runners: workers): workers, live and stale, and queues.
       Exit 0; 2: a pool has work waiting and no live worker.
+  driftgate pool token create POOL [--name NAME] | list [POOL] | revoke POOL TOKEN_ID [--json] [--config FILE]
+      The tokens a pool's workers present to the control plane's agent API (runners: workers).
   driftgate migrate [--to postgres] [--from FILE] [--config FILE]
       Bring the Postgres store's schema up to date (as the owner role in $DATABASE_OWNER_URL);
       --to postgres: then copy the SQLite store into it (it must be empty); stop serve first.
@@ -53,6 +55,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   baseline: async () => (await import('./commands/baseline.js')).baselineCommand,
   migrate: async () => (await import('./commands/migrate.js')).migrateCommand,
   workers: async () => (await import('./commands/workers.js')).workersCommand,
+  pool: async () => (await import('./commands/pool.js')).poolCommand,
   demo: async () => (await import('./commands/demo.js')).demoCommand,
   init: async () => (await import('./commands/init.js')).initCommand,
   doctor: async () => (await import('./commands/doctor.js')).doctorCommand,

@@ -23,6 +23,8 @@ export interface LoadConfigOptions {
   file?: string;
   cwd: string;
   env: Env;
+  /** `agent-worker`: a worker on the agent API, which reads none of the control plane's sections. */
+  role?: ConfigRole;
 }
 
 export interface ParseConfigOptions {
@@ -31,7 +33,16 @@ export interface ParseConfigOptions {
   /** Relative paths in the config resolve against this. */
   baseDir: string;
   env: Env;
+  role?: ConfigRole;
 }
+
+export type ConfigRole = 'agent-worker';
+
+/**
+ * What only the control plane reads: its store, its artifact bucket, the bot's Slack, on-call and GitHub.
+ * A worker on the agent API leaves them as written, uninterpolated, so it needs none of their variables.
+ */
+const CONTROL_PLANE_SECTIONS = ['store', 'artifacts', 'slack', 'pagerduty', 'github'] as const;
 
 /** What `driftgate validate` shows: `config` is set exactly when `issues` is empty. */
 export interface ConfigValidation {
@@ -93,7 +104,32 @@ export async function validateConfigFile(options: LoadConfigOptions): Promise<Co
   } catch (err) {
     return fail(`cannot read config file ${path} (${chosenBy}): ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
-  return validateConfigText(text, { file: path, baseDir: dirname(path), env: options.env });
+  return validateConfigText(text, {
+    file: path,
+    baseDir: dirname(path),
+    env: options.env,
+    ...(options.role ? { role: options.role } : {}),
+  });
+}
+
+/**
+ * A worker's view of the document: the control plane's sections dropped, and the variables they name
+ * (`${DATABASE_URL}`), which such a worker refuses to find in its own environment.
+ */
+function withoutControlPlane(document: unknown): { document: unknown; variables: string[] } {
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) return { document, variables: [] };
+  const kept: Record<string, unknown> = { ...(document as Record<string, unknown>) };
+  const variables = new Set<string>();
+  const collect = (node: unknown): void => {
+    if (typeof node === 'string') for (const m of node.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)) variables.add(m[1]!);
+    else if (Array.isArray(node)) node.forEach(collect);
+    else if (node !== null && typeof node === 'object') Object.values(node).forEach(collect);
+  };
+  for (const section of CONTROL_PLANE_SECTIONS) {
+    collect(kept[section]);
+    delete kept[section];
+  }
+  return { document: kept, variables: [...variables].sort() };
 }
 
 /** YAML -> interpolation -> schema -> semantic checks -> discovery -> resolution. */
@@ -104,7 +140,8 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
   if (isEmptyDocument(yaml.value))
     return { file, issues: [{ path: '', message: EMPTY_CONFIG }], warnings: yaml.warnings };
 
-  const interpolated = interpolate(yaml.value, options.env);
+  const worker = options.role === 'agent-worker' ? withoutControlPlane(yaml.value) : undefined;
+  const interpolated = interpolate(worker ? worker.document : yaml.value, options.env);
   const failed = new Set(interpolated.failedPaths.map(formatIssuePath));
   const document = documentIssues(interpolated.value);
   const reported = new Set(document.map((i) => i.path));
@@ -139,7 +176,7 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
   const policies = await loadPolicies(parsed.data.policies, baseDir, parsed.data.approvers);
   issues.push(...policies.issues);
   issues.push(...gitSourceIssues(parsed.data));
-  issues.push(...runnersIssues(parsed.data));
+  if (!worker) issues.push(...runnersIssues(parsed.data));
   const config = withGitSources(
     parsed.data,
     resolveConfig(parsed.data, {
@@ -152,6 +189,7 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
   );
   config.interpolated = interpolated.substitutions.map((s) => s.value);
   issues.push(...runAsIssues(config));
+  if (worker) config.controlPlaneVariables = worker.variables;
   warnings.push(...slackWarnings(config));
   // stacks[1].mode, or discover[0].mode for a discovered stack (the message names the stack).
   issues.push(...autoApplyIssues(config.stacks, (stack) => `${stack.configKey ?? 'stacks'}.mode`));

@@ -451,6 +451,27 @@ export const DEFAULT_OWNER_URL_ENV = 'DATABASE_OWNER_URL';
 export type StoreConfig = z.infer<typeof StoreConfig>;
 
 /**
+ * The agent API: the control plane's own port for workers, which authenticate with their pool's token
+ * (`driftgate pool token create POOL`). Apart from Slack's port, so a network policy can let workers reach
+ * it and nothing else. With `tls`, HTTPS only: the certificate and key are PEM files (a mounted Secret),
+ * relative to the config file's directory.
+ */
+export const AgentApiConfig = z.strictObject({
+  port: z.number().int().min(0).max(65_535).default(3001),
+  /**
+   * Checks and applies the control plane runs at once (each waits for a worker's terraform most of its
+   * time): at least the pools' workers' capacity, so that none of them waits for the control plane.
+   */
+  concurrency: z.number().int().min(1).max(1_000).default(32),
+  /** How long a job may wait for a worker of its pool before its check fails and says so. */
+  queueWait: duration().prefault('30m'),
+  /** The address to listen on; default every interface. */
+  host: z.string().min(1).optional(),
+  tls: z.strictObject({ certFile: z.string().min(1), keyFile: z.string().min(1) }).optional(),
+});
+export type AgentApiConfig = z.infer<typeof AgentApiConfig>;
+
+/**
  * Where terraform runs: in this process (`local`, the default), or on `driftgate worker --pool NAME`
  * processes that take their pool's jobs from the shared Postgres (`workers`: `serve` then runs none).
  */
@@ -479,6 +500,7 @@ export const RunnersConfig = z.discriminatedUnion('type', [
     workerStaleAfter: duration().prefault('30s'),
     /** Work waiting this long in a pool with no live worker is said in Slack, once. */
     unservedAlertAfter: duration().prefault('5m'),
+    agent: AgentApiConfig.optional(),
   }),
 ]);
 export type RunnersConfig = z.infer<typeof RunnersConfig>;
@@ -515,6 +537,8 @@ export interface DriftgateConfig {
   file?: string;
   /** Values the file took from the environment (`${VAR}`): secrets for masking in every stack's texts. */
   interpolated?: readonly string[];
+  /** Read as an agent worker: the variables the control plane's sections name (never a worker's to hold). */
+  controlPlaneVariables?: readonly string[];
   /** Directory relative paths are resolved against. */
   baseDir: string;
   dataDir: string;

@@ -27,6 +27,8 @@ export interface Stack {
    * services/resolve-stack-at-head.ts checks out a commit and points them into that worktree.
    */
   git?: StackGitSource;
+  /** Set on a Git-sourced stack checked out at a commit: the commit `dir` holds (a worker checks out the same). */
+  commitSha?: string;
 }
 
 /** A stack's Git source: the repository, and where the stack's root module is inside it. */

@@ -27,6 +27,8 @@ export interface PlanResult extends CommandOutput {
   planFile: string;
   /** Whether `init` ran for this plan (false when the init hash was unchanged). */
   initRan: boolean;
+  /** The terraform that made the plan, when it ran elsewhere (a worker's): `version()` here may be another. */
+  terraformVersion?: string;
 }
 
 export interface FmtReport {

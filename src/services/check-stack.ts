@@ -66,7 +66,7 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
     if (!plan.hasChanges) {
       // Nothing to review or apply: keep the log, not the plan, and skip `show -json`.
       await storeArtifact(deps, run.id, 'plan_log', deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`, stack.name));
-      const { version } = await deps.terraform.version();
+      const version = plan.terraformVersion ?? (await deps.terraform.version()).version;
       await deps.changeEvents?.cleanPlan(stack, options.signal);
       const outcome = await recordOutcome(deps, stack, run, noChangesAnalysis(version), undefined);
       await deps.changeEvents?.answered(stack, waitingUpTo);
@@ -75,7 +75,7 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
     const signature = planSignature({
       stdout: plan.stdout,
       commitSha: run.commitSha,
-      terraformVersion: (await deps.terraform.version()).version,
+      terraformVersion: plan.terraformVersion ?? (await deps.terraform.version()).version,
       policyDigest: deps.policyDigest ?? '',
     });
     const found =

@@ -35,7 +35,7 @@ export async function resolveStackAtCommit(
   const dir = join(worktree.dir, stack.git.path);
   const varFiles = stack.git.varFiles.map((f) => (isAbsolute(f) ? f : resolve(dir, f)));
   if (deps.secrets) await registerVarFileSecrets(deps.secrets, stack.name, varFiles);
-  return { stack: { ...stack, dir, varFiles }, commitSha: sha, release: worktree.release };
+  return { stack: { ...stack, dir, varFiles, commitSha: sha }, commitSha: sha, release: worktree.release };
 }
 
 async function registerVarFileSecrets(

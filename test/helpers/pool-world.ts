@@ -49,6 +49,11 @@ export interface PoolWorld {
   applyWithTerraform(stack: string, env?: Record<string, string>): Promise<void>;
   serve(): Promise<DriftgateProcess>;
   worker(pool: string, env?: Record<string, string>): Promise<DriftgateProcess>;
+  /**
+   * A worker on the agent API: terraform's settings and `env` (the control plane's URL, its pool token),
+   * and nothing of the store's, the bucket's or the bot's.
+   */
+  agentWorker(pool: string, env: Record<string, string>): Promise<DriftgateProcess>;
   command(to: DriftgateProcess, text: string, user: string): Promise<Response>;
   click(
     to: DriftgateProcess,
@@ -168,6 +173,13 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
     serve: () => spawn('serve', ['serve'], serveEnv),
     worker: (pool, env = {}) =>
       spawn(`worker:${pool}`, ['worker', '--pool', pool, '--concurrency', '1'], { ...baseEnv, ...env }),
+    agentWorker: (pool, env) =>
+      spawn(`worker:${pool}`, ['worker', '--pool', pool, '--concurrency', '1'], {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        ...tf.env,
+        ...env,
+      }),
     command(to, text, user) {
       const url = emulator.responseUrl(`pool-command-${++requests}`);
       const form = slashCommand(text, user, { channel_id: POOL_CHANNEL, response_url: url });

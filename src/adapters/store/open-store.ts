@@ -4,8 +4,10 @@ import { ConfigError } from '../../domain/errors.js';
 import type { ProcessOwner } from '../../domain/run/model.js';
 import type { Store } from '../../ports/store.js';
 import type { WorkerRegistry } from '../../ports/worker-registry.js';
+import type { PoolTokenStore } from '../../ports/pool-tokens.js';
 import { openSqliteStore } from './open-sqlite-store.js';
 import { openPostgresStore } from './postgres/open-postgres-store.js';
+import { openPostgresPoolTokens } from './postgres/pool-tokens.js';
 import { openPostgresWorkerRegistry, type WorkerRegistryOptions } from './postgres/worker-registry.js';
 
 export interface OpenStoreOptions {
@@ -70,17 +72,28 @@ export async function openWorkerRegistry(
   config: Pick<DriftgateConfig, 'store'>,
   options: WorkerRegistryOptions = {},
 ): Promise<WorkerRegistry> {
-  if (config.store?.type !== 'postgres')
-    throw new ConfigError([
-      {
-        path: 'store.type',
-        message: `workers heartbeat in the shared store: store: {type: postgres, url: \${DATABASE_URL}}`,
-      },
-    ]);
+  const store = sharedStore(config, 'workers heartbeat in the shared store');
   return openPostgresWorkerRegistry({
-    url: config.store.url,
+    url: store.url,
     configKey: 'store.url',
     schemaOwner: { variable: storeOwnerVariable(config)! },
     ...options,
   });
+}
+
+/** The pools' agent API tokens, in the config's Postgres store (the control plane's alone). */
+export async function openPoolTokens(config: Pick<DriftgateConfig, 'store'>): Promise<PoolTokenStore> {
+  const store = sharedStore(config, "pool tokens live in the control plane's shared store");
+  return openPostgresPoolTokens({
+    url: store.url,
+    configKey: 'store.url',
+    schemaOwner: { variable: storeOwnerVariable(config)! },
+  });
+}
+
+/** The Postgres store of `runners: {type: workers}`; SQLite mode has no workers, so asking is a config mistake. */
+function sharedStore(config: Pick<DriftgateConfig, 'store'>, why: string) {
+  if (config.store?.type !== 'postgres')
+    throw new ConfigError([{ path: 'store.type', message: `${why}: store: {type: postgres, url: \${DATABASE_URL}}` }]);
+  return config.store;
 }

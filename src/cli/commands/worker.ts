@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { startWorker } from '../../app/worker.js';
+import { startAgentWorker, usesAgentApi } from '../../app/agent-worker.js';
 import { loadConfig } from '../../config/load.js';
 import { isPoolName, POOL_NAME_RULE } from '../../domain/pool/pool-name.js';
 import type { CliIo } from '../io.js';
@@ -24,18 +25,34 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
   const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64))
     throw new UsageError(`--concurrency ${values.concurrency} is not a number of jobs from 1 to 64`);
-  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
+  const agent = usesAgentApi(io.env);
+  const config = await loadConfig({
+    file: values.config,
+    cwd: io.cwd,
+    env: io.env,
+    ...(agent ? { role: 'agent-worker' as const } : {}),
+  });
   // As serve: a stop asked while it starts takes effect once it has started.
   const stopAsked = new Promise<void>((resolve) => io.onShutdown(() => resolve()));
-  const running = await startWorker(config, {
+  const options = {
     env: io.env,
     pool,
     ...(concurrency ? { concurrency } : {}),
     ...portOption(values.port, io),
     logDestination: io.stderr,
     log: logSettings(io.log, config.log.level, 'server'),
-  });
-  await stopAsked;
+  };
+  if (!agent) {
+    const running = await startWorker(config, options);
+    await stopAsked;
+    await running.stop();
+    return 0;
+  }
+  const running = await startAgentWorker(config, options);
+  // A refused token (revoked, another protocol) ends the worker with the reason, and a non-zero exit.
+  const ended = await Promise.race([stopAsked.then(() => undefined), running.ended]);
   await running.stop();
-  return 0;
+  if (!ended) return 0;
+  io.stderr.write(`driftgate worker: ${ended.message}\n`);
+  return 1;
 }

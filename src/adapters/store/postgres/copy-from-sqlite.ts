@@ -3,8 +3,9 @@ import pg from 'pg';
 import { DriftgateError } from '../../../domain/errors.js';
 import { STORE_TABLES } from './migrations.js';
 
-/** Not copied: the schema's own version, and workers' heartbeats (SQLite has neither). */
-type NotCopied = 'schema_migrations' | 'workers';
+/** Not copied: the schema's own version, workers' heartbeats, tokens and jobs (SQLite has none of them). */
+const NOT_COPIED = ['schema_migrations', 'workers', 'pool_tokens', 'agent_ops', 'agent_op_files'] as const;
+type NotCopied = (typeof NOT_COPIED)[number];
 type CopiedTable = Exclude<(typeof STORE_TABLES)[number], NotCopied>;
 
 /**
@@ -12,9 +13,7 @@ type CopiedTable = Exclude<(typeof STORE_TABLES)[number], NotCopied>;
  * keep the same columns (see migrations.ts), so rows move across as they are; Postgres-only columns
  * (`seq` of runs and approvals) fill in by themselves, in SQLite's insertion order.
  */
-const TABLES = STORE_TABLES.filter(
-  (table): table is CopiedTable => table !== 'schema_migrations' && table !== 'workers',
-);
+const TABLES = STORE_TABLES.filter((table): table is CopiedTable => !(NOT_COPIED as readonly string[]).includes(table));
 
 /** Ids that rows elsewhere may refer to: kept as they are, and the sequence set after them. */
 const IDENTITY = new Set(['audit.id', 'outbox.id', 'pending_changes.seq']);

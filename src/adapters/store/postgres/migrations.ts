@@ -225,6 +225,52 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE pending_changes ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY;
   CREATE UNIQUE INDEX pending_changes_seq ON pending_changes (stack, seq);
   `,
+  // The pools' tokens for the agent API: a worker holds one, the control plane its sha256 only.
+  `
+  CREATE TABLE pool_tokens (
+    id text PRIMARY KEY,
+    pool text NOT NULL,
+    name text NOT NULL,
+    hash text NOT NULL,
+    created_at bigint NOT NULL,
+    created_by text NOT NULL,
+    last_used_at bigint,
+    revoked_at bigint,
+    revoked_by text
+  );
+  CREATE INDEX pool_tokens_pool ON pool_tokens (pool, created_at DESC);
+  `,
+  // terraform commands the control plane hands to a pool's workers through the agent API (plan, state
+  // pull, apply), with what goes in and comes out of each: one worker holds an op at a time, by its lease.
+  // Times are the database's clock: replicas and workers may disagree, the lease does not.
+  `
+  CREATE TABLE agent_ops (
+    id text PRIMARY KEY,
+    seq bigint GENERATED ALWAYS AS IDENTITY,
+    pool text NOT NULL,
+    stack text NOT NULL,
+    kind text NOT NULL,
+    request jsonb NOT NULL,
+    state text NOT NULL,
+    attempts integer NOT NULL DEFAULT 0,
+    max_attempts integer NOT NULL,
+    lease_hash text,
+    lease_token_id text,
+    lease_expires_at bigint,
+    result jsonb,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
+  );
+  CREATE INDEX agent_ops_waiting ON agent_ops (pool, state, seq);
+  CREATE TABLE agent_op_files (
+    op_id text NOT NULL REFERENCES agent_ops(id) ON DELETE CASCADE,
+    direction text NOT NULL,
+    name text NOT NULL,
+    body bytea NOT NULL,
+    sha256 text NOT NULL,
+    PRIMARY KEY (op_id, direction, name)
+  );
+  `,
 ];
 
 /**
@@ -249,6 +295,9 @@ export const STORE_TABLES = [
   'unmatched_changes',
   'unmatched_change_counts',
   'pending_changes',
+  'pool_tokens',
+  'agent_ops',
+  'agent_op_files',
 ] as const;
 
 /** The database was migrated by a newer driftgate: older code must not guess at a schema it does not know. */

@@ -1,0 +1,240 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type ApplyOpResult,
+  type OpFailure,
+  OpResults,
+  type PlanOpResult,
+  type StatePullOpResult,
+} from '../../domain/agent/op-messages.js';
+import { BackendCredentialsError, DriftgateError, StalePlanError, TerraformError } from '../../domain/errors.js';
+import type { Stack } from '../../domain/stack.js';
+import type { AgentOpFile, AgentOpKind, AgentOpStore } from '../../ports/agent-ops.js';
+import type {
+  CommandOutput,
+  PlanResult,
+  RunOptions,
+  TerraformRunner,
+  TerraformVersion,
+} from '../../ports/terraform.js';
+
+/** The worker holding an op stopped answering and the op may not be tried again (an apply). */
+export class WorkerLostError extends DriftgateError {
+  constructor(message: string) {
+    super('EXTERNAL_SERVICE', message);
+  }
+}
+
+export interface TerraformOnWorkersOptions {
+  ops: AgentOpStore;
+  logger: { warn(obj: object, msg?: string): void };
+  newId: () => string;
+  timeouts: { plan: number; apply: number };
+  /** How long an op may wait for a worker of its pool to take it. */
+  queueWaitMs: number;
+  /** Attempts of an op that changes nothing (plan, state pull) when its worker goes away. */
+  attempts?: number;
+  pollMs?: number;
+}
+
+/**
+ * terraform on a pool's workers, through the agent API: each command is an op on the stack's pool, which a
+ * worker leases, runs and answers. The services that call it (check, apply) run here, on the control plane,
+ * as with local runners: runs, locks, approvals, artifacts and their sha256 never leave it.
+ */
+export function terraformOnWorkers(options: TerraformOnWorkersOptions): TerraformRunner {
+  const { ops, logger } = options;
+  const pollMs = options.pollMs ?? 250;
+  // A plan's JSON arrives with the plan (one worker, one init): kept for the showJson that follows it.
+  const planJson = new Map<string, string>();
+  let lastVersion: TerraformVersion | undefined;
+
+  async function run(
+    kind: AgentOpKind,
+    stack: Stack,
+    request: object,
+    limits: { runMs: number; attempts: number; signal?: AbortSignal; files?: AgentOpFile[] },
+  ): Promise<{ result: unknown; file(name: string): Promise<Buffer | undefined>; done(): Promise<void> }> {
+    const id = options.newId();
+    await ops.enqueue({
+      id,
+      pool: stack.pool,
+      stack: stack.name,
+      kind,
+      request,
+      maxAttempts: limits.attempts,
+      ...(limits.files ? { files: limits.files } : {}),
+    });
+    const deadline = Date.now() + options.queueWaitMs + limits.attempts * limits.runMs;
+    let taken = false;
+    try {
+      for (;;) {
+        if (limits.signal?.aborted) throw new TerraformError(kind, undefined, 'stopped', 'TERRAFORM_TIMEOUT');
+        await ops.expireLeases();
+        const op = await ops.get(id);
+        if (!op) throw new DriftgateError('EXTERNAL_SERVICE', `agent op ${id} for ${stack.name} disappeared`);
+        if (op.state === 'done') {
+          taken = true;
+          return {
+            result: op.result,
+            file: async (name) => {
+              const f = await ops.file(id, 'out', name);
+              return f?.body;
+            },
+            done: () => ops.remove(id),
+          };
+        }
+        if (op.state === 'lost')
+          throw new WorkerLostError(
+            `the worker of pool ${stack.pool} running terraform ${kind} for ${stack.name} stopped answering (its lease ran out)`,
+          );
+        if (Date.now() > deadline)
+          throw new TerraformError(
+            kind,
+            undefined,
+            op.state === 'queued'
+              ? `no worker of pool ${stack.pool} took it in time: is one running (driftgate workers)?`
+              : '',
+            'TERRAFORM_TIMEOUT',
+          );
+        await sleep(pollMs);
+      }
+    } finally {
+      if (!taken) {
+        await ops.cancel(id).catch(() => undefined);
+        await ops.remove(id).catch((err: unknown) => logger.warn({ err, opId: id }, 'removing an agent op failed'));
+      }
+    }
+  }
+
+  return {
+    async version() {
+      if (lastVersion) return lastVersion;
+      throw new DriftgateError('EXTERNAL_SERVICE', 'no worker has said which terraform it runs yet');
+    },
+    async plan(stack, planFile, runOptions: RunOptions = {}): Promise<PlanResult> {
+      const op = await run('plan', stack, stack.commitSha ? { commitSha: stack.commitSha } : {}, {
+        runMs: options.timeouts.plan,
+        attempts: options.attempts ?? 3,
+        ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+      });
+      try {
+        const result: PlanOpResult = OpResults.plan.parse(op.result);
+        if (!result.ok) throw failureError('plan', result.failure);
+        if (result.hasChanges) {
+          // Saved only when it has changes: a clean plan is never reviewed or applied.
+          const plan = await op.file('plan');
+          if (!plan)
+            throw new DriftgateError(
+              'EXTERNAL_SERVICE',
+              `the worker's plan of ${stack.name} came without its plan file`,
+            );
+          await writeFile(planFile, plan, { mode: 0o600 });
+          const json = await op.file('plan_json');
+          if (!json)
+            throw new DriftgateError('EXTERNAL_SERVICE', `the worker's plan of ${stack.name} came without its JSON`);
+          planJson.set(planFile, json.toString('utf8'));
+        }
+        lastVersion = result.version;
+        return {
+          stdout: result.stdout,
+          stderr: result.stderr,
+          exitCode: result.exitCode,
+          durationMs: result.durationMs,
+          truncated: result.truncated,
+          ...(result.cpuMs !== undefined ? { cpuMs: result.cpuMs } : {}),
+          hasChanges: result.hasChanges,
+          planFile,
+          initRan: result.initRan,
+          terraformVersion: result.version.version,
+        };
+      } finally {
+        await op.done();
+      }
+    },
+    async showJson(stack, planFile) {
+      const json = planJson.get(planFile);
+      planJson.delete(planFile);
+      if (json === undefined)
+        throw new DriftgateError('EXTERNAL_SERVICE', `no plan JSON came with the worker's plan of ${stack.name}`);
+      return json;
+    },
+    async statePull(stack, runOptions: RunOptions = {}) {
+      const op = await run('state_pull', stack, stack.commitSha ? { commitSha: stack.commitSha } : {}, {
+        runMs: options.timeouts.plan,
+        attempts: options.attempts ?? 3,
+        ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+      });
+      try {
+        const result: StatePullOpResult = OpResults.state_pull.parse(op.result);
+        if (!result.ok) throw failureError('state pull', result.failure);
+        const state = await op.file('state');
+        if (!state) throw new DriftgateError('EXTERNAL_SERVICE', `the worker's state pull of ${stack.name} came empty`);
+        return state.toString('utf8');
+      } finally {
+        await op.done();
+      }
+    },
+    async apply(stack, planFile, runOptions: RunOptions = {}): Promise<CommandOutput> {
+      const plan = await readFile(planFile);
+      const { createHash } = await import('node:crypto');
+      const planSha256 = createHash('sha256').update(plan).digest('hex');
+      // Never tried twice: a worker that went away may have applied part of it.
+      const op = await run(
+        'apply',
+        stack,
+        { ...(stack.commitSha ? { commitSha: stack.commitSha } : {}), planSha256 },
+        {
+          runMs: options.timeouts.apply,
+          attempts: 1,
+          files: [{ name: 'plan', body: plan }],
+          ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+        },
+      );
+      try {
+        const result: ApplyOpResult = OpResults.apply.parse(op.result);
+        if (!result.ok) throw failureError('apply', result.failure);
+        return {
+          stdout: result.stdout,
+          stderr: result.stderr,
+          exitCode: result.exitCode,
+          durationMs: result.durationMs,
+          truncated: result.truncated,
+        };
+      } finally {
+        await op.done();
+      }
+    },
+    providersSchema: notHere('providers schema'),
+    fmtCheck: notHere('fmt'),
+    validate: notHere('validate'),
+  };
+}
+
+/** The error a local terraform would have thrown, rebuilt from what the worker said. */
+function failureError(command: string, failure: OpFailure): Error {
+  switch (failure.type) {
+    case 'terraform':
+      return new TerraformError(
+        failure.command || command,
+        failure.exitCode,
+        failure.stderrTail,
+        failure.timedOut ? 'TERRAFORM_TIMEOUT' : 'TERRAFORM_FAILED',
+      );
+    case 'stale_plan':
+      return new StalePlanError(failure.message, failure.stderrTail);
+    case 'backend_credentials':
+      return new BackendCredentialsError(failure.message, failure.stderrTail);
+    default:
+      return new DriftgateError('EXTERNAL_SERVICE', `on the worker: ${failure.message}`);
+  }
+}
+
+function notHere(what: string) {
+  return async (): Promise<never> => {
+    throw new DriftgateError(
+      'EXTERNAL_SERVICE',
+      `terraform ${what} runs on a worker with the remediation's code, not here`,
+    );
+  };
+}

@@ -1,0 +1,178 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { AGENT_OP_KINDS, type AgentOp, type AgentOpStore, type LeaseCheck } from '../../../ports/agent-ops.js';
+import { openMigratedPool, type PostgresConnection } from './connect.js';
+import { changes, firstRow, type Queryable, rows, withTransaction } from './context.js';
+import type pg from 'pg';
+
+/** The database's clock in epoch milliseconds: every lease is measured on it. */
+const DB_NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+
+const OpRow = z.object({
+  id: z.string(),
+  pool: z.string(),
+  stack: z.string(),
+  kind: z.enum(AGENT_OP_KINDS),
+  // jsonb comes back as its text (the store's row types): parsed here.
+  request: z.string().transform((t): unknown => JSON.parse(t)),
+  state: z.enum(['queued', 'leased', 'done', 'lost', 'cancelled']),
+  attempts: z.coerce.number(),
+  max_attempts: z.coerce.number(),
+  result: z
+    .string()
+    .nullable()
+    .transform((t): unknown => (t === null ? undefined : JSON.parse(t))),
+  lease_token_id: z.string().nullable(),
+});
+
+function op(row: unknown): AgentOp {
+  const r = OpRow.parse(row);
+  return {
+    id: r.id,
+    pool: r.pool,
+    stack: r.stack,
+    kind: r.kind,
+    request: r.request,
+    state: r.state,
+    attempts: r.attempts,
+    maxAttempts: r.max_attempts,
+    ...(r.result !== undefined ? { result: r.result } : {}),
+    ...(r.lease_token_id ? { leaseTokenId: r.lease_token_id } : {}),
+  };
+}
+
+const sha256 = (body: Buffer) => createHash('sha256').update(body).digest('hex');
+
+const OP_COLUMNS = 'id, pool, stack, kind, request, state, attempts, max_attempts, result, lease_token_id';
+
+export function agentOpsOn(pool: pg.Pool, close: () => Promise<void>): AgentOpStore {
+  const db: Queryable = pool;
+  const ctx = { db };
+  // Held: leased to this token with this lease, and not run out by the database's clock.
+  const held = `id = $1 AND state = 'leased' AND lease_token_id = $2 AND lease_hash = $3 AND lease_expires_at > ${DB_NOW_MS}`;
+  const store: AgentOpStore = {
+    async enqueue(o) {
+      await withTransaction(pool, async (client) => {
+        await client.query(
+          `INSERT INTO agent_ops (id, pool, stack, kind, request, state, max_attempts, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, 'queued', $6, ${DB_NOW_MS}, ${DB_NOW_MS})`,
+          [o.id, o.pool, o.stack, o.kind, JSON.stringify(o.request), o.maxAttempts],
+        );
+        for (const f of o.files ?? [])
+          await client.query(
+            `INSERT INTO agent_op_files (op_id, direction, name, body, sha256) VALUES ($1, 'in', $2, $3, $4)`,
+            [o.id, f.name, f.body, sha256(f.body)],
+          );
+      });
+    },
+    async claim(poolName, kinds, lease) {
+      const row = await firstRow(
+        ctx,
+        `UPDATE agent_ops SET state = 'leased', attempts = attempts + 1, lease_hash = $3, lease_token_id = $4,
+           lease_expires_at = ${DB_NOW_MS} + $5, updated_at = ${DB_NOW_MS}
+         WHERE id = (SELECT id FROM agent_ops WHERE pool = $1 AND state = 'queued' AND kind = ANY($2)
+                     ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+         RETURNING ${OP_COLUMNS}`,
+        [poolName, kinds, lease.hash, lease.tokenId, lease.ms],
+      );
+      return row ? op(row) : undefined;
+    },
+    async checkLease(id, tokenId, hash): Promise<LeaseCheck> {
+      const row = await firstRow(ctx, `SELECT ${OP_COLUMNS}, (${held}) AS held FROM agent_ops WHERE id = $1`, [
+        id,
+        tokenId,
+        hash,
+      ]);
+      if (!row) return { ok: false, reason: 'no_such_op' };
+      const found = op(row);
+      if (found.leaseTokenId !== tokenId) return { ok: false, reason: 'not_yours' };
+      if (!(row as { held: boolean }).held) return { ok: false, reason: 'lease_over' };
+      return { ok: true, op: found };
+    },
+    async extend(id, tokenId, hash, ms) {
+      return (
+        (await changes(ctx, `UPDATE agent_ops SET lease_expires_at = ${DB_NOW_MS} + $4 WHERE ${held}`, [
+          id,
+          tokenId,
+          hash,
+          ms,
+        ])) === 1
+      );
+    },
+    async putFile(id, tokenId, hash, file) {
+      return withTransaction(pool, async (client) => {
+        const locked = await client.query(`SELECT id FROM agent_ops WHERE ${held} FOR UPDATE`, [id, tokenId, hash]);
+        if (locked.rowCount !== 1) return false;
+        await client.query(
+          `INSERT INTO agent_op_files (op_id, direction, name, body, sha256) VALUES ($1, 'out', $2, $3, $4)
+           ON CONFLICT (op_id, direction, name) DO UPDATE SET body = excluded.body, sha256 = excluded.sha256`,
+          [id, file.name, file.body, file.sha256],
+        );
+        return true;
+      });
+    },
+    async complete(id, tokenId, hash, result) {
+      return (
+        (await changes(
+          ctx,
+          `UPDATE agent_ops SET state = 'done', result = $4, lease_expires_at = NULL, updated_at = ${DB_NOW_MS} WHERE ${held}`,
+          [id, tokenId, hash, JSON.stringify(result)],
+        )) === 1
+      );
+    },
+    async get(id) {
+      const row = await firstRow(ctx, `SELECT ${OP_COLUMNS} FROM agent_ops WHERE id = $1`, [id]);
+      return row ? op(row) : undefined;
+    },
+    async file(id, direction, name) {
+      const row = (await firstRow(
+        ctx,
+        'SELECT body, sha256 FROM agent_op_files WHERE op_id = $1 AND direction = $2 AND name = $3',
+        [id, direction, name],
+      )) as { body: Buffer; sha256: string } | undefined;
+      return row ? { body: row.body, sha256: row.sha256 } : undefined;
+    },
+    async expireLeases() {
+      const moved = await rows(
+        ctx,
+        `UPDATE agent_ops SET state = CASE WHEN attempts < max_attempts THEN 'queued' ELSE 'lost' END,
+           lease_hash = NULL, lease_expires_at = NULL, updated_at = ${DB_NOW_MS}
+         WHERE state = 'leased' AND lease_expires_at <= ${DB_NOW_MS}
+         RETURNING id, state`,
+      );
+      return moved as { id: string; state: AgentOp['state'] }[];
+    },
+    async cancel(id) {
+      await changes(
+        ctx,
+        `UPDATE agent_ops SET state = 'cancelled', updated_at = ${DB_NOW_MS} WHERE id = $1 AND state IN ('queued', 'leased')`,
+        [id],
+      );
+    },
+    async remove(id) {
+      await changes(ctx, 'DELETE FROM agent_ops WHERE id = $1', [id]);
+    },
+    async depth(pools) {
+      const found = (await rows(
+        ctx,
+        `SELECT pool, count(*) FILTER (WHERE state = 'queued') AS waiting, count(*) FILTER (WHERE state = 'leased') AS active
+         FROM agent_ops WHERE pool = ANY($1) GROUP BY pool`,
+        [pools],
+      )) as { pool: string; waiting: string | number; active: string | number }[];
+      const byPool = new Map(found.map((r) => [r.pool, r]));
+      return pools.map((p) => ({
+        pool: p,
+        waiting: Number(byPool.get(p)?.waiting ?? 0),
+        active: Number(byPool.get(p)?.active ?? 0),
+      }));
+    },
+    close,
+  };
+  return store;
+}
+
+/** The agent ops on the config's Postgres store; a pool of its own, sized for the waiters' polls. */
+export async function openPostgresAgentOps(options: PostgresConnection): Promise<AgentOpStore> {
+  const { pool, end } = await openMigratedPool('url' in options ? { ...options, poolSize: 4 } : options);
+  return agentOpsOn(pool, end);
+}

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { terraformOnWorkers } from '../adapters/agent/terraform-on-workers.js';
+import { openPoolTokens, storeOwnerVariable } from '../adapters/store/open-store.js';
+import { openPostgresAgentOps } from '../adapters/store/postgres/agent-ops.js';
+import type { AgentApiConfig, DriftgateConfig } from '../config/schema.js';
+import { ConfigError, errorMessage } from '../domain/errors.js';
+import { createAgentListener, whoamiRoute } from '../http/agent/listener.js';
+import { agentOpRoutes } from '../http/agent/op-routes.js';
+import { startAgentServer } from '../http/agent/server.js';
+import type { HttpServer } from '../http/server.js';
+import type { AgentOpStore } from '../ports/agent-ops.js';
+import type { PoolTokenStore } from '../ports/pool-tokens.js';
+import type { TerraformRunner } from '../ports/terraform.js';
+import { authenticatePoolToken } from '../services/pool-tokens.js';
+import type { AppContext } from './context.js';
+
+/** A lease lasts this long without its worker's word; workers extend it every third of it. */
+const LEASE_MS = 30_000;
+
+export interface AgentControlPlane {
+  server: HttpServer & { tls: boolean };
+  /** terraform for the services: each command an op on the stack's pool, run by one of its workers. */
+  terraform: TerraformRunner;
+  ops: AgentOpStore;
+  stop(): Promise<void>;
+}
+
+/** `runners: {type: workers, agent: ...}`: workers reach this control plane through the agent API only. */
+export function agentSettings(config: Pick<DriftgateConfig, 'runners'>): AgentApiConfig | undefined {
+  return config.runners?.type === 'workers' ? config.runners.agent : undefined;
+}
+
+/**
+ * The control plane's half of the agent API: its port (before anything else of it runs, so a port in
+ * use fails the start), the pool tokens it checks, and the ops it hands to workers. Runs, locks,
+ * approvals, artifacts and the queue stay here; a worker holds its token and its pool's cloud only.
+ */
+export async function startAgentControlPlane(
+  context: Pick<AppContext, 'config' | 'logger' | 'deps' | 'store'>,
+  settings: AgentApiConfig,
+): Promise<AgentControlPlane> {
+  const { config, logger, deps, store } = context;
+  const tls = settings.tls ? await readTls(config, settings.tls) : undefined;
+  const parts: { close(): Promise<void> }[] = [];
+  try {
+    const store_ = config.store?.type === 'postgres' ? config.store : undefined;
+    if (!store_)
+      throw new ConfigError(
+        [{ path: 'store.type', message: 'the agent API keeps its jobs in the shared store: store: {type: postgres}' }],
+        config.file,
+      );
+    const tokens: PoolTokenStore = await openPoolTokens(config);
+    parts.push(tokens);
+    const ops = await openPostgresAgentOps({
+      url: store_.url,
+      configKey: 'store.url',
+      schemaOwner: { variable: storeOwnerVariable(config)! },
+    });
+    parts.push(ops);
+    const shutdown = new AbortController();
+    let stopping = false;
+    const listener = createAgentListener({
+      authenticate: (presented) => authenticatePoolToken({ tokens, now: deps.now }, presented),
+      routes: [
+        whoamiRoute,
+        ...agentOpRoutes({ ops, audit: store, logger, now: deps.now, leaseMs: LEASE_MS }, shutdown.signal),
+      ],
+      logger,
+      available: () => !stopping,
+    });
+    const server = await startAgentServer({
+      port: settings.port,
+      ...(settings.host ? { host: settings.host } : {}),
+      ...(tls ? { tls } : {}),
+      listener,
+    });
+    logger.info({ port: server.port, tls: server.tls }, 'agent API listening');
+    const terraform = terraformOnWorkers({
+      ops,
+      logger,
+      newId: randomUUID,
+      timeouts: config.terraform.timeouts,
+      queueWaitMs: settings.queueWait,
+    });
+    return {
+      server,
+      terraform,
+      ops,
+      async stop() {
+        stopping = true;
+        shutdown.abort();
+        await server.close();
+        for (const part of parts.reverse()) await part.close().catch(() => undefined);
+      },
+    };
+  } catch (err) {
+    for (const part of parts.reverse()) await part.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function readTls(
+  config: Pick<DriftgateConfig, 'baseDir' | 'file'>,
+  tls: NonNullable<AgentApiConfig['tls']>,
+): Promise<{ cert: Buffer; key: Buffer }> {
+  const read = async (key: 'certFile' | 'keyFile') => {
+    const path = resolve(config.baseDir, tls[key]);
+    try {
+      return await readFile(path);
+    } catch (err) {
+      throw new ConfigError(
+        [{ path: `runners.agent.tls.${key}`, message: `cannot read ${path}: ${errorMessage(err)}` }],
+        config.file,
+      );
+    }
+  };
+  return { cert: await read('certFile'), key: await read('keyFile') };
+}

@@ -1,0 +1,242 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AgentRefusedError, createAgentClient } from '../adapters/agent/agent-client.js';
+import { createGitSources } from '../adapters/git/git-sources.js';
+import { createTerraformRunner } from '../adapters/terraform/runner.js';
+import type { DriftgateConfig } from '../config/schema.js';
+import { ConfigError, errorMessage } from '../domain/errors.js';
+import { metricsAddressFrom } from '../http/metrics-address.js';
+import type { HttpServer } from '../http/server.js';
+import { createLogger, type Logger } from '../logging/logger.js';
+import { createSecretRegistry } from '../logging/secret-registry.js';
+import type { ClaimedJob, ControlPlane } from '../ports/control-plane.js';
+import { type AgentJobDeps, workAgentJob } from '../services/work-agent-job.js';
+import { configSecrets, goMaxProcs, ownSecretNames, terraformBaseEnv } from './context.js';
+import { listen } from './serve-ports.js';
+import type { WorkerOptions } from './worker.js';
+
+/** What a worker on the agent API is given: the control plane's address and its pool's token. */
+export const CONTROL_PLANE_URL_ENV = 'DRIFTGATE_CONTROL_PLANE_URL';
+export const POOL_TOKEN_ENV = 'DRIFTGATE_POOL_TOKEN';
+
+/** How long a claim waits for a job at the control plane before asking again. */
+const CLAIM_WAIT_SECONDS = 20;
+
+export interface RunningAgentWorker {
+  health: HttpServer;
+  /** Resolves when the worker ended by itself: its token was refused (revoked, or another protocol). */
+  ended: Promise<Error>;
+  stop(): Promise<void>;
+}
+
+/** A worker on the agent API is started with one and not the other: which one this environment asks for. */
+export function usesAgentApi(env: Record<string, string | undefined>): boolean {
+  return Boolean(env[CONTROL_PLANE_URL_ENV]);
+}
+
+/**
+ * What a worker must never hold, named: the variables the control plane's sections read (the store's
+ * URL, the bucket's keys, the bot's secrets), and driftgate's own secrets. A module run by this worker
+ * could read any of them from its environment, so the worker refuses to start rather than warn.
+ */
+function forbidden(config: DriftgateConfig, env: Record<string, string | undefined>): string[] {
+  const names = new Set([...(config.controlPlaneVariables ?? []), ...ownSecretNames(config)]);
+  names.delete(POOL_TOKEN_ENV);
+  return [...names].filter((name) => env[name]).sort();
+}
+
+/**
+ * `driftgate worker --pool NAME` with DRIFTGATE_CONTROL_PLANE_URL: takes its pool's jobs from the control
+ * plane's agent API with its pool token, runs terraform with the pool's cloud credentials (this process's
+ * environment), and answers each job there. It holds no store, no bucket, no bot secret.
+ */
+export async function startAgentWorker(
+  config: DriftgateConfig,
+  options: WorkerOptions & { controlPlane?: ControlPlane },
+): Promise<RunningAgentWorker> {
+  const { env } = options;
+  const held = forbidden(config, env);
+  if (held.length > 0)
+    throw new ConfigError(
+      held.map((name) => ({
+        path: `environment ${name}`,
+        message:
+          "a worker on the agent API must not hold the control plane's secrets: remove it from this worker's environment",
+      })),
+      config.file,
+    );
+  const url = env[CONTROL_PLANE_URL_ENV];
+  const token = env[POOL_TOKEN_ENV];
+  if (!url || !token)
+    throw new ConfigError([
+      {
+        path: `environment ${url ? POOL_TOKEN_ENV : CONTROL_PLANE_URL_ENV}`,
+        message: url
+          ? 'the pool token this worker presents (driftgate pool token create POOL, on the control plane)'
+          : "the control plane's agent API, e.g. https://driftgate-agent:3001",
+      },
+    ]);
+  const concurrency = options.concurrency ?? config.defaults.concurrency;
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const workDir = join(config.dataDir, 'work');
+  await mkdir(workDir, { recursive: true, mode: 0o700 });
+  const secrets = createSecretRegistry({ base: await configSecrets(config) });
+  const logger = createLogger({
+    level: options.log?.level ?? config.log.level,
+    format: options.log?.format ?? 'json',
+    destination: options.logDestination ?? process.stderr,
+    redact: (line, stack) => secrets.redact(line, stack),
+  });
+  const controlPlane = options.controlPlane ?? createAgentClient({ url, token });
+  const ports = await listen(options, metricsAddressFrom(env));
+  try {
+    const identity = await reach(controlPlane, logger, url);
+    if (identity.pool !== options.pool)
+      throw new ConfigError([
+        {
+          path: `environment ${POOL_TOKEN_ENV}`,
+          message: `the token is pool ${identity.pool}'s, and this worker was started for pool ${options.pool} (--pool)`,
+        },
+      ]);
+    const byName = new Map(config.stacks.map((s) => [s.name, s]));
+    const deps: AgentJobDeps = {
+      controlPlane,
+      terraform: createTerraformRunner({
+        binary: config.terraform.binary,
+        timeouts: config.terraform.timeouts,
+        pluginCacheDir: config.terraform.pluginCacheDir,
+        outputLimitBytes: config.terraform.outputLimitBytes,
+        env: { GOMAXPROCS: String(goMaxProcs(concurrency)), ...terraformBaseEnv(config, env) },
+        redact: (text, stack) => secrets.redact(text, stack),
+        logger,
+      }),
+      git: createGitSources({ dataDir: config.dataDir, env, logger }),
+      stack: (name) => byName.get(name),
+      pool: options.pool,
+      secrets,
+      logger,
+      workDir,
+    };
+    const loop = takeJobs(deps, concurrency, logger);
+    let stopping = false;
+    ports.setReady(() =>
+      stopping
+        ? { ok: false, reason: 'shutting down' }
+        : loop.reachable()
+          ? { ok: true }
+          : { ok: false, reason: `the control plane at ${url} does not answer` },
+    );
+    logger.info(
+      { pool: options.pool, concurrency, tokenId: identity.tokenId, port: ports.health.port },
+      'driftgate worker taking jobs from the agent API',
+    );
+    return {
+      health: ports.health,
+      ended: loop.ended,
+      async stop() {
+        if (stopping) return;
+        stopping = true;
+        await loop.stop(config.defaults.shutdownTimeout);
+        await ports.close();
+      },
+    };
+  } catch (err) {
+    await ports.close();
+    throw err;
+  }
+}
+
+/** The control plane answers and takes this token; retried with backoff while it cannot be reached. */
+async function reach(controlPlane: ControlPlane, logger: Logger, url: string) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await controlPlane.whoami();
+    } catch (err) {
+      if (err instanceof AgentRefusedError) throw err;
+      const waitMs = Math.min(30_000, 500 * 2 ** attempt);
+      logger.warn({ url, err: errorMessage(err), retryInMs: waitMs }, 'cannot reach the control plane; retrying');
+      await sleep(waitMs);
+    }
+  }
+}
+
+/**
+ * `concurrency` loops, each claiming a job, working it while a heartbeat extends its lease, and claiming
+ * the next. A lease the control plane no longer grants aborts its terraform; a refused token ends them all.
+ */
+function takeJobs(deps: AgentJobDeps, concurrency: number, logger: Logger) {
+  const { controlPlane } = deps;
+  const stopClaims = new AbortController();
+  const running = new Set<{ abort: AbortController; done: Promise<void> }>();
+  let lastOk = true;
+  let resolveEnded: (err: Error) => void = () => undefined;
+  const ended = new Promise<Error>((resolve) => {
+    resolveEnded = resolve;
+  });
+
+  const work = (claimed: ClaimedJob) => {
+    const abort = new AbortController();
+    const everyMs = Math.max(1_000, (claimed.leaseSeconds * 1000) / 3);
+    let heldUntil = Date.now() + claimed.leaseSeconds * 1000;
+    const beat = setInterval(() => {
+      controlPlane
+        .extend(claimed.job.id, claimed.lease)
+        .then((ok) => {
+          if (ok) heldUntil = Date.now() + claimed.leaseSeconds * 1000;
+          else {
+            logger.warn({ jobId: claimed.job.id }, 'the control plane took the job back (lease over): stopping it');
+            abort.abort();
+          }
+        })
+        .catch((err: unknown) => {
+          logger.warn({ jobId: claimed.job.id, err: errorMessage(err) }, 'extending the lease failed');
+          // Past its lease the job is another worker's: terraform stops rather than race it.
+          if (Date.now() > heldUntil) abort.abort();
+        });
+    }, everyMs);
+    const done = workAgentJob(deps, claimed, abort.signal).finally(() => clearInterval(beat));
+    const entry = { abort, done };
+    running.add(entry);
+    return done.finally(() => running.delete(entry));
+  };
+
+  const loops = Array.from({ length: concurrency }, async () => {
+    let failures = 0;
+    while (!stopClaims.signal.aborted) {
+      try {
+        const claimed = await controlPlane.claim(CLAIM_WAIT_SECONDS, stopClaims.signal);
+        lastOk = true;
+        failures = 0;
+        if (claimed) await work(claimed);
+      } catch (err) {
+        if (stopClaims.signal.aborted) break;
+        if (err instanceof AgentRefusedError) {
+          logger.error({ err: err.message }, 'the control plane refused this worker; stopping');
+          stopClaims.abort();
+          resolveEnded(err);
+          break;
+        }
+        lastOk = false;
+        const waitMs = Math.min(30_000, 500 * 2 ** failures++);
+        logger.warn({ err: errorMessage(err), retryInMs: waitMs }, 'claiming a job failed; retrying');
+        await sleep(waitMs, undefined, { signal: stopClaims.signal }).catch(() => undefined);
+      }
+    }
+  });
+
+  return {
+    ended,
+    reachable: () => lastOk,
+    async stop(timeoutMs: number) {
+      stopClaims.abort();
+      const jobs = [...running];
+      const timer = setTimeout(() => {
+        for (const job of jobs) job.abort.abort();
+      }, timeoutMs);
+      await Promise.allSettled(jobs.map((j) => j.done));
+      clearTimeout(timer);
+      await Promise.allSettled(loops);
+    },
+  };
+}

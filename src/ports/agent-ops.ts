@@ -1,0 +1,74 @@
+/**
+ * terraform commands the control plane hands to a pool's workers (`runners.agent`): the control plane
+ * keeps runs, locks, approvals and artifacts, and a worker only runs terraform for one op it leased. An op
+ * is leased to one token at a time; its results are taken only from that lease, once.
+ */
+export const AGENT_OP_KINDS = ['plan', 'state_pull', 'apply'] as const;
+export type AgentOpKind = (typeof AGENT_OP_KINDS)[number];
+
+/**
+ * `queued`: waiting for a worker; `leased`: a worker holds it; `done`: its result is in; `lost`: its
+ * worker went away past the attempts it may have (an apply gets one); `cancelled`: nobody waits any more.
+ */
+export type AgentOpState = 'queued' | 'leased' | 'done' | 'lost' | 'cancelled';
+
+export interface AgentOp {
+  id: string;
+  pool: string;
+  stack: string;
+  kind: AgentOpKind;
+  request: unknown;
+  state: AgentOpState;
+  attempts: number;
+  maxAttempts: number;
+  result?: unknown;
+  leaseTokenId?: string;
+}
+
+/** A file that goes with an op: to the worker (`in`: the saved plan of an apply) or from it (`out`). */
+export interface AgentOpFile {
+  name: string;
+  body: Buffer;
+}
+
+export type LeaseCheck = { ok: true; op: AgentOp } | { ok: false; reason: 'no_such_op' | 'not_yours' | 'lease_over' };
+
+export interface AgentOpStore {
+  enqueue(op: {
+    id: string;
+    pool: string;
+    stack: string;
+    kind: AgentOpKind;
+    request: unknown;
+    maxAttempts: number;
+    files?: AgentOpFile[];
+  }): Promise<void>;
+  /** Leases the oldest queued op of the pool (of `kinds`) to the token for `leaseMs`; undefined when none waits. */
+  claim(
+    pool: string,
+    kinds: readonly AgentOpKind[],
+    lease: { hash: string; tokenId: string; ms: number },
+  ): Promise<AgentOp | undefined>;
+  /** The op, if `tokenId` holds it with the lease whose hash is `hash` and the lease has not run out. */
+  checkLease(id: string, tokenId: string, hash: string): Promise<LeaseCheck>;
+  /** Extends a lease it checks first; false when the lease is no longer this one. */
+  extend(id: string, tokenId: string, hash: string, ms: number): Promise<boolean>;
+  /** Puts a file the leased op's worker uploads (before its result). */
+  putFile(id: string, tokenId: string, hash: string, file: AgentOpFile & { sha256: string }): Promise<boolean>;
+  /** Records the result of a leased op, once: false when the lease is no longer this one (nothing written). */
+  complete(id: string, tokenId: string, hash: string, result: unknown): Promise<boolean>;
+  get(id: string): Promise<AgentOp | undefined>;
+  file(id: string, direction: 'in' | 'out', name: string): Promise<{ body: Buffer; sha256: string } | undefined>;
+  /**
+   * Leases that ran out: the op is queued again while it has attempts left (a plan changes nothing), else
+   * lost. Returns the ops it moved.
+   */
+  expireLeases(): Promise<{ id: string; state: AgentOpState }[]>;
+  /** Nobody waits for the op any more (its check stopped): its worker's next call is refused. */
+  cancel(id: string): Promise<void>;
+  /** Drops the op and its files (its waiter took the result, or gave up). */
+  remove(id: string): Promise<void>;
+  /** Queued and leased ops per pool. */
+  depth(pools: readonly string[]): Promise<{ pool: string; waiting: number; active: number }[]>;
+  close(): Promise<void>;
+}
