@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentRefusedError, createAgentClient } from '../adapters/agent/agent-client.js';
 import { createGitSources } from '../adapters/git/git-sources.js';
-import { createTerraformRunner } from '../adapters/terraform/runner.js';
 import type { DriftgateConfig } from '../config/schema.js';
 import { ConfigError, errorMessage } from '../domain/errors.js';
 import { metricsAddressFrom } from '../http/metrics-address.js';
@@ -12,7 +11,7 @@ import { createLogger, type Logger } from '../logging/logger.js';
 import { createSecretRegistry } from '../logging/secret-registry.js';
 import type { ClaimedJob, ControlPlane } from '../ports/control-plane.js';
 import { type AgentJobDeps, workAgentJob } from '../services/work-agent-job.js';
-import { configSecrets, goMaxProcs, ownSecretNames, terraformBaseEnv } from './context.js';
+import { buildTerraformRunner, configSecrets, ownSecretNames } from './context.js';
 import { listen } from './serve-ports.js';
 import type { WorkerOptions } from './worker.js';
 
@@ -102,15 +101,7 @@ export async function startAgentWorker(
     const byName = new Map(config.stacks.map((s) => [s.name, s]));
     const deps: AgentJobDeps = {
       controlPlane,
-      terraform: createTerraformRunner({
-        binary: config.terraform.binary,
-        timeouts: config.terraform.timeouts,
-        pluginCacheDir: config.terraform.pluginCacheDir,
-        outputLimitBytes: config.terraform.outputLimitBytes,
-        env: { GOMAXPROCS: String(goMaxProcs(concurrency)), ...terraformBaseEnv(config, env) },
-        redact: (text, stack) => secrets.redact(text, stack),
-        logger,
-      }),
+      terraform: await buildTerraformRunner(config, { env, secrets, logger, concurrency }),
       git: createGitSources({ dataDir: config.dataDir, env, logger }),
       stack: (name) => byName.get(name),
       pool: options.pool,

@@ -48,7 +48,7 @@ export interface AppContextOptions {
  * spends less CPU on parallel GC and idle spinning than one sized to the whole machine; an operator's
  * own GOMAXPROCS (or a stack's env) still wins.
  */
-export function goMaxProcs(concurrency: number): number {
+function goMaxProcs(concurrency: number): number {
   return Math.max(1, Math.floor(availableParallelism() / concurrency));
 }
 
@@ -136,6 +136,32 @@ async function terraformUser(config: DriftgateConfig) {
   return { sandbox, initStampDir: join(config.dataDir, 'init-stamps') };
 }
 
+/**
+ * terraform as this process runs it: its environment less driftgate's secrets, its output masked, and as
+ * `runners.runAs` when set (a process that cannot switch to that user does not start).
+ */
+export async function buildTerraformRunner(
+  config: DriftgateConfig,
+  options: {
+    env: Record<string, string | undefined>;
+    secrets: Pick<ServiceDeps['secrets'], 'redact'>;
+    logger: Logger;
+    concurrency: number;
+  },
+) {
+  const runAs = await terraformUser(config);
+  return createTerraformRunner({
+    binary: config.terraform.binary,
+    timeouts: config.terraform.timeouts,
+    pluginCacheDir: config.terraform.pluginCacheDir,
+    outputLimitBytes: config.terraform.outputLimitBytes,
+    env: { GOMAXPROCS: String(goMaxProcs(options.concurrency)), ...terraformBaseEnv(config, options.env) },
+    redact: (text, stack) => options.secrets.redact(text, stack),
+    logger: options.logger,
+    ...(runAs ? { runAs } : {}),
+  });
+}
+
 /** The composition root: every adapter built from the config, once. */
 export async function createAppContext(config: DriftgateConfig, options: AppContextOptions): Promise<AppContext> {
   const now = options.now ?? (() => new Date());
@@ -160,16 +186,11 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
       ),
   });
   const artifacts = await createArtifactStore(config.artifacts, { dataDir: config.dataDir, env: options.env });
-  const runAs = await terraformUser(config);
-  const terraform = createTerraformRunner({
-    binary: config.terraform.binary,
-    timeouts: config.terraform.timeouts,
-    pluginCacheDir: config.terraform.pluginCacheDir,
-    outputLimitBytes: config.terraform.outputLimitBytes,
-    env: { GOMAXPROCS: String(goMaxProcs(config.defaults.concurrency)), ...terraformBaseEnv(config, options.env) },
-    redact: (text, stack) => secrets.redact(text, stack),
+  const terraform = await buildTerraformRunner(config, {
+    env: options.env,
+    secrets,
     logger,
-    ...(runAs ? { runAs } : {}),
+    concurrency: config.defaults.concurrency,
   });
   const bus = createEventBus((err, event) =>
     logger.error({ err, event: event.type, stack: event.stack }, 'event handler failed'),
