@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { terraformOnWorkers } from '../adapters/agent/terraform-on-workers.js';
-import { openPoolTokens, storeOwnerVariable } from '../adapters/store/open-store.js';
+import { openPoolTokens, openWorkerRegistry, storeOwnerVariable } from '../adapters/store/open-store.js';
+import { configuredPools } from '../domain/pool/configured-pools.js';
+import { createPoolStatus, type PoolStatus } from '../services/pool-status.js';
 import { openPostgresAgentOps } from '../adapters/store/postgres/agent-ops.js';
 import type { AgentApiConfig, DriftgateConfig } from '../config/schema.js';
 import { ConfigError, errorMessage } from '../domain/errors.js';
@@ -24,6 +26,8 @@ export interface AgentControlPlane {
   /** terraform for the services: each command an op on the stack's pool, run by one of its workers. */
   terraform: TerraformRunner;
   ops: AgentOpStore;
+  /** Each pool's workers (their heartbeats through the agent API) and waiting jobs. */
+  pools: PoolStatus;
   stop(): Promise<void>;
 }
 
@@ -59,13 +63,15 @@ export async function startAgentControlPlane(
       schemaOwner: { variable: storeOwnerVariable(config)! },
     });
     parts.push(ops);
+    const registry = await openWorkerRegistry(config);
+    parts.push(registry);
     const shutdown = new AbortController();
     let stopping = false;
     const listener = createAgentListener({
       authenticate: (presented) => authenticatePoolToken({ tokens, now: deps.now }, presented),
       routes: [
         whoamiRoute,
-        ...agentOpRoutes({ ops, audit: store, logger, now: deps.now, leaseMs: LEASE_MS }, shutdown.signal),
+        ...agentOpRoutes({ ops, audit: store, logger, now: deps.now, leaseMs: LEASE_MS, registry }, shutdown.signal),
       ],
       logger,
       available: () => !stopping,
@@ -84,10 +90,19 @@ export async function startAgentControlPlane(
       timeouts: config.terraform.timeouts,
       queueWaitMs: settings.queueWait,
     });
+    const pools = createPoolStatus({
+      registry,
+      // Every job of the agent API stands for the check or apply that waits on it.
+      queue: { depth: async (names) => (await ops.depth(names)).map((d) => ({ ...d, kind: 'check' as const })) },
+      pools: configuredPools(config.stacks),
+      now: deps.now,
+      staleAfterMs: config.runners?.type === 'workers' ? config.runners.workerStaleAfter : 30_000,
+    });
     return {
       server,
       terraform,
       ops,
+      pools,
       async stop() {
         stopping = true;
         shutdown.abort();

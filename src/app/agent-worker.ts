@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentRefusedError, createAgentClient } from '../adapters/agent/agent-client.js';
@@ -110,6 +112,7 @@ export async function startAgentWorker(
       workDir,
     };
     const loop = takeJobs(deps, concurrency, logger);
+    const heartbeat = startHeartbeat(controlPlane, { concurrency, running: loop.running }, logger);
     let stopping = false;
     ports.setReady(() =>
       stopping
@@ -129,6 +132,7 @@ export async function startAgentWorker(
         if (stopping) return;
         stopping = true;
         await loop.stop(config.defaults.shutdownTimeout);
+        await heartbeat.stop();
         await ports.close();
       },
     };
@@ -219,6 +223,7 @@ function takeJobs(deps: AgentJobDeps, concurrency: number, logger: Logger) {
   return {
     ended,
     reachable: () => lastOk,
+    running: () => running.size,
     async stop(timeoutMs: number) {
       stopClaims.abort();
       const jobs = [...running];
@@ -228,6 +233,38 @@ function takeJobs(deps: AgentJobDeps, concurrency: number, logger: Logger) {
       await Promise.allSettled(jobs.map((j) => j.done));
       clearTimeout(timer);
       await Promise.allSettled(loops);
+    },
+  };
+}
+
+/**
+ * This worker's line in the control plane's registry, renewed every 10 s (a third of the default
+ * `workerStaleAfter`) with the jobs it runs; a stopping worker leaves, so it is not counted.
+ */
+function startHeartbeat(
+  controlPlane: ControlPlane,
+  worker: { concurrency: number; running: () => number },
+  logger: Logger,
+  everyMs = 10_000,
+) {
+  const beat = {
+    id: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+    host: hostname(),
+    pid: process.pid,
+    concurrency: worker.concurrency,
+    startedAt: Date.now(),
+  };
+  const send = (leaving = false) =>
+    controlPlane
+      .heartbeat({ ...beat, running: worker.running(), ...(leaving ? { leaving } : {}) })
+      .catch((err: unknown) => logger.warn({ err: errorMessage(err) }, 'worker heartbeat failed (retried)'));
+  void send();
+  const timer = setInterval(() => void send(), everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await send(true);
     },
   };
 }

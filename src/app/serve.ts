@@ -217,13 +217,14 @@ async function serveWith(
       : localRunners(context, { ...deps, ...sources }, jobs, leading, metrics, agent?.concurrency);
   started.push(runners);
   const { scheduler, apply, requestCheck } = runners;
+  const pools = runners.pools ?? agentPlane?.pools;
   eventCheck = (name) => runners.queueCheck(name, 'event');
   // Gauges read the store at each scrape: right after a start they show the drift stored before it.
   metrics.readGaugesFrom({
     driftedStacks: async () => (await store.listStacks()).filter((s) => s.openDrift).length,
     outboxPending: () => store.pendingCount(),
     leading,
-    ...(runners.pools ? { pools: runners.pools } : {}),
+    ...(pools ? { pools } : {}),
   });
   scheduler.start();
 
@@ -267,7 +268,7 @@ async function serveWith(
         ...(remediation ? { remediation } : {}),
         ...(github ? { github } : {}),
         ...(lease ? { leading } : {}),
-        ...(runners.pools ? { pools: runners.pools } : {}),
+        ...(pools ? { pools } : {}),
       })
     : undefined;
   // Without Slack, pages still need a worker; with it, the Slack app's worker delivers them too.

@@ -69,6 +69,8 @@ export interface AgentOpStore {
   /** Drops the op and its files (its waiter took the result, or gave up). */
   remove(id: string): Promise<void>;
   /** Queued and leased ops per pool. */
-  depth(pools: readonly string[]): Promise<{ pool: string; waiting: number; active: number }[]>;
+  depth(
+    pools: readonly string[],
+  ): Promise<{ pool: string; waiting: number; active: number; oldestWaitingSeconds?: number }[]>;
   close(): Promise<void>;
 }

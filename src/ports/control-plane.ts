@@ -17,4 +17,16 @@ export interface ControlPlane {
   upload(jobId: string, lease: string, name: string, body: Buffer | string): Promise<void>;
   /** false: the control plane did not take the result (the lease had moved on). */
   result(jobId: string, lease: string, result: unknown): Promise<boolean>;
+  /** This worker lives (or, `leaving`, stops): what `/drift status` and `driftgate workers` count. */
+  heartbeat(beat: WorkerHeartbeat): Promise<void>;
+}
+
+export interface WorkerHeartbeat {
+  id: string;
+  host: string;
+  pid: number;
+  concurrency: number;
+  running: number;
+  startedAt: number;
+  leaving?: boolean;
 }

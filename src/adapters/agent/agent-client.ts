@@ -124,6 +124,10 @@ export function createAgentClient(options: {
       }
       await res.body?.cancel();
     },
+    async heartbeat(beat) {
+      const res = await call('POST', '/heartbeat', { body: JSON.stringify(beat), json: true });
+      await res.body?.cancel();
+    },
     async result(jobId, lease, result) {
       const res = await call('POST', `/jobs/${jobId}/result`, { lease, body: JSON.stringify(result), json: true });
       await res.body?.cancel();

@@ -8,6 +8,7 @@ import {
   type Refusal,
   reportOpResult,
 } from '../../services/agent-ops.js';
+import type { WorkerRegistry } from '../../ports/worker-registry.js';
 import { readBody, readBytes } from '../read-body.js';
 import type { AgentReply, AgentRoute } from './listener.js';
 import { LEASE_HEADER } from '../../domain/agent/protocol.js';
@@ -17,6 +18,15 @@ const MAX_FILE_BYTES = 256 * 1024 * 1024;
 const MAX_RESULT_BYTES = 20 * 1024 * 1024;
 
 const ClaimBody = z.strictObject({ waitSeconds: z.number().min(0).max(60).default(20) });
+const Heartbeat = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/),
+  host: z.string().max(255),
+  pid: z.number().int().nonnegative(),
+  concurrency: z.number().int().min(1).max(1_000),
+  running: z.number().int().min(0).max(1_000),
+  startedAt: z.number().int().nonnegative(),
+  leaving: z.boolean().optional(),
+});
 
 const OP_ID = '([A-Za-z0-9_.-]{1,128})';
 const FILE_NAME = '([a-z_]{1,32})';
@@ -52,8 +62,36 @@ const leaseOf = (req: Parameters<AgentRoute['handle']>[0]['req']) => {
  * it brings, upload what it made, report its result once. Each names the job; each is refused unless the
  * caller's token holds that job's live lease.
  */
-export function agentOpRoutes(deps: AgentOpsDeps, shutdown: AbortSignal): AgentRoute[] {
+export function agentOpRoutes(
+  deps: AgentOpsDeps & { registry: Pick<WorkerRegistry, 'beat' | 'leave'> },
+  shutdown: AbortSignal,
+): AgentRoute[] {
   return [
+    {
+      method: 'POST',
+      path: /^\/heartbeat$/,
+      async handle({ agent, req }) {
+        let body: unknown;
+        try {
+          body = await json(req);
+        } catch {
+          return { status: 400, body: { error: 'body is not JSON' } };
+        }
+        const parsed = Heartbeat.safeParse(body);
+        if (!parsed.success) return { status: 400, body: { error: parsed.error.issues.map((i) => i.message) } };
+        const { leaving, startedAt, ...worker } = parsed.data;
+        // The pool is the token's: a worker cannot show up, or count, in another pool.
+        if (leaving) await deps.registry.leave(`${agent.tokenId}:${worker.id}`);
+        else
+          await deps.registry.beat({
+            ...worker,
+            id: `${agent.tokenId}:${worker.id}`,
+            pool: agent.pool,
+            startedAt: new Date(startedAt),
+          });
+        return { status: 200, body: { ok: true } };
+      },
+    },
     {
       method: 'POST',
       path: /^\/jobs\/claim$/,

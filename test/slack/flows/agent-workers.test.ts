@@ -195,6 +195,11 @@ describe.skipIf(!HAS_BUILD)(`runners: workers on the agent API (${HAS_BUILD ? BI
     const terraformLog = prodWorker.logs().join('\n');
     expect(terraformLog).not.toContain(prodToken);
 
+    // Each pool's workers, as their heartbeats through the agent API say (the pool is their token's).
+    const metrics = await (await fetch(`${serve.base}/metrics`)).text();
+    expect(metrics).toContain('driftgate_pool_workers{pool="prod"} 1');
+    expect(metrics).toContain('driftgate_pool_workers{pool="nonprod"} 1');
+
     // Revoked: the worker's next call is refused, and it exits non-zero naming the token.
     const id = prodToken.slice(5, 21);
     const env = { ...w.baseEnv, DRIFTGATE_DATA_DIR: join(w.tf.dir, 'data-cli') };

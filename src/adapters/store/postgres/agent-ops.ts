@@ -155,16 +155,21 @@ export function agentOpsOn(pool: pg.Pool, close: () => Promise<void>): AgentOpSt
     async depth(pools) {
       const found = (await rows(
         ctx,
-        `SELECT pool, count(*) FILTER (WHERE state = 'queued') AS waiting, count(*) FILTER (WHERE state = 'leased') AS active
+        `SELECT pool, count(*) FILTER (WHERE state = 'queued') AS waiting, count(*) FILTER (WHERE state = 'leased') AS active,
+           (${DB_NOW_MS} - min(created_at) FILTER (WHERE state = 'queued')) / 1000 AS oldest
          FROM agent_ops WHERE pool = ANY($1) GROUP BY pool`,
         [pools],
-      )) as { pool: string; waiting: string | number; active: string | number }[];
+      )) as { pool: string; waiting: string | number; active: string | number; oldest: string | number | null }[];
       const byPool = new Map(found.map((r) => [r.pool, r]));
-      return pools.map((p) => ({
-        pool: p,
-        waiting: Number(byPool.get(p)?.waiting ?? 0),
-        active: Number(byPool.get(p)?.active ?? 0),
-      }));
+      return pools.map((p) => {
+        const r = byPool.get(p);
+        return {
+          pool: p,
+          waiting: Number(r?.waiting ?? 0),
+          active: Number(r?.active ?? 0),
+          ...(r?.oldest != null ? { oldestWaitingSeconds: Math.max(0, Number(r.oldest)) } : {}),
+        };
+      });
     },
     close,
   };
