@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { terraformOnWorkers } from '../adapters/agent/terraform-on-workers.js';
+import { createOpRunner, terraformOnWorkers } from '../adapters/agent/terraform-on-workers.js';
+import type { Codify } from '../services/codify-drift.js';
+import { codifyOnAgent } from '../services/codify-on-agent.js';
 import { openPoolTokens, openWorkerRegistry, storeOwnerVariable } from '../adapters/store/open-store.js';
 import { configuredPools } from '../domain/pool/configured-pools.js';
 import { createPoolStatus, type PoolStatus } from '../services/pool-status.js';
@@ -28,6 +30,8 @@ export interface AgentControlPlane {
   ops: AgentOpStore;
   /** Each pool's workers (their heartbeats through the agent API) and waiting jobs. */
   pools: PoolStatus;
+  /** A remediation's code, written and checked by a worker of the stack's pool. */
+  codify: Codify;
   stop(): Promise<void>;
 }
 
@@ -83,13 +87,9 @@ export async function startAgentControlPlane(
       listener,
     });
     logger.info({ port: server.port, tls: server.tls }, 'agent API listening');
-    const terraform = terraformOnWorkers({
-      ops,
-      logger,
-      newId: randomUUID,
-      timeouts: config.terraform.timeouts,
-      queueWaitMs: settings.queueWait,
-    });
+    const run = createOpRunner({ ops, logger, newId: randomUUID, queueWaitMs: settings.queueWait });
+    const terraform = terraformOnWorkers({ run, timeouts: config.terraform.timeouts });
+    const codify = codifyOnAgent({ ...deps, run, runMs: 2 * config.terraform.timeouts.plan });
     const pools = createPoolStatus({
       registry,
       // Every job of the agent API stands for the check or apply that waits on it.
@@ -103,6 +103,7 @@ export async function startAgentControlPlane(
       terraform,
       ops,
       pools,
+      codify,
       async stop() {
         stopping = true;
         shutdown.abort();

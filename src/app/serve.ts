@@ -249,7 +249,7 @@ async function serveWith(
         git,
         github,
         checks: terraformCodeChecks(deps.terraform, logger),
-        ...(runners.codify ? { codify: runners.codify } : {}),
+        ...(runners.codify || agentPlane ? { codify: runners.codify ?? agentPlane!.codify } : {}),
         settings: config.github ?? GithubConfig.parse({}),
       }
     : undefined;

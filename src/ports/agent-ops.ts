@@ -3,7 +3,7 @@
  * keeps runs, locks, approvals and artifacts, and a worker only runs terraform for one op it leased. An op
  * is leased to one token at a time; its results are taken only from that lease, once.
  */
-export const AGENT_OP_KINDS = ['plan', 'state_pull', 'apply'] as const;
+export const AGENT_OP_KINDS = ['plan', 'state_pull', 'apply', 'codify'] as const;
 export type AgentOpKind = (typeof AGENT_OP_KINDS)[number];
 
 /**
@@ -68,9 +68,29 @@ export interface AgentOpStore {
   cancel(id: string): Promise<void>;
   /** Drops the op and its files (its waiter took the result, or gave up). */
   remove(id: string): Promise<void>;
+  /**
+   * Resolves when an op may have been queued on `pool` (here or by another process), or after `ms`: a
+   * claim's long poll wakes at once instead of at its next look.
+   */
+  queued(pool: string, ms: number, signal?: AbortSignal): Promise<void>;
   /** Queued and leased ops per pool. */
   depth(
     pools: readonly string[],
   ): Promise<{ pool: string; waiting: number; active: number; oldestWaitingSeconds?: number }[]>;
   close(): Promise<void>;
 }
+
+/** What an op's waiter gets: the worker's result, the files it uploaded, and `done` to drop them. */
+export interface OpOutcome {
+  result: unknown;
+  file(name: string): Promise<Buffer | undefined>;
+  done(): Promise<void>;
+}
+
+/** Runs one op on a worker of the stack's pool and waits for its result (the control plane's side). */
+export type AgentOpRunner = (
+  kind: AgentOpKind,
+  target: { pool: string; stack: string },
+  request: object,
+  limits: { runMs: number; attempts: number; signal?: AbortSignal; files?: AgentOpFile[] },
+) => Promise<OpOutcome>;

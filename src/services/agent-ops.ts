@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { OP_OUTPUT_FILES, OpResults } from '../domain/agent/op-messages.js';
 import type { AgentOp, AgentOpKind, AgentOpStore } from '../ports/agent-ops.js';
 import { AGENT_OP_KINDS } from '../ports/agent-ops.js';
@@ -60,9 +59,8 @@ export async function claimOp(
       };
     }
     if (Date.now() >= until || signal?.aborted) return undefined;
-    await sleep(Math.min(deps.claimPollMs ?? 500, Math.max(0, until - Date.now())), undefined, {
-      signal,
-    }).catch(() => undefined);
+    // Woken by an op queued on the pool; else a look every half second (a lease that ran out, a retry).
+    await deps.ops.queued(agent.pool, Math.min(deps.claimPollMs ?? 500, Math.max(0, until - Date.now())), signal);
   }
 }
 

@@ -72,6 +72,25 @@ export async function storeCodified(
  * unreadable or answers another request). An answer to this request that is not the shape a worker
  * writes is refused, at once: waiting would not make it any better.
  */
+/** A worker's codify result, read as strictly as the `remediation` artifact's (the agent API's codify job). */
+export function parseCodifyResult(result: unknown, pool: string): CodifyAnswerResult {
+  const parsed = CodifyAnswer.shape.result.safeParse(result);
+  if (!parsed.success) throw refusedAnswer(parsed.error, pool);
+  return codifiedOf(parsed.data);
+}
+
+function refusedAnswer(error: z.ZodError, pool: string): RemediationAnswerRefusedError {
+  const where = [...new Set(error.issues.map((i) => i.path.join('.') || '(the answer)'))].slice(0, 5);
+  return new RemediationAnswerRefusedError(
+    `the answer of pool ${pool}'s worker is not what a driftgate worker writes (at ${where.map((w) => shownName(w, 80)).join(', ')}), so nothing was committed. A worker of an older or newer version, or a tampered one, writes this: see \`driftgate workers\` and the audit (remediation_answer_refused).`,
+  );
+}
+
+function codifiedOf(result: z.infer<typeof CodifyAnswer>['result']): CodifyAnswerResult {
+  if (result.status !== 'codified') return result;
+  return { status: 'codified', plan: result.plan as Extract<Codified, { status: 'codified' }>['plan'] };
+}
+
 export async function readCodifyAnswer(
   deps: ArtifactReader,
   runId: string,
@@ -87,13 +106,6 @@ export async function readCodifyAnswer(
   }
   if (Addressed.safeParse(json).data?.requestId !== requestId) return undefined;
   const parsed = CodifyAnswer.safeParse(json);
-  if (!parsed.success) {
-    const where = [...new Set(parsed.error.issues.map((i) => i.path.join('.') || '(the answer)'))].slice(0, 5);
-    throw new RemediationAnswerRefusedError(
-      `the answer of pool ${pool}'s worker is not what a driftgate worker writes (at ${where.map((w) => shownName(w, 80)).join(', ')}), so nothing was committed. A worker of an older or newer version, or a tampered one, writes this: see \`driftgate workers\` and the audit (remediation_answer_refused).`,
-    );
-  }
-  const { result } = parsed.data;
-  if (result.status !== 'codified') return result;
-  return { status: 'codified', plan: result.plan as Extract<Codified, { status: 'codified' }>['plan'] };
+  if (!parsed.success) throw refusedAnswer(parsed.error, pool);
+  return codifiedOf(parsed.data.result);
 }

@@ -105,7 +105,7 @@ async function readStackFiles(dir: string, repoDir: string): Promise<StackFile[]
 
 /** The rewritten code must pass terraform's own checks: nothing reaches GitHub otherwise. */
 async function verifyRewrittenCode(
-  deps: CodifyDeps,
+  deps: Pick<CodifyDeps, 'checks'>,
   stack: Stack,
   commitSha: string,
   files: string[],
@@ -132,14 +132,22 @@ export async function codifyDrift(
   run: Run,
   request: Pick<CodifyRequest, 'signal'>,
 ): Promise<Codified> {
+  return codifyPlan(deps, stack, run.commitSha!, await loadRunPlan(deps, stack, run), request);
+}
+
+/**
+ * codifyDrift of a plan in hand: what a worker on the agent API does with the plan JSON its job brings
+ * (it holds no artifact store), at the commit the run planned at.
+ */
+export async function codifyPlan(
+  deps: Omit<CodifyDeps, 'store' | 'artifacts'>,
+  stack: Stack,
+  commitSha: string,
+  { plan, planRedactor }: Pick<RunPlan, 'plan' | 'planRedactor'>,
+  request: Pick<CodifyRequest, 'signal'>,
+): Promise<Codified> {
   const git = stack.git!;
-  const { plan, planRedactor } = await loadRunPlan(deps, stack, run);
-  const resolved = await resolveStackAtCommit(
-    deps,
-    stack,
-    run.commitSha!,
-    request.signal ? { signal: request.signal } : {},
-  );
+  const resolved = await resolveStackAtCommit(deps, stack, commitSha, request.signal ? { signal: request.signal } : {});
   const redactor = stackRedactor(deps, stack, planRedactor);
   try {
     const files = await readStackFiles(resolved.stack.dir, git.path);
@@ -157,7 +165,7 @@ export async function codifyDrift(
     await verifyRewrittenCode(
       deps,
       resolved.stack,
-      run.commitSha!,
+      commitSha,
       paths.filter((p) => !unformatted.has(p)),
       request.signal,
     );

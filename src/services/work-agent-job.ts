@@ -2,7 +2,17 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type OpFailure, OpRequests } from '../domain/agent/op-messages.js';
-import { BackendCredentialsError, failureReason, StalePlanError, TerraformError } from '../domain/errors.js';
+import {
+  BackendCredentialsError,
+  failureReason,
+  RemediationUnavailableError,
+  StalePlanError,
+  TerraformError,
+} from '../domain/errors.js';
+import { analyzePlan } from '../domain/plan/analyze.js';
+import { parsePlanJson } from '../domain/plan/schema.js';
+import { codifyPlan } from './codify-drift.js';
+import { terraformCodeChecks } from './remediation-code-checks.js';
 import type { Stack } from '../domain/stack.js';
 import type { ClaimedJob, ControlPlane } from '../ports/control-plane.js';
 import type { TerraformRunner } from '../ports/terraform.js';
@@ -129,6 +139,29 @@ async function run(
           truncated: out.truncated,
         };
       });
+    }
+    case 'codify': {
+      const request = OpRequests.codify.parse(job.request);
+      if (!configured.git || !deps.git)
+        throw new WorkerJobError(`stack ${configured.name} does not come from Git: there is no code to write into`);
+      const planJson = await controlPlane.file(job.id, lease, 'plan_json');
+      const plan = parsePlanJson(planJson.body.toString('utf8'));
+      const { redactor: planRedactor } = analyzePlan(plan);
+      try {
+        const answer = await codifyPlan(
+          { ...deps, git: deps.git, checks: terraformCodeChecks(terraform, deps.logger) },
+          configured,
+          request.commitSha,
+          { plan, planRedactor },
+          { signal },
+        );
+        return { ok: true, answer };
+      } catch (err) {
+        // Said to the person who asked, as a local remediation's reason would be.
+        if (err instanceof RemediationUnavailableError)
+          return { ok: true, answer: { status: 'failed', error: mask(err.message) } };
+        throw err;
+      }
     }
     default:
       throw new WorkerJobError(`this worker does not know jobs of kind ${job.kind}: upgrade it`);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { openPostgresStore } from '../../src/adapters/store/postgres/open-postgres-store.js';
 import type { Store } from '../../src/ports/store.js';
-import { BIN } from './cli.js';
+import { BIN, runCli } from './cli.js';
 import { configYaml, serveConfig, type ConfigPatch, type StackSettings } from './config-builder.js';
 import { closedPort } from './ports.js';
 import { startLocalS3, type LocalS3 } from './s3rver.js';
@@ -209,4 +209,12 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
       await tf.cleanup();
     },
   };
+}
+
+/** A token for `pool`'s workers on the agent API, made with the CLI as an operator would. */
+export async function poolToken(w: PoolWorld, pool: string): Promise<string> {
+  const env = { ...w.baseEnv, DRIFTGATE_DATA_DIR: join(w.tf.dir, 'data-cli') };
+  const created = await runCli(['pool', 'token', 'create', pool, '--config', w.configFile], { cwd: w.tf.dir, env });
+  if (created.code !== 0) throw new Error(`pool token create ${pool} failed: ${created.stderr}`);
+  return created.stdout.split('\n')[0]!;
 }

@@ -9,7 +9,7 @@ import {
 } from '../../domain/agent/op-messages.js';
 import { BackendCredentialsError, DriftgateError, StalePlanError, TerraformError } from '../../domain/errors.js';
 import type { Stack } from '../../domain/stack.js';
-import type { AgentOpFile, AgentOpKind, AgentOpStore } from '../../ports/agent-ops.js';
+import type { AgentOpFile, AgentOpKind, AgentOpRunner, AgentOpStore } from '../../ports/agent-ops.js';
 import type {
   CommandOutput,
   PlanResult,
@@ -26,40 +26,34 @@ export class WorkerLostError extends DriftgateError {
 }
 
 export interface TerraformOnWorkersOptions {
+  run: AgentOpRunner;
+  timeouts: { plan: number; apply: number };
+  /** Attempts of an op that changes nothing (plan, state pull) when its worker goes away. */
+  attempts?: number;
+}
+
+export interface OpRunnerOptions {
   ops: AgentOpStore;
   logger: { warn(obj: object, msg?: string): void };
   newId: () => string;
-  timeouts: { plan: number; apply: number };
   /** How long an op may wait for a worker of its pool to take it. */
   queueWaitMs: number;
-  /** Attempts of an op that changes nothing (plan, state pull) when its worker goes away. */
-  attempts?: number;
   pollMs?: number;
 }
 
 /**
- * terraform on a pool's workers, through the agent API: each command is an op on the stack's pool, which a
- * worker leases, runs and answers. The services that call it (check, apply) run here, on the control plane,
- * as with local runners: runs, locks, approvals, artifacts and their sha256 never leave it.
+ * Queues an op on the pool and waits for its worker's result; an op no worker takes in time, or whose
+ * worker goes away past its attempts, fails with what happened. Nobody waiting any more (a stop) cancels it.
  */
-export function terraformOnWorkers(options: TerraformOnWorkersOptions): TerraformRunner {
+export function createOpRunner(options: OpRunnerOptions): AgentOpRunner {
   const { ops, logger } = options;
   const pollMs = options.pollMs ?? 250;
-  // A plan's JSON arrives with the plan (one worker, one init): kept for the showJson that follows it.
-  const planJson = new Map<string, string>();
-  let lastVersion: TerraformVersion | undefined;
-
-  async function run(
-    kind: AgentOpKind,
-    stack: Stack,
-    request: object,
-    limits: { runMs: number; attempts: number; signal?: AbortSignal; files?: AgentOpFile[] },
-  ): Promise<{ result: unknown; file(name: string): Promise<Buffer | undefined>; done(): Promise<void> }> {
+  return async (kind, target, request, limits) => {
     const id = options.newId();
     await ops.enqueue({
       id,
-      pool: stack.pool,
-      stack: stack.name,
+      pool: target.pool,
+      stack: target.stack,
       kind,
       request,
       maxAttempts: limits.attempts,
@@ -72,28 +66,25 @@ export function terraformOnWorkers(options: TerraformOnWorkersOptions): Terrafor
         if (limits.signal?.aborted) throw new TerraformError(kind, undefined, 'stopped', 'TERRAFORM_TIMEOUT');
         await ops.expireLeases();
         const op = await ops.get(id);
-        if (!op) throw new DriftgateError('EXTERNAL_SERVICE', `agent op ${id} for ${stack.name} disappeared`);
+        if (!op) throw new DriftgateError('EXTERNAL_SERVICE', `agent op ${id} for ${target.stack} disappeared`);
         if (op.state === 'done') {
           taken = true;
           return {
             result: op.result,
-            file: async (name) => {
-              const f = await ops.file(id, 'out', name);
-              return f?.body;
-            },
+            file: async (name) => (await ops.file(id, 'out', name))?.body,
             done: () => ops.remove(id),
           };
         }
         if (op.state === 'lost')
           throw new WorkerLostError(
-            `the worker of pool ${stack.pool} running terraform ${kind} for ${stack.name} stopped answering (its lease ran out)`,
+            `the worker of pool ${target.pool} running terraform ${kind} for ${target.stack} stopped answering (its lease ran out)`,
           );
         if (Date.now() > deadline)
           throw new TerraformError(
             kind,
             undefined,
             op.state === 'queued'
-              ? `no worker of pool ${stack.pool} took it in time: is one running (driftgate workers)?`
+              ? `no worker of pool ${target.pool} took it in time: is one running (driftgate workers)?`
               : '',
             'TERRAFORM_TIMEOUT',
           );
@@ -105,7 +96,25 @@ export function terraformOnWorkers(options: TerraformOnWorkersOptions): Terrafor
         await ops.remove(id).catch((err: unknown) => logger.warn({ err, opId: id }, 'removing an agent op failed'));
       }
     }
-  }
+  };
+}
+
+/**
+ * terraform on a pool's workers, through the agent API: each command is an op on the stack's pool, which a
+ * worker leases, runs and answers. The services that call it (check, apply) run here, on the control plane,
+ * as with local runners: runs, locks, approvals, artifacts and their sha256 never leave it.
+ */
+export function terraformOnWorkers(options: TerraformOnWorkersOptions): TerraformRunner {
+  // A plan's JSON arrives with the plan (one worker, one init): kept for the showJson that follows it.
+  const planJson = new Map<string, string>();
+  let lastVersion: TerraformVersion | undefined;
+
+  const run = (
+    kind: AgentOpKind,
+    stack: Stack,
+    request: object,
+    limits: { runMs: number; attempts: number; signal?: AbortSignal; files?: AgentOpFile[] },
+  ) => options.run(kind, { pool: stack.pool, stack: stack.name }, request, limits);
 
   return {
     async version() {

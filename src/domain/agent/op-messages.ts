@@ -12,6 +12,8 @@ export const OpRequests = {
   state_pull: z.strictObject({ commitSha: Sha.optional() }),
   /** The saved plan comes as the op's `plan` file; the worker checks it against `planSha256` before terraform. */
   apply: z.strictObject({ commitSha: Sha.optional(), planSha256: z.string().regex(/^[0-9a-f]{64}$/) }),
+  /** The run's plan JSON comes as the op's `plan_json` file; the drift is written into the code at `commitSha`. */
+  codify: z.strictObject({ commitSha: Sha }),
 } as const;
 export type PlanOpRequest = z.infer<typeof OpRequests.plan>;
 export type ApplyOpRequest = z.infer<typeof OpRequests.apply>;
@@ -66,6 +68,8 @@ export const OpResults = {
   ]),
   state_pull: z.discriminatedUnion('ok', [z.strictObject({ ok: z.literal(true) }), failed]),
   apply: z.discriminatedUnion('ok', [z.strictObject({ ok: z.literal(true), ...Output }), failed]),
+  // The answer is read strictly where it is used (services/codify-answer.ts), as any worker's answer is.
+  codify: z.discriminatedUnion('ok', [z.strictObject({ ok: z.literal(true), answer: z.unknown() }), failed]),
 } as const;
 export type PlanOpResult = z.infer<typeof OpResults.plan>;
 export type ApplyOpResult = z.infer<typeof OpResults.apply>;
@@ -76,4 +80,5 @@ export const OP_OUTPUT_FILES = {
   plan: ['plan', 'plan_json'],
   state_pull: ['state'],
   apply: [],
+  codify: [],
 } as const;

@@ -7,7 +7,7 @@ import { ACTION_IDS } from '../../../src/slack/action-ids.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON, runCli } from '../../helpers/cli.js';
 import { closedPort } from '../../helpers/ports.js';
 import { usePostgres } from '../../helpers/postgres.js';
-import { POOL_CHANNEL, type PoolWorld, startPoolWorld } from '../../helpers/pool-world.js';
+import { POOL_CHANNEL, type PoolWorld, poolToken, startPoolWorld } from '../../helpers/pool-world.js';
 import { waitFor } from '../../helpers/process-wait.js';
 import type { EmulatedMessage } from '../../helpers/slack-emulator.js';
 import { APPROVERS, LEAD1, LEAD2, textOf } from './fixtures.js';
@@ -107,13 +107,6 @@ async function driftTags(w: PoolWorld, stack: string): Promise<void> {
 
 const topLevel = (w: PoolWorld): EmulatedMessage[] =>
   w.emulator.messages(POOL_CHANNEL).filter((m) => m.threadTs === undefined);
-
-async function poolToken(w: PoolWorld, pool: string): Promise<string> {
-  const env = { ...w.baseEnv, DRIFTGATE_DATA_DIR: join(w.tf.dir, 'data-cli') };
-  const created = await runCli(['pool', 'token', 'create', pool, '--config', w.configFile], { cwd: w.tf.dir, env });
-  expect(created.stderr).toBe('');
-  return created.stdout.split('\n')[0]!;
-}
 
 async function agentWorld(stacks: Record<string, string>): Promise<{ w: PoolWorld; agentUrl: string }> {
   const port = await closedPort();

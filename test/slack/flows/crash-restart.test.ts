@@ -184,7 +184,7 @@ describe.skipIf(!HAS_BUILD)(`crash and restart of serve (${HAS_BUILD ? 'built' :
   });
 
   it('checks the stack of a change event taken just before kill -9, at the next start', async () => {
-    const secret = 'events-secret-of-the-crash-test';
+    const secret = 'events-secret-of-the-crash-restart-test';
     const w = await startWorld(
       { changeEvents: { secretEnv: 'EVENTS_SECRET', debounce: '10m', cloudTrail: { lookup: false } } },
       { EVENTS_SECRET: secret },

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { AGENT_OP_KINDS, type AgentOp, type AgentOpStore, type LeaseCheck } from '../../../ports/agent-ops.js';
 import { openMigratedPool, type PostgresConnection } from './connect.js';
 import { changes, firstRow, type Queryable, rows, withTransaction } from './context.js';
-import type pg from 'pg';
+import pg from 'pg';
+
+const PgClient = pg.Client;
 
 /** The database's clock in epoch milliseconds: every lease is measured on it. */
 const DB_NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
@@ -45,8 +47,41 @@ const sha256 = (body: Buffer) => createHash('sha256').update(body).digest('hex')
 
 const OP_COLUMNS = 'id, pool, stack, kind, request, state, attempts, max_attempts, result, lease_token_id';
 
-export function agentOpsOn(pool: pg.Pool, close: () => Promise<void>): AgentOpStore {
+/** The channel an enqueue notifies with its pool, so every process's waiting claims of that pool wake. */
+const CHANNEL = 'driftgate_agent_ops';
+
+export function agentOpsOn(
+  pool: pg.Pool,
+  close: () => Promise<void>,
+  listen?: () => Promise<pg.Client>,
+): AgentOpStore {
   const db: Queryable = pool;
+  const wake = new Map<string, Set<() => void>>();
+  const notify = (poolName: string) => {
+    for (const resolve of wake.get(poolName) ?? []) resolve();
+  };
+  // Other processes' enqueues, by LISTEN on a connection of its own; lost, it is opened again at the next
+  // wait, and until then claims look every half second as they would anyway.
+  let listener: Promise<pg.Client | undefined> | undefined;
+  const listening = () => {
+    if (!listen) return;
+    listener ??= listen()
+      .then(async (client) => {
+        const drop = () => {
+          listener = undefined;
+          void client.end().catch(() => undefined);
+        };
+        client.on('error', drop);
+        client.on('end', drop);
+        client.on('notification', (n) => n.payload && notify(n.payload));
+        await client.query(`LISTEN ${CHANNEL}`);
+        return client;
+      })
+      .catch(() => {
+        listener = undefined;
+        return undefined;
+      });
+  };
   const ctx = { db };
   // Held: leased to this token with this lease, and not run out by the database's clock.
   const held = `id = $1 AND state = 'leased' AND lease_token_id = $2 AND lease_hash = $3 AND lease_expires_at > ${DB_NOW_MS}`;
@@ -63,6 +98,24 @@ export function agentOpsOn(pool: pg.Pool, close: () => Promise<void>): AgentOpSt
             `INSERT INTO agent_op_files (op_id, direction, name, body, sha256) VALUES ($1, 'in', $2, $3, $4)`,
             [o.id, f.name, f.body, sha256(f.body)],
           );
+        await client.query('SELECT pg_notify($1, $2)', [CHANNEL, o.pool]);
+      });
+      notify(o.pool);
+    },
+    queued(poolName, ms, signal) {
+      listening();
+      return new Promise<void>((resolve) => {
+        const waiters = wake.get(poolName) ?? new Set();
+        wake.set(poolName, waiters);
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(done);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        waiters.add(done);
+        signal?.addEventListener('abort', done, { once: true });
       });
     },
     async claim(poolName, kinds, lease) {
@@ -171,7 +224,13 @@ export function agentOpsOn(pool: pg.Pool, close: () => Promise<void>): AgentOpSt
         };
       });
     },
-    close,
+    async close() {
+      const client = await listener;
+      listener = undefined;
+      await client?.end().catch(() => undefined);
+      for (const waiters of wake.values()) for (const resolve of [...waiters]) resolve();
+      await close();
+    },
   };
   return store;
 }
@@ -179,5 +238,13 @@ export function agentOpsOn(pool: pg.Pool, close: () => Promise<void>): AgentOpSt
 /** The agent ops on the config's Postgres store; a pool of its own, sized for the waiters' polls. */
 export async function openPostgresAgentOps(options: PostgresConnection): Promise<AgentOpStore> {
   const { pool, end } = await openMigratedPool('url' in options ? { ...options, poolSize: 4 } : options);
-  return agentOpsOn(pool, end);
+  const listen =
+    'url' in options
+      ? async () => {
+          const client = new PgClient({ connectionString: options.url, application_name: 'driftgate-agent-listen' });
+          await client.connect();
+          return client;
+        }
+      : undefined;
+  return agentOpsOn(pool, end, listen);
 }

@@ -43,12 +43,15 @@ describe('postgres store migrations', () => {
       POSTGRES_MIGRATIONS.map((_, i) => i + 1),
     );
     expect(await column(pool, "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")).toEqual([
+      'agent_op_files',
+      'agent_ops',
       'approvals',
       'artifacts',
       'audit',
       'locks',
       'outbox',
       'pending_changes',
+      'pool_tokens',
       'remediations',
       'resource_index',
       'runs',
