@@ -41,7 +41,7 @@ export function usesAgentApi(env: Record<string, string | undefined>): boolean {
  * URL, the bucket's keys, the bot's secrets), and driftgate's own secrets. A module run by this worker
  * could read any of them from its environment, so the worker refuses to start rather than warn.
  */
-function forbidden(config: DriftgateConfig, env: Record<string, string | undefined>): string[] {
+export function forbiddenVariablesHeld(config: DriftgateConfig, env: Record<string, string | undefined>): string[] {
   const names = new Set([...(config.controlPlaneVariables ?? []), ...ownSecretNames(config)]);
   names.delete(POOL_TOKEN_ENV);
   return [...names].filter((name) => env[name]).sort();
@@ -57,7 +57,7 @@ export async function startAgentWorker(
   options: WorkerOptions & { controlPlane?: ControlPlane },
 ): Promise<RunningAgentWorker> {
   const { env } = options;
-  const held = forbidden(config, env);
+  const held = forbiddenVariablesHeld(config, env);
   if (held.length > 0)
     throw new ConfigError(
       held.map((name) => ({

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { type ConfigValidation, validateConfigText } from '../../src/config/load.js';
+import { type ConfigRole, type ConfigValidation, validateConfigText } from '../../src/config/load.js';
 import { ConfigFile, type DriftgateConfig, StackEntry } from '../../src/config/schema.js';
 
 /**
@@ -19,7 +19,7 @@ type Document = Record<string, unknown> & { stacks?: Record<string, unknown>[] }
 /** driftgate's own loader on a deployment's driftgate.yml (already parsed), less the keys still to come. */
 export async function validateDeployedConfig(
   document: Document,
-  options: { baseDir: string; env: Record<string, string | undefined> },
+  options: { baseDir: string; env: Record<string, string | undefined>; role?: ConfigRole },
 ): Promise<ScaleOutValidation> {
   const doc: Document = structuredClone(document);
   const removed: string[] = [];
@@ -34,7 +34,11 @@ export async function validateDeployedConfig(
     for (const stack of holders) delete stack[key];
     if (holders.length) removed.push(`stacks[].${key}`);
   }
-  const result = await validateConfigText(stringify(doc), { baseDir: options.baseDir, env: options.env });
+  const result = await validateConfigText(stringify(doc), {
+    baseDir: options.baseDir,
+    env: options.env,
+    ...(options.role ? { role: options.role } : {}),
+  });
   return { ...result, removed };
 }
 
@@ -55,5 +59,12 @@ export const DEPLOY_ENV = { DATABASE_URL: 'postgres://driftgate:placeholder@127.
 export async function loadDeployedConfig(document: Document, baseDir: string): Promise<DriftgateConfig> {
   const result = await validateDeployedConfig(document, { baseDir, env: DEPLOY_ENV });
   if (!result.config) throw new Error(`the config does not load: ${JSON.stringify(result.issues)}`);
+  return result.config;
+}
+
+/** The config as a worker on the agent API loads it: with none of the control plane's variables. */
+export async function loadWorkerConfig(document: Document, baseDir: string): Promise<DriftgateConfig> {
+  const result = await validateDeployedConfig(document, { baseDir, env: {}, role: 'agent-worker' });
+  if (!result.config) throw new Error(`the config does not load on a worker: ${JSON.stringify(result.issues)}`);
   return result.config;
 }

@@ -1,17 +1,25 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ownSecretNames } from '../../src/app/context.js';
+import { CONTROL_PLANE_URL_ENV, forbiddenVariablesHeld, POOL_TOKEN_ENV } from '../../src/app/agent-worker.js';
 import type { DriftgateConfig } from '../../src/config/schema.js';
 import { byKind, flagValue, loadManifests, type Manifest, named, ROOT, selects } from './deploy-files.js';
-import { DEPLOY_ENV, loadDeployedConfig, stackPools, validateDeployedConfig } from './deploy-config.js';
+import {
+  DEPLOY_ENV,
+  loadDeployedConfig,
+  loadWorkerConfig,
+  stackPools,
+  validateDeployedConfig,
+} from './deploy-config.js';
 import { CLOUD_CREDENTIAL, podEnv, podSecretNames, secretKeys } from './pod-secrets.js';
 
 const manifests = loadManifests();
 const deployments = byKind(manifests, 'Deployment');
 const controlPlane = named(manifests, 'Deployment', 'driftgate-control-plane');
 const workers = deployments.filter((d) => d.spec.template.spec.containers[0].args[0] === 'worker');
+/** Every pod template: the Deployments' and the Jobs'. */
+const podOwners = [...deployments, ...byKind(manifests, 'Job')];
 const configMap = named(manifests, 'ConfigMap', 'driftgate-config');
 const document = parse(configMap.data['driftgate.yml']) as Record<string, unknown>;
 const podSpec = (d: Manifest) => d.spec.template.spec;
@@ -21,8 +29,11 @@ const container = (d: Manifest) => podSpec(d).containers[0];
 const imageUid = Number(/useradd [^\n]*--uid (\d+)/.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1]);
 
 let config: DriftgateConfig;
+/** The same file as a worker on the agent API reads it. */
+let workerConfig: DriftgateConfig;
 beforeAll(async () => {
   config = await loadDeployedConfig(document, ROOT);
+  workerConfig = await loadWorkerConfig(document, ROOT);
 });
 
 describe('deploy/kubernetes: the ConfigMap', () => {
@@ -33,9 +44,9 @@ describe('deploy/kubernetes: the ConfigMap', () => {
     expect(result.config?.stacks.map((s) => s.name)).toHaveLength(9);
   });
 
-  it('names the shared Postgres store, the workers runner and an S3 artifact bucket', () => {
+  it('names the shared Postgres store, workers on the agent API over TLS, and an S3 artifact bucket', () => {
     expect(document.store).toEqual({ type: 'postgres', url: '${DATABASE_URL}' });
-    expect(document.runners).toEqual({ type: 'workers' });
+    expect(config.runners).toMatchObject({ type: 'workers', agent: { port: 3001, tls: expect.any(Object) } });
     expect(config.artifacts.type).toBe('s3');
   });
 
@@ -102,6 +113,50 @@ describe('deploy/kubernetes: the control plane', () => {
     }
   });
 
+  it('serves the agent API on its agent port, with the certificate and key of a TLS Secret only it mounts', () => {
+    expect(containerPortOf(controlPlane, 'agent')).toBe(agent().port);
+    const tls = agent().tls!;
+    const secrets = new Set<string>();
+    for (const file of [tls.certFile, tls.keyFile]) {
+      const { mount, volume } = mountOf(controlPlane, file);
+      expect(mount.readOnly, file).toBe(true);
+      expect(volume.secret?.secretName, file).toBeDefined();
+      expect(
+        volume.secret.items.map((i: { path: string }) => i.path),
+        file,
+      ).toContain(basename(file));
+      secrets.add(volume.secret.secretName);
+    }
+    expect([...secrets]).toEqual(['driftgate-agent-tls']);
+    const secret = named(manifests, 'Secret', 'driftgate-agent-tls');
+    expect(secret.type).toBe('kubernetes.io/tls');
+    expect(Object.keys(secret.stringData).sort()).toEqual(['tls.crt', 'tls.key']);
+    for (const d of podOwners.filter((d) => d !== controlPlane))
+      expect(podSecretNames(podSpec(d)), d.metadata.name).not.toContain('driftgate-agent-tls');
+  });
+
+  it('admits workers to the agent port only, and nothing else to it', () => {
+    const policy = named(manifests, 'NetworkPolicy', 'driftgate-control-plane');
+    expect(selects(policy.spec.podSelector.matchLabels, controlPlane.spec.template.metadata.labels)).toBe(true);
+    const agentPort = agent().port;
+    const opening = policy.spec.ingress.filter((rule: IngressRule) =>
+      (rule.ports ?? []).some((p) => containerPortOf(controlPlane, p.port) === agentPort),
+    );
+    expect(opening.length).toBeGreaterThan(0);
+    for (const rule of opening as IngressRule[]) {
+      expect(rule.from?.length, 'the agent port names its sources').toBeGreaterThan(0);
+      for (const peer of rule.from!) {
+        // A namespaceSelector or an ipBlock would let in pods or addresses that are not this namespace's workers.
+        expect(Object.keys(peer)).toEqual(['podSelector']);
+        for (const d of deployments)
+          expect(selects(peer.podSelector!.matchLabels, d.spec.template.metadata.labels), d.metadata.name).toBe(
+            workers.includes(d),
+          );
+      }
+      expect(rule.ports!.map((p) => containerPortOf(controlPlane, p.port))).toEqual([agentPort]);
+    }
+  });
+
   it('keeps one replica through a drain: the PodDisruptionBudget selects the control plane, and only it', () => {
     const [pdb, ...more] = byKind(manifests, 'PodDisruptionBudget');
     expect(more).toEqual([]);
@@ -148,32 +203,118 @@ describe('deploy/kubernetes: the workers', () => {
     }
   });
 
-  it("never see a Slack, GitHub or PagerDuty secret, nor the control plane's Secret", () => {
-    const gitTokens = new Set(config.stacks.flatMap((s) => (s.git?.tokenEnv ? [s.git.tokenEnv] : [])));
-    // The bot's own secrets as driftgate itself counts them, less the read-only Git token checkouts need.
-    const forbidden = ownSecretNames(config).filter((name) => !gitTokens.has(name));
-    expect(forbidden).toEqual(expect.arrayContaining(['SLACK_BOT_TOKEN', 'GITHUB_TOKEN', ...routingKeyEnvs()]));
-    for (const worker of workers) {
-      const env = podEnv(podSpec(worker), manifests);
-      for (const e of env) {
-        expect(forbidden, `${worker.metadata.name}: ${e.name}`).not.toContain(e.name);
-        expect(e.name, worker.metadata.name).not.toMatch(/^(SLACK_|GITHUB_|PAGERDUTY_)/);
-        if (e.secret) expect(forbidden, `${worker.metadata.name}: key ${e.secret.key}`).not.toContain(e.secret.key);
-      }
-      // A Secret a worker mounts or reads whole would bring every key it holds.
-      for (const secret of podSecretNames(podSpec(worker))) {
-        expect(secret).not.toBe('driftgate-control-plane');
-        for (const key of secretKeys(manifests, secret)) expect(forbidden, `${secret}.${key}`).not.toContain(key);
+  it('reach the control plane through the agent Service, over HTTPS, trusting its CA from a ConfigMap', () => {
+    const service = named(manifests, 'Service', 'driftgate-agent');
+    expect(selects(service.spec.selector, controlPlane.spec.template.metadata.labels)).toBe(true);
+    for (const w of workers)
+      expect(selects(service.spec.selector, w.spec.template.metadata.labels), w.metadata.name).toBe(false);
+    for (const w of workers) {
+      const env = podEnv(podSpec(w), manifests);
+      const url = new URL(env.find((e) => e.name === CONTROL_PLANE_URL_ENV)!.value!);
+      expect(url.protocol, `${w.metadata.name}: the agent API has tls`).toBe(agent().tls ? 'https:' : 'http:');
+      // driftgate-agent, or driftgate-agent.<namespace>.svc[.cluster.local]
+      expect(url.hostname.split('.')[0], w.metadata.name).toBe(service.metadata.name);
+      const port = service.spec.ports.find((p: { port: number }) => p.port === Number(url.port));
+      expect(port, `${w.metadata.name}: ${url.port} is a port of ${service.metadata.name}`).toBeDefined();
+      expect(containerPortOf(controlPlane, port.targetPort)).toBe(agent().port);
+      const ca = env.find((e) => e.name === 'NODE_EXTRA_CA_CERTS')!.value!;
+      const { mount, volume } = mountOf(w, ca);
+      expect(mount.readOnly).toBe(true);
+      const configMap = named(manifests, 'ConfigMap', volume.configMap.name);
+      expect(Object.keys(configMap.data)).toContain(basename(ca));
+    }
+    // The public Service never carries the agent port: an Ingress or a load balancer publishes that one.
+    for (const p of named(manifests, 'Service', 'driftgate').spec.ports)
+      expect(containerPortOf(controlPlane, p.targetPort)).not.toBe(agent().port);
+  });
+
+  it('hold nothing a worker on the agent API refuses to start with: no store, owner or bucket variable, no bot secret', () => {
+    const refused = (names: string[]) =>
+      forbiddenVariablesHeld(workerConfig, Object.fromEntries(names.map((n) => [n, 'REPLACE_ME'])));
+    // What the worker itself refuses, so that this check fails when a pod gets what the control plane holds.
+    // (It does not refuse the owner URL or a routing key yet: the names below catch those.)
+    expect(refused(['DATABASE_URL', 'SLACK_BOT_TOKEN', 'GIT_TOKEN'])).toEqual([
+      'DATABASE_URL',
+      'GIT_TOKEN',
+      'SLACK_BOT_TOKEN',
+    ]);
+    for (const w of workers) {
+      const names = podEnv(podSpec(w), manifests).map((e) => e.name);
+      expect(names).toEqual(expect.arrayContaining([CONTROL_PLANE_URL_ENV, POOL_TOKEN_ENV]));
+      expect(refused(names), w.metadata.name).toEqual([]);
+      expect(
+        names.filter((n) => CLOUD_CREDENTIAL.test(n)),
+        `${w.metadata.name}: its pool's cloud comes from its ServiceAccount, and no bucket key`,
+      ).toEqual([]);
+      for (const e of podEnv(podSpec(w), manifests))
+        expect(e.name, w.metadata.name).not.toMatch(/^(SLACK_|GITHUB_|PAGERDUTY_|DATABASE_)/);
+    }
+  });
+
+  it("read one Secret: their own pool's, holding its token alone, read by no other pod", () => {
+    const tokenSecrets = new Set<string>();
+    for (const w of workers) {
+      const pool = flagValue(container(w).args, '--pool');
+      const [secret, ...more] = podSecretNames(podSpec(w));
+      expect(more, `${w.metadata.name} reads one Secret`).toEqual([]);
+      const object = named(manifests, 'Secret', secret!);
+      expect(object.metadata.labels?.['driftgate/pool'], `${secret} is pool ${pool}'s`).toBe(pool);
+      expect(Object.keys(object.stringData)).toEqual([POOL_TOKEN_ENV]);
+      expect(podEnv(podSpec(w), manifests).find((e) => e.name === POOL_TOKEN_ENV)?.secret).toMatchObject({
+        name: secret,
+        key: POOL_TOKEN_ENV,
+        optional: false,
+      });
+      tokenSecrets.add(secret!);
+    }
+    expect(tokenSecrets.size).toBe(workers.length);
+    for (const d of podOwners) {
+      const own = workers.includes(d) ? podSecretNames(podSpec(d)) : [];
+      for (const secret of podSecretNames(podSpec(d)).filter((s) => !own.includes(s)))
+        expect(tokenSecrets, `${d.metadata.name} reads ${secret}`).not.toContain(secret);
+    }
+  });
+
+  it('never read a Secret the control plane or the migrate Job reads: the database, its owner, the bucket, the bot', () => {
+    const controlPlaneSecrets = podOwners
+      .filter((d) => !workers.includes(d))
+      .flatMap((d) => podSecretNames(podSpec(d)));
+    expect(controlPlaneSecrets).toEqual(expect.arrayContaining(['driftgate-control-plane', 'driftgate-db-owner']));
+    for (const w of workers) {
+      for (const secret of podSecretNames(podSpec(w))) {
+        expect(controlPlaneSecrets, `${w.metadata.name}: ${secret}`).not.toContain(secret);
+        for (const key of secretKeys(manifests, secret))
+          expect(key, `${secret}.${key}`).not.toMatch(/^(DATABASE_|AWS_|GOOGLE_|SLACK_|GITHUB_|PAGERDUTY_)/);
       }
     }
   });
 
-  it('get the database from a Secret holding DATABASE_URL only', () => {
-    for (const worker of workers) {
-      const db = podEnv(podSpec(worker), manifests).find((e) => e.name === 'DATABASE_URL');
-      const secret = named(manifests, 'Secret', db!.secret!.name);
-      expect(Object.keys(secret.stringData)).toEqual(['DATABASE_URL']);
-      expect(secret.metadata.name).not.toBe('driftgate-control-plane');
+  it('run each pool on nodes of its own choosing, a pinned pool alone on its nodes', () => {
+    const pinned = workers.filter((w) => podSpec(w).nodeSelector?.[POOL_NODE_LABEL] !== undefined);
+    expect(pinned.length, 'at least one pool is pinned to its nodes').toBeGreaterThan(0);
+    for (const w of workers) {
+      const pool = flagValue(container(w).args, '--pool')!;
+      const spec = podSpec(w);
+      const selector: string | undefined = spec.nodeSelector?.[POOL_NODE_LABEL];
+      expect(
+        selector !== undefined || requiredPoolTerms(w).length > 0,
+        `${w.metadata.name} says where it runs (nodeSelector or required nodeAffinity on ${POOL_NODE_LABEL})`,
+      ).toBe(true);
+      if (selector !== undefined) {
+        expect(selector, w.metadata.name).toBe(pool);
+        expect(spec.tolerations, w.metadata.name).toContainEqual({
+          key: POOL_NODE_LABEL,
+          operator: 'Equal',
+          value: pool,
+          effect: 'NoSchedule',
+        });
+      }
+      for (const other of pinned.filter((p) => p !== w)) {
+        const theirs = podSpec(other).nodeSelector[POOL_NODE_LABEL];
+        expect(excludes(w, theirs), `${w.metadata.name} stays off pool ${theirs}'s nodes`).toBe(true);
+        for (const t of spec.tolerations ?? [])
+          expect(t.key === POOL_NODE_LABEL && t.value === theirs, `${w.metadata.name} tolerates ${theirs}`).toBe(false);
+      }
     }
   });
 
@@ -205,6 +346,56 @@ describe('deploy/kubernetes: the workers', () => {
   });
 });
 
+describe('deploy/kubernetes: what a worker pod may reach (a module of its pool runs there)', () => {
+  const policies = byKind(manifests, 'NetworkPolicy').filter(
+    (p) =>
+      p.spec.policyTypes?.includes('Egress') &&
+      workers.some((w) => selects(p.spec.podSelector.matchLabels, w.spec.template.metadata.labels)),
+  );
+
+  it('every worker is under an egress policy', () => {
+    for (const w of workers)
+      expect(
+        policies.some((p) => selects(p.spec.podSelector.matchLabels, w.spec.template.metadata.labels)),
+        w.metadata.name,
+      ).toBe(true);
+  });
+
+  it("the control plane's agent port, DNS, and HTTPS outside the cluster, never the instance metadata address", () => {
+    const rules: EgressRule[] = policies.flatMap((p) => p.spec.egress ?? []);
+    expect(rules.length).toBeGreaterThan(0);
+    for (const rule of rules) {
+      // A rule without `to` or without ports lets everything through.
+      expect(rule.to?.length, 'every egress rule names where').toBeGreaterThan(0);
+      expect(rule.ports?.length, 'every egress rule names its ports').toBeGreaterThan(0);
+      for (const peer of rule.to!) {
+        if (peer.ipBlock) {
+          expect(Object.keys(peer)).toEqual(['ipBlock']);
+          expect(rule.ports!.map((p) => p.port)).toEqual([443]);
+          expect(
+            reaches(peer.ipBlock, METADATA_ADDRESS),
+            `${peer.ipBlock.cidr} lets a module reach ${METADATA_ADDRESS}`,
+          ).toBe(false);
+        } else if (peer.namespaceSelector) {
+          // The cluster's DNS, and nothing else of another namespace.
+          expect(peer).toEqual({
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+            podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+          });
+          expect(new Set(rule.ports!.map((p) => p.port))).toEqual(new Set([53]));
+        } else {
+          // A pod of this namespace: the control plane, on its agent port.
+          for (const d of deployments)
+            expect(selects(peer.podSelector!.matchLabels, d.spec.template.metadata.labels), d.metadata.name).toBe(
+              d === controlPlane,
+            );
+          expect(rule.ports!.map((p) => p.port)).toEqual([agent().port]);
+        }
+      }
+    }
+  });
+});
+
 describe('deploy/kubernetes: every pod', () => {
   it.each(deployments.map((d) => [d.metadata.name, d] as const))('%s: its selector matches its template', (_, d) => {
     expect(selects(d.spec.selector.matchLabels, d.spec.template.metadata.labels)).toBe(true);
@@ -212,9 +403,11 @@ describe('deploy/kubernetes: every pod', () => {
     for (const o of others) expect(selects(d.spec.selector.matchLabels, o.spec.template.metadata.labels)).toBe(false);
   });
 
-  it.each(deployments.map((d) => [d.metadata.name, d] as const))('%s: runs locked down', (_, d) => {
+  it.each(podOwners.map((d) => [d.metadata.name, d] as const))('%s: runs locked down', (_, d) => {
     const pod = podSpec(d);
     expect(pod.automountServiceAccountToken).toBe(false);
+    for (const shared of ['hostPID', 'hostIPC', 'hostNetwork', 'shareProcessNamespace'])
+      expect(pod[shared] ?? false, `${shared}: no container sees another's processes or the node's`).toBe(false);
     expect(pod.securityContext).toMatchObject({
       runAsNonRoot: true,
       runAsUser: imageUid,
@@ -235,7 +428,7 @@ describe('deploy/kubernetes: every pod', () => {
     }
   });
 
-  it.each(deployments.map((d) => [d.metadata.name, d] as const))(
+  it.each(podOwners.map((d) => [d.metadata.name, d] as const))(
     '%s: writes only to emptyDirs, at /tmp and the config’s dataDir',
     (_, d) => {
       const pod = podSpec(d);
@@ -269,7 +462,7 @@ describe('deploy/kubernetes: every pod', () => {
     }
   });
 
-  it("keep the schema owner's URL in the migrate Job alone: serve and the workers hold only DATABASE_URL", () => {
+  it("keep the schema owner's URL in the migrate Job alone: serve holds only DATABASE_URL, the workers neither", () => {
     const migrate = named(manifests, 'Job', 'driftgate-migrate');
     expect(container(migrate).args).toEqual(['migrate', '--config', '/etc/driftgate/driftgate.yml']);
     const env = podEnv(podSpec(migrate), manifests);
@@ -304,6 +497,77 @@ describe('deploy/kubernetes: every pod', () => {
     }
   });
 });
+
+/** The node label a pool's nodes carry (and their taint's key). */
+const POOL_NODE_LABEL = 'driftgate/pool';
+/** The instance metadata service of EC2, Azure and GCE: it hands out the node's identity. */
+const METADATA_ADDRESS = '169.254.169.254';
+
+interface PolicyPort {
+  protocol?: string;
+  port: string | number;
+}
+interface Peer {
+  podSelector?: { matchLabels?: Record<string, string> };
+  namespaceSelector?: { matchLabels?: Record<string, string> };
+  ipBlock?: { cidr: string; except?: string[] };
+}
+interface IngressRule {
+  from?: Peer[];
+  ports?: PolicyPort[];
+}
+interface EgressRule {
+  to?: Peer[];
+  ports?: PolicyPort[];
+}
+
+function agent() {
+  if (config.runners?.type !== 'workers' || !config.runners.agent) throw new Error('runners.agent is not set');
+  return config.runners.agent;
+}
+
+/** The volume mount a path of the container lies under, and its volume. */
+function mountOf(d: Manifest, path: string) {
+  const mount = container(d).volumeMounts.find((m: { mountPath: string }) => path.startsWith(`${m.mountPath}/`));
+  if (!mount) throw new Error(`${d.metadata.name}: nothing is mounted where ${path} is`);
+  return { mount, volume: podSpec(d).volumes.find((v: { name: string }) => v.name === mount.name) };
+}
+
+/** The required nodeAffinity terms of a pod that speak of the pool label. */
+function requiredPoolTerms(d: Manifest): { key: string; operator: string; values: string[] }[][] {
+  const terms = podSpec(d).affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+  return (terms ?? []).map((t: { matchExpressions?: { key: string; operator: string; values: string[] }[] }) =>
+    (t.matchExpressions ?? []).filter((e) => e.key === POOL_NODE_LABEL),
+  );
+}
+
+/** A pod cannot be scheduled on nodes labelled with this pool (terms are ORed, expressions ANDed). */
+function excludes(d: Manifest, pool: string): boolean {
+  const selector = podSpec(d).nodeSelector?.[POOL_NODE_LABEL];
+  if (selector !== undefined) return selector !== pool;
+  const terms = requiredPoolTerms(d);
+  return (
+    terms.length > 0 &&
+    terms.every((expressions) =>
+      expressions.some(
+        (e) => (e.operator === 'NotIn' && e.values.includes(pool)) || (e.operator === 'In' && !e.values.includes(pool)),
+      ),
+    )
+  );
+}
+
+/** Whether an ipBlock lets an IPv4 address through (inside its cidr and outside every except). */
+function reaches(block: { cidr: string; except?: string[] }, address: string): boolean {
+  return inCidr(block.cidr, address) && !(block.except ?? []).some((cidr) => inCidr(cidr, address));
+}
+
+function inCidr(cidr: string, address: string): boolean {
+  if (cidr.includes(':')) return false; // IPv6 ranges never hold an IPv4 address
+  const [base, bits] = cidr.split('/');
+  const toInt = (ip: string) => ip.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
+  const size = 2 ** (32 - Number(bits));
+  return Math.floor(toInt(base!) / size) === Math.floor(toInt(address) / size);
+}
 
 function routingKeyEnvs(): string[] {
   return config.pagerduty?.routing.map((r) => r.routingKeyEnv) ?? [];
