@@ -44,6 +44,8 @@ export function usesAgentApi(env: Record<string, string | undefined>): boolean {
 export function forbiddenVariablesHeld(config: DriftgateConfig, env: Record<string, string | undefined>): string[] {
   const names = new Set([...(config.controlPlaneVariables ?? []), ...ownSecretNames(config)]);
   names.delete(POOL_TOKEN_ENV);
+  // A stack's Git token reads the code the worker plans (give it a read-only one): the worker needs it.
+  for (const stack of config.stacks) if (stack.git?.tokenEnv) names.delete(stack.git.tokenEnv);
   return [...names].filter((name) => env[name]).sort();
 }
 

@@ -8,7 +8,7 @@ import { formatIssuePath } from './issue-path.js';
 import { parseYaml } from './parse-yaml.js';
 import { loadPolicies, UNKNOWN_APPROVERS } from './policies.js';
 import { duplicateStackNames, resolveConfig } from './resolve.js';
-import { ConfigFile, StackEntry, type DriftgateConfig } from './schema.js';
+import { ConfigFile, DEFAULT_OWNER_URL_ENV, StackEntry, type DriftgateConfig } from './schema.js';
 import { schemaIssues } from './schema-issues.js';
 import { slackWarnings } from './slack-warnings.js';
 import { autoApplyIssues } from './auto-apply-guard.js';
@@ -120,15 +120,20 @@ function withoutControlPlane(document: unknown): { document: unknown; variables:
   if (document === null || typeof document !== 'object' || Array.isArray(document)) return { document, variables: [] };
   const kept: Record<string, unknown> = { ...(document as Record<string, unknown>) };
   const variables = new Set<string>();
-  const collect = (node: unknown): void => {
-    if (typeof node === 'string') for (const m of node.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)) variables.add(m[1]!);
-    else if (Array.isArray(node)) node.forEach(collect);
-    else if (node !== null && typeof node === 'object') Object.values(node).forEach(collect);
+  // `${VAR}` in the section's values, and the variables its `…Env` keys name (`ownerUrlEnv`, `routingKeyEnv`).
+  const collect = (node: unknown, key = ''): void => {
+    if (typeof node === 'string') {
+      for (const m of node.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)) variables.add(m[1]!);
+      if (key.endsWith('Env') && /^[A-Za-z_][A-Za-z0-9_]*$/.test(node)) variables.add(node);
+    } else if (Array.isArray(node)) node.forEach((item) => collect(item));
+    else if (node !== null && typeof node === 'object') for (const [k, v] of Object.entries(node)) collect(v, k);
   };
   for (const section of CONTROL_PLANE_SECTIONS) {
     collect(kept[section]);
     delete kept[section];
   }
+  // The schema owner's URL, under its default name when the store names none.
+  if (document && typeof document === 'object' && 'store' in document) variables.add(DEFAULT_OWNER_URL_ENV);
   return { document: kept, variables: [...variables].sort() };
 }
 
