@@ -232,10 +232,10 @@ describe('deploy/kubernetes: the workers', () => {
     const refused = (names: string[]) =>
       forbiddenVariablesHeld(workerConfig, Object.fromEntries(names.map((n) => [n, 'REPLACE_ME'])));
     // What the worker itself refuses, so that this check fails when a pod gets what the control plane holds.
-    // (It does not refuse the owner URL or a routing key yet: the names below catch those.)
-    expect(refused(['DATABASE_URL', 'SLACK_BOT_TOKEN', 'GIT_TOKEN'])).toEqual([
+    // A read-only Git token is a worker's to hold: it checks out the code it plans.
+    expect(refused(['DATABASE_URL', 'DATABASE_OWNER_URL', 'SLACK_BOT_TOKEN', 'GIT_TOKEN'])).toEqual([
+      'DATABASE_OWNER_URL',
       'DATABASE_URL',
-      'GIT_TOKEN',
       'SLACK_BOT_TOKEN',
     ]);
     for (const w of workers) {
@@ -251,7 +251,7 @@ describe('deploy/kubernetes: the workers', () => {
     }
   });
 
-  it("read one Secret: their own pool's, holding its token alone, read by no other pod", () => {
+  it("read one Secret: their own pool's, holding its token and a read-only Git token, read by no other pod", () => {
     const tokenSecrets = new Set<string>();
     for (const w of workers) {
       const pool = flagValue(container(w).args, '--pool');
@@ -259,7 +259,7 @@ describe('deploy/kubernetes: the workers', () => {
       expect(more, `${w.metadata.name} reads one Secret`).toEqual([]);
       const object = named(manifests, 'Secret', secret!);
       expect(object.metadata.labels?.['driftgate/pool'], `${secret} is pool ${pool}'s`).toBe(pool);
-      expect(Object.keys(object.stringData)).toEqual([POOL_TOKEN_ENV]);
+      expect(Object.keys(object.stringData)).toEqual([POOL_TOKEN_ENV, 'GIT_TOKEN']);
       expect(podEnv(podSpec(w), manifests).find((e) => e.name === POOL_TOKEN_ENV)?.secret).toMatchObject({
         name: secret,
         key: POOL_TOKEN_ENV,

@@ -50,11 +50,7 @@ const OP_COLUMNS = 'id, pool, stack, kind, request, state, attempts, max_attempt
 /** The channel an enqueue notifies with its pool, so every process's waiting claims of that pool wake. */
 const CHANNEL = 'driftgate_agent_ops';
 
-export function agentOpsOn(
-  pool: pg.Pool,
-  close: () => Promise<void>,
-  listen?: () => Promise<pg.Client>,
-): AgentOpStore {
+export function agentOpsOn(pool: pg.Pool, close: () => Promise<void>, listen?: () => Promise<pg.Client>): AgentOpStore {
   const db: Queryable = pool;
   const wake = new Map<string, Set<() => void>>();
   const notify = (poolName: string) => {
