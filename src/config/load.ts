@@ -125,7 +125,7 @@ function withoutControlPlane(document: unknown): { document: unknown; variables:
     if (typeof node === 'string') {
       for (const m of node.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)) variables.add(m[1]!);
       if (key.endsWith('Env') && /^[A-Za-z_][A-Za-z0-9_]*$/.test(node)) variables.add(node);
-    } else if (Array.isArray(node)) node.forEach((item) => collect(item));
+    } else if (Array.isArray(node)) for (const item of node) collect(item);
     else if (node !== null && typeof node === 'object') for (const [k, v] of Object.entries(node)) collect(v, k);
   };
   for (const section of CONTROL_PLANE_SECTIONS) {
