@@ -1,19 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentRefusedError, createAgentClient } from '../adapters/agent/agent-client.js';
 import { createGitSources } from '../adapters/git/git-sources.js';
 import type { DriftgateConfig } from '../config/schema.js';
 import { ConfigError, errorMessage } from '../domain/errors.js';
 import { metricsAddressFrom } from '../http/metrics-address.js';
+import type { Logger } from '../logging/logger.js';
 import type { HttpServer } from '../http/server.js';
-import { createLogger, type Logger } from '../logging/logger.js';
-import { createSecretRegistry } from '../logging/secret-registry.js';
 import type { ClaimedJob, ControlPlane } from '../ports/control-plane.js';
 import { type AgentJobDeps, workAgentJob } from '../services/work-agent-job.js';
-import { buildTerraformRunner, configSecrets, ownSecretNames } from './context.js';
+import { buildTerraformRunner, ownSecretNames, processBasics } from './context.js';
 import { listen } from './serve-ports.js';
 import type { WorkerOptions } from './worker.js';
 
@@ -81,16 +78,7 @@ export async function startAgentWorker(
       },
     ]);
   const concurrency = options.concurrency ?? config.defaults.concurrency;
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const workDir = join(config.dataDir, 'work');
-  await mkdir(workDir, { recursive: true, mode: 0o700 });
-  const secrets = createSecretRegistry({ base: await configSecrets(config) });
-  const logger = createLogger({
-    level: options.log?.level ?? config.log.level,
-    format: options.log?.format ?? 'json',
-    destination: options.logDestination ?? process.stderr,
-    redact: (line, stack) => secrets.redact(line, stack),
-  });
+  const { workDir, secrets, logger } = await processBasics(config, options);
   const controlPlane = options.controlPlane ?? createAgentClient({ url, token });
   const ports = await listen(options, metricsAddressFrom(env));
   try {

@@ -11,7 +11,7 @@ import type { Stack } from '../domain/stack.js';
 import { ConfigError } from '../domain/errors.js';
 import { buildPolicyInput, compilePolicies, evaluatePolicies } from '../domain/policy/index.js';
 import { createLogger, type Logger } from '../logging/logger.js';
-import { createSecretRegistry } from '../logging/secret-registry.js';
+import { createSecretRegistry, type SecretRegistry } from '../logging/secret-registry.js';
 import type { Redactor } from '../domain/plan/model.js';
 import { createRedactor } from '../domain/plan/redact.js';
 import { stackConfigSecrets, type VarFileText } from '../domain/stack-secrets.js';
@@ -110,7 +110,7 @@ export function terraformBaseEnv(
  * Each stack's config secrets (vars, env, backend config, varFiles, `${ENV}` values), masked from the
  * first command. A varFile that cannot be read yet (a Git stack's, before checkout) adds nothing here.
  */
-export async function configSecrets(config: DriftgateConfig): Promise<Map<string, Redactor>> {
+async function configSecrets(config: DriftgateConfig): Promise<Map<string, Redactor>> {
   const out = new Map<string, Redactor>();
   for (const stack of config.stacks) {
     const files: VarFileText[] = [];
@@ -162,13 +162,17 @@ export async function buildTerraformRunner(
   });
 }
 
-/** The composition root: every adapter built from the config, once. */
-export async function createAppContext(config: DriftgateConfig, options: AppContextOptions): Promise<AppContext> {
-  const now = options.now ?? (() => new Date());
+/**
+ * What every driftgate process that runs terraform starts with: its data and work dirs (0700), the
+ * stacks' config secrets, and a logger that masks them.
+ */
+export async function processBasics(
+  config: DriftgateConfig,
+  options: Pick<AppContextOptions, 'log' | 'logDestination'>,
+): Promise<{ workDir: string; secrets: SecretRegistry<Redactor>; logger: Logger }> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const workDir = join(config.dataDir, 'work');
   await mkdir(workDir, { recursive: true, mode: 0o700 });
-
   const secrets = createSecretRegistry({ base: await configSecrets(config) });
   const logger = createLogger({
     level: options.log?.level ?? config.log.level,
@@ -176,6 +180,13 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
     destination: options.logDestination ?? process.stderr,
     redact: (line, stack) => secrets.redact(line, stack),
   });
+  return { workDir, secrets, logger };
+}
+
+/** The composition root: every adapter built from the config, once. */
+export async function createAppContext(config: DriftgateConfig, options: AppContextOptions): Promise<AppContext> {
+  const now = options.now ?? (() => new Date());
+  const { workDir, secrets, logger } = await processBasics(config, options);
   const store = await openStore(config, {
     now,
     ...(options.ownerMayMigrate ? { env: options.env } : {}),

@@ -13,7 +13,8 @@ import { BIN, runCli } from './cli.js';
 import { configYaml, serveConfig, type ConfigPatch, type StackSettings } from './config-builder.js';
 import { closedPort } from './ports.js';
 import { startLocalS3, type LocalS3 } from './s3rver.js';
-import { startSlackEmulator, type SlackEmulator } from './slack-emulator.js';
+import { type EmulatedMessage, startSlackEmulator, type SlackEmulator } from './slack-emulator.js';
+import { editResourceInput } from '../../src/cli/commands/demo-drift.js';
 import { buttonClick, interactionForm, postSigned, slashCommand } from './slack-signing.js';
 import { writeStacks } from './stack-files.js';
 import { makeTerraformEnv, type TestTerraformEnv } from './terraform-env.js';
@@ -218,3 +219,19 @@ export async function poolToken(w: PoolWorld, pool: string): Promise<string> {
   if (created.code !== 0) throw new Error(`pool token create ${pool} failed: ${created.stderr}`);
   return created.stdout.split('\n')[0]!;
 }
+
+/** Changes the stack's VPC tags out of band, as someone in a console would: drift for its next plan. */
+export async function driftTags(w: PoolWorld, stack: string): Promise<void> {
+  await editResourceInput(
+    { binary: 'terraform', env: w.baseEnv },
+    w.stackDir(stack),
+    { type: 'terraform_data', name: 'vpc' },
+    (input) => {
+      (input.tags as Record<string, string>).Team = 'console-cowboy';
+    },
+  );
+}
+
+/** The channel's messages that start a thread: one per alert. */
+export const topLevel = (w: PoolWorld): EmulatedMessage[] =>
+  w.emulator.messages(POOL_CHANNEL).filter((m) => m.threadTs === undefined);

@@ -52,6 +52,23 @@ async function json(req: Parameters<AgentRoute['handle']>[0]['req']): Promise<un
   return body.text ? JSON.parse(body.text) : {};
 }
 
+/** A JSON body parsed with `schema`, or the 400 that says what was wrong. */
+async function parsedBody<S extends z.ZodType>(
+  req: Parameters<AgentRoute['handle']>[0]['req'],
+  schema: S,
+): Promise<{ ok: true; data: z.infer<S> } | { ok: false; reply: AgentReply }> {
+  let body: unknown;
+  try {
+    body = await json(req);
+  } catch {
+    return { ok: false, reply: { status: 400, body: { error: 'body is not JSON, or larger than 20 MB' } } };
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success)
+    return { ok: false, reply: { status: 400, body: { error: parsed.error.issues.map((i) => i.message) } } };
+  return { ok: true, data: parsed.data };
+}
+
 const leaseOf = (req: Parameters<AgentRoute['handle']>[0]['req']) => {
   const value = req.headers[LEASE_HEADER];
   return typeof value === 'string' ? value : undefined;
@@ -71,14 +88,8 @@ export function agentOpRoutes(
       method: 'POST',
       path: /^\/heartbeat$/,
       async handle({ agent, req }) {
-        let body: unknown;
-        try {
-          body = await json(req);
-        } catch {
-          return { status: 400, body: { error: 'body is not JSON' } };
-        }
-        const parsed = Heartbeat.safeParse(body);
-        if (!parsed.success) return { status: 400, body: { error: parsed.error.issues.map((i) => i.message) } };
+        const parsed = await parsedBody(req, Heartbeat);
+        if (!parsed.ok) return parsed.reply;
         const { leaving, startedAt, ...worker } = parsed.data;
         // The pool is the token's: a worker cannot show up, or count, in another pool.
         if (leaving) await deps.registry.leave(`${agent.tokenId}:${worker.id}`);
@@ -96,14 +107,8 @@ export function agentOpRoutes(
       method: 'POST',
       path: /^\/jobs\/claim$/,
       async handle({ agent, req }) {
-        let body: unknown;
-        try {
-          body = await json(req);
-        } catch {
-          return { status: 400, body: { error: 'body is not JSON' } };
-        }
-        const parsed = ClaimBody.safeParse(body);
-        if (!parsed.success) return { status: 400, body: { error: parsed.error.issues.map((i) => i.message) } };
+        const parsed = await parsedBody(req, ClaimBody);
+        if (!parsed.ok) return parsed.reply;
         const claimed = await claimOp(deps, agent, parsed.data.waitSeconds * 1000, shutdown);
         if (!claimed) return { status: 204, body: {} };
         return {

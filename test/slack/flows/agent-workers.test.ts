@@ -2,12 +2,11 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON, runCli } from '../../helpers/cli.js';
 import { closedPort } from '../../helpers/ports.js';
 import { usePostgres } from '../../helpers/postgres.js';
-import { POOL_CHANNEL, type PoolWorld, poolToken, startPoolWorld } from '../../helpers/pool-world.js';
+import { driftTags, type PoolWorld, poolToken, startPoolWorld, topLevel } from '../../helpers/pool-world.js';
 import { waitFor } from '../../helpers/process-wait.js';
 import type { EmulatedMessage } from '../../helpers/slack-emulator.js';
 import { APPROVERS, LEAD1, LEAD2, textOf } from './fixtures.js';
@@ -93,20 +92,6 @@ resource "terraform_data" "attack" {
   }
 }
 `;
-
-async function driftTags(w: PoolWorld, stack: string): Promise<void> {
-  await editResourceInput(
-    { binary: 'terraform', env: w.baseEnv },
-    w.stackDir(stack),
-    { type: 'terraform_data', name: 'vpc' },
-    (input) => {
-      (input.tags as Record<string, string>).Team = 'console-cowboy';
-    },
-  );
-}
-
-const topLevel = (w: PoolWorld): EmulatedMessage[] =>
-  w.emulator.messages(POOL_CHANNEL).filter((m) => m.threadTs === undefined);
 
 async function agentWorld(stacks: Record<string, string>): Promise<{ w: PoolWorld; agentUrl: string }> {
   const port = await closedPort();

@@ -6,9 +6,8 @@ import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../../helpers/cli.js';
 import { usePostgres } from '../../helpers/postgres.js';
-import { POOL_CHANNEL, type PoolWorld, startPoolWorld } from '../../helpers/pool-world.js';
+import { driftTags, type PoolWorld, startPoolWorld, topLevel } from '../../helpers/pool-world.js';
 import { waitFor } from '../../helpers/process-wait.js';
-import type { EmulatedMessage } from '../../helpers/slack-emulator.js';
 import { APPROVERS, LEAD1, LEAD2, textOf } from './fixtures.js';
 
 const postgres = usePostgres();
@@ -62,20 +61,6 @@ resource "terraform_data" "slow" {
 const PROD = 'prod/app';
 const BATCH = 'nonprod/batch';
 const DEV = 'nonprod/app';
-
-async function driftTags(w: PoolWorld, stack: string): Promise<void> {
-  await editResourceInput(
-    { binary: 'terraform', env: w.baseEnv },
-    w.stackDir(stack),
-    { type: 'terraform_data', name: 'vpc' },
-    (input) => {
-      (input.tags as Record<string, string>).Team = 'console-cowboy';
-    },
-  );
-}
-
-const topLevel = (w: PoolWorld): EmulatedMessage[] =>
-  w.emulator.messages(POOL_CHANNEL).filter((m) => m.threadTs === undefined);
 
 /** Secrets of the control plane, by name: none may reach a worker's terraform. */
 const BOT_SECRETS = /^(SLACK_|GITHUB_|PAGERDUTY)/m;
