@@ -25,7 +25,8 @@ export type DriftgateErrorCode =
   | 'STACK_DIR_UNUSABLE'
   | 'LISTEN_FAILED'
   | 'CHANGE_EVENT_INVALID'
-  | 'NO_WORKER_RESULT';
+  | 'NO_WORKER_RESULT'
+  | 'WORKER_LOST';
 
 export class DriftgateError extends Error {
   readonly code: DriftgateErrorCode;
@@ -347,4 +348,14 @@ export function failureReason(err: unknown): string {
 
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The worker running an op for the control plane stopped answering (its lease ran out) and the op may not
+ * run again: an apply, which may have changed part of the infrastructure.
+ */
+export class WorkerLostError extends DriftgateError {
+  constructor(message: string) {
+    super('WORKER_LOST', message);
+  }
 }

@@ -69,6 +69,8 @@ export async function settleApply(
     );
     return;
   }
+  // Already told where people look (apply_interrupted), as a crash's is at the next start.
+  if (outcome.status === 'interrupted') return;
   // Another path already applies or applied this run: what happens to it is that path's to say.
   if (outcome.code === 'not_applyable' || outcome.code === 'not_found') return;
   // applyRun marked the run expired; a fresh plan gets a message of its own.

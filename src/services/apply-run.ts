@@ -1,7 +1,14 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Stack } from '../domain/stack.js';
-import { BackendCredentialsError, StalePlanError, TerraformError, failureReason } from '../domain/errors.js';
+import {
+  BackendCredentialsError,
+  StalePlanError,
+  TerraformError,
+  WorkerLostError,
+  failureReason,
+} from '../domain/errors.js';
+import { reportInterruptedApplies } from './report-interrupted-applies.js';
 import { analyzePlan } from '../domain/plan/analyze.js';
 import { parsePlanJson } from '../domain/plan/schema.js';
 import type { Run } from '../domain/run/model.js';
@@ -16,6 +23,11 @@ import { holdStackLock } from './stack-lock.js';
 export type ApplyOutcome =
   | { status: 'applied'; run: Run; output: string; verification: CheckOutcome }
   | { status: 'apply_failed'; run: Run; error: string; output: string; verification: CheckOutcome }
+  /**
+   * The worker applying it went away (terraform ran elsewhere, on a pool's worker): the run is interrupted
+   * and its stack blocked, as after a crash, already told where people look.
+   */
+  | { status: 'interrupted'; run: Run; reason: string }
   /**
    * Nothing was applied. `expired`: the plan is older than maxPlanAge; `stale`: terraform refused it because
    * the state moved since; `credentials`: the backend refused the credentials saved with the plan before
@@ -76,6 +88,16 @@ export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, a
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }
 
+  if (!result.ok && result.lost) {
+    const reason = `${result.error}: the stack may be partly applied, and terraform may still hold its state lock`;
+    const interrupted = (await store.transition(run.id, 'applying', 'interrupted', { error: reason })) ?? applying;
+    await store.blockStack(
+      stack.name,
+      `apply of run ${run.id} was interrupted: the real infrastructure may be half applied; check its state before unblocking`,
+    );
+    await reportInterruptedApplies(deps, [interrupted]);
+    return { status: 'interrupted', run: interrupted, reason };
+  }
   if (!result.ok && result.refused) {
     await store.transition(run.id, 'applying', 'expired', { error: result.error });
     await store.appendAudit({
@@ -112,7 +134,7 @@ export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, a
 /** `refused`: terraform stopped before changing anything, for a reason a fresh plan resolves. */
 type ApplyAttempt =
   | { ok: true; output: string }
-  | { ok: false; error: string; output: string; refused?: 'stale' | 'credentials' };
+  | { ok: false; error: string; output: string; refused?: 'stale' | 'credentials'; lost?: true };
 
 async function applySavedPlan(deps: ServiceDeps, stack: Stack, run: Run, runDir: string): Promise<ApplyAttempt> {
   try {
@@ -132,6 +154,7 @@ async function applySavedPlan(deps: ServiceDeps, stack: Stack, run: Run, runDir:
     await storeArtifact(deps, run.id, 'apply_log', output);
     return { ok: true, output };
   } catch (err) {
+    if (err instanceof WorkerLostError) return { ok: false, lost: true, error: err.message, output: '' };
     if (err instanceof StalePlanError || err instanceof BackendCredentialsError) {
       const output = deps.secrets.redact(err.stderrTail, stack.name);
       await storeArtifact(deps, run.id, 'apply_log', output).catch(() => undefined);

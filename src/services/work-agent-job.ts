@@ -40,6 +40,7 @@ export async function workAgentJob(deps: AgentJobDeps, claimed: ClaimedJob, sign
   const { job, lease } = claimed;
   const { controlPlane, logger } = deps;
   const dir = join(deps.workDir, `job-${job.id}`);
+  logger.info({ jobId: job.id, kind: job.kind, stack: job.stack, attempt: job.attempts }, 'job started');
   let result: unknown;
   try {
     const stack = deps.stack(job.stack);

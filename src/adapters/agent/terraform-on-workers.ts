@@ -7,7 +7,13 @@ import {
   type PlanOpResult,
   type StatePullOpResult,
 } from '../../domain/agent/op-messages.js';
-import { BackendCredentialsError, DriftgateError, StalePlanError, TerraformError } from '../../domain/errors.js';
+import {
+  BackendCredentialsError,
+  DriftgateError,
+  StalePlanError,
+  TerraformError,
+  WorkerLostError,
+} from '../../domain/errors.js';
 import type { Stack } from '../../domain/stack.js';
 import type { AgentOpFile, AgentOpKind, AgentOpRunner, AgentOpStore } from '../../ports/agent-ops.js';
 import type {
@@ -18,12 +24,6 @@ import type {
   TerraformVersion,
 } from '../../ports/terraform.js';
 
-/** The worker holding an op stopped answering and the op may not be tried again (an apply). */
-export class WorkerLostError extends DriftgateError {
-  constructor(message: string) {
-    super('EXTERNAL_SERVICE', message);
-  }
-}
 
 export interface TerraformOnWorkersOptions {
   run: AgentOpRunner;
