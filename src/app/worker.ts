@@ -68,6 +68,10 @@ export async function startWorker(config: DriftgateConfig, options: WorkerOption
     // Sized for this worker's terraform processes (GOMAXPROCS), not the control plane's setting.
     context = await createAppContext({ ...config, defaults: { ...config.defaults, concurrency } }, options);
     const { logger } = context;
+    // Said at every start: with the store's credential, a module this worker runs can act in any pool.
+    logger.warn(
+      'this worker holds the shared store and bucket (direct workers): a module it runs could act in every pool; workers on the agent API hold only their pool token (README: "Workers on the agent API")',
+    );
     const present = ownSecretNames(config).filter((name) => options.env[name]);
     if (present.length > 0)
       logger.warn(
