@@ -98,6 +98,16 @@ export async function startAgentControlPlane(
       now: deps.now,
       staleAfterMs: config.runners?.type === 'workers' ? config.runners.workerStaleAfter : 30_000,
     });
+    // What a waiter that died left behind (its replica was killed): dropped after a day, files and all.
+    const pruning = setInterval(
+      () =>
+        void ops
+          .prune(24 * 3600_000)
+          .then((n) => n > 0 && logger.info({ removed: n }, 'agent jobs nobody waits for removed'))
+          .catch((err: unknown) => logger.warn({ err: errorMessage(err) }, 'removing old agent jobs failed')),
+      3600_000,
+    );
+    pruning.unref();
     return {
       server,
       terraform,
@@ -106,6 +116,7 @@ export async function startAgentControlPlane(
       codify,
       async stop() {
         stopping = true;
+        clearInterval(pruning);
         shutdown.abort();
         await server.close();
         for (const part of parts.reverse()) await part.close().catch(() => undefined);

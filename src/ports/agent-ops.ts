@@ -69,6 +69,11 @@ export interface AgentOpStore {
   /** Drops the op and its files (its waiter took the result, or gave up). */
   remove(id: string): Promise<void>;
   /**
+   * Drops finished ops untouched for `olderThanMs` that nobody will read any more (their waiter's process
+   * died before it took the result). A waiting op stays: a worker still runs it, and then it is finished.
+   */
+  prune(olderThanMs: number): Promise<number>;
+  /**
    * Resolves when an op may have been queued on `pool` (here or by another process), or after `ms`: a
    * claim's long poll wakes at once instead of at its next look.
    */

@@ -123,6 +123,13 @@ describe('agent jobs', () => {
     await ops.expireLeases();
     expect((await ops.get('op-3'))?.state).toBe('lost');
     expect(await claimOp(short, prod, 0)).toBeUndefined();
+    // Nobody reads a lost or finished job any more: pruned, files and all; a job still waiting stays.
+    await ops.enqueue({ id: 'op-5', pool: 'prod', stack: 'prod/db', kind: 'plan', request: {}, maxAttempts: 1 });
+    expect(await ops.prune(0)).toBeGreaterThanOrEqual(2);
+    expect(await ops.get('op-3')).toBeUndefined();
+    expect(await ops.file('op-3', 'in', 'plan')).toBeUndefined();
+    expect((await ops.get('op-5'))?.state).toBe('queued');
+    await ops.remove('op-5');
   });
 
   // A claim waits on the queue, not on its next look a minute later: without the wake this test times out.

@@ -24,7 +24,6 @@ import type {
   TerraformVersion,
 } from '../../ports/terraform.js';
 
-
 export interface TerraformOnWorkersOptions {
   run: AgentOpRunner;
   timeouts: { plan: number; apply: number };

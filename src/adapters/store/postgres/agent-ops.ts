@@ -201,6 +201,13 @@ export function agentOpsOn(pool: pg.Pool, close: () => Promise<void>, listen?: (
     async remove(id) {
       await changes(ctx, 'DELETE FROM agent_ops WHERE id = $1', [id]);
     },
+    async prune(olderThanMs) {
+      return changes(
+        ctx,
+        `DELETE FROM agent_ops WHERE updated_at < ${DB_NOW_MS} - $1 AND state IN ('done', 'lost', 'cancelled')`,
+        [olderThanMs],
+      );
+    },
     async depth(pools) {
       const found = (await rows(
         ctx,
