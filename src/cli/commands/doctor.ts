@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
-import { ok } from '../../app/doctor/check-result.js';
+import { usesAgentApi } from '../../app/agent-worker.js';
+import { agentWorkerDoctor } from '../../app/doctor/agent-worker-doctor.js';
+import { type CheckResult, ok } from '../../app/doctor/check-result.js';
 import { runDoctor } from '../../app/doctor/run-doctor.js';
 import { validateConfigFile } from '../../config/load.js';
 import { stacksOfPool, workerPoolIssues } from '../../config/runners.js';
@@ -16,7 +18,14 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
     options: { config: { type: 'string', short: 'c' }, pool: { type: 'string' } },
   });
   const say = (line: string) => io.stdout.write(`${line}\n`);
-  const validation = await validateConfigFile({ file: values.config, cwd: io.cwd, env: io.env });
+  // Where a worker on the agent API runs: checked as that worker, which reads none of the control plane's sections.
+  const agent = Boolean(values.pool) && usesAgentApi(io.env);
+  const validation = await validateConfigFile({
+    file: values.config,
+    cwd: io.cwd,
+    env: io.env,
+    ...(agent ? { role: 'agent-worker' as const } : {}),
+  });
   const file = validation.file ?? 'config';
   if (!validation.config) {
     const first = validation.issues[0];
@@ -32,9 +41,10 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
     return 1;
   }
   const config = validation.config;
-  const poolIssue = values.pool
-    ? workerPoolIssues(config, values.pool, '`driftgate doctor --pool` checks a worker of')[0]
-    : undefined;
+  const poolIssue =
+    values.pool && !agent
+      ? workerPoolIssues(config, values.pool, '`driftgate doctor --pool` checks a worker of')[0]
+      : undefined;
   if (poolIssue) {
     say(
       doctorLine({
@@ -53,13 +63,12 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
   const stacks = `${counted} stack${counted === 1 ? '' : 's'}${values.pool ? ` in pool ${values.pool}` : ''}`;
   const loaded = ok('config', `${file}: ${stacks}${warnings}`);
   say(doctorLine(loaded));
+  const onResult = (r: CheckResult) => say(doctorLine(r));
   const results = [
     loaded,
-    ...(await runDoctor(config, {
-      env: io.env,
-      onResult: (r) => say(doctorLine(r)),
-      ...(values.pool ? { pool: values.pool } : {}),
-    })),
+    ...(agent && values.pool
+      ? await agentWorkerDoctor(config, { env: io.env, pool: values.pool, onResult })
+      : await runDoctor(config, { env: io.env, onResult, ...(values.pool ? { pool: values.pool } : {}) })),
   ];
   say(doctorSummary(results));
   return results.some((r) => r.status === 'fail') ? 1 : 0;

@@ -195,6 +195,29 @@ describe.skipIf(!HAS_BUILD)(`runners: workers on the agent API (${HAS_BUILD ? BI
     expect(metrics).toContain('driftgate_pool_workers{pool="prod"} 1');
     expect(metrics).toContain('driftgate_pool_workers{pool="nonprod"} 1');
 
+    // `doctor --pool` where such a worker runs: checked as that worker, and what it must not hold is named.
+    const doctor = (extra: Record<string, string>) =>
+      execa('node', [BIN, 'doctor', '--pool', 'prod', '--config', w.configFile], {
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          ...w.tf.env,
+          DRIFTGATE_DATA_DIR: join(w.tf.dir, 'data-doctor'),
+          DRIFTGATE_CONTROL_PLANE_URL: agentUrl,
+          DRIFTGATE_POOL_TOKEN: prodToken,
+          ...extra,
+        },
+        extendEnv: false,
+        reject: false,
+      });
+    const healthy = await doctor({});
+    expect(healthy.stdout).toContain(`answers and takes token ${prodToken.slice(5, 21)} as pool prod's`);
+    expect(healthy.stdout).toContain("holds nothing of the control plane's");
+    expect(healthy.exitCode).toBe(0);
+    const leaky = await doctor({ DATABASE_URL: w.baseEnv.DATABASE_URL! });
+    expect(leaky.exitCode).toBe(1);
+    expect(leaky.stdout).toContain("holds DATABASE_URL, the control plane's");
+
     // Revoked: the worker's next call is refused, and it exits non-zero naming the token.
     const id = prodToken.slice(5, 21);
     const env = { ...w.baseEnv, DRIFTGATE_DATA_DIR: join(w.tf.dir, 'data-cli') };
