@@ -4,6 +4,8 @@ import { resolve } from 'node:path';
 import { createOpRunner, terraformOnWorkers } from '../adapters/agent/terraform-on-workers.js';
 import type { Codify } from '../services/codify-drift.js';
 import { codifyOnAgent } from '../services/codify-on-agent.js';
+import { historyOnAgent } from '../services/history-on-agent.js';
+import type { ChangeHistory } from '../ports/change-history.js';
 import { openPoolTokens, openWorkerRegistry, storeOwnerVariable } from '../adapters/store/open-store.js';
 import { configuredPools } from '../domain/pool/configured-pools.js';
 import { createPoolStatus, type PoolStatus } from '../services/pool-status.js';
@@ -32,6 +34,8 @@ export interface AgentControlPlane {
   pools: PoolStatus;
   /** A remediation's code, written and checked by a worker of the stack's pool. */
   codify: Codify;
+  /** CloudTrail as the stack's pool sees it (asked by one of its workers); undefined for a stack not configured. */
+  historyFor(stack: string): ChangeHistory | undefined;
   stop(): Promise<void>;
 }
 
@@ -114,6 +118,10 @@ export async function startAgentControlPlane(
       ops,
       pools,
       codify,
+      historyFor: (name) => {
+        const stack = config.stacks.find((s) => s.name === name);
+        return stack ? historyOnAgent(run, { pool: stack.pool, stack: stack.name }, 5 * 60_000) : undefined;
+      },
       async stop() {
         stopping = true;
         clearInterval(pruning);

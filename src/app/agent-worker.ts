@@ -10,6 +10,7 @@ import type { Logger } from '../logging/logger.js';
 import type { HttpServer } from '../http/server.js';
 import type { ClaimedJob, ControlPlane } from '../ports/control-plane.js';
 import { type AgentJobDeps, workAgentJob } from '../services/work-agent-job.js';
+import { ownCloudTrail } from './change-events.js';
 import { buildTerraformRunner, ownSecretNames, processBasics } from './context.js';
 import { listen } from './serve-ports.js';
 import type { WorkerOptions } from './worker.js';
@@ -101,6 +102,13 @@ export async function startAgentWorker(
       logger,
       workDir,
     };
+    // Who changed a stack's drift is asked here, with this pool's credentials, when the control plane asks.
+    const history = ownCloudTrail(config.changeEvents, env, options.pool);
+    if (history) deps.history = history;
+    else if (config.changeEvents?.cloudTrail.lookup)
+      logger.warn(
+        'no region to ask CloudTrail in (changeEvents.cloudTrail.region, or AWS_REGION here): drift this pool finds is attributed from change events only',
+      );
     const loop = takeJobs(deps, concurrency, logger);
     const heartbeat = startHeartbeat(controlPlane, { concurrency, running: loop.running }, logger);
     let stopping = false;

@@ -24,6 +24,7 @@ import type { RunStore } from '../ports/store.js';
 import { createDriftAttributor } from '../services/attribute-drift.js';
 import type { CheckChangeEvents, ServiceDeps } from '../services/deps.js';
 import type { AppContext } from './context.js';
+import type { ChangeHistory } from '../ports/change-history.js';
 import { createResourceIndexKeeper } from '../services/resource-index-keeper.js';
 import { createUnmatchedChangeRecorder } from '../services/unmatched-changes.js';
 
@@ -107,6 +108,21 @@ export function workerCloudTrailRegion(
 }
 
 /**
+ * CloudTrail as this process's environment reaches it (a worker's: its pool's credentials and region),
+ * when lookups are on and a region is known; undefined otherwise.
+ */
+export function ownCloudTrail(
+  config: ChangeEventsConfig | undefined,
+  env: Record<string, string | undefined>,
+  account: string,
+): ChangeHistory | undefined {
+  const region = config ? workerCloudTrailRegion(config, env) : undefined;
+  if (!config?.cloudTrail.lookup || !region) return undefined;
+  const client = createCloudTrailClient({ region, env, ...awsCredentials(env) });
+  return createCloudTrailLookup({ client, account, region, limiter: createLookupLimiter() });
+}
+
+/**
  * The push door's shared secret is all that stands between the internet and a check (and what the alert
  * says of who changed what): one short enough to guess is refused, as `openssl rand -hex 32` is easy.
  */
@@ -133,13 +149,22 @@ export async function startChangeEvents(
   metrics: Pick<Metrics, 'changeEvents' | 'changeEventsIndexed'>,
   env: Record<string, string | undefined>,
   requestCheck: (stack: string) => Promise<unknown>,
-  options: { runsChecks: boolean; indexRefreshMs?: number },
+  options: {
+    runsChecks: boolean;
+    indexRefreshMs?: number;
+    /** With the agent API: CloudTrail asked by each stack's pool (its workers' credentials). */
+    historyFor?: (stack: string) => ChangeHistory | undefined;
+  },
 ): Promise<ServeChangeEvents | undefined> {
   const config = context.config.changeEvents;
   if (!config) return undefined;
   const stacks = context.config.stacks.map((s) => s.name);
   const hooks = options.runsChecks
-    ? await startCheckHooks(config, env, context.deps, { account: 'driftgate', region: cloudTrailRegion(config) })
+    ? await startCheckHooks(config, env, context.deps, {
+        account: 'driftgate',
+        region: cloudTrailRegion(config),
+        ...(options.historyFor ? { historyFor: options.historyFor } : {}),
+      })
     : undefined;
   if (hooks) context.deps.changeEvents = hooks.checks;
   try {
@@ -177,19 +202,28 @@ export async function startCheckHooks(
   config: ChangeEventsConfig,
   env: Record<string, string | undefined>,
   deps: Pick<ServiceDeps, 'store' | 'terraform' | 'logger' | 'now'>,
-  cloudTrail: { account: string; region: string | undefined },
+  cloudTrail: {
+    account: string;
+    region: string | undefined;
+    historyFor?: (stack: string) => ChangeHistory | undefined;
+  },
 ): Promise<RunningCheckHooks> {
   const index = new ResourceIndex();
   const keeper = createResourceIndexKeeper(deps, index);
   const loadedUpTo = await keeper.load();
   const classify = createClassifier({ ownIdentities: config.ownIdentities, automation: config.automation });
   const { account, region } = cloudTrail;
+  // With the agent API, each stack's pool asks its own CloudTrail: this process builds no client.
+  const historyFor = config.cloudTrail.lookup ? cloudTrail.historyFor : undefined;
   const client =
-    config.cloudTrail.lookup && region ? createCloudTrailClient({ region, env, ...awsCredentials(env) }) : undefined;
+    config.cloudTrail.lookup && region && !historyFor
+      ? createCloudTrailClient({ region, env, ...awsCredentials(env) })
+      : undefined;
   const attribute = createDriftAttributor({
     ...deps,
     index,
     classify,
+    ...(historyFor ? { historyFor } : {}),
     ...(client
       ? { history: createCloudTrailLookup({ client, account, region: region!, limiter: createLookupLimiter() }) }
       : {}),

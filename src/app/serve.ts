@@ -203,6 +203,7 @@ async function serveWith(
   }
   const changeEvents = await startChangeEvents(context, metrics, options.env, (name) => eventCheck(name), {
     runsChecks: config.runners?.type !== 'workers' || Boolean(agentPlane),
+    ...(agentPlane ? { historyFor: (name: string) => agentPlane.historyFor(name) } : {}),
     ...(options.indexRefreshMs ? { indexRefreshMs: options.indexRefreshMs } : {}),
   });
   if (changeEvents) started.push(changeEvents);

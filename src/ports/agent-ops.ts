@@ -3,7 +3,7 @@
  * keeps runs, locks, approvals and artifacts, and a worker only runs terraform for one op it leased. An op
  * is leased to one token at a time; its results are taken only from that lease, once.
  */
-export const AGENT_OP_KINDS = ['plan', 'state_pull', 'apply', 'codify'] as const;
+export const AGENT_OP_KINDS = ['plan', 'state_pull', 'apply', 'codify', 'cloudtrail'] as const;
 export type AgentOpKind = (typeof AGENT_OP_KINDS)[number];
 
 /**

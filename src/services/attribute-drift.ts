@@ -24,6 +24,8 @@ export interface AttributeDriftDeps extends Pick<ServiceDeps, 'logger' | 'now'> 
   classify: (event: ChangeEvent) => Classification;
   /** Absent: CloudTrail lookups are off. */
   history?: ChangeHistory;
+  /** The audit log to ask about one stack's resources (its pool's, with the agent API); before `history`. */
+  historyFor?: (stack: string) => ChangeHistory | undefined;
   /** Resources looked up per check at most (each lookup is rate-limited by the cloud). */
   maxLookups?: number;
   timeoutMs?: number;
@@ -152,7 +154,8 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
     // Events may name some of the drifted resources: CloudTrail is asked about the others.
     const named = new Set(fromPush.map((c) => c.resource));
     const unnamed = new Set([...drifted].filter((address) => !named.has(address)));
-    if (!deps.history || options.lookUp === false || unnamed.size === 0) return found;
-    return mergeAttributions(found, await lookUpWithin(deps.history, stack, unnamed));
+    const history = deps.historyFor?.(stack) ?? deps.history;
+    if (!history || options.lookUp === false || unnamed.size === 0) return found;
+    return mergeAttributions(found, await lookUpWithin(history, stack, unnamed));
   };
 }

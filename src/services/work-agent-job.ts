@@ -14,6 +14,7 @@ import { parsePlanJson } from '../domain/plan/schema.js';
 import { codifyPlan } from './codify-drift.js';
 import { terraformCodeChecks } from './remediation-code-checks.js';
 import type { Stack } from '../domain/stack.js';
+import type { ChangeHistory } from '../ports/change-history.js';
 import type { ClaimedJob, ControlPlane } from '../ports/control-plane.js';
 import type { TerraformRunner } from '../ports/terraform.js';
 import type { ServiceDeps, StackLookup } from './deps.js';
@@ -29,6 +30,8 @@ export interface AgentJobDeps extends Partial<Pick<SourceDeps, 'git'>> {
   logger: ServiceDeps['logger'];
   /** Scratch space for this worker's plan files (0700). */
   workDir: string;
+  /** CloudTrail with this pool's credentials, when change events ask it (changeEvents.cloudTrail). */
+  history?: ChangeHistory;
 }
 
 /**
@@ -163,6 +166,15 @@ async function run(
           return { ok: true, answer: { status: 'failed', error: mask(err.message) } };
         throw err;
       }
+    }
+    case 'cloudtrail': {
+      const request = OpRequests.cloudtrail.parse(job.request);
+      if (!deps.history)
+        throw new WorkerJobError(
+          `this worker of pool ${deps.pool} asks no CloudTrail: set changeEvents.cloudTrail.region or AWS_REGION here`,
+        );
+      const found = await deps.history.changesTo(request.resourceName, new Date(request.since), { signal });
+      return { ok: true, events: found.events, unreadable: found.unreadable, truncated: found.truncated };
     }
     default:
       throw new WorkerJobError(`this worker does not know jobs of kind ${job.kind}: upgrade it`);

@@ -14,6 +14,8 @@ export const OpRequests = {
   apply: z.strictObject({ commitSha: Sha.optional(), planSha256: z.string().regex(/^[0-9a-f]{64}$/) }),
   /** The run's plan JSON comes as the op's `plan_json` file; the drift is written into the code at `commitSha`. */
   codify: z.strictObject({ commitSha: Sha }),
+  /** CloudTrail LookupEvents by a resource's name, with the pool's credentials in its region. */
+  cloudtrail: z.strictObject({ resourceName: z.string().min(1).max(2048), since: z.iso.datetime() }),
 } as const;
 export type PlanOpRequest = z.infer<typeof OpRequests.plan>;
 export type ApplyOpRequest = z.infer<typeof OpRequests.apply>;
@@ -70,6 +72,18 @@ export const OpResults = {
   apply: z.discriminatedUnion('ok', [z.strictObject({ ok: z.literal(true), ...Output }), failed]),
   // The answer is read strictly where it is used (services/codify-answer.ts), as any worker's answer is.
   codify: z.discriminatedUnion('ok', [z.strictObject({ ok: z.literal(true), answer: z.unknown() }), failed]),
+  // Each event is read strictly where it is used (services/history-on-agent.ts), as a module could write it.
+  cloudtrail: z.discriminatedUnion('ok', [
+    z.strictObject({
+      ok: z.literal(true),
+      events: z.array(z.unknown()).max(5_000),
+      unreadable: z
+        .array(z.strictObject({ eventId: z.string().max(200).optional(), reason: z.string().max(500) }))
+        .max(5_000),
+      truncated: z.boolean(),
+    }),
+    failed,
+  ]),
 } as const;
 export type PlanOpResult = z.infer<typeof OpResults.plan>;
 export type ApplyOpResult = z.infer<typeof OpResults.apply>;
@@ -81,4 +95,5 @@ export const OP_OUTPUT_FILES = {
   state_pull: ['state'],
   apply: [],
   codify: [],
+  cloudtrail: [],
 } as const;

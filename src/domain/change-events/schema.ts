@@ -148,3 +148,17 @@ export function parseLookupRecord(cloudTrailEvent: string): ChangeEvent {
     record,
   };
 }
+
+const LookupEnvelope = z.strictObject({
+  via: z.literal('lookup'),
+  account: z.string().max(64),
+  region: z.string().max(64),
+  record: CloudTrailRecord,
+});
+
+/** A change event a worker looked up in its pool's CloudTrail and sent on as it is (the agent API). */
+export function parseLookedUpEvent(raw: unknown): ChangeEvent {
+  const result = LookupEnvelope.safeParse(raw);
+  if (!result.success) throw new ChangeEventError('looked-up event', toIssues(result.error));
+  return result.data;
+}
