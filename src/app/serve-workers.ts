@@ -8,9 +8,6 @@ import { openWorkerRegistry } from '../adapters/store/open-store.js';
 import { configuredPools } from '../domain/pool/configured-pools.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import { createPoolStatus, type PoolStatus } from '../services/pool-status.js';
-import { createUnservedPoolsWatch } from '../services/unserved-pools.js';
-import { poolNoticePoster } from '../slack/notifier/pool-notices.js';
-import { poolChannel } from '../slack/routing.js';
 import type { ApplyDeps } from '../services/apply-approved-run.js';
 import { autoApplyAfterCheck } from '../services/auto-apply.js';
 import type { CheckOutcome } from '../services/check-stack.js';
@@ -22,6 +19,7 @@ import { reportInterruptedApplies } from '../services/report-interrupted-applies
 import type { Scheduler } from '../services/scheduler.js';
 import type { AppContext } from './context.js';
 import { openQueueFor } from './open-queue.js';
+import { watchUnservedPools } from './unserved-pools-watch.js';
 
 /** How a serve gets terraform run: in this process, or by the workers of each stack's pool. */
 export interface Runners {
@@ -173,21 +171,7 @@ async function runnersOn(queue: JobQueue, options: WorkerRunnersOptions): Promis
     now: deps.now,
     staleAfterMs: runners?.workerStaleAfter ?? 30_000,
   });
-  // "No worker for pool prod for 5 min": said in Slack by the leader, once per episode.
-  const slack = config.slack;
-  const unserved = slack
-    ? createUnservedPoolsWatch({
-        status: pools,
-        afterMs: runners?.unservedAlertAfter ?? 300_000,
-        now: deps.now,
-        notify: poolNoticePoster({ store, channelOf: (pool) => poolChannel(slack, config.stacks, pool) }),
-      })
-    : undefined;
-  const poolWatch = setInterval(() => {
-    if (!unserved || !leading()) return;
-    unserved.check().catch((err: unknown) => logger.warn({ err }, 'looking at the worker pools failed'));
-  }, options.poolWatchMs ?? 10_000);
-  poolWatch.unref();
+  const poolWatch = watchUnservedPools(context, pools, leading, options.poolWatchMs);
 
   return {
     scheduler,
@@ -203,7 +187,7 @@ async function runnersOn(queue: JobQueue, options: WorkerRunnersOptions): Promis
     }),
     async stop() {
       clearInterval(recovery);
-      clearInterval(poolWatch);
+      poolWatch.stop();
       await queue.stop(config.defaults.shutdownTimeout);
       await registry.close();
     },

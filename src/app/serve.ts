@@ -38,6 +38,7 @@ import { watchStoreHealth } from './store-health.js';
 import type { LeaderLease } from '../adapters/postgres/leader-lease.js';
 import { listen, type ListenOptions, type ServePorts } from './serve-ports.js';
 import { agentSettings, startAgentControlPlane } from './agent-control-plane.js';
+import { watchUnservedPools } from './unserved-pools-watch.js';
 import { startChangeEvents } from './change-events.js';
 import { waitForStackLock } from '../services/stack-lock.js';
 
@@ -219,6 +220,9 @@ async function serveWith(
   started.push(runners);
   const { scheduler, apply, requestCheck } = runners;
   const pools = runners.pools ?? agentPlane?.pools;
+  // With the agent API the workers' pools are watched here (the queue's runners watch their own).
+  const poolWatch = agentPlane ? watchUnservedPools(context, agentPlane.pools, leading) : undefined;
+  if (poolWatch) started.push({ stop: async () => poolWatch.stop() });
   eventCheck = (name) => runners.queueCheck(name, 'event');
   // Gauges read the store at each scrape: right after a start they show the drift stored before it.
   metrics.readGaugesFrom({
@@ -364,6 +368,7 @@ async function serveWith(
       const { aborted, cancelled } = await scheduler.stop(config.defaults.shutdownTimeout);
       logger.info({ aborted, cancelled }, 'scheduler stopped');
       await runners.stop();
+      poolWatch?.stop();
       await agentPlane?.stop();
       await changeEvents?.stop();
       pager?.stop();

@@ -112,7 +112,10 @@ async function agentWorld(stacks: Record<string, string>): Promise<{ w: PoolWorl
     databaseUrl: await postgres.createDatabase(),
     stacks,
     stackSettings: { [PROD]: { environment: 'prod', pool: 'prod' }, [DEV]: { pool: 'nonprod' } },
-    config: { ...APPROVERS, runners: { type: 'workers', agent: { port, host: '127.0.0.1' } } },
+    config: {
+      ...APPROVERS,
+      runners: { type: 'workers', unservedAlertAfter: '2s', agent: { port, host: '127.0.0.1' } },
+    },
   });
   return { w: world, agentUrl: `http://127.0.0.1:${port}` };
 }
@@ -228,6 +231,13 @@ describe.skipIf(!HAS_BUILD)(`runners: workers on the agent API (${HAS_BUILD ? BI
       'the revoked worker to stop',
       () => (prodWorker.logs().some((l) => l.includes(`pool token ${id} was revoked`)) ? true : undefined),
       60_000,
+    );
+    // Prod has no worker now: a check of it waits, and Slack is told instead of nothing.
+    expect((await w.command(serve, `check ${PROD}`, LEAD1)).status).toBe(200);
+    await waitFor(
+      'the unserved pool notice',
+      () => topLevel(w).find((m) => textOf(m).includes('No worker for pool prod')),
+      120_000,
     );
   }, 300_000);
 
