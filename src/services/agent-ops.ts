@@ -41,12 +41,20 @@ export async function claimOp(
   const until = Date.now() + waitMs;
   for (;;) {
     const lease = randomBytes(32).toString('base64url');
+    // Listening before it looks: an op queued while the claim's query runs still wakes it.
+    const looked = new AbortController();
+    const queued = deps.ops.queued(
+      agent.pool,
+      Math.min(deps.claimPollMs ?? 500, Math.max(0, until - Date.now())),
+      signal ? AbortSignal.any([signal, looked.signal]) : looked.signal,
+    );
     await deps.ops.expireLeases();
     const op = await deps.ops.claim(agent.pool, AGENT_OP_KINDS, {
       hash: leaseHash(lease),
       tokenId: agent.tokenId,
       ms: deps.leaseMs,
     });
+    if (op || Date.now() >= until || signal?.aborted) looked.abort();
     if (op) {
       deps.logger.info(
         { opId: op.id, kind: op.kind, stack: op.stack, pool: agent.pool, tokenId: agent.tokenId, attempt: op.attempts },
@@ -58,9 +66,9 @@ export async function claimOp(
         leaseMs: deps.leaseMs,
       };
     }
-    if (Date.now() >= until || signal?.aborted) return undefined;
+    if (looked.signal.aborted) return undefined;
     // Woken by an op queued on the pool; else a look every half second (a lease that ran out, a retry).
-    await deps.ops.queued(agent.pool, Math.min(deps.claimPollMs ?? 500, Math.max(0, until - Date.now())), signal);
+    await queued;
   }
 }
 
