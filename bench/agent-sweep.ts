@@ -231,7 +231,8 @@ export async function simulateAgentEstate(options: {
   const glob = await writeEstate(fixture.root, count);
   const port = await closedPort();
   const jitterS = Math.max(1, Math.round(count / AGENT_ESTATE_RATE));
-  const tick = new Date(Math.ceil((Date.now() + TICK_LEAD_MS) / 1000) * 1000);
+  // A serve's start records every stack in the store, one commit each: about 4 ms a stack here.
+  const tick = new Date(Math.ceil((Date.now() + TICK_LEAD_MS + 8 * count) / 1000) * 1000);
   const configFile = await agentConfig(fixture, `agent-estate-${count}`, port, { cron: cronAt(tick), jitterS, glob });
   const serveEnv = {
     ...options.env,
