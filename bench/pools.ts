@@ -16,7 +16,8 @@ import { BUCKET, sweepOnWorkers, sweepSingleProcess, writeSweepFixture, type Swe
 const WORKER_COUNTS = [1, 2, 4];
 const DEFAULT_STACKS = 1000;
 
-const size = (name: string, fallback: number) => {
+/** A benchmark's size from its environment variable, or `fallback`. */
+export const size = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback);
   if (!Number.isInteger(value) || value < 1)
     throw new Error(`${name} must be a positive integer, not ${process.env[name]}`);

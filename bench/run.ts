@@ -12,7 +12,7 @@ import { benchStore } from './store.js';
 import { benchSweep } from './sweep.js';
 
 /**
- * `npm run bench [-- sweep|aws-sweep|analysis|slack|policy|remediation|store|change-events|change-events-alert|postgres|pools]`: runs the benchmarks and
+ * `npm run bench [-- sweep|aws-sweep|analysis|slack|policy|remediation|store|change-events|change-events-alert|postgres|pools|agent-pools]`: runs the benchmarks and
  * rewrites their sections of bench/results.md, keeping the sections of benchmarks not run this time.
  */
 const BENCHES: Record<
@@ -34,6 +34,8 @@ const BENCHES: Record<
   postgres: async (ctx) => (await import('./postgres.js')).benchPostgres(ctx),
   // Loaded on demand: Postgres, s3rver and driftgate serve and worker processes; about 25 minutes at full size.
   pools: async (ctx) => (await import('./pools.js')).benchPools(ctx),
+  // Loaded on demand: the pools benchmark's processes, and serves and workers on the agent API.
+  'agent-pools': async (ctx) => (await import('./agent-pools.js')).benchAgentPools(ctx),
 };
 
 async function machine(): Promise<string> {
