@@ -69,10 +69,21 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       else res.end();
     });
   });
+  return listenOn(server, { port: options.port, host: options.host, setting: options.setting ?? 'port' });
+}
+
+/**
+ * Listens on `host:port` (every interface by default); a port that cannot be listened on fails with a
+ * ListenError naming `setting`. `close` ends open connections too (long polls, keep-alives).
+ */
+export async function listenOn(
+  server: Server,
+  options: { port: number; host?: string; setting: string },
+): Promise<HttpServer> {
   const host = options.host ?? '0.0.0.0';
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new ListenError(host, options.port, err.code ?? err.message, options.setting ?? 'port')),
+      reject(new ListenError(host, options.port, err.code ?? err.message, options.setting)),
     );
     server.listen(options.port, host, () => resolve());
   });

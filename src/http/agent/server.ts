@@ -1,8 +1,6 @@
 import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { ListenError } from '../../domain/errors.js';
-import type { HttpServer } from '../server.js';
+import { type HttpServer, listenOn } from '../server.js';
 
 export interface AgentServerOptions {
   port: number;
@@ -25,20 +23,10 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Htt
   // A long poll for a job holds its request open: longer than node's default header and keep-alive waits.
   server.requestTimeout = 5 * 60_000;
   server.keepAliveTimeout = 65_000;
-  const host = options.host ?? '0.0.0.0';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new ListenError(host, options.port, err.code ?? err.message, options.setting ?? 'runners.agent.port')),
-    );
-    server.listen(options.port, host, () => resolve());
+  const listening = await listenOn(server, {
+    port: options.port,
+    ...(options.host ? { host: options.host } : {}),
+    setting: options.setting ?? 'runners.agent.port',
   });
-  return {
-    port: (server.address() as AddressInfo).port,
-    tls: Boolean(options.tls),
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { ...listening, tls: Boolean(options.tls) };
 }
