@@ -243,6 +243,8 @@ async function serveWith(
       .catch((err: unknown) => logger.error({ err }, 'retention failed'));
   });
 
+  // Remediation's code is written where terraform runs: a pool's worker (either kind of worker), or here.
+  const codify = runners.codify ?? agentPlane?.codify;
   // Remediation PRs: GitHub credentials are enough; without them the button says what is missing.
   const remediation: RemediationDeps | undefined = github
     ? {
@@ -254,7 +256,7 @@ async function serveWith(
         git,
         github,
         checks: terraformCodeChecks(deps.terraform, logger),
-        ...(runners.codify || agentPlane ? { codify: runners.codify ?? agentPlane!.codify } : {}),
+        ...(codify ? { codify } : {}),
         settings: config.github ?? GithubConfig.parse({}),
       }
     : undefined;

@@ -1,4 +1,4 @@
-import { OpResults } from '../domain/agent/op-messages.js';
+import { describeOpFailure, OpResults } from '../domain/agent/op-messages.js';
 import { RemediationUnavailableError } from '../domain/errors.js';
 import type { AgentOpRunner } from '../ports/agent-ops.js';
 import { loadArtifact } from './artifacts.js';
@@ -40,7 +40,7 @@ export function codifyOnAgent(options: CodifyOnAgentOptions): Codify {
       const result = OpResults.codify.parse(op.result);
       if (!result.ok)
         throw new RemediationUnavailableError(
-          `the worker of pool ${stack.pool} could not write the remediation: ${'message' in result.failure ? result.failure.message : `terraform ${result.failure.command}: ${result.failure.stderrTail}`}`,
+          `the worker of pool ${stack.pool} could not write the remediation: ${describeOpFailure(result.failure)}`,
         );
       const answer = parseCodifyResult(result.answer, stack.pool);
       if (answer.status === 'failed') throw new RemediationUnavailableError(answer.error);

@@ -1,4 +1,4 @@
-import { OpResults } from '../domain/agent/op-messages.js';
+import { describeOpFailure, OpResults } from '../domain/agent/op-messages.js';
 import { ChangeEventError, type ChangeEvent, parseLookedUpEvent } from '../domain/change-events/schema.js';
 import { ExternalServiceError, failureReason } from '../domain/errors.js';
 import type { AgentOpRunner } from '../ports/agent-ops.js';
@@ -27,7 +27,7 @@ export function historyOnAgent(
         if (!result.ok)
           throw new ExternalServiceError(
             'CloudTrail',
-            `pool ${target.pool}'s worker could not ask it: ${'message' in result.failure ? result.failure.message : result.failure.type}`,
+            `pool ${target.pool}'s worker could not ask it: ${describeOpFailure(result.failure)}`,
             true,
           );
         const events: ChangeEvent[] = [];

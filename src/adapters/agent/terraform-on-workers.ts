@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -16,13 +17,7 @@ import {
 } from '../../domain/errors.js';
 import type { Stack } from '../../domain/stack.js';
 import type { AgentOpFile, AgentOpKind, AgentOpRunner, AgentOpStore } from '../../ports/agent-ops.js';
-import type {
-  CommandOutput,
-  PlanResult,
-  RunOptions,
-  TerraformRunner,
-  TerraformVersion,
-} from '../../ports/terraform.js';
+import type { CommandOutput, PlanResult, RunOptions, TerraformRunner } from '../../ports/terraform.js';
 
 export interface TerraformOnWorkersOptions {
   run: AgentOpRunner;
@@ -106,7 +101,6 @@ export function createOpRunner(options: OpRunnerOptions): AgentOpRunner {
 export function terraformOnWorkers(options: TerraformOnWorkersOptions): TerraformRunner {
   // A plan's JSON arrives with the plan (one worker, one init): kept for the showJson that follows it.
   const planJson = new Map<string, string>();
-  let lastVersion: TerraformVersion | undefined;
 
   const run = (
     kind: AgentOpKind,
@@ -114,18 +108,21 @@ export function terraformOnWorkers(options: TerraformOnWorkersOptions): Terrafor
     request: object,
     limits: { runMs: number; attempts: number; signal?: AbortSignal; files?: AgentOpFile[] },
   ) => options.run(kind, { pool: stack.pool, stack: stack.name }, request, limits);
+  /** A command that changes nothing, at the stack's commit: tried again on another worker if its worker goes. */
+  const reading = (kind: 'plan' | 'state_pull', stack: Stack, runOptions: RunOptions) =>
+    run(kind, stack, stack.commitSha ? { commitSha: stack.commitSha } : {}, {
+      runMs: options.timeouts.plan,
+      attempts: options.attempts ?? 3,
+      ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+    });
 
   return {
     async version() {
-      if (lastVersion) return lastVersion;
-      throw new DriftgateError('EXTERNAL_SERVICE', 'no worker has said which terraform it runs yet');
+      // Each pool's workers may run another terraform: every plan says which (PlanResult.terraformVersion).
+      throw new DriftgateError('EXTERNAL_SERVICE', "the workers' terraform versions come with their plans");
     },
     async plan(stack, planFile, runOptions: RunOptions = {}): Promise<PlanResult> {
-      const op = await run('plan', stack, stack.commitSha ? { commitSha: stack.commitSha } : {}, {
-        runMs: options.timeouts.plan,
-        attempts: options.attempts ?? 3,
-        ...(runOptions.signal ? { signal: runOptions.signal } : {}),
-      });
+      const op = await reading('plan', stack, runOptions);
       try {
         const result: PlanOpResult = OpResults.plan.parse(op.result);
         if (!result.ok) throw failureError('plan', result.failure);
@@ -143,7 +140,6 @@ export function terraformOnWorkers(options: TerraformOnWorkersOptions): Terrafor
             throw new DriftgateError('EXTERNAL_SERVICE', `the worker's plan of ${stack.name} came without its JSON`);
           planJson.set(planFile, json.toString('utf8'));
         }
-        lastVersion = result.version;
         return {
           stdout: result.stdout,
           stderr: result.stderr,
@@ -168,11 +164,7 @@ export function terraformOnWorkers(options: TerraformOnWorkersOptions): Terrafor
       return json;
     },
     async statePull(stack, runOptions: RunOptions = {}) {
-      const op = await run('state_pull', stack, stack.commitSha ? { commitSha: stack.commitSha } : {}, {
-        runMs: options.timeouts.plan,
-        attempts: options.attempts ?? 3,
-        ...(runOptions.signal ? { signal: runOptions.signal } : {}),
-      });
+      const op = await reading('state_pull', stack, runOptions);
       try {
         const result: StatePullOpResult = OpResults.state_pull.parse(op.result);
         if (!result.ok) throw failureError('state pull', result.failure);
@@ -185,7 +177,6 @@ export function terraformOnWorkers(options: TerraformOnWorkersOptions): Terrafor
     },
     async apply(stack, planFile, runOptions: RunOptions = {}): Promise<CommandOutput> {
       const plan = await readFile(planFile);
-      const { createHash } = await import('node:crypto');
       const planSha256 = createHash('sha256').update(plan).digest('hex');
       // Never tried twice: a worker that went away may have applied part of it.
       const op = await run(

@@ -40,6 +40,11 @@ export const OpFailure = z.discriminatedUnion('type', [
 ]);
 export type OpFailure = z.infer<typeof OpFailure>;
 
+/** A worker's failure in one line for a person: its message, or the terraform command and its output. */
+export function describeOpFailure(failure: OpFailure): string {
+  return failure.type === 'terraform' ? `terraform ${failure.command}: ${failure.stderrTail}` : failure.message;
+}
+
 const Output = {
   stdout: z.string().max(8_000_000),
   stderr: z.string().max(8_000_000),
