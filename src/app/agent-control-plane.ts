@@ -102,6 +102,16 @@ export async function startAgentControlPlane(
       now: deps.now,
       staleAfterMs: config.runners?.type === 'workers' ? config.runners.workerStaleAfter : 30_000,
     });
+    // Leases that ran out, looked for once a second by each replica (not by every claim and every waiter):
+    // a plan's job goes back to its pool, an apply's is lost, and its waiter sees which.
+    const expiry = setInterval(
+      () =>
+        void ops
+          .expireLeases()
+          .catch((err: unknown) => logger.warn({ err: errorMessage(err) }, 'looking for expired leases failed')),
+      1_000,
+    );
+    expiry.unref();
     // What a waiter that died left behind (its replica was killed): dropped after a day, files and all.
     const pruning = setInterval(
       () =>
@@ -125,6 +135,7 @@ export async function startAgentControlPlane(
       async stop() {
         stopping = true;
         clearInterval(pruning);
+        clearInterval(expiry);
         shutdown.abort();
         await server.close();
         for (const part of parts.reverse()) await part.close().catch(() => undefined);

@@ -48,7 +48,6 @@ export async function claimOp(
       Math.min(deps.claimPollMs ?? 500, Math.max(0, until - Date.now())),
       signal ? AbortSignal.any([signal, looked.signal]) : looked.signal,
     );
-    await deps.ops.expireLeases();
     const op = await deps.ops.claim(agent.pool, AGENT_OP_KINDS, {
       hash: leaseHash(lease),
       tokenId: agent.tokenId,

@@ -99,6 +99,8 @@ describe('agent jobs', () => {
     await ops.enqueue({ id: 'op-2', pool: 'prod', stack: 'prod/db', kind: 'plan', request: {}, maxAttempts: 2 });
     const first = await claimOp(short, prod, 0);
     await new Promise((r) => setTimeout(r, 400));
+    // The control plane's sweep of expired leases (once a second in serve).
+    await ops.expireLeases();
     const second = await claimOp(short, otherProd, 0);
     expect(second?.op).toMatchObject({ id: 'op-2', attempts: 2 });
     // The first worker's lease is over: its late result is refused, the second's taken.

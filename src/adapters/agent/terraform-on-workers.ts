@@ -58,7 +58,6 @@ export function createOpRunner(options: OpRunnerOptions): AgentOpRunner {
     try {
       for (;;) {
         if (limits.signal?.aborted) throw new TerraformError(kind, undefined, 'stopped', 'TERRAFORM_TIMEOUT');
-        await ops.expireLeases();
         const op = await ops.get(id);
         if (!op) throw new DriftgateError('EXTERNAL_SERVICE', `agent op ${id} for ${target.stack} disappeared`);
         if (op.state === 'done') {
