@@ -69,7 +69,12 @@ describe.skipIf(!HAS_BUILD)(`driftgate process lifecycle (${HAS_BUILD ? 'built' 
       reject: false,
       detached: true,
     });
-    const run = await waitFor('the plan to start', planningRun);
+    // Planning is recorded a moment before the run's scratch dir is made: wait for both, so the kill lands
+    // where this test means it to, with terraform waiting on the lock.
+    const run = await waitFor('the plan to start', async () => {
+      const planning = await planningRun();
+      return planning && existsSync(join(tf.dir, 'data', 'work', planning.id)) ? planning : undefined;
+    });
     process.kill(-check.pid!, 'SIGKILL'); // the whole process group, terraform too: a power cut
     await check;
     expect((await withStore((s) => s.getRun(run.id)))?.state).toBe('planning');
