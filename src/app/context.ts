@@ -193,7 +193,7 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
     onAuditExposed: (reasons) =>
       logger.warn(
         { reasons },
-        'the audit trail is not protected from the processes that write it: give the schema an owner role of its own (README: "Two database roles")',
+        'the audit trail is not protected from the processes that write it: give the schema an owner role of its own (docs/production.md: "Two database roles")',
       ),
   });
   const artifacts = await createArtifactStore(config.artifacts, { dataDir: config.dataDir, env: options.env });

@@ -437,7 +437,7 @@ export const StoreConfig = z.discriminatedUnion('type', [
     /** Connections each process keeps at most; one per transaction in progress. */
     poolSize: z.number().int().min(1).max(100).default(10),
     /**
-     * The environment variable holding the owner role's URL (README: "Two database roles"), default
+     * The environment variable holding the owner role's URL (docs/production.md: "Two database roles"), default
      * DATABASE_OWNER_URL: `driftgate migrate` and a serve that has it make and migrate the schema as that
      * role and grant the role of `url` only what the processes need. Only the environment holds it.
      */

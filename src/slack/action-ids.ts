@@ -1,7 +1,7 @@
 /**
  * Every action_id, callback_id and block_id driftgate's Slack surfaces use, in one place: the listeners
  * route on them and the renderers emit them. The four run buttons (approve, reject, remediate, view_plan)
- * are a documented public interface (README): each button's `value` is the run id, and scripts may
+ * are a documented public interface (docs/slack.md: "A stable interface"): each button's `value` is the run id, and scripts may
  * depend on these names, so they never change.
  */
 export const ACTION_IDS = {

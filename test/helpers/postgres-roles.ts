@@ -29,7 +29,7 @@ function urlAs(url: string, role: string, password: string): string {
 }
 
 /**
- * Two plain LOGIN roles (neither a superuser) on a fresh database, as README "Two database roles" has an
+ * Two plain LOGIN roles (neither a superuser) on a fresh database, as docs/production.md "Two database roles" has an
  * operator create them. `oneRole`: today's deployment instead, one role that owns the database and does
  * everything (the owner URL is then the processes' own).
  */

@@ -61,7 +61,7 @@ export const RELAYED_EVENTS = 'driftgate.events';
 
 /**
  * pg-boss installs with CREATE SCHEMA IF NOT EXISTS, which needs CREATE on the database even when the
- * schema is there: a schema made for the processes' role beforehand (README: "Two database roles") is
+ * schema is there: a schema made for the processes' role beforehand (docs/production.md: "Two database roles") is
  * used as it is. The queue's tables are that role's own: pg-boss adds one per queue as queues appear.
  */
 async function schemaExists(url: string, schema: string): Promise<boolean> {
@@ -110,7 +110,7 @@ export async function openPgBossQueue(options: PgBossQueueOptions): Promise<JobQ
     if ((err as { code?: unknown }).code !== '42501') throw err;
     throw new DriftgateError(
       'CONFIG_INVALID',
-      `the job queue's schema "${schema}" is not there and store.url's role may not create it: as the database's owner, run CREATE SCHEMA ${schema} AUTHORIZATION <that role> (README: "Two database roles")`,
+      `the job queue's schema "${schema}" is not there and store.url's role may not create it: as the database's owner, run CREATE SCHEMA ${schema} AUTHORIZATION <that role> (docs/production.md: "Two database roles")`,
       { cause: err },
     );
   });

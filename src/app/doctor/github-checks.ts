@@ -59,7 +59,7 @@ export async function checkGitHub(
       fail(
         'github',
         `${i.path}: ${i.message}`,
-        'set GITHUB_TOKEN, or all three GITHUB_APP_* variables, as the README says',
+        'set GITHUB_TOKEN, or all three GITHUB_APP_* variables, as docs/remediation.md says',
       ),
     );
   }

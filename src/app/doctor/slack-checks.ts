@@ -35,7 +35,7 @@ export function slackSettingsCheck(
     const issues = err.issues.map((i) => `${i.path} ${i.message}`).join('; ');
     const fix = err.issues.some((i) => i.path === 'slack')
       ? 'add a slack section with defaultChannel (a channel id), or unset SLACK_BOT_TOKEN'
-      : 'set the Slack variables as the README\'s "Slack" section says';
+      : 'set the Slack variables as docs/slack.md says';
     return { result: fail('slack', issues, fix) };
   }
   return {

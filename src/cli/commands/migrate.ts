@@ -42,7 +42,7 @@ export async function migrateCommand(args: string[], io: CliIo): Promise<number>
   );
   if (exposed.length > 0)
     io.stderr.write(
-      `warning: the audit trail is not protected from the processes that write it: ${exposed.join('; ')} (README: "Two database roles")\n`,
+      `warning: the audit trail is not protected from the processes that write it: ${exposed.join('; ')} (docs/production.md: "Two database roles")\n`,
     );
   if (!values.to) return 0;
   // As the owner when there is one: the copy keeps the audit's ids, and sets the sequences after them.

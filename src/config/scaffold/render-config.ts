@@ -36,7 +36,7 @@ function backendConfigLines(types: string[], indent: string): string[] {
   const keys = BACKEND_KEYS[types[0]!] ?? ['key'];
   return [
     `${indent}# backend "${types.join('", "')}" {} leaves its settings to init: fill them in (no credentials here,`,
-    `${indent}# see "Backend credentials" in the README), for example:`,
+    `${indent}# see docs/configuration.md: "Backend credentials"), for example:`,
     `${indent}# backendConfig:`,
     ...keys.map((k) => `${indent}#   ${k}: …`),
   ];
@@ -103,7 +103,7 @@ function approverLines(layout: Layout): string[] {
 }
 
 const SLACK_LINES = [
-  '# Slack: create the app (README, "Slack"), set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN',
+  '# Slack: create the app (docs/slack.md), set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN',
   '# for Socket Mode) in the environment, never here, then uncomment and fill in the channel ids (channel',
   '# details, at the bottom: C…), not #names. Invite the bot to each channel.',
   '# slack:',
@@ -123,7 +123,7 @@ export function renderConfig(layout: Layout, options: RenderOptions): string {
     '# driftgate configuration, written by `driftgate init`.',
     `# Found ${count(total, 'stack')}${shapes ? ` (${shapes})` : ''}${layout.environments.length ? `; environments ${layout.environments.join(', ')}` : ''}.`,
     '# Check it with `driftgate validate`, then the whole deployment with `driftgate doctor`.',
-    `# Every key is in the README, "Configuration reference". Secrets come from the environment, as \${VAR}.`,
+    `# Every key is in docs/configuration.md. Secrets come from the environment, as \${VAR}.`,
     'version: 1',
     '',
     '# SQLite store, local artifacts and scratch space, relative to this file: keep it out of Git.',

@@ -18,7 +18,7 @@ export type PostgresConnection =
       configKey?: string;
       connectTimeoutMs?: number;
       /**
-       * The role that owns the schema (README: "Two database roles"): when its URL is given, it makes and
+       * The role that owns the schema (docs/production.md: "Two database roles"): when its URL is given, it makes and
        * migrates the tables and grants the role of `url` what the processes need; without it, a schema
        * that needs migrating is migrated by the role of `url` if it may, else refused naming `variable`.
        */

@@ -15,7 +15,7 @@ const READ_WRITE = 'SELECT, INSERT, UPDATE, DELETE';
 /** The owner role cannot take the store over, or what it takes over is not the store driftgate made. */
 export class StoreHandoverError extends DriftgateError {
   constructor(message: string) {
-    super('CONFIG_INVALID', `${message} (README: "Two database roles")`);
+    super('CONFIG_INVALID', `${message} (docs/production.md: "Two database roles")`);
   }
 }
 
@@ -51,7 +51,7 @@ async function storeObjects(client: pg.PoolClient, s: string): Promise<(StoreObj
     `SELECT 'FUNCTION' AS kind, $1::text || '.audit_append_only()' AS name, pg_get_userbyid(proowner) AS owner
        FROM pg_proc WHERE proname = 'audit_append_only' AND pronamespace = to_regnamespace($1)
      UNION ALL
-     -- public is the database owner's (or the superuser's): the README has the database made the owner role's.
+     -- public is the database owner's (or the superuser's): docs/production.md has the database made the owner role's.
      SELECT 'SCHEMA', $1::text, pg_get_userbyid(nspowner) FROM pg_namespace
       WHERE oid = to_regnamespace($1) AND nspname <> 'public'`,
     [s],

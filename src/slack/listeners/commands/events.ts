@@ -24,9 +24,7 @@ export const handleEvents: CommandHandler<'events', ApprovalServiceDeps & Pick<S
   const changeEvents = deps.config.changeEvents;
   if (!changeEvents)
     return tell(
-      renderCommandError(
-        'Cloud change events are not set up, so there is nothing to list: see "Cloud change events (AWS)" in the README.',
-      ),
+      renderCommandError('Cloud change events are not set up, so there is nothing to list: see docs/change-events.md.'),
     );
   if (!(await mayApproveAnyStack(deps, deps.config.stacks, userId, 'Listing cloud changes', tell))) return;
   const since = new Date(deps.now().getTime() - UNMATCHED_LIMITS.ageMs);
