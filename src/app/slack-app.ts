@@ -29,7 +29,11 @@ import { createRunMessages } from '../slack/notifier/run-messages.js';
 import { createOutboxWorker, type OutboxWorkerOptions } from '../slack/outbox/worker.js';
 import { createSlackDirectory } from '../slack/directory.js';
 import { createUsergroupResolver } from '../slack/usergroups.js';
+import { ownerState, processOwner } from '../adapters/store/process-owner.js';
 import type { AppContext } from './context.js';
+
+/** How often the leader looks for alerts a dead process held in their digest window. */
+const HELD_SWEEP_MS = 5_000;
 
 export interface SlackApp {
   register(app: App): void;
@@ -165,6 +169,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
 
   const escalateDeps = { config, store, messages, stack: context.stack, now };
   let escalation: NodeJS.Timeout | undefined;
+  let heldSweep: NodeJS.Timeout | undefined;
   const notifier = createNotifier({
     config,
     store,
@@ -173,6 +178,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     stack: context.stack,
     now,
     logger,
+    holder: { self: processOwner(), gone: (owner) => ownerState(owner) === 'gone' },
   });
   const worker = createOutboxWorker({
     store,
@@ -203,7 +209,17 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     start() {
       lookUpWorkspace();
       worker.start(options.outboxPollMs ?? 250);
-      jobs.run('resume-held-alerts', () => notifier.resume());
+      // Held alerts belong to the store: whichever process leads posts those a dead one held, at start,
+      // when it takes the lead, and every few seconds after (one sweep at a time).
+      let sweeping = false;
+      const resumeHeld = () => {
+        if (sweeping || !(options.leading?.() ?? true)) return;
+        sweeping = true;
+        jobs.run('resume-held-alerts', () => notifier.resume().finally(() => (sweeping = false)));
+      };
+      resumeHeld();
+      heldSweep = setInterval(resumeHeld, HELD_SWEEP_MS);
+      heldSweep.unref();
       escalation = setInterval(() => {
         if (options.leading?.() ?? true) jobs.run('escalate', () => escalateStaleDrift(escalateDeps));
       }, 60_000);
@@ -213,6 +229,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     workspaceUrl: deps.workspaceUrl,
     async stop() {
       clearInterval(escalation);
+      clearInterval(heldSweep);
       notifier.stop();
       await jobs.idle();
       await notifier.flush().catch((err: unknown) => logger.error({ err: errorMessage(err) }, 'held alerts not sent'));

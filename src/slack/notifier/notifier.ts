@@ -13,7 +13,7 @@ import type { Stack } from '../../domain/stack.js';
 import type { PlanAnalysis } from '../../domain/plan/model.js';
 import { everythingIgnored } from '../../domain/policy/ignored.js';
 import type { PolicyEvaluation } from '../../domain/policy/model.js';
-import type { Run } from '../../domain/run/model.js';
+import type { ProcessOwner, Run } from '../../domain/run/model.js';
 import type { EventBus } from '../../services/event-bus.js';
 import type { ServiceLogger } from '../../services/deps.js';
 import { renderDigest } from '../blocks/render-digest.js';
@@ -32,14 +32,22 @@ export interface NotifierDeps {
   stack(name: string): Stack | undefined;
   now: () => Date;
   logger: ServiceLogger;
+  /**
+   * This process, recorded on each alert it holds, and whether another holder has ended: true when known
+   * gone (a process of this host that exited), false when alive or on another host, which only the end
+   * of its window speaks for.
+   */
+  holder?: { self: ProcessOwner; gone(owner: ProcessOwner): boolean };
 }
 
 export interface Notifier {
   /** Posts alerts still held in a digest window. */
   flush(): Promise<void>;
   /**
-   * At start: posts the alerts an earlier process decided on (`alert_held`) but never sent, because it
-   * died inside their digest window. Their window is over; a storm of them still makes one digest.
+   * Posts the alerts some process decided on (`alert_held`) but never sent, because it died inside their
+   * digest window: those whose window closed more than `HELD_GRACE_MS` ago (a live holder posts at the
+   * close). Run at start and by the leader every few seconds, so the alert a dead replica held goes out
+   * from whichever replica leads; a storm of them still makes one digest.
    */
   resume(): Promise<void>;
   stop(): void;
@@ -48,6 +56,12 @@ export interface Notifier {
 const ALERTED = ['alert_posted', 'alert_digested'];
 /** Written the moment an alert is decided, before it waits out its digest window: a crash cannot lose it. */
 const ALERT_HELD = 'alert_held';
+/**
+ * How long after its window closed a held alert is taken for lost. The holder posts at the close (its post
+ * loads the plan's analysis first); posting twice is impossible either way (the post is a compare-and-set on
+ * the run's message), this only keeps a live holder's digest whole.
+ */
+export const HELD_GRACE_MS = 5_000;
 /** Every way an alert is decided: a run with one of these was told already (an announcement replayed at start). */
 const DECIDED = [ALERT_HELD, ...ALERTED, 'alert_ignored', 'alert_silenced', 'alert_snoozed'];
 
@@ -117,20 +131,38 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         return undefined;
       }
       const held = messages.channelOf(run.stack);
-      await audit(run, ALERT_HELD, { channel: held }, tx);
+      const until = new Date(deps.now().getTime() + (slack?.digestWindow ?? 0)).toISOString();
+      await audit(run, ALERT_HELD, { channel: held, until, ...(deps.holder ? { holder: deps.holder.self } : {}) }, tx);
       return held;
     });
     if (channel) batcher.add(channel, run);
   }
 
-  /** Runs still undecided whose alert was held and neither posted nor digested (its process died first). */
-  async function heldBefore(): Promise<Run[]> {
+  /**
+   * Runs still undecided whose alert was held and neither posted nor digested, and whose holder is gone
+   * or whose window closed a grace ago (a live holder would have posted it). An entry from before `until`
+   * was recorded counts as closed.
+   */
+  const holderGone = (recorded: unknown): boolean => {
+    const owner = recorded as ProcessOwner | undefined;
+    if (!deps.holder || typeof owner?.pid !== 'number' || typeof owner.host !== 'string') return false;
+    const { self } = deps.holder;
+    // This process's own alerts are in its batcher until their window closes.
+    if (owner.host === self.host && owner.pid === self.pid && owner.start === self.start) return false;
+    return deps.holder.gone(owner);
+  };
+
+  async function heldAndLost(): Promise<Run[]> {
     const held: Run[] = [];
+    const closedBefore = deps.now().getTime() - HELD_GRACE_MS;
     for (const run of await store.listRuns({ states: ['drifted', 'pending_approval'] })) {
-      const actions = (await store.listAudit({ runId: run.id })).map((a) => a.action);
+      const audit = await store.listAudit({ runId: run.id });
+      const hold = audit.find((a) => a.action === ALERT_HELD);
+      const until = typeof hold?.detail?.until === 'string' ? Date.parse(hold.detail.until) : 0;
       if (
-        actions.includes(ALERT_HELD) &&
-        !actions.some((a) => ALERTED.includes(a)) &&
+        hold &&
+        (until <= closedBefore || holderGone(hold.detail?.holder)) &&
+        !audit.some((a) => ALERTED.includes(a.action)) &&
         !(await store.hasMessage(run.id))
       )
         held.push(run);
@@ -232,9 +264,12 @@ export function createNotifier(deps: NotifierDeps): Notifier {
   return {
     flush: () => batcher.flush(),
     async resume() {
-      const held = await heldBefore();
+      const held = await heldAndLost();
       if (held.length === 0) return;
-      logger.warn({ runs: held.map((r) => r.id) }, 'alerts held by an earlier process were not sent; sending them now');
+      logger.warn(
+        { runs: held.map((r) => r.id) },
+        'alerts held by a process that stopped were not sent; sending them now',
+      );
       for (const run of held) batcher.add(messages.channelOf(run.stack), run);
       await batcher.flush();
     },

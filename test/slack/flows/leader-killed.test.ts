@@ -10,7 +10,7 @@ import {
   startServeProcessWorld,
   waitFor,
 } from '../../helpers/serve-process.js';
-import { APPROVERS, NETWORK } from './fixtures.js';
+import { APPROVERS, LEAD1, NETWORK } from './fixtures.js';
 import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
 
 const postgres = usePostgres();
@@ -24,37 +24,42 @@ afterEach(async () => {
   world = undefined;
 });
 
+/** A leading `serve` process and an in-process standby on one Postgres, and drift made by hand. */
+async function leaderAndStandby(slack?: { digestWindow: string }): Promise<ServeProcessWorld> {
+  world = await startServeProcessWorld({
+    stacks: { [STACK]: NETWORK },
+    stackSettings: { [STACK]: { environment: 'staging' } },
+    config: { ...APPROVERS, store: { type: 'postgres', url: '${DATABASE_URL}' }, ...(slack ? { slack } : {}) },
+    env: { DATABASE_URL: await postgres.createDatabase() },
+  });
+  const w = world;
+  const cwd = w.stackDir(STACK);
+  await w.applyWithTerraform(STACK);
+  await w.start();
+  const config = await parseConfig(await readFile(w.configFile, 'utf8'), { baseDir: cwd, env: w.env });
+  standby = await startServe(config, { env: w.env, port: 0, host: '127.0.0.1', outboxPollMs: 20, leaseCheckMs: 100 });
+  expect(standby.leading()).toBe(false);
+  await editResourceInput(
+    { binary: 'terraform', env: w.env },
+    cwd,
+    { type: 'terraform_data', name: 'vpc' },
+    (input) => {
+      (input.tags as Record<string, string>).Team = 'console-cowboy';
+    },
+  );
+  return w;
+}
+
 /**
  * The leading `serve` is a process, killed with kill -9 while an alert waits in the shared outbox (Slack
  * was down); the standby takes the lead and posts it, once.
  */
 describe.skipIf(!HAS_BUILD)(`the leader killed (${HAS_BUILD ? BIN : NO_BUILD_REASON})`, () => {
   it('hands the schedule and the outbox to the standby: the alert it had not sent is posted once', async () => {
-    world = await startServeProcessWorld({
-      stacks: { [STACK]: NETWORK },
-      stackSettings: { [STACK]: { environment: 'staging' } },
-      config: { ...APPROVERS, store: { type: 'postgres', url: '${DATABASE_URL}' } },
-      env: { DATABASE_URL: await postgres.createDatabase() },
-    });
-    const w = world;
-    const cwd = w.stackDir(STACK);
-    await w.applyWithTerraform(STACK);
-    await w.start();
-    const config = await parseConfig(await readFile(w.configFile, 'utf8'), { baseDir: cwd, env: w.env });
-    standby = await startServe(config, { env: w.env, port: 0, host: '127.0.0.1', outboxPollMs: 20, leaseCheckMs: 100 });
-    expect(standby.leading()).toBe(false);
-
-    await editResourceInput(
-      { binary: 'terraform', env: w.env },
-      cwd,
-      { type: 'terraform_data', name: 'vpc' },
-      (input) => {
-        (input.tags as Record<string, string>).Team = 'console-cowboy';
-      },
-    );
+    const w = await leaderAndStandby();
     await w.emulator.down();
     // Any replica checks (a click or a webhook may land on either); the leader alone delivers.
-    const drifted = await standby.scheduler.request(STACK);
+    const drifted = await standby!.scheduler.request(STACK);
     expect(drifted.status).toBe('drifted');
     await waitFor('the alert in the outbox', async () =>
       (await standby!.context.store.pendingCount()) > 0 ? true : undefined,
@@ -68,5 +73,28 @@ describe.skipIf(!HAS_BUILD)(`the leader killed (${HAS_BUILD ? BIN : NO_BUILD_REA
       (await standby!.context.store.pendingCount()) === 0 ? true : undefined,
     );
     expect(w.emulator.calls('chat.postMessage').filter((c) => c.status === 200)).toHaveLength(1);
+  });
+
+  it('posts the alert the killed leader held in its digest window, from the standby, once', async () => {
+    // A window far longer than the test: only the holder's death can get this alert out in time.
+    const w = await leaderAndStandby({ digestWindow: '10m' });
+
+    // The check runs on the leader process, which decides the alert and holds it in its window.
+    expect((await w.command(`check ${STACK}`, LEAD1)).status).toBe(200);
+    const store = standby!.context.store;
+    const held = await waitFor('the alert held', async () =>
+      (await store.listAudit({ stack: STACK })).find((a) => a.action === 'alert_held'),
+    );
+    const posts = () => w.emulator.calls('chat.postMessage').filter((c) => c.status === 200);
+    expect(posts()).toHaveLength(0);
+
+    await w.kill9();
+    await waitFor('the standby to lead', () => (standby!.leading() ? true : undefined));
+    await waitFor('the held alert', () => (posts().length > 0 ? true : undefined), 60_000);
+    await waitFor('the outbox to drain', async () => ((await store.pendingCount()) === 0 ? true : undefined));
+    expect(posts()).toHaveLength(1);
+    expect(JSON.stringify(posts()[0])).toContain(held.runId);
+    const actions = (await store.listAudit({ runId: held.runId })).map((a) => a.action);
+    expect(actions.filter((a) => a === 'alert_posted')).toHaveLength(1);
   });
 });
