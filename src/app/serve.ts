@@ -72,8 +72,11 @@ export interface RunningServe {
   slackApp?: SlackApp;
   /** Whether this serve leads (runs the schedule, delivers the outbox); always with SQLite. */
   leading(): boolean;
-  /** Graceful stop: no new checks, running plans get `defaults.shutdownTimeout`, the rest are interrupted. */
-  stop(): Promise<void>;
+  /**
+   * Graceful stop: no new checks, running plans get `defaults.shutdownTimeout`, the rest are interrupted.
+   * `reason` (the signal, say) is logged at the start and the end, so the stop is never unexplained.
+   */
+  stop(reason?: string): Promise<void>;
 }
 
 /**
@@ -360,9 +363,10 @@ async function serveWith(
     ...(slack ? { slack } : {}),
     ...(slackApp ? { slackApp } : {}),
     leading,
-    async stop() {
+    async stop(reason = 'asked to stop') {
       if (stopping) return;
       stopping = true;
+      logger.info({ reason }, `stopping: ${reason}`);
       await retentionTask.stop();
       // No new check is asked for; the checks still running keep their CloudTrail lookups until they end.
       await changeEvents?.stopIntake();
@@ -383,6 +387,7 @@ async function serveWith(
       await metricsServer?.close();
       await lease?.stop();
       await context.close();
+      logger.info({ reason }, `stopped: ${reason}`);
     },
   };
 }

@@ -18,7 +18,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   });
   // Asked to stop while it starts (recovering an earlier stop's runs, say): it stops as soon as it has
   // started, gracefully, rather than dying halfway (a second signal still ends it at once).
-  const stopAsked = new Promise<void>((resolve) => io.onShutdown(() => resolve()));
+  const stopAsked = new Promise<string>((resolve) => io.onShutdown((signal) => resolve(signal)));
   const running = await startServe(config, {
     env: io.env,
     port,
@@ -26,7 +26,6 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     logDestination: io.stderr,
     log: logSettings(io.log, config.log.level, 'server'),
   });
-  await stopAsked;
-  await running.stop();
+  await running.stop(`${await stopAsked} received`);
   return 0;
 }
