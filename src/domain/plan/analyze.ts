@@ -3,6 +3,7 @@
  * marks, and by value for unmarked copies of a secret. Pure: the redactor it returns is for the
  * caller's other texts (terraform's stderr, logs) and lives in memory only.
  */
+import { relevantDrift } from './relevant-drift.js';
 import { normalizeActions } from './actions.js';
 import { DiffWalker } from './diff.js';
 import { fingerprintChanges } from './fingerprint.js';
@@ -101,7 +102,9 @@ function countStateResources(module: PlanStateModule | undefined): number {
 export function analyzePlan(plan: PlanJson): { analysis: PlanAnalysis; redactor: Redactor } {
   const redactor = createRedactor(collectSecrets(plan));
   const changes = toResourceChanges(plan.resource_changes, 'resource_changes', redactor);
-  const drift = toResourceChanges(plan.resource_drift, 'resource_drift', redactor);
+  // Refresh's normalisation noise is not drift (relevant-drift.ts); it stays in the plan file.
+  const { relevant, notRelevant } = relevantDrift(plan);
+  const drift = toResourceChanges(relevant, 'resource_drift', redactor);
   const outputs: OutputChange[] = [];
   for (const name of Object.keys(plan.output_changes ?? {}).sort()) {
     const output = toOutputChange(name, plan.output_changes![name]!, redactor);
@@ -112,6 +115,7 @@ export function analyzePlan(plan: PlanJson): { analysis: PlanAnalysis; redactor:
     formatVersion: plan.format_version,
     changes,
     drift,
+    ...(notRelevant.length > 0 ? { driftNotRelevant: notRelevant } : {}),
     outputs,
     counts: countActions(changes),
     hasChanges: changes.length > 0 || outputs.length > 0,

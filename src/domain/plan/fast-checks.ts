@@ -33,6 +33,19 @@ function optionalArray(value: unknown): boolean {
   return value === undefined || Array.isArray(value);
 }
 
+function optionalArrayOf(value: unknown, item: (v: unknown) => boolean): boolean {
+  return value === undefined || (Array.isArray(value) && value.every(item));
+}
+
+function isRelevantAttribute(value: unknown): boolean {
+  return (
+    isRecord(value) &&
+    typeof value.resource === 'string' &&
+    Array.isArray(value.attribute) &&
+    value.attribute.every((s) => typeof s === 'string' || typeof s === 'number')
+  );
+}
+
 /** `undefined`, or an object whose every member passes `item`. */
 function optionalRecordOf(value: unknown, item: (member: unknown) => boolean): boolean {
   if (value === undefined) return true;
@@ -123,6 +136,7 @@ export function isPlanShell(plan: unknown): boolean {
     optionalRecordOf(plan.variables, isRecord) &&
     optionalArray(plan.resource_changes) &&
     optionalArray(plan.resource_drift) &&
+    optionalArrayOf(plan.relevant_attributes, isRelevantAttribute) &&
     optionalRecordOf(plan.output_changes, isOutputChange) &&
     isPriorState(plan.prior_state) &&
     (configuration === undefined ||

@@ -73,8 +73,13 @@ export interface PlanAnalysis {
   formatVersion: string;
   /** Planned changes to real infrastructure (no-op excluded). */
   changes: ResourceChange[];
-  /** Changes made outside terraform, seen by refresh (`resource_drift`). */
+  /**
+   * Changes made outside terraform, seen by refresh (`resource_drift`), that matter: made or deleted outside,
+   * or touching what the plan changes back or depends on (relevant-drift.ts).
+   */
   drift: ResourceChange[];
+  /** Addresses refresh reported changed whose change is noise (a provider's normalisation): not drift. */
+  driftNotRelevant?: string[];
   outputs: OutputChange[];
   counts: ActionCounts;
   /** True when applying the plan would change something (resources or outputs). */

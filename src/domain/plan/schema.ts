@@ -114,6 +114,10 @@ function buildSchemas(z: typeof Zod) {
     variables: z.record(z.string(), z.looseObject({ value: z.unknown().optional() })).optional(),
     resource_changes: z.array(PlanResourceChangeSchema).optional(),
     resource_drift: z.array(PlanResourceChangeSchema).optional(),
+    /** The resource attributes the plan depends on (terraform 1.2+; left out when there are none). */
+    relevant_attributes: z
+      .array(z.looseObject({ resource: z.string(), attribute: z.array(z.union([z.string(), z.number()])) }))
+      .optional(),
     output_changes: z.record(z.string(), PlanOutputChangeSchema).optional(),
     prior_state: z
       .looseObject({

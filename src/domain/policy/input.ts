@@ -4,6 +4,7 @@
  * changed attributes are the analysis's attribute paths (diff.ts). A policy never sees a secret, so no
  * message rendered from it can show one.
  */
+import { relevantDrift } from '../plan/relevant-drift.js';
 import { DiffWalker } from '../plan/diff.js';
 import { maskSide } from '../plan/mask.js';
 import { SENSITIVE_PLACEHOLDER, UNKNOWN_PLACEHOLDER, type Redactor } from '../plan/model.js';
@@ -95,7 +96,7 @@ export function buildPolicyInput(
   return {
     terraform: {
       resource_changes: toPolicyChanges(plan.resource_changes, redactor, walker),
-      resource_drift: toPolicyChanges(plan.resource_drift, redactor, walker),
+      resource_drift: toPolicyChanges(relevantDrift(plan).relevant, redactor, walker),
     },
     stack: { name: stack.name, environment: stack.environment ?? '', labels: [...stack.labels] },
     run: { kind },

@@ -30,6 +30,8 @@ function mirroredPlan() {
           after_sensitive: { input: true },
         }),
       ],
+      // Another resource reads creds whole: its outside change is drift.
+      relevant_attributes: [{ resource: 'terraform_data.creds', attribute: [] }],
       resource_changes: [
         resourceChange({
           address: 'terraform_data.other',

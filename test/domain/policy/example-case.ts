@@ -39,6 +39,9 @@ export function checkExampleCase(c: ExampleCase): void {
   const plan = makePlan({
     resource_changes: (c.changes ?? []).map(resourceChange),
     resource_drift: (c.drift ?? []).map(resourceChange),
+    // Each drifted resource is one the plan depends on as a whole (`attribute: []`), so its outside change
+    // is drift whatever this table's plan changes (relevant-drift.ts).
+    relevant_attributes: (c.drift ?? []).map((d) => ({ resource: d.address, attribute: [] })),
   });
   const { evaluation } = evaluatePlan(policy, plan, c.stack ?? DEV_STACK);
   // The shipped rules guard every key they read: they never fail on a resource.
