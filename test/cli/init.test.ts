@@ -81,12 +81,27 @@ describe('driftgate init', () => {
     expect(firstLine(init.stdout)).toBe(`wrote ${file}: 4 stacks (live/<account>/<region>/<layer>)`);
     expect(init.stdout).toContain('environments: acme-dev, acme-prod\n');
     expect(init.stdout).toContain('note: 3 module dirs left out (called by a stack or under modules/)\n');
-    expect(init.stdout).toContain('  discover "live/*/*/*": backendConfig for backend "s3" {}\n');
+    expect(init.stdout).toContain(
+      '  discover "live/*/*/*": backendConfig for backend "s3" {}, with a state key per stack (${stack.name})\n',
+    );
     expect(yaml).toContain('  - glob: "live/*/*/*"\n');
     expect(yaml).toContain('    #   bucket: …\n');
+    expect(yaml).toContain('    #   key: "monorepo/${stack.name}/terraform.tfstate"\n');
     expect(yaml).toContain('    - environments: ["acme-prod"]\n');
     expect(validate.stdout).toContain(`${file}: ok, 4 stacks, 1 warning`);
     expect(validate.code).toBe(0);
+    // Filled in as written, each stack has its own state; one key for all is refused.
+    const filled = yaml
+      .replace('    # backendConfig:', '    backendConfig:')
+      .replace('    #   bucket: …', '      bucket: acme-tfstate')
+      .replace('    #   key:', '      key:')
+      .replace('    #   region: …', '      region: eu-west-1');
+    await writeFile(file, filled);
+    expect((await runCli(['validate', '--config', file], { cwd: dir, env })).code).toBe(0);
+    await writeFile(file, filled.replace('monorepo/${stack.name}/terraform.tfstate', 'terraform.tfstate'));
+    const shared = await runCli(['validate', '--config', file], { cwd: dir, env });
+    expect(shared.stderr).toContain('use the same state: s3 bucket "acme-tfstate", key "terraform.tfstate"');
+    expect(shared.code).toBe(1);
   });
 
   it('finds a flat stacks/<name> layout and names each workspace of a dir as a stack', async () => {
