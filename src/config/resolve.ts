@@ -117,6 +117,7 @@ function toStack(
     mode: settings.mode ?? defaults.mode,
     pool: settings.pool ?? defaults.pool,
     ...(settings.allowFrequentAutoApply ? { allowFrequentAutoApply: true } : {}),
+    ...((settings.emptyState ?? defaults.emptyState) === 'plan' ? { planEmptyState: true } : {}),
   };
 }
 

@@ -26,7 +26,8 @@ export type DriftgateErrorCode =
   | 'LISTEN_FAILED'
   | 'CHANGE_EVENT_INVALID'
   | 'NO_WORKER_RESULT'
-  | 'WORKER_LOST';
+  | 'WORKER_LOST'
+  | 'NO_STATE';
 
 export class DriftgateError extends Error {
   readonly code: DriftgateErrorCode;
@@ -127,6 +128,18 @@ export class TerraformError extends DriftgateError {
     this.command = command;
     this.exitCode = exitCode;
     this.stderrTail = stderrTail;
+  }
+}
+
+/** The plan would create every resource: the stack has no state where driftgate looks (see findsNoState). */
+export class NoStateError extends DriftgateError {
+  constructor(stack: string, workspace: string | undefined, creates: number) {
+    super(
+      'NO_STATE',
+      `no state found for ${stack} in its backend (workspace ${workspace ?? 'default'}): all ${creates} resource(s) would be created. ` +
+        'Is the backend or workspace right (its backend block, backendConfig, workspace in driftgate.yml)? ' +
+        'If the stack was never applied, apply it once; driftgate checks it for drift from then on.',
+    );
   }
 }
 
