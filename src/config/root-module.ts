@@ -52,7 +52,7 @@ export async function readRootModule(dir: string): Promise<RootModule> {
         const hasDefault = scanHclBody(item.body).some((a) => a.kind === 'attribute' && a.name === 'default');
         if (hasDefault) continue;
         const escaped = name.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
-        const line = lineOf(text, new RegExp(`^\\s*variable\\s+"?${escaped}"?\\s*\\{`, 'm'));
+        const line = lineOf(text, new RegExp(`^[ \\t]*variable\\s+"?${escaped}"?\\s*\\{`, 'm'));
         module.requiredVariables.push({ name, where: line ? `${file}:${line}` : file });
       }
     }

@@ -122,9 +122,11 @@ export class TerraformError extends DriftgateError {
     exitCode: number | undefined,
     stderrTail: string,
     code: 'TERRAFORM_FAILED' | 'TERRAFORM_TIMEOUT' = 'TERRAFORM_FAILED',
+    /** What to do where terraform's own advice does not apply to driftgate (see driftgateAdvice). */
+    advice?: string,
   ) {
     const what = code === 'TERRAFORM_TIMEOUT' ? 'timed out' : `exited with code ${exitCode ?? 'unknown'}`;
-    super(code, `terraform ${command} ${what}${stderrTail ? `:\n${stderrTail}` : ''}`);
+    super(code, `terraform ${command} ${what}${stderrTail ? `:\n${stderrTail}` : ''}${advice ? `\n\n${advice}` : ''}`);
     this.command = command;
     this.exitCode = exitCode;
     this.stderrTail = stderrTail;

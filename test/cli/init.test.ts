@@ -58,9 +58,22 @@ describe('driftgate init', () => {
     // The first hour's last step, as the README has it: doctor, in the dir, on the file init wrote.
     const doctor = await runCli(['doctor'], { cwd: dir, env });
     expect(firstLine(doctor.stdout)).toBe(`ok   config: ${file}: 9 stacks, 1 warning (see driftgate validate)`);
-    expect(doctor.stdout).not.toContain('FAIL');
-    expect(doctor.stdout.trimEnd().split('\n').at(-1)).toBe('all good: 14 ok, 4 skipped');
-    expect(doctor.code).toBe(0);
+    // init listed db_password as one to fill in; doctor says so rather than "all good" before a failing check.
+    const failed = doctor.stdout.split('\n').filter((l) => l.startsWith('FAIL'));
+    expect(failed.map((l) => l.split(':')[0])).toEqual([
+      'FAIL stack dev/database',
+      'FAIL stack prod/database',
+      'FAIL stack staging/database',
+    ]);
+    expect(failed[0]).toContain('no value for the variable "db_password" (main.tf:7)');
+    expect(failed[0]).toContain('add it under discover[0].vars in driftgate.yml');
+    expect(doctor.code).not.toBe(0);
+    // Filled in as init suggests, doctor is all good.
+    await writeFile(file, yaml.replace('    # vars:\n    #   db_password:', '    vars:\n      db_password:'));
+    const filled = await runCli(['doctor'], { cwd: dir, env: { ...env, DB_PASSWORD: 'not-a-secret' } });
+    expect(filled.stdout).not.toContain('FAIL');
+    expect(filled.stdout.trimEnd().split('\n').at(-1)).toBe('all good: 14 ok, 4 skipped');
+    expect(filled.code).toBe(0);
   });
 
   it('finds live/<account>/<region>/<layer> in a monorepo, leaving out modules and keeping partial backends', async () => {

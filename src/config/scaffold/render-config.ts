@@ -1,3 +1,4 @@
+import { variableEnvName } from '../../domain/variable-env.js';
 import { isProductionEnvironment, type DiscoverDraft, type Layout, type StackDraft } from './infer-layout.js';
 
 export interface RenderOptions {
@@ -59,15 +60,12 @@ function backendConfigLines(types: string[], indent: string, project: string): s
   ];
 }
 
-/** Env var names for required variables: `db_password` -> `DB_PASSWORD`. */
-const envName = (variable: string) => variable.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
-
 function varsLines(vars: string[], indent: string): string[] {
   if (vars.length === 0) return [];
   return [
     `${indent}# Variables without a default: a plan needs a value for each. Secrets from the environment:`,
     `${indent}# vars:`,
-    ...vars.map((v) => `${indent}#   ${v}: \${${envName(v)}}`),
+    ...vars.map((v) => `${indent}#   ${v}: \${${variableEnvName(v)}}`),
   ];
 }
 
