@@ -3,6 +3,7 @@ import type { ConfigIssue } from '../domain/errors.js';
 import { githubRepositoryName } from '../domain/git/repository-web-url.js';
 import type { ConfigFile, DriftgateConfig, GitSourceConfig } from './schema.js';
 import type { StackGitSource } from '../domain/stack.js';
+import { fillPlaceholders } from './stack-placeholders.js';
 
 /** The stack's own `source`, else the top-level one; undefined for a local stack. */
 function gitSourceOf(file: ConfigFile, index: number): GitSourceConfig | undefined {
@@ -51,7 +52,11 @@ export function withGitSources(file: ConfigFile, config: DriftgateConfig): Drift
       ...(git.tokenEnv ? { tokenEnv: git.tokenEnv } : {}),
       ...(repository ? { repository } : {}),
       path: posix.normalize(posix.join(git.subpath ?? '.', entry.dir.replaceAll('\\', '/'))),
-      varFiles: entry.varFiles ?? [],
+      varFiles: fillPlaceholders(entry.varFiles ?? [], {
+        name: stack.name,
+        dir: entry.dir,
+        ...(stack.environment !== undefined ? { environment: stack.environment } : {}),
+      }),
     };
     return { ...stack, git: source };
   });

@@ -1,5 +1,6 @@
 import type { ConfigIssue } from '../domain/errors.js';
 import { formatIssuePath, valueAt, type PathSegment } from './issue-path.js';
+import { placeholderProblem } from './stack-placeholders.js';
 
 /**
  * `${VAR}` / `${VAR:-default}` in string scalars of the parsed document, before validation so that an
@@ -7,6 +8,7 @@ import { formatIssuePath, valueAt, type PathSegment } from './issue-path.js';
  *
  * Env values are often secrets (tokens for a stack's `env`), so nothing here puts a value into an issue;
  * the returned substitutions let the caller mask values that later validation messages might quote.
+ * `${stack.name}` and its kind are not the environment's: they are kept for resolution, per stack.
  */
 
 export interface Substitution {
@@ -27,6 +29,7 @@ export interface InterpolationResult {
 }
 
 const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const STACK_PLACEHOLDER = /^stack\.([A-Za-z0-9_.-]*)$/;
 
 export function interpolate(document: unknown, env: Record<string, string | undefined>): InterpolationResult {
   const result: InterpolationResult = { value: undefined, issues: [], failedPaths: [], substitutions: [] };
@@ -86,6 +89,14 @@ function interpolateString(
     const sep = inner.indexOf(':-');
     const name = sep < 0 ? inner : inner.slice(0, sep);
     i = end + 1;
+    const placeholder = STACK_PLACEHOLDER.exec(inner);
+    if (placeholder) {
+      // Filled in per stack at resolution (stack-placeholders.ts); here only its place is checked.
+      const problem = placeholderProblem(placeholder[1]!, path);
+      if (problem) fail(problem);
+      else out += `\${${inner}}`;
+      continue;
+    }
     if (!VAR_NAME.test(name)) {
       fail(
         `invalid variable reference "\${${inner}}": names use letters, digits and "_" (write "$\${" for a literal "\${")`,

@@ -15,6 +15,8 @@ import { autoApplyIssues } from './auto-apply-guard.js';
 import { stackDirWarning } from './stack-dirs.js';
 import { runAsIssues, runnersIssues } from './runners.js';
 import { gitSourceIssues, withGitSources } from './git-source.js';
+import { sharedStateConfigIssues } from './shared-state.js';
+import { unfilledPlaceholderIssues } from './stack-placeholders.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -198,6 +200,9 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
   warnings.push(...slackWarnings(config));
   // stacks[1].mode, or discover[0].mode for a discovered stack (the message names the stack).
   issues.push(...autoApplyIssues(config.stacks, (stack) => `${stack.configKey ?? 'stacks'}.mode`));
+  issues.push(...unfilledPlaceholderIssues(config.stacks));
+  // Two stacks on one state would each offer to destroy the other's resources: never run like that.
+  issues.push(...(await sharedStateConfigIssues(config.stacks.filter((stack) => !stack.git))));
   // A stack from Git has a path inside the repository: nothing to look at before a checkout.
   warnings.push(...(await stackDirWarnings(config.stacks.filter((stack) => !stack.git))));
   return { file, ...(issues.length ? {} : { config }), issues: mask(issues), warnings: mask(warnings) };

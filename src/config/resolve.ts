@@ -1,9 +1,10 @@
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, posix, relative, resolve } from 'node:path';
 import type { ConfigIssue } from '../domain/errors.js';
 import type { PolicyRule } from '../domain/policy/model.js';
 import type { DiscoveredStack } from './discover.js';
 import type { ConfigFile, DiscoverEntry, DriftgateConfig, StackEntry } from './schema.js';
 import type { Stack } from '../domain/stack.js';
+import { fillPlaceholders } from './stack-placeholders.js';
 
 export interface ResolveContext {
   /** Absolute path of the config file, if any. */
@@ -30,14 +31,15 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
   const runAs = file.runners.runAs
     ? { ...file.runners.runAs, dir: file.runners.runAs.dir ? abs(file.runners.runAs.dir) : `${dataDir}-terraform` }
     : undefined;
-  const explicit = file.stacks.map((entry, i) => toStack(entry.name, abs(entry.dir), `stacks[${i}]`, entry, defaults));
+  const explicit = file.stacks.map((entry, i) =>
+    toStack({ name: entry.name, dir: abs(entry.dir), asWritten: entry.dir }, `stacks[${i}]`, entry, defaults),
+  );
   const named = new Set(explicit.map((s) => s.name));
   const discovered = ctx.discovered
     .filter((found) => !named.has(found.name))
     .map((found) =>
       toStack(
-        found.name,
-        found.dir,
+        { name: found.name, dir: found.dir, asWritten: relative(ctx.baseDir, found.dir) },
         `discover[${found.rule}]`,
         ruleSettings(file.discover[found.rule]),
         defaults,
@@ -79,15 +81,26 @@ function ruleSettings(rule: DiscoverEntry | undefined): StackSettings {
   return settings;
 }
 
+/** A stack's dir, absolute and as the config (or discovery, relative to the config's dir) gives it. */
+interface StackPlace {
+  name: string;
+  dir: string;
+  asWritten: string;
+}
+
 function toStack(
-  name: string,
-  dir: string,
+  { name, dir, asWritten }: StackPlace,
   configKey: string,
-  settings: StackSettings,
+  written: StackSettings,
   defaults: DriftgateConfig['defaults'],
   discoveredEnvironment?: string,
 ): Stack {
-  const environment = settings.environment ?? discoveredEnvironment;
+  const environment = written.environment ?? discoveredEnvironment;
+  const settings = fillPlaceholders(written, {
+    name,
+    dir: posix.normalize(asWritten.replaceAll('\\', '/')).replace(/\/$/, ''),
+    ...(environment !== undefined ? { environment } : {}),
+  });
   return {
     name,
     configKey,
@@ -104,6 +117,7 @@ function toStack(
     mode: settings.mode ?? defaults.mode,
     pool: settings.pool ?? defaults.pool,
     ...(settings.allowFrequentAutoApply ? { allowFrequentAutoApply: true } : {}),
+    ...((settings.emptyState ?? defaults.emptyState) === 'plan' ? { planEmptyState: true } : {}),
   };
 }
 

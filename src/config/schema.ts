@@ -58,6 +58,12 @@ const StackSettings = {
    * reconciliation of production hides problems and fights people mid-incident. This says it is meant.
    */
   allowFrequentAutoApply: z.boolean().optional(),
+  /**
+   * A plan that would create every resource of a stack whose state holds none: `report` says once that
+   * no state was found (a wrong backend or workspace, or a stack never applied); `plan` treats it as a
+   * change to approve, so that approving creates the stack.
+   */
+  emptyState: z.enum(['report', 'plan']).optional(),
 };
 
 const stackName = z
@@ -192,6 +198,8 @@ export const DefaultsConfig = z.strictObject({
   notConvergingAfter: z.number().int().min(2).default(12),
   /** A stack's pool when neither its entry nor its discovery rule names one. */
   pool: poolName.default(DEFAULT_POOL),
+  /** See StackSettings.emptyState. */
+  emptyState: z.enum(['report', 'plan']).default('report'),
 });
 export type DefaultsConfig = z.infer<typeof DefaultsConfig>;
 

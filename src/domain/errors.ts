@@ -26,7 +26,8 @@ export type DriftgateErrorCode =
   | 'LISTEN_FAILED'
   | 'CHANGE_EVENT_INVALID'
   | 'NO_WORKER_RESULT'
-  | 'WORKER_LOST';
+  | 'WORKER_LOST'
+  | 'NO_STATE';
 
 export class DriftgateError extends Error {
   readonly code: DriftgateErrorCode;
@@ -121,12 +122,26 @@ export class TerraformError extends DriftgateError {
     exitCode: number | undefined,
     stderrTail: string,
     code: 'TERRAFORM_FAILED' | 'TERRAFORM_TIMEOUT' = 'TERRAFORM_FAILED',
+    /** What to do where terraform's own advice does not apply to driftgate (see driftgateAdvice). */
+    advice?: string,
   ) {
     const what = code === 'TERRAFORM_TIMEOUT' ? 'timed out' : `exited with code ${exitCode ?? 'unknown'}`;
-    super(code, `terraform ${command} ${what}${stderrTail ? `:\n${stderrTail}` : ''}`);
+    super(code, `terraform ${command} ${what}${stderrTail ? `:\n${stderrTail}` : ''}${advice ? `\n\n${advice}` : ''}`);
     this.command = command;
     this.exitCode = exitCode;
     this.stderrTail = stderrTail;
+  }
+}
+
+/** The plan would create every resource: the stack has no state where driftgate looks (see findsNoState). */
+export class NoStateError extends DriftgateError {
+  constructor(stack: string, workspace: string | undefined, creates: number) {
+    super(
+      'NO_STATE',
+      `no state found for ${stack} in its backend (workspace ${workspace ?? 'default'}): all ${creates} resource(s) would be created. ` +
+        'Is the backend or workspace right (its backend block, backendConfig, workspace in driftgate.yml)? ' +
+        'If the stack was never applied, apply it once; driftgate checks it for drift from then on.',
+    );
   }
 }
 

@@ -20,6 +20,8 @@ export interface Stack {
   mode: Mode;
   /** The worker pool that plans and applies it when terraform runs on workers (`default` unless set). */
   pool: string;
+  /** `emptyState: plan`: a plan creating every resource into an empty state is a change, not a finding. */
+  planEmptyState?: boolean;
   /** See StackSettings.allowFrequentAutoApply in config/schema.ts. */
   allowFrequentAutoApply?: boolean;
   /**

@@ -1,7 +1,7 @@
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Stack } from '../domain/stack.js';
-import { DriftgateError, TerraformError, failureReason } from '../domain/errors.js';
+import { DriftgateError, NoStateError, TerraformError, failureReason } from '../domain/errors.js';
 import { analyzePlan, noChangesAnalysis } from '../domain/plan/analyze.js';
 import { fingerprintChanges } from '../domain/plan/fingerprint.js';
 import type { PlanAnalysis } from '../domain/plan/model.js';
@@ -9,7 +9,7 @@ import type { PolicyEvaluation } from '../domain/policy/model.js';
 import { type Attribution, mergeAttributions, policyChanges } from '../domain/change-events/attribution.js';
 import { type PlanJson, parsePlanJson } from '../domain/plan/schema.js';
 import { type Announcement, announcementEvent } from '../domain/events.js';
-import { classifyRun } from '../domain/run/classify.js';
+import { classifyRun, findsNoState } from '../domain/run/classify.js';
 import type { Run } from '../domain/run/model.js';
 import { type RunKind, UNDECIDED, type RunTrigger } from '../domain/run/state.js';
 import { planSignature } from '../domain/plan/signature.js';
@@ -31,7 +31,15 @@ export type CheckOutcome =
       /** Checks in a row with this same plan, once that is `notConvergingAfter` or more (a perpetual diff). */
       notConverging?: number;
     }
-  | { stack: string; status: 'errored'; run?: Run; error: string; stderrTail: string }
+  | {
+      stack: string;
+      status: 'errored';
+      run?: Run;
+      error: string;
+      stderrTail: string;
+      /** `no_state`: the stack has no state where driftgate looks (NoStateError): a finding, not a crash. */
+      finding?: 'no_state';
+    }
   | { stack: string; status: 'interrupted'; run: Run }
   | { stack: string; status: 'blocked'; reason: string };
 
@@ -81,6 +89,9 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
     const found =
       (await reuseEarlierAnalysis(deps, stack, run, signature, waitingUpTo)) ??
       (await analyseAfresh(deps, stack, run, planFile, plan, { ...options, waitingUpTo }));
+    // Not drift to approve: one finding, told once like a failed plan, with no Approve button.
+    if (!stack.planEmptyState && findsNoState(found.analysis))
+      throw new NoStateError(stack.name, stack.workspace, found.analysis.counts.create);
     const planSha256 = await storeAnalysed(deps, run.id, planFile, found);
     // Audited when the policies judged this plan, not when an earlier run's judgement was reused.
     if (found.judged && found.policy?.fired.length) {
@@ -117,7 +128,14 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
     const stderrTail = err instanceof TerraformError ? err.stderrTail : '';
     const reason = failureReason(err);
     if (!(err instanceof DriftgateError)) logger.error({ err, stack: stack.name, runId: run.id }, 'check failed');
-    return fail(deps, run, deps.secrets.redact(reason, stack.name), deps.secrets.redact(stderrTail, stack.name));
+    const finding = err instanceof NoStateError ? 'no_state' : undefined;
+    return fail(
+      deps,
+      run,
+      deps.secrets.redact(reason, stack.name),
+      deps.secrets.redact(stderrTail, stack.name),
+      finding,
+    );
   } finally {
     await lock.release();
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
@@ -413,10 +431,16 @@ export async function recordFailedCheck(
   return fail(deps, await deps.store.createRun({ stack: stack.name, trigger: options.trigger }), error, stderrTail);
 }
 
-async function fail(deps: ServiceDeps, run: Run, error: string, stderrTail: string): Promise<CheckOutcome> {
+async function fail(
+  deps: ServiceDeps,
+  run: Run,
+  error: string,
+  stderrTail: string,
+  finding?: 'no_state',
+): Promise<CheckOutcome> {
   const errored = (await deps.store.transition(run.id, 'planning', 'errored', { error })) ?? run;
   await deps.store.setStackStatus(run.stack, 'errored', run.id);
   deps.logger.warn({ stack: run.stack, runId: run.id, error }, 'check errored');
   await deps.bus.publish({ type: 'plan_failed', stack: run.stack, run: errored, error, stderrTail });
-  return { stack: run.stack, status: 'errored', run: errored, error, stderrTail };
+  return { stack: run.stack, status: 'errored', run: errored, error, stderrTail, ...(finding ? { finding } : {}) };
 }

@@ -20,6 +20,8 @@ export async function stackRows(
     const pending = waiting.filter((r) => r.stack === stack.name);
     const counts = record?.openDrift?.counts ?? pending[0]?.counts;
     const silence = await store.getSilence(stack.name, now);
+    // Why its last plan failed (no state found, a terraform error): what to fix, without opening the run.
+    const failed = record?.status === 'errored' && record.lastRunId ? await store.getRun(record.lastRunId) : undefined;
     rows.push({
       name: stack.name,
       ...(stack.environment ? { environment: stack.environment } : {}),
@@ -29,6 +31,7 @@ export async function stackRows(
       ...(pending.length ? { pendingApprovals: pending.length } : {}),
       ...(silence ? { silencedUntil: silence.until } : {}),
       ...(record?.blockedReason ? { blockedReason: record.blockedReason } : {}),
+      ...(failed?.error ? { error: failed.error } : {}),
       ...(record?.samePlan && record.samePlan.checks >= notConvergingAfter
         ? { notConverging: record.samePlan.checks }
         : {}),

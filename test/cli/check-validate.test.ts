@@ -36,6 +36,14 @@ beforeAll(async () => {
 });
 afterAll(() => tf.cleanup());
 
+/** The repo's config with `emptyState: plan` on its rule, beside it. */
+async function emptyStatePlanConfig(): Promise<string> {
+  const file = join(repo, 'plan-empty.yml');
+  const rule = { glob: 'environments/*/*', emptyState: 'plan' as const };
+  await writeFile(file, configYaml({ dataDir: join(tf.dir, 'data'), log: { level: 'silent' }, discover: [rule] }));
+  return file;
+}
+
 describe('driftgate validate', () => {
   it('prints every error with its path and exits 1', async () => {
     const file = join(tf.dir, 'bad.yml');
@@ -73,14 +81,28 @@ describe('driftgate validate', () => {
 
 describe('driftgate check', () => {
   it('exits 2 with changes, 0 in sync, 1 on error; --json is machine-readable', async () => {
+    // Never applied: every resource would be created into an empty state. One finding, not drift to approve.
     const first = await runCli(['check', 'dev/storage', '--json'], { cwd: repo, env });
-    expect(first.code).toBe(2);
+    expect(first.code).toBe(1);
     const report = JSON.parse(first.stdout);
     expect(report).toMatchObject({
       version: 1,
-      exitCode: 2,
-      stacks: [{ stack: 'dev/storage', status: 'drifted', counts: { create: 1 }, policy: null }],
+      exitCode: 1,
+      stacks: [{ stack: 'dev/storage', status: 'errored', finding: 'no_state' }],
     });
+    expect(report.stacks[0].error).toMatch(
+      /^no state found for dev\/storage in its backend \(workspace default\): all 1 resource\(s\) would be created\. Is the backend or workspace right/,
+    );
+    const human = await runCli(['check', 'dev/storage'], { cwd: repo, env });
+    expect(human.stdout).toMatch(/dev\/storage\s+NO STATE\s+\S+\s+no state found for dev\/storage/);
+    expect(human.stdout).not.toContain('DRIFTED');
+    // `emptyState: plan`: the same plan is a change to approve, which creates the stack.
+    const asChange = await runCli(['check', 'dev/storage', '--json'], {
+      cwd: repo,
+      env: { ...env, DRIFTGATE_CONFIG: await emptyStatePlanConfig() },
+    });
+    expect(JSON.parse(asChange.stdout).stacks[0]).toMatchObject({ status: 'drifted', counts: { create: 1 } });
+    expect(asChange.code).toBe(2);
 
     const dir = join(repo, 'environments/dev/storage');
     const { execa } = await import('execa');
@@ -102,7 +124,7 @@ describe('driftgate check', () => {
     const statuses = Object.fromEntries(
       JSON.parse(broken.stdout).stacks.map((s: { stack: string; status: string }) => [s.stack, s.status]),
     );
-    expect(statuses).toEqual({ 'dev/storage': 'drifted', 'prod/broken': 'errored', 'prod/storage': 'drifted' });
+    expect(statuses).toEqual({ 'dev/storage': 'drifted', 'prod/broken': 'errored', 'prod/storage': 'errored' });
   });
 
   it("reports a failing plan with terraform's Error block first, the CLI configuration warning after it", async () => {

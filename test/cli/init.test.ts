@@ -58,9 +58,22 @@ describe('driftgate init', () => {
     // The first hour's last step, as the README has it: doctor, in the dir, on the file init wrote.
     const doctor = await runCli(['doctor'], { cwd: dir, env });
     expect(firstLine(doctor.stdout)).toBe(`ok   config: ${file}: 9 stacks, 1 warning (see driftgate validate)`);
-    expect(doctor.stdout).not.toContain('FAIL');
-    expect(doctor.stdout.trimEnd().split('\n').at(-1)).toBe('all good: 14 ok, 4 skipped');
-    expect(doctor.code).toBe(0);
+    // init listed db_password as one to fill in; doctor says so rather than "all good" before a failing check.
+    const failed = doctor.stdout.split('\n').filter((l) => l.startsWith('FAIL'));
+    expect(failed.map((l) => l.split(':')[0])).toEqual([
+      'FAIL stack dev/database',
+      'FAIL stack prod/database',
+      'FAIL stack staging/database',
+    ]);
+    expect(failed[0]).toContain('no value for the variable "db_password" (main.tf:7)');
+    expect(failed[0]).toContain('add it under discover[0].vars in driftgate.yml');
+    expect(doctor.code).not.toBe(0);
+    // Filled in as init suggests, doctor is all good.
+    await writeFile(file, yaml.replace('    # vars:\n    #   db_password:', '    vars:\n      db_password:'));
+    const filled = await runCli(['doctor'], { cwd: dir, env: { ...env, DB_PASSWORD: 'not-a-secret' } });
+    expect(filled.stdout).not.toContain('FAIL');
+    expect(filled.stdout.trimEnd().split('\n').at(-1)).toBe('all good: 14 ok, 4 skipped');
+    expect(filled.code).toBe(0);
   });
 
   it('finds live/<account>/<region>/<layer> in a monorepo, leaving out modules and keeping partial backends', async () => {
@@ -81,12 +94,27 @@ describe('driftgate init', () => {
     expect(firstLine(init.stdout)).toBe(`wrote ${file}: 4 stacks (live/<account>/<region>/<layer>)`);
     expect(init.stdout).toContain('environments: acme-dev, acme-prod\n');
     expect(init.stdout).toContain('note: 3 module dirs left out (called by a stack or under modules/)\n');
-    expect(init.stdout).toContain('  discover "live/*/*/*": backendConfig for backend "s3" {}\n');
+    expect(init.stdout).toContain(
+      '  discover "live/*/*/*": backendConfig for backend "s3" {}, with a state key per stack (${stack.name})\n',
+    );
     expect(yaml).toContain('  - glob: "live/*/*/*"\n');
     expect(yaml).toContain('    #   bucket: …\n');
+    expect(yaml).toContain('    #   key: "monorepo/${stack.name}/terraform.tfstate"\n');
     expect(yaml).toContain('    - environments: ["acme-prod"]\n');
     expect(validate.stdout).toContain(`${file}: ok, 4 stacks, 1 warning`);
     expect(validate.code).toBe(0);
+    // Filled in as written, each stack has its own state; one key for all is refused.
+    const filled = yaml
+      .replace('    # backendConfig:', '    backendConfig:')
+      .replace('    #   bucket: …', '      bucket: acme-tfstate')
+      .replace('    #   key:', '      key:')
+      .replace('    #   region: …', '      region: eu-west-1');
+    await writeFile(file, filled);
+    expect((await runCli(['validate', '--config', file], { cwd: dir, env })).code).toBe(0);
+    await writeFile(file, filled.replace('monorepo/${stack.name}/terraform.tfstate', 'terraform.tfstate'));
+    const shared = await runCli(['validate', '--config', file], { cwd: dir, env });
+    expect(shared.stderr).toContain('use the same state: s3 bucket "acme-tfstate", key "terraform.tfstate"');
+    expect(shared.code).toBe(1);
   });
 
   it('finds a flat stacks/<name> layout and names each workspace of a dir as a stack', async () => {

@@ -158,3 +158,24 @@ describe('staticPrefix', () => {
     expect(staticPrefix(glob)).toBe(prefix);
   });
 });
+
+describe('per-stack placeholders', () => {
+  it('fills ${stack.name}, ${stack.dir} and ${stack.environment} in each discovered stack, beside ${ENV}', async () => {
+    await tree.file(
+      'driftgate.yml',
+      [
+        'version: 1',
+        'discover:',
+        '  - glob: "environments/*/*"',
+        '    backendConfig: { bucket: "${BUCKET}", key: "infra/${stack.name}/terraform.tfstate" }',
+        '    vars: { tags: { dir: "${stack.dir}", env: "${stack.environment}" } }',
+        '',
+      ].join('\n'),
+    );
+    const result = await validateConfigFile({ cwd: tree.dir, env: { BUCKET: 'tfstate' } });
+    expect(result.issues).toEqual([]);
+    const net = result.config!.stacks.find((s) => s.name === 'prod/networking')!;
+    expect(net.backendConfig).toEqual({ bucket: 'tfstate', key: 'infra/prod/networking/terraform.tfstate' });
+    expect(net.vars).toEqual({ tags: { dir: 'environments/prod/networking', env: 'prod' } });
+  });
+});

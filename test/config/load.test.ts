@@ -54,6 +54,7 @@ describe('parseConfig', () => {
       outboxRetention: 7 * 86_400_000,
       notConvergingAfter: 12,
       pool: 'default',
+      emptyState: 'report',
     });
     expect(config.log).toEqual({ level: 'debug' });
     expect(config.stacks).toEqual([

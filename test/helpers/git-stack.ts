@@ -29,7 +29,10 @@ export interface GitStackEnv {
 
 /** driftgate.yml with the one stack `prod/db`, whose dir `db` is in the repository at `url`. */
 export const gitStackYaml = (dataDir: string, url: string, git: Parameters<typeof gitSource>[1] = {}) =>
-  configYaml({ version: 1, dataDir, stacks: [stackEntry('prod/db', 'db')] }, gitSource(url, git));
+  configYaml(
+    { version: 1, dataDir, stacks: [stackEntry('prod/db', 'db', { emptyState: 'plan' })] },
+    gitSource(url, git),
+  );
 
 /** A repo whose stack `prod/db` lives in `db/`, and an app context reading it from the repo's `main`. */
 export async function makeGitStackEnv(): Promise<GitStackEnv> {

@@ -1,6 +1,9 @@
 import type { Stack } from '../../src/domain/stack.js';
 
-/** A resolved stack as loadConfig would produce it, for tests that build stacks in code. */
+/**
+ * A resolved stack as loadConfig would produce it, for tests that build stacks in code; with
+ * `emptyState: plan`, since such tests plan never-applied stacks and take their creates as the change.
+ */
 export function stackConfig(name: string, dir: string, overrides: Partial<Stack> = {}): Stack {
   return {
     name,
@@ -13,6 +16,7 @@ export function stackConfig(name: string, dir: string, overrides: Partial<Stack>
     labels: [],
     mode: 'alert',
     pool: 'default',
+    planEmptyState: true,
     ...overrides,
   };
 }

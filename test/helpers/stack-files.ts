@@ -16,7 +16,8 @@ resource "terraform_data" "creds" {
 
 /**
  * Writes each stack's main.tf below `root` (undefined: the dir is not created) and returns its `stacks:`
- * entries, each with its `settings`.
+ * entries, each with its `settings`. The stacks are never applied, and tests use their first plan as the
+ * change to approve: `emptyState: plan` (unless a test's settings say otherwise), not the no-state finding.
  */
 export async function writeStacks(
   root: string,
@@ -30,7 +31,7 @@ export async function writeStacks(
       await mkdir(dir, { recursive: true });
       await writeFile(join(dir, 'main.tf'), hcl);
     }
-    entries.push(stackEntry(name, dir, settings[name]));
+    entries.push(stackEntry(name, dir, { emptyState: 'plan', ...settings[name] }));
   }
   return entries;
 }

@@ -17,6 +17,7 @@ import {
 } from '../../domain/errors.js';
 import type { Stack } from '../../domain/stack.js';
 import type { AgentOpFile, AgentOpKind, AgentOpRunner, AgentOpStore } from '../../ports/agent-ops.js';
+import { driftgateAdvice } from '../terraform/diagnostics.js';
 import type { CommandOutput, PlanResult, RunOptions, TerraformRunner } from '../../ports/terraform.js';
 
 export interface TerraformOnWorkersOptions {
@@ -218,6 +219,7 @@ function failureError(command: string, failure: OpFailure): Error {
         failure.exitCode,
         failure.stderrTail,
         failure.timedOut ? 'TERRAFORM_TIMEOUT' : 'TERRAFORM_FAILED',
+        driftgateAdvice(failure.stderrTail),
       );
     case 'stale_plan':
       return new StalePlanError(failure.message, failure.stderrTail);

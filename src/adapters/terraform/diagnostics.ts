@@ -1,3 +1,4 @@
+import { variableEnvName } from '../../domain/variable-env.js';
 import { lastLines } from './tail-buffer.js';
 
 /** A line that opens one of terraform's error diagnostics, boxed (`│ Error: …`) or not (-no-color). */
@@ -44,4 +45,21 @@ const CREDENTIALS_REJECTED =
 /** The command stopped at reading or locking the state because the backend refused its credentials. */
 export function credentialsRejectedBeforeChanges(stderr: string): boolean {
   return BEFORE_ANY_CHANGE.test(stderr) && CREDENTIALS_REJECTED.test(stderr);
+}
+
+const UNSET_VARIABLE = /root module input variable "([^"]+)" is not set/g;
+
+/**
+ * What to do instead of terraform's own advice, where that advice does not apply to driftgate: for a
+ * variable without a value terraform says to pass `-var`, but driftgate passes the config's `vars:`.
+ */
+export function driftgateAdvice(stderr: string): string | undefined {
+  if (!/No value for required variable/.test(stderr)) return undefined;
+  const names = [...new Set([...stderr.matchAll(UNSET_VARIABLE)].map((m) => m[1]!))];
+  const example = names[0] ?? 'name';
+  const envName = variableEnvName(example);
+  return (
+    `driftgate passes variables from driftgate.yml, not -var: give ${names.length ? names.map((n) => `"${n}"`).join(', ') : 'the variable'} a value ` +
+    `under the stack's (or its discover rule's) vars: in driftgate.yml, e.g. vars: { ${example}: "\${${envName}}" } with ${envName} in the environment, or in a file listed in varFiles`
+  );
 }

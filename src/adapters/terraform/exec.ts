@@ -4,7 +4,7 @@ import { stackDirKey } from '../../domain/stack-dir.js';
 import { inspectStackDir } from '../../config/stack-dirs.js';
 import type { CommandOutput, TerraformVersion } from '../../ports/terraform.js';
 import { runProcess, type ProcessResult } from './process.js';
-import { errorsFirst } from './diagnostics.js';
+import { driftgateAdvice, errorsFirst } from './diagnostics.js';
 
 export interface TerraformLogger {
   debug(obj: object, msg: string): void;
@@ -102,6 +102,7 @@ export function commandError(
     result.exitCode,
     ctx.redact(errorsFirst(result.stderr, STDERR_TAIL_LINES), stack),
     code,
+    driftgateAdvice(result.stderr),
   );
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import { scanHclBody, unquote } from './hcl-scan.js';
+import { scanHclBody, unquote } from '../../domain/hcl-scan.js';
 
 export const INIT_STAMP_FILE = join('.terraform', 'driftgate-init.sha256');
 
@@ -36,7 +36,7 @@ async function tfFiles(dir: string): Promise<string[]> {
 /**
  * What in a module tree makes `init` necessary: module `source`/`version`, the `terraform` blocks
  * (backend, required_providers) and the providers used (provider blocks, resource type prefixes).
- * Local modules (`./`, `../`) are followed. Heuristic by design (see hcl-scan.ts): when it misses a
+ * Local modules (`./`, `../`) are followed. Heuristic by design (see domain/hcl-scan.ts): when it misses a
  * change, terraform fails the plan asking for init, and the lock file or a config edit re-inits.
  */
 export async function initRelevantConfig(root: string): Promise<string[]> {

@@ -88,7 +88,7 @@ export async function agentWorkerDoctor(
   say(binary, await checkWritableDir('plugin cache', config.terraform.pluginCacheDir, 'terraform.pluginCacheDir'));
   if (runAs) say(runAs);
   if (binary.status !== 'ok') say(skip('stacks', 'not checked: no terraform binary'));
-  else say(...(await checkStacks(terraform, { ...config, stacks: stacksOfPool(config, pool) })));
+  else say(...(await checkStacks(terraform, { ...config, stacks: stacksOfPool(config, pool) }, env)));
   say(
     skip(
       'store, artifacts, slack, github, pagerduty',

@@ -86,7 +86,7 @@ export async function runDoctor(config: DriftgateConfig, options: DoctorOptions)
     const stacks = options.pool ? stacksOfPool(config, options.pool) : config.stacks;
     if (!built) results.push(skip('stacks', `not checked: ${failedPart} failed`));
     else if (binary.status !== 'ok') results.push(skip('stacks', 'not checked: no terraform binary'));
-    else results.push(...(await checkStacks(built.deps.terraform, { ...config, stacks })));
+    else results.push(...(await checkStacks(built.deps.terraform, { ...config, stacks }, env)));
     results.push(
       built
         ? await checkArtifactStore(built.deps.artifacts, config.artifacts)

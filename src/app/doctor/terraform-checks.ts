@@ -3,6 +3,8 @@ import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { currentIdentity, RUN_AS_CAPABILITIES, runAsRefusal } from '../../adapters/terraform/run-as.js';
 import { holdsTerraformFiles } from '../../config/stack-dirs.js';
+import { unsetVariables } from '../../config/unset-variables.js';
+import { variableEnvName } from '../../domain/variable-env.js';
 import type { DriftgateConfig } from '../../config/schema.js';
 import { DriftgateError, TerraformError } from '../../domain/errors.js';
 import type { Stack } from '../../domain/stack.js';
@@ -59,8 +61,15 @@ export async function checkRunAs(config: Pick<DriftgateConfig, 'runAs'>): Promis
     : ok('run as', `terraform runs as uid ${uid}, gid ${gid}, in ${config.runAs.dir}`);
 }
 
-/** A stack's dir is there, holds a root module, and `terraform init` and `validate` pass in it. */
-export async function checkStack(terraform: Pick<TerraformRunner, 'validate'>, stack: Stack): Promise<CheckResult> {
+/**
+ * A stack's dir is there, holds a root module, `terraform init` and `validate` pass in it, and every
+ * variable without a default gets a value (a plan would fail asking for `-var`, which driftgate never passes).
+ */
+export async function checkStack(
+  terraform: Pick<TerraformRunner, 'validate'>,
+  stack: Stack,
+  env: Record<string, string | undefined>,
+): Promise<CheckResult> {
   const check = `stack ${stack.name}`;
   if (stack.git) {
     return skip(check, `from Git (${stack.git.url} ${stack.git.branch}, ${stack.git.path}): checked out at each run`);
@@ -80,7 +89,6 @@ export async function checkStack(terraform: Pick<TerraformRunner, 'validate'>, s
   }
   try {
     await terraform.validate(stack);
-    return ok(check, `${stack.dir}: init and validate ok`);
   } catch (err) {
     const command = err instanceof TerraformError ? err.command : 'init';
     const detail = err instanceof TerraformError ? firstDiagnostic(err.stderrTail) : reason(err);
@@ -90,6 +98,18 @@ export async function checkStack(terraform: Pick<TerraformRunner, 'validate'>, s
       `run \`terraform ${command === 'validate' ? 'validate' : 'init'}\` in that dir to see terraform's whole message`,
     );
   }
+  const unset = await unsetVariables(stack, env);
+  if (unset.length) {
+    const names = unset.map((v) => `"${v.name}" (${v.where})`).join(', ');
+    const example = unset[0]!.name;
+    const envName = variableEnvName(example);
+    return fail(
+      check,
+      `${stack.dir}: no value for ${unset.length === 1 ? 'the variable' : 'the variables'} ${names}: no default, and neither vars, varFiles, a *.auto.tfvars file nor TF_VAR_${example} sets ${unset.length === 1 ? 'it' : 'them'}; a plan would fail`,
+      `add ${unset.length === 1 ? 'it' : 'them'} under ${stack.configKey ?? 'the stack'}.vars in driftgate.yml, e.g. vars: { ${example}: "\${${envName}}" } with ${envName} in the environment (terraform's -var does not apply to driftgate)`,
+    );
+  }
+  return ok(check, `${stack.dir}: init and validate ok`);
 }
 
 /** terraform's `Error: …` line, the one that says why. */
@@ -102,13 +122,14 @@ function firstDiagnostic(stderr: string): string {
 export async function checkStacks(
   terraform: Pick<TerraformRunner, 'validate'>,
   config: Pick<DriftgateConfig, 'stacks' | 'defaults'>,
+  env: Record<string, string | undefined>,
 ): Promise<CheckResult[]> {
   const results: CheckResult[] = new Array(config.stacks.length);
   let next = 0;
   const worker = async () => {
     while (next < config.stacks.length) {
       const i = next++;
-      results[i] = await checkStack(terraform, config.stacks[i]!);
+      results[i] = await checkStack(terraform, config.stacks[i]!, env);
     }
   };
   await Promise.all(Array.from({ length: Math.min(config.defaults.concurrency, 4) }, worker));

@@ -48,7 +48,7 @@ export async function initCommand(args: string[], io: CliIo): Promise<number> {
   // OpenTofu only when it is the one installed here.
   const onlyTofu = !(await resolveBinary('terraform', io.env)) && Boolean(await resolveBinary('tofu', io.env));
   const binary = onlyTofu ? 'tofu' : 'terraform';
-  await writeFile(file, renderConfig(layout, { binary }));
+  await writeFile(file, renderConfig(layout, { binary, project: basename(root) }));
 
   const total = layout.rules.reduce((n, r) => n + r.names.length, 0) + layout.stacks.length;
   const where = [

@@ -74,7 +74,7 @@ export function renderCheckReport(outcomes: CheckOutcome[], options: { color: bo
   const width = Math.max(5, ...outcomes.map((o) => o.stack.length));
   const rows = outcomes.map((o) => {
     const run = 'run' in o && o.run ? o.run.id : '';
-    const status = STATUS_TEXT[o.status].padEnd(11);
+    const status = (o.status === 'errored' && o.finding === 'no_state' ? 'NO STATE' : STATUS_TEXT[o.status]).padEnd(11);
     return `${o.stack.padEnd(width)}  ${paint(o.status, status)}  ${run.padEnd(22)}  ${detail(o)}`.trimEnd();
   });
   const out = [`${'STACK'.padEnd(width)}  ${'STATUS'.padEnd(11)}  ${'RUN'.padEnd(22)}  CHANGES`, ...rows];
@@ -123,7 +123,7 @@ export function checkReportJson(outcomes: CheckOutcome[]): object {
         case 'no_changes':
           return { ...base, resolved: o.resolved, fingerprint: o.analysis.fingerprint };
         case 'errored':
-          return { ...base, error: o.error, stderrTail: o.stderrTail };
+          return { ...base, error: o.error, stderrTail: o.stderrTail, ...(o.finding ? { finding: o.finding } : {}) };
         case 'interrupted':
           return { ...base, error: o.run.error ?? 'interrupted' };
         default:

@@ -1,8 +1,11 @@
+import { variableEnvName } from '../../domain/variable-env.js';
 import { isProductionEnvironment, type DiscoverDraft, type Layout, type StackDraft } from './infer-layout.js';
 
 export interface RenderOptions {
   /** `terraform` or `tofu`: what is on the PATH. */
   binary: string;
+  /** The repository's dir name: what the example state keys start with. */
+  project: string;
 }
 
 /** Settings a partial backend (`backend "s3" {}`) usually leaves to `-backend-config`. */
@@ -31,30 +34,42 @@ function backendSummary(backends: Record<string, number>): string {
     .join(', ');
 }
 
-function backendConfigLines(types: string[], indent: string): string[] {
+/**
+ * The setting that tells one stack's state from another's, with a per-stack placeholder: one value for
+ * every stack a rule finds would put them all on one state (which driftgate refuses).
+ */
+const PER_STACK_SETTING: Record<string, { key: string; value: (project: string) => string }> = {
+  s3: { key: 'key', value: (p) => `${p}/\${stack.name}/terraform.tfstate` },
+  gcs: { key: 'prefix', value: (p) => `${p}/\${stack.name}` },
+  azurerm: { key: 'key', value: (p) => `${p}/\${stack.name}.tfstate` },
+  consul: { key: 'path', value: (p) => `${p}/\${stack.name}` },
+};
+
+function backendConfigLines(types: string[], indent: string, project: string): string[] {
   if (types.length === 0) return [];
   const keys = BACKEND_KEYS[types[0]!] ?? ['key'];
+  const perStack = PER_STACK_SETTING[types[0]!];
   return [
     `${indent}# backend "${types.join('", "')}" {} leaves its settings to init: fill them in (no credentials here,`,
-    `${indent}# see docs/configuration.md: "Backend credentials"), for example:`,
+    `${indent}# see docs/configuration.md: "Backend credentials"). Each stack needs its own state: \${stack.name},`,
+    `${indent}# \${stack.dir} and \${stack.environment} are filled in per stack. For example:`,
     `${indent}# backendConfig:`,
-    ...keys.map((k) => `${indent}#   ${k}: …`),
+    ...keys.map((k) =>
+      k === perStack?.key ? `${indent}#   ${k}: ${q(perStack.value(project))}` : `${indent}#   ${k}: …`,
+    ),
   ];
 }
-
-/** Env var names for required variables: `db_password` -> `DB_PASSWORD`. */
-const envName = (variable: string) => variable.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
 
 function varsLines(vars: string[], indent: string): string[] {
   if (vars.length === 0) return [];
   return [
     `${indent}# Variables without a default: a plan needs a value for each. Secrets from the environment:`,
     `${indent}# vars:`,
-    ...vars.map((v) => `${indent}#   ${v}: \${${envName(v)}}`),
+    ...vars.map((v) => `${indent}#   ${v}: \${${variableEnvName(v)}}`),
   ];
 }
 
-function ruleLines(rule: DiscoverDraft): string[] {
+function ruleLines(rule: DiscoverDraft, project: string): string[] {
   const envs = rule.environments.length ? `, environments ${rule.environments.join(', ')}` : '';
   return [
     `  # ${rule.shape}: ${count(rule.names.length, 'stack')} (${examples(rule.names)})${envs}`,
@@ -62,19 +77,19 @@ function ruleLines(rule: DiscoverDraft): string[] {
     `  - glob: ${q(rule.glob)}`,
     ...(rule.exclude.length ? [`    exclude: ${list(rule.exclude)}   # modules and dirs listed under stacks`] : []),
     ...(rule.namePrefix ? [`    namePrefix: ${q(rule.namePrefix)}`] : []),
-    ...backendConfigLines(rule.partialBackends, '    '),
+    ...backendConfigLines(rule.partialBackends, '    ', project),
     ...varsLines(rule.requiredVars, '    '),
   ];
 }
 
-function stackLines(stack: StackDraft): string[] {
+function stackLines(stack: StackDraft, project: string): string[] {
   return [
     `  - name: ${q(stack.name)}`,
     `    dir: ${q(stack.dir)}`,
     ...(stack.workspace ? [`    workspace: ${q(stack.workspace)}`] : []),
     ...(stack.environment ? [`    environment: ${q(stack.environment)}`] : []),
     ...(stack.varFiles.length ? [`    varFiles: ${list(stack.varFiles)}`] : []),
-    ...backendConfigLines(stack.backend?.partial ? [stack.backend.type] : [], '    '),
+    ...backendConfigLines(stack.backend?.partial ? [stack.backend.type] : [], '    ', project),
     ...varsLines(stack.requiredVars, '    '),
   ];
 }
@@ -149,13 +164,15 @@ export function renderConfig(layout: Layout, options: RenderOptions): string {
     '',
     '# Every directory matching a glob that holds *.tf files is a stack, named after its path below the',
     "# glob's fixed part; the first segment of a name with several is its environment (prod/app -> prod).",
-    ...(layout.rules.length ? ['discover:', ...layout.rules.flatMap(ruleLines)] : ['discover: []']),
+    ...(layout.rules.length
+      ? ['discover:', ...layout.rules.flatMap((rule) => ruleLines(rule, options.project))]
+      : ['discover: []']),
     '',
     ...(layout.stacks.length
       ? [
           '# Stacks named one by one: the repository root, or one entry per workspace of a dir.',
           'stacks:',
-          ...layout.stacks.flatMap(stackLines),
+          ...layout.stacks.flatMap((stack) => stackLines(stack, options.project)),
         ]
       : ['stacks: []']),
     '',
@@ -181,7 +198,9 @@ export function adviceFor(layout: Layout, scan: { modules: string[]; terragrunt:
   ];
   for (const rule of layout.rules) {
     if (rule.partialBackends.length)
-      fillIn.push(`discover "${rule.glob}": backendConfig for backend "${rule.partialBackends.join('", "')}" {}`);
+      fillIn.push(
+        `discover "${rule.glob}": backendConfig for backend "${rule.partialBackends.join('", "')}" {}, with a state key per stack (\${stack.name})`,
+      );
   }
   for (const rule of layout.rules) {
     if (rule.requiredVars.length) fillIn.push(`discover "${rule.glob}": vars ${rule.requiredVars.join(', ')}`);

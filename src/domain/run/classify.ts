@@ -19,3 +19,15 @@ export function classifyRun({ analysis, commitSha, lastAppliedCommit }: Classify
   if (commitSha && lastAppliedCommit && commitSha !== lastAppliedCommit) return 'pending_change';
   return 'drift';
 }
+
+/**
+ * A plan that would create every resource of a stack whose state holds none: the stack was never applied
+ * here, or driftgate reads another backend or workspace than the one it lives in. Either way it is one
+ * finding to fix, not drift to approve (approving would create a second copy of everything). An import
+ * into an empty state is adoption, and stays a change.
+ */
+export function findsNoState(analysis: PlanAnalysis): boolean {
+  if (analysis.resourceCount > 0) return false;
+  const managed = analysis.changes.filter((c) => c.mode === 'managed');
+  return managed.length > 0 && managed.every((c) => c.action === 'create' && !c.importing);
+}

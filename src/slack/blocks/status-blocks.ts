@@ -21,6 +21,8 @@ export interface StackStatusRow {
   pendingApprovals?: number;
   silencedUntil?: Date;
   blockedReason?: string;
+  /** Why the last plan failed, for a stack in `errored`. */
+  error?: string;
   /** Checks in a row that planned these same changes, once that is `defaults.notConvergingAfter` or more. */
   notConverging?: number;
 }
@@ -42,6 +44,7 @@ function rowLine(row: StackStatusRow): string {
   parts.push(row.lastCheckAt ? `checked ${slackDate(row.lastCheckAt, '{date_short_pretty} {time}')}` : 'never checked');
   if (row.silencedUntil) parts.push(`:mute: silenced until ${slackDate(row.silencedUntil)}`);
   if (row.blockedReason) parts.push(`blocked: ${escapeMrkdwn(truncate(row.blockedReason, 200))}`);
+  if (row.error) parts.push(escapeMrkdwn(truncate(row.error.split('\n')[0]!, 200)));
   return truncate(parts.join(' · '), 1000);
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applyArgs, initArgs, lockTimeoutArg, planArgs } from '../../../src/adapters/terraform/args.js';
 import { parseFlavor, parseVersion } from '../../../src/adapters/terraform/binary.js';
 import { backendConfigFile, buildChildEnv, varsToEnv } from '../../../src/adapters/terraform/env.js';
-import { scanHclBody, unquote } from '../../../src/adapters/terraform/hcl-scan.js';
+import { scanHclBody, unquote } from '../../../src/domain/hcl-scan.js';
 import { createMutex } from '../../../src/adapters/terraform/mutex.js';
 import { lastLines, TailBuffer } from '../../../src/adapters/terraform/tail-buffer.js';
 import { ConfigError } from '../../../src/domain/errors.js';

@@ -18,7 +18,7 @@ async function scaffold(files: string[]) {
   for (const file of files) await tree.file(file, TF);
   const scan = await scanRepository(tree.dir);
   const layout = inferLayout(scan.stacks, scan.modules, 'infra repo');
-  const text = renderConfig(layout, { binary: 'terraform' });
+  const text = renderConfig(layout, { binary: 'terraform', project: 'infra' });
   const loaded = await validateConfigText(text, { baseDir: tree.dir, env: {} });
   return {
     layout,

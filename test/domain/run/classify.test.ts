@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PlanAnalysis } from '../../../src/domain/plan/model.js';
-import { classifyRun } from '../../../src/domain/run/classify.js';
+import { classifyRun, findsNoState } from '../../../src/domain/run/classify.js';
+import type { ResourceChange } from '../../../src/domain/plan/model.js';
 
 function analysis(hasChanges: boolean): PlanAnalysis {
   const counts = { create: hasChanges ? 1 : 0, update: 0, delete: 0, replace: 0, read: 0 };
@@ -63,5 +64,47 @@ describe('classifyRun', () => {
     },
   ] as const)('$why: $kind', ({ hasChanges, commitSha, lastAppliedCommit, kind }) => {
     expect(classifyRun({ analysis: analysis(hasChanges), commitSha, lastAppliedCommit })).toBe(kind);
+  });
+});
+
+describe('findsNoState', () => {
+  const change = (action: ResourceChange['action'], more: Partial<ResourceChange> = {}): ResourceChange => ({
+    address: `terraform_data.${action}`,
+    mode: 'managed',
+    type: 'terraform_data',
+    name: action,
+    providerName: 'terraform.io/builtin/terraform',
+    action,
+    attributes: [],
+    replacePaths: [],
+    ...more,
+  });
+  const plan = (resourceCount: number, changes: ResourceChange[]): PlanAnalysis => ({
+    ...analysis(changes.length > 0),
+    resourceCount,
+    changes,
+  });
+
+  it.each([
+    {
+      why: 'every resource created into an empty state',
+      found: true,
+      p: plan(0, [change('create'), change('create')]),
+    },
+    {
+      why: 'creates and data reads into an empty state',
+      found: true,
+      p: plan(0, [change('create'), change('read', { mode: 'data' })]),
+    },
+    { why: 'new resources beside ones in state: a change', found: false, p: plan(2, [change('create')]) },
+    {
+      why: 'an import into an empty state: adoption',
+      found: false,
+      p: plan(0, [change('create', { importing: true })]),
+    },
+    { why: 'no changes', found: false, p: plan(0, []) },
+    { why: 'only reads', found: false, p: plan(0, [change('read', { mode: 'data' })]) },
+  ])('$why', ({ p, found }) => {
+    expect(findsNoState(p)).toBe(found);
   });
 });
