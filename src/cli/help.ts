@@ -33,6 +33,10 @@ const OPTIONS: Record<string, [string, string][]> = {
     ['--name NAME', 'what to call a new token; default POOL-<date>'],
     ['--json', 'one JSON document (format version 1)'],
   ],
+  status: [
+    ['STACK|GLOB', 'only these stacks; default every configured and discovered stack'],
+    ['--json', 'one JSON document (format version 1; its shape is in docs/cli.md)'],
+  ],
   workers: [['--json', 'one JSON document (format version 1): each pool with its queue and workers']],
   demo: [['--keep', 'keep the demo directory to run driftgate check on it afterwards']],
 };
