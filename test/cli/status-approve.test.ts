@@ -18,6 +18,7 @@ import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-en
 const hcl = (name: string) => `resource "terraform_data" "${name}" {\n  input = { size = "small" }\n}\n`;
 const ALICE = 'U0ALICE01';
 const BOB = 'U0BOB0001';
+const MALLORY = 'U0MALLORY';
 
 let tf: TestTerraformEnv;
 let env: Record<string, string | undefined>;
@@ -30,7 +31,7 @@ const status = async (...stacks: string[]) => {
   const result = await cli('status', '--json', ...stacks);
   return { code: result.code, report: StatusReportJson.parse(JSON.parse(result.stdout)) };
 };
-const writeConfig = () =>
+const writeConfig = (allowCli?: boolean) =>
   writeFile(
     file,
     configYaml(
@@ -39,10 +40,14 @@ const writeConfig = () =>
         log: { level: 'silent' },
         stacks: ['app', 'web', 'fresh'].map((s) => stackEntry(s, dir(s))),
       },
-      approvers({ ops: [ALICE, BOB] }, [
-        { stacks: 'app', count: 2, from: ['ops'] },
-        { stacks: 'web', count: 1, from: ['ops'] },
-      ]),
+      approvers(
+        { ops: [ALICE, BOB] },
+        [
+          { stacks: 'app', count: 2, from: ['ops'] },
+          { stacks: 'web', count: 1, from: ['ops'] },
+        ],
+        allowCli === undefined ? {} : { allowCli },
+      ),
     ),
   );
 const drift = (stack: string) =>
@@ -142,5 +147,100 @@ describe('driftgate status', () => {
     expect((await cli('unlock', 'web')).code).toBe(0);
     await withStore((s) => s.unsilence('app'));
     expect((await status('web')).report.stacks[0]).toMatchObject({ lock: null, blocked: null });
+  });
+});
+
+describe('driftgate approve and reject', () => {
+  const appRun = async () => (await status('app')).report.stacks[0]!.openRuns[0]!.id;
+  const audit = (runId: string) =>
+    withStore(async (s) =>
+      (await s.listAudit({ runId })).map((a) => ({ actor: a.actor, action: a.action, detail: a.detail })),
+    );
+
+  it('are refused while approvers.allowCli is off (the default): Slack approvals only', async () => {
+    const runId = await appRun();
+    const result = await cli('approve', runId, '--as', ALICE);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('approvers.allowCli: is false (the default): decisions are taken in Slack only');
+    expect((await cli('reject', runId, '--as', ALICE)).stderr).toContain('approvers.allowCli');
+    expect(await withStore((s) => s.listApprovals(runId))).toEqual([]);
+    expect((await status('app')).report.stacks[0]!.openRuns[0]!.state).toBe('drifted');
+  });
+
+  it('count toward the same quorum as Slack, under the same rules, audited with the OS user; the last one applies', async () => {
+    await writeConfig(true);
+    const runId = await appRun();
+
+    const outsider = await cli('approve', runId, '--as', MALLORY);
+    expect(outsider.code).toBe(1);
+    expect(outsider.stderr).toMatch(/^refused: .*ops/m);
+    expect((await cli('approve', runId, '--as', 'alice')).stderr).toContain('is not a Slack user id');
+
+    const first = await cli('approve', runId, '--as', ALICE);
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first.stdout).toBe(`app: approval of run ${runId} by ${ALICE} recorded (1/2); still needs 1 from ops\n`);
+    expect((await status('app')).report.stacks[0]!.openRuns[0]).toMatchObject({
+      state: 'drifted',
+      approvals: [{ user: ALICE }],
+      approvalsNeeded: 2,
+      approvalsMissing: [{ count: 1, groups: ['ops'] }],
+    });
+    expect((await cli('status', 'app')).stdout).toContain(`approved by ${ALICE} (1/2), needs 1 from ops`);
+    const again = await cli('approve', runId, '--as', ALICE);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('refused: You have already approved this plan (1/2)');
+
+    const last = await cli('approve', runId, '--as', BOB);
+    expect(last.stderr).toBe('');
+    expect(last.stdout).toContain(`app: run ${runId} approved (2/2); applied in this process`);
+    expect(last.stdout).toMatch(/app: applied run .*Apply complete! Resources: 0 added, 1 changed, 0 destroyed/);
+    expect(last.code).toBe(0);
+
+    const after = (await status('app')).report.stacks[0]!;
+    expect(after).toMatchObject({ status: 'in_sync', openRuns: [], lock: null });
+    expect((await cli('check', 'app')).code).toBe(0);
+    const pulled = await execa('terraform', ['state', 'pull'], { cwd: dir('app'), env, extendEnv: false });
+    expect(pulled.stdout).toContain('"size": "small"');
+
+    const trail = await audit(runId);
+    const via = { via: 'cli:grace' };
+    expect(trail).toEqual(
+      expect.arrayContaining([
+        {
+          actor: MALLORY,
+          action: 'approve_refused',
+          detail: expect.objectContaining({ reason: 'not_in_group', ...via }),
+        },
+        { actor: ALICE, action: 'approved', detail: expect.objectContaining({ have: 1, need: 2, ...via }) },
+        {
+          actor: ALICE,
+          action: 'approve_refused',
+          detail: expect.objectContaining({ reason: 'already_approved', ...via }),
+        },
+        { actor: BOB, action: 'approved', detail: expect.objectContaining({ have: 2, need: 2, ...via }) },
+        expect.objectContaining({ actor: BOB, action: 'apply_started' }),
+        expect.objectContaining({ actor: BOB, action: 'applied' }),
+      ]),
+    );
+  });
+
+  it('reject ends the run and snoozes its drift, audited with the OS user', async () => {
+    await drift('web');
+    expect((await cli('check', 'web')).code).toBe(2);
+    const runId = (await status('web')).report.stacks[0]!.openRuns[0]!.id;
+    expect((await cli('reject', runId, '--as', MALLORY)).code).toBe(1);
+    const result = await cli('reject', runId, '--as', BOB, '--reason', 'resized on purpose');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      new RegExp(`^web: run ${runId} rejected by ${BOB}; the same drift is not alerted again before `),
+    );
+    expect((await status('web')).report.stacks[0]!.openRuns).toEqual([]);
+    expect(await audit(runId)).toContainEqual({
+      actor: BOB,
+      action: 'rejected',
+      detail: expect.objectContaining({ reason: 'resized on purpose', via: 'cli:grace' }),
+    });
+    const unknown = await cli('approve', 'r_nothing', '--as', BOB);
+    expect(unknown).toMatchObject({ code: 1, stderr: 'refused: there is no run r_nothing\n' });
   });
 });
