@@ -98,11 +98,9 @@ async function detailsOf(
   const openRuns: OpenRun[] = [];
   for (const run of open) {
     const approvals = await store.listApprovals(run.id);
-    const policy = match && AWAITING_DECISION.includes(run.state) ? await details.policyOf?.(run) : undefined;
-    const progress =
-      match && AWAITING_DECISION.includes(run.state)
-        ? progressOf(allRequirements(match, policy?.approvals), approvals)
-        : undefined;
+    const decided = match && AWAITING_DECISION.includes(run.state) ? match : undefined;
+    const policy = decided ? await details.policyOf?.(run) : undefined;
+    const progress = decided ? progressOf(allRequirements(decided, policy?.approvals), approvals) : undefined;
     openRuns.push({ run, approvals, ...(progress ? { progress } : {}) });
   }
   return { ...(lastRun ? { lastRun } : {}), openRuns, ...(lock ? { lock } : {}) };

@@ -60,7 +60,10 @@ export const StatusReportJson = z.object({
             createdAt: At,
             counts: Counts.nullable(),
             approvals: z.array(z.object({ user: z.string(), at: At })),
-            approvalsNeeded: z.number().nullable().describe('null: no approvers rule covers the stack'),
+            approvalsNeeded: z
+              .number()
+              .nullable()
+              .describe('null: no approvers rule covers the stack, or the run is planning or applying'),
             approvalsMissing: z.array(z.object({ count: z.number(), groups: z.array(z.string()) })),
           }),
         )
