@@ -9,7 +9,6 @@ import { errorMessage } from '../domain/errors.js';
 import type { Run } from '../domain/run/model.js';
 import { countOutboxFailure, type Metrics } from '../metrics/registry.js';
 import type { GitHubClient } from '../ports/github.js';
-import { changeAuthors } from '../services/change-authors.js';
 import type { CheckOutcome } from '../services/check-stack.js';
 import type { Jobs } from '../services/jobs.js';
 import type { RemediationDeps } from '../services/open-remediation-pr.js';
@@ -23,13 +22,13 @@ import type { SlackDeps } from '../slack/listeners/deps.js';
 import * as events from '../slack/listeners/events/index.js';
 import * as views from '../slack/listeners/views/index.js';
 import { escalateStaleDrift } from '../slack/notifier/escalate.js';
-import { loadPolicy } from '../services/stored-analysis.js';
 import { createNotifier } from '../slack/notifier/notifier.js';
 import { createRunMessages } from '../slack/notifier/run-messages.js';
 import { createOutboxWorker, type OutboxWorkerOptions } from '../slack/outbox/worker.js';
 import { createSlackDirectory } from '../slack/directory.js';
 import { createUsergroupResolver } from '../slack/usergroups.js';
 import { ownerState, processOwner } from '../adapters/store/process-owner.js';
+import { approvalDeps } from './approval-deps.js';
 import type { AppContext } from './context.js';
 
 /** How often the leader looks for alerts a dead process held in their digest window. */
@@ -94,27 +93,6 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     ...(settings.apiUrl ? { apiUrl: settings.apiUrl } : {}),
     logger,
   });
-  // A run's authors do not change, and asking GitHub takes a call per commit: once per run (recent runs).
-  const authors = new Map<string, Promise<string[]>>();
-  const authorsOf = (run: Run): Promise<string[]> => {
-    const known = authors.get(run.id);
-    if (known) return known;
-    const asked = changeAuthors(
-      {
-        ...(options.git ? { git: options.git } : {}),
-        ...(options.github ? { github: options.github } : {}),
-        store,
-        stack: context.stack,
-        logger,
-      },
-      run,
-    );
-    // A failure is not remembered: the next click asks again.
-    asked.catch(() => authors.delete(run.id));
-    authors.set(run.id, asked);
-    if (authors.size > 100) authors.delete(authors.keys().next().value!);
-    return asked;
-  };
   const messages = createRunMessages({
     config,
     store,
@@ -130,13 +108,13 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     ...context.deps,
     ...(options.git ? { git: options.git } : {}),
     store,
-    usergroups: createUsergroupResolver({ call: api.call, ttlMs: config.slack.usergroupCacheTtl, now, logger }),
+    ...approvalDeps(context, {
+      usergroups: createUsergroupResolver({ call: api.call, ttlMs: config.slack.usergroupCacheTtl, now, logger }),
+      requestCheck: options.requestCheck,
+      ...(options.git ? { git: options.git } : {}),
+      ...(options.github ? { github: options.github } : {}),
+    }),
     directory: createSlackDirectory({ call: api.call, ttlMs: config.slack.usergroupCacheTtl, now }),
-    approvers: config.approvers,
-    snoozeMs: config.defaults.snooze,
-    policyOf: (run: Run) => loadPolicy(context.deps, run.id),
-    authorOf: authorsOf,
-    requestCheck: options.requestCheck,
     ...(options.pools ? { pools: options.pools } : {}),
     config,
     scheduler,

@@ -33,6 +33,19 @@ const OPTIONS: Record<string, [string, string][]> = {
     ['--name NAME', 'what to call a new token; default POOL-<date>'],
     ['--json', 'one JSON document (format version 1)'],
   ],
+  status: [
+    ['STACK|GLOB', 'only these stacks; default every configured and discovered stack'],
+    ['--json', 'one JSON document (format version 1; its shape is in docs/cli.md)'],
+  ],
+  approve: [
+    ['RUN', 'the run id (r_…), as `driftgate status` and the Slack message show it'],
+    ['--as USER', 'the approver deciding, by Slack user id (U…); the audit adds cli:<your OS user>'],
+  ],
+  reject: [
+    ['RUN', 'the run id (r_…), as `driftgate status` and the Slack message show it'],
+    ['--as USER', 'the approver deciding, by Slack user id (U…); the audit adds cli:<your OS user>'],
+    ['--reason TEXT', 'why, kept in the audit log and shown on the Slack message'],
+  ],
   workers: [['--json', 'one JSON document (format version 1): each pool with its queue and workers']],
   demo: [['--keep', 'keep the demo directory to run driftgate check on it afterwards']],
 };

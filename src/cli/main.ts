@@ -16,6 +16,14 @@ Usage:
       Run the scheduler (and /healthz, /readyz, /metrics) until SIGTERM; logs JSON.
   driftgate worker --pool NAME [--concurrency N] [--config FILE] [--port N]
       Take the pool's plan and apply jobs (runners: workers) until SIGTERM; logs JSON.
+  driftgate status [STACK|GLOB ...] [--json] [--config FILE]
+      Where each stack stands, from the store (no plan): state, last check, open runs and their
+      approvals, locks, blocks, silences. Exit 0; 2: a stack is drifted, waiting, failed or blocked.
+  driftgate approve RUN --as USER [--config FILE]
+      Approve a run as approver USER (a Slack user id), checked and counted as a click in Slack; the
+      approval that completes the quorum applies the reviewed plan here. Needs approvers.allowCli.
+  driftgate reject RUN --as USER [--reason TEXT] [--config FILE]
+      Reject a run as approver USER; the same drift is not alerted again for defaults.snooze.
   driftgate unlock STACK [--config FILE]
       Unblock a stack after an interrupted apply, once its real state was checked.
   driftgate workers [--json] [--config FILE]
@@ -51,6 +59,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   validate: async () => (await import('./commands/validate.js')).validateCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,
   worker: async () => (await import('./commands/worker.js')).workerCommand,
+  status: async () => (await import('./commands/status.js')).statusCommand,
+  approve: async () => (await import('./commands/decide.js')).approveCommand,
+  reject: async () => (await import('./commands/decide.js')).rejectCommand,
   unlock: async () => (await import('./commands/unlock.js')).unlockCommand,
   baseline: async () => (await import('./commands/baseline.js')).baselineCommand,
   migrate: async () => (await import('./commands/migrate.js')).migrateCommand,

@@ -261,6 +261,12 @@ export const ApproversConfig = z
       .default([]),
     /** GitHub login -> Slack user id: the author of a change cannot approve it. */
     authors: z.record(z.string(), slackUserId).default({}),
+    /**
+     * Whether `driftgate approve|reject RUN --as USER` may decide for an approver. Off by default: in Slack,
+     * Slack proves who clicked; at a terminal `--as` is a claim, checked against the same rules and audited
+     * with the OS user, but a claim. Turning it on adds no power to someone who can already write the store.
+     */
+    allowCli: z.boolean().default(false),
   })
   .superRefine((value, ctx) => {
     value.rules.forEach((rule, i) => {

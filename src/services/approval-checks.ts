@@ -162,7 +162,12 @@ export async function auditRefusal<T extends DecisionRefusal>(
     runId: context.runId,
     stack: context.stack,
     planSha256: context.run?.planSha256 ?? refusal.run?.planSha256,
-    detail: { reason: refusal.reason, message: refusal.message, state: (refusal.run ?? context.run)?.state },
+    detail: {
+      reason: refusal.reason,
+      message: refusal.message,
+      state: (refusal.run ?? context.run)?.state,
+      ...(deps.via ? { via: deps.via } : {}),
+    },
   });
   return refusal;
 }

@@ -20,6 +20,11 @@ export interface ApprovalDeps {
   policyOf?: (run: Run) => Promise<PolicyEvaluation | undefined>;
   /** Asks for a fresh plan of a stack (after its plan expired). */
   requestCheck(stack: string): void;
+  /**
+   * The door a decision came through when it is not Slack, for the audit: `cli:<OS user>` for
+   * `driftgate approve --as`, whose Slack user is claimed rather than proven by Slack.
+   */
+  via?: string;
 }
 
 export type ApprovalServiceDeps = ServiceDeps & ApprovalDeps;

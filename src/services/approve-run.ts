@@ -152,6 +152,7 @@ async function decide(
       need: decision.progress.need,
       rule: rights.rule,
       groups: rights.userGroups,
+      ...(deps.via ? { via: deps.via } : {}),
     },
   });
   if (!decision.complete) return { outcome: { status: 'recorded', run: current, progress: decision.progress } };

@@ -54,7 +54,12 @@ export async function rejectRun(
     runId,
     stack: stack.name,
     planSha256: rejected.planSha256,
-    detail: { reason: text, snoozedUntil: snoozedUntil?.toISOString(), fingerprint: rejected.fingerprint },
+    detail: {
+      reason: text,
+      snoozedUntil: snoozedUntil?.toISOString(),
+      fingerprint: rejected.fingerprint,
+      ...(deps.via ? { via: deps.via } : {}),
+    },
   });
   return { status: 'rejected', run: rejected, reason: text, snoozedUntil };
 }

@@ -1,7 +1,7 @@
 /** What `/drift status` and the App Home show: every configured stack with its state, read from the store. */
 import type { Store } from '../ports/store.js';
 import type { Stack } from '../domain/stack.js';
-import { AWAITING_DECISION } from '../domain/run/state.js';
+import { readStackStatus } from '../services/stack-status.js';
 import type { PendingApprovalItem } from './blocks/render-home.js';
 import type { StackStatusRow } from './blocks/status-blocks.js';
 import type { RunMessages } from './notifier/run-messages.js';
@@ -12,29 +12,25 @@ export async function stackRows(
   now: Date,
   notConvergingAfter = Number.POSITIVE_INFINITY,
 ): Promise<StackStatusRow[]> {
-  const records = new Map((await store.listStacks()).map((r) => [r.name, r]));
-  const waiting = await store.listRuns({ states: [...AWAITING_DECISION] });
+  const states = await readStackStatus(store, stacks, { now, notConvergingAfter });
   const rows: StackStatusRow[] = [];
-  for (const stack of stacks) {
-    const record = records.get(stack.name);
-    const pending = waiting.filter((r) => r.stack === stack.name);
-    const counts = record?.openDrift?.counts ?? pending[0]?.counts;
-    const silence = await store.getSilence(stack.name, now);
+  for (const state of states) {
     // Why its last plan failed (no state found, a terraform error): what to fix, without opening the run.
-    const failed = record?.status === 'errored' && record.lastRunId ? await store.getRun(record.lastRunId) : undefined;
+    const failed =
+      state.record?.status === 'errored' && state.record.lastRunId
+        ? await store.getRun(state.record.lastRunId)
+        : undefined;
     rows.push({
-      name: stack.name,
-      ...(stack.environment ? { environment: stack.environment } : {}),
-      status: record?.status ?? 'unknown',
-      ...(record?.lastCheckAt ? { lastCheckAt: record.lastCheckAt } : {}),
-      ...(counts ? { counts } : {}),
-      ...(pending.length ? { pendingApprovals: pending.length } : {}),
-      ...(silence ? { silencedUntil: silence.until } : {}),
-      ...(record?.blockedReason ? { blockedReason: record.blockedReason } : {}),
+      name: state.name,
+      ...(state.environment ? { environment: state.environment } : {}),
+      status: state.status,
+      ...(state.record?.lastCheckAt ? { lastCheckAt: state.record.lastCheckAt } : {}),
+      ...(state.counts ? { counts: state.counts } : {}),
+      ...(state.awaiting.length ? { pendingApprovals: state.awaiting.length } : {}),
+      ...(state.silence ? { silencedUntil: state.silence.until } : {}),
+      ...(state.record?.blockedReason ? { blockedReason: state.record.blockedReason } : {}),
       ...(failed?.error ? { error: failed.error } : {}),
-      ...(record?.samePlan && record.samePlan.checks >= notConvergingAfter
-        ? { notConverging: record.samePlan.checks }
-        : {}),
+      ...(state.notConverging ? { notConverging: state.notConverging } : {}),
     });
   }
   return rows;

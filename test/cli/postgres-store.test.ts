@@ -4,6 +4,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../../src/adapters/store/postgres/open-postgres-store.js';
 import { editResourceInput } from '../../src/cli/commands/demo-drift.js';
+import { StatusReportJson } from '../../src/cli/render/status-report.js';
 import { runCli } from '../helpers/cli.js';
 import { configYaml, stackEntry } from '../helpers/config-builder.js';
 import { usePostgres } from '../helpers/postgres.js';
@@ -65,6 +66,19 @@ describe('driftgate on a Postgres store', () => {
     const second = await runCli(['check', '--all', '--config', config], { cwd: tf.dir, env });
     expect(second.code).toBe(2);
     expect(second.stdout).toMatch(/prod\/site\s+DRIFTED\s+\S+\s+~1 \(seen before\)/);
+
+    // `driftgate status` reads the same from Postgres as from SQLite: the store port, no plan.
+    const status = await runCli(['status', '--json', '--config', config], { cwd: tf.dir, env });
+    expect(status.code).toBe(2);
+    const [site] = StatusReportJson.parse(JSON.parse(status.stdout)).stacks;
+    expect(site).toMatchObject({
+      name: 'prod/site',
+      status: 'drifted',
+      counts: { update: 1 },
+      lastCheck: { state: 'drifted' },
+      openRuns: [{ state: 'drifted', approvals: [], approvalsNeeded: null }],
+    });
+    expect(site!.openRuns[0]!.id).toBe(site!.lastCheck!.runId);
   });
 
   it('names the store and where it is, never the password, when Postgres cannot be reached', async () => {

@@ -1,5 +1,5 @@
 import { openSqliteStore } from '../../src/adapters/store/open-sqlite-store.js';
-import type { RunStore } from '../../src/ports/store.js';
+import type { Store } from '../../src/ports/store.js';
 
 /** Polls `probe` until it gives a value, for tests that watch another process work. */
 export async function waitFor<T>(
@@ -17,7 +17,7 @@ export async function waitFor<T>(
 }
 
 /** One short-lived connection to the store file another process writes. */
-export async function withStoreAt<T>(path: string, fn: (store: RunStore) => Promise<T>): Promise<T> {
+export async function withStoreAt<T>(path: string, fn: (store: Store) => Promise<T>): Promise<T> {
   const store = openSqliteStore({ path });
   try {
     return await fn(store);

@@ -1,0 +1,174 @@
+/**
+ * `driftgate approve|reject RUN --as USER`: the same approve, reject and apply use cases a Slack click
+ * reaches, wired for one decision in this process. Only the door differs: who decided is claimed with
+ * `--as` (and checked against the approvers rules like a click), and the audit says which OS user did.
+ */
+import { createGitSources } from '../adapters/git/git-sources.js';
+import { ownerState, processOwner } from '../adapters/store/process-owner.js';
+import { createGitHubClient } from '../adapters/github/client.js';
+import { githubSettingsFor } from '../adapters/github/env.js';
+import type { DriftgateConfig } from '../config/schema.js';
+import { ConfigError, ExternalServiceError } from '../domain/errors.js';
+import type { Run } from '../domain/run/model.js';
+import type { Stack } from '../domain/stack.js';
+import type { Logger } from '../logging/logger.js';
+import { applyApprovedRun, type ApplyDeps } from '../services/apply-approved-run.js';
+import type { ApplyOutcome } from '../services/apply-run.js';
+import type { ApprovalServiceDeps } from '../services/approval-deps.js';
+import { approveRun, type ApproveOutcome } from '../services/approve-run.js';
+import type { DecisionRefusal } from '../services/approval-checks.js';
+import { rejectRun, type RejectOutcome } from '../services/reject-run.js';
+import { waitForStackLock } from '../services/stack-lock.js';
+import { createSlackApi } from '../slack/api.js';
+import { createNotifier } from '../slack/notifier/notifier.js';
+import { createRunMessages } from '../slack/notifier/run-messages.js';
+import { createUsergroupResolver, type SlackCall } from '../slack/usergroups.js';
+import { approvalDeps } from './approval-deps.js';
+import { createAppContext, type AppContextOptions } from './context.js';
+
+export interface CliDecisions {
+  /** The approval, and the apply when it was the last one needed. */
+  approve(runId: string, userId: string): Promise<{ outcome: ApproveOutcome; applied?: ApplyOutcome }>;
+  reject(runId: string, userId: string, reason?: string): Promise<RejectOutcome>;
+  /** Stacks whose plan expired on the way: a fresh one is needed (serve's schedule, or `driftgate check`). */
+  checksAsked(): string[];
+  close(): Promise<void>;
+}
+
+export interface CliDecisionOptions extends Pick<AppContextOptions, 'env' | 'logDestination' | 'log'> {
+  /** Who is at the terminal, for the audit: `cli:<OS user>`. */
+  via: string;
+  verb: 'approve' | 'reject';
+}
+
+/** The door is closed unless the config opens it, and an apply needs terraform in this process. */
+function refusal(config: DriftgateConfig, verb: CliDecisionOptions['verb']): ConfigError | undefined {
+  if (!config.approvers?.allowCli)
+    return new ConfigError(
+      [
+        {
+          path: 'approvers.allowCli',
+          message: `is ${config.approvers ? 'false (the default)' : 'not set (no approvers section)'}: decisions are taken in Slack only, where Slack proves who clicked. Set approvers.allowCli: true to let operators ${verb} with --as (checked against the same rules, audited with their OS user)`,
+        },
+      ],
+      config.file,
+    );
+  if (verb === 'approve' && config.runners?.type === 'workers')
+    return new ConfigError(
+      [
+        {
+          path: 'runners.type',
+          message:
+            "is workers: an approval's apply runs on the pool's workers, which serve hands it to; approve from Slack",
+        },
+      ],
+      config.file,
+    );
+  return undefined;
+}
+
+/** Slack user groups are read with the bot token when there is one; without it only `users` lists count. */
+function usergroupCall(env: Record<string, string | undefined>, logger: Logger): SlackCall {
+  const token = env.SLACK_BOT_TOKEN;
+  if (token) return createSlackApi({ token, logger, ...(env.SLACK_API_URL ? { apiUrl: env.SLACK_API_URL } : {}) }).call;
+  return async () => {
+    throw new ExternalServiceError(
+      'slack',
+      'SLACK_BOT_TOKEN is not set, so the members of Slack user groups cannot be read',
+      false,
+    );
+  };
+}
+
+export async function openCliDecisions(config: DriftgateConfig, options: CliDecisionOptions): Promise<CliDecisions> {
+  const refused = refusal(config, options.verb);
+  if (refused) throw refused;
+  const context = await createAppContext(config, options);
+  const { logger, store } = context;
+  const now = context.deps.now;
+  const asked = new Set<string>();
+  const requestCheck = (name: string) => void asked.add(name);
+  const git = createGitSources({ dataDir: config.dataDir, env: options.env, logger });
+  const githubSettings = githubSettingsFor(options.env);
+  const github = githubSettings ? createGitHubClient(githubSettings, { logger }) : undefined;
+  const deps: ApprovalServiceDeps = {
+    ...context.deps,
+    ...approvalDeps(context, {
+      usergroups: createUsergroupResolver({
+        call: usergroupCall(options.env, logger),
+        ttlMs: config.slack?.usergroupCacheTtl ?? 60_000,
+        now,
+        logger,
+      }),
+      requestCheck,
+      git,
+      ...(github ? { github } : {}),
+      via: options.via,
+    }),
+  };
+  // With Slack configured, the run's message and the apply's outcome are queued in the outbox as a click's
+  // would be; serve delivers them.
+  const messages = config.slack
+    ? createRunMessages({ config, store, services: context.deps, stack: context.stack, canRemediate: false })
+    : undefined;
+  const notifier = messages
+    ? createNotifier({
+        config,
+        store,
+        bus: context.deps.bus,
+        messages,
+        stack: context.stack,
+        now,
+        logger,
+        holder: { self: processOwner(), gone: (owner) => ownerState(owner) === 'gone' },
+      })
+    : undefined;
+  const applies: ApplyDeps = {
+    ...context.deps,
+    git,
+    requestCheck,
+    stack: context.stack,
+    // A check of the stack by serve holds its lock for a while: the apply waits for it, as serve's own would.
+    exclusive: async (name, work) => {
+      await waitForStackLock(context.deps, name, context.deps.timeouts.plan, new AbortController().signal);
+      return await work();
+    },
+  };
+  const found = async (runId: string): Promise<{ run: Run; stack: Stack } | DecisionRefusal> => {
+    const run = await store.getRun(runId);
+    const stack = run && context.stack(run.stack);
+    if (run && stack) return { run, stack };
+    const message = run ? `stack ${run.stack} is no longer in driftgate's config` : `there is no run ${runId}`;
+    return { status: 'refused', reason: 'not_found', message };
+  };
+
+  return {
+    async approve(runId, userId) {
+      const target = await found(runId);
+      if ('status' in target) return { outcome: target };
+      const outcome = await approveRun(deps, target.stack, runId, userId);
+      if (outcome.status === 'recorded') await messages?.update(outcome.run, { kind: 'awaiting' });
+      if (outcome.status !== 'complete') return { outcome };
+      const applied = await applyApprovedRun(applies, outcome.run, userId);
+      return { outcome, ...(applied ? { applied } : {}) };
+    },
+    async reject(runId, userId, reason) {
+      const target = await found(runId);
+      if ('status' in target) return target;
+      const outcome = await rejectRun(deps, target.stack, runId, userId, reason);
+      if (outcome.status === 'rejected')
+        await messages?.update(outcome.run, {
+          kind: 'rejected',
+          by: userId,
+          ...(outcome.reason ? { reason: outcome.reason } : {}),
+        });
+      return outcome;
+    },
+    checksAsked: () => [...asked],
+    async close() {
+      await notifier?.flush();
+      notifier?.stop();
+      await context.close();
+    },
+  };
+}

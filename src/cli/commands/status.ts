@@ -1,0 +1,42 @@
+import { parseArgs } from 'node:util';
+import { createArtifactStore } from '../../adapters/artifacts/create-artifact-store.js';
+import { openStore } from '../../adapters/store/open-store.js';
+import { loadConfig } from '../../config/load.js';
+import { loadPolicy } from '../../services/stored-analysis.js';
+import { readStackStatus } from '../../services/stack-status.js';
+import type { CliIo } from '../io.js';
+import { renderStatusReport, statusExitCode, statusReportJson } from '../render/status-report.js';
+import { selectStacks } from '../select-stacks.js';
+
+/**
+ * `driftgate status`: where each stack stands, as `/drift status` and the App Home see it, read from the
+ * store alone: no plan, no terraform, so it answers in a moment beside a running `serve`.
+ */
+export async function statusCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, config: { type: 'string', short: 'c' } },
+  });
+  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
+  const stacks = positionals.length ? selectStacks(config.stacks, positionals) : config.stacks;
+  const store = await openStore(config);
+  try {
+    const artifacts = await createArtifactStore(config.artifacts, { dataDir: config.dataDir, env: io.env });
+    // One moment for every age on the page.
+    const now = new Date();
+    const states = await readStackStatus(store, stacks, {
+      now,
+      notConvergingAfter: config.defaults.notConvergingAfter,
+      details: { approvers: config.approvers, policyOf: (run) => loadPolicy({ store, artifacts }, run.id) },
+    });
+    io.stdout.write(
+      values.json
+        ? `${JSON.stringify(statusReportJson(states, now), null, 2)}\n`
+        : renderStatusReport(states, now, { color: Boolean(io.stdout.isTTY) && !io.env.NO_COLOR }),
+    );
+    return statusExitCode(states);
+  } finally {
+    await store.close();
+  }
+}
