@@ -16,6 +16,8 @@ Usage:
       Run the scheduler (and /healthz, /readyz, /metrics) until SIGTERM; logs JSON.
   driftgate worker --pool NAME [--concurrency N] [--config FILE] [--port N]
       Take the pool's plan and apply jobs (runners: workers) until SIGTERM; logs JSON.
+  driftgate terraform-runner --dir DIR [--socket PATH] [--binary terraform|tofu|PATH]
+      In a worker pod's second container: run its worker's terraform (runners.terraformContainer).
   driftgate unlock STACK [--config FILE]
       Unblock a stack after an interrupted apply, once its real state was checked.
   driftgate workers [--json] [--config FILE]
@@ -51,6 +53,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   validate: async () => (await import('./commands/validate.js')).validateCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,
   worker: async () => (await import('./commands/worker.js')).workerCommand,
+  'terraform-runner': async () => (await import('./commands/terraform-runner.js')).terraformRunnerCommand,
   unlock: async () => (await import('./commands/unlock.js')).unlockCommand,
   baseline: async () => (await import('./commands/baseline.js')).baselineCommand,
   migrate: async () => (await import('./commands/migrate.js')).migrateCommand,
