@@ -146,8 +146,9 @@ export async function sharedTerraformDir(config: DriftgateConfig): Promise<Share
 
 /**
  * terraform as this process runs it: its environment less driftgate's secrets, its output masked, and as
- * `runners.runAs` when set (a process that cannot switch to that user does not start), or in the
- * terraform container beside this worker (`shared`: its dir, from sharedTerraformDir).
+ * `runners.runAs` when set (a process that cannot switch to that user does not start), or, on a worker
+ * given `shared` (from sharedTerraformDir), in the terraform container beside it. serve and check read the
+ * same config and run terraform themselves: the container is a worker pod's.
  */
 export async function buildTerraformRunner(
   config: DriftgateConfig,
@@ -160,7 +161,7 @@ export async function buildTerraformRunner(
   },
 ) {
   const runAs = await terraformUser(config);
-  const shared = options.shared ?? (await sharedTerraformDir(config));
+  const { shared } = options;
   const container =
     shared && config.terraformContainer
       ? {
