@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { parse, stringify } from 'yaml';
@@ -140,6 +141,27 @@ describe.skipIf(!HAS_BUILD || !IS_ROOT)(
         }),
         async () => existsSync(socket),
       );
+      // Every request is checked: a program of its own, or a working dir outside the shared dir, is refused.
+      const ask = (body: unknown) =>
+        new Promise<{ status: number; text: string }>((resolve, reject) => {
+          const call = request({ socketPath: socket, path: '/run', method: 'POST' }, (res) => {
+            let text = '';
+            res.on('data', (chunk: Buffer) => {
+              text += chunk.toString('utf8');
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          });
+          call.on('error', reject);
+          call.end(JSON.stringify(body));
+        });
+      const command = { args: ['version'], cwd: shared, env: {}, timeoutMs: 10_000, killGraceMs: 1_000 };
+      expect(await ask({ ...command, file: '/bin/sh' })).toEqual({
+        status: 400,
+        text: expect.stringContaining('Unrecognized key: "file"'),
+      });
+      expect(await ask({ ...command, cwd: '/etc' })).toEqual({ status: 400, text: `cwd: /etc is outside ${shared}` });
+      expect(await ask({ ...command, cwd: join(shared, '..') })).toMatchObject({ status: 400 });
+
       const healthPort = await closedPort();
       await startProcess(
         'the guarded worker',

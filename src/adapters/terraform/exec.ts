@@ -25,7 +25,7 @@ export interface ExecContext {
   logger?: TerraformLogger;
   /** terraform runs as this user, not as driftgate's (run-as.ts). */
   user?: { uid: number; gid: number };
-  /** Where the process runs; default here (the terraform container beside a worker: terraform-container.ts). */
+  /** Where the process runs; default here (the terraform container beside a worker: container-client.ts). */
   runProcess?: ProcessRunner;
 }
 

@@ -35,7 +35,7 @@ export interface ProcessResult {
   spawnError?: string;
 }
 
-/** Runs one command: here (runProcess), or in the terraform container beside a worker (terraform-container.ts). */
+/** Runs one command: here (runProcess), or in the terraform container beside a worker (container-client.ts). */
 export type ProcessRunner = (req: ProcessRequest) => Promise<ProcessResult>;
 
 /**

@@ -1,4 +1,4 @@
-import { chmod, lstat, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Sandbox, takeOutFile } from './run-as.js';
 import { copyTree, shareWithGroup } from './tree-copy.js';
@@ -34,6 +34,8 @@ export async function prepareSharedDir(dir: string, pluginCacheDir: string): Pro
     await mkdir(path, { recursive: true });
     await own(path);
     await chmod(path, 0o2750);
+    // What a worker that crashed left (the container outlives it in its pod): no job of this one's.
+    for (const left of await readdir(path)) await rm(join(path, left), { recursive: true, force: true });
   }
   for (const path of [home, pluginCacheDir]) {
     await mkdir(path, { recursive: true });
