@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentRefusedError, createAgentClient } from '../adapters/agent/agent-client.js';
 import { createGitSources } from '../adapters/git/git-sources.js';
+import { sandboxedCheckouts } from '../adapters/git/sandboxed-checkouts.js';
 import type { DriftgateConfig } from '../config/schema.js';
 import { ConfigError, errorMessage } from '../domain/errors.js';
 import { metricsAddressFrom } from '../http/metrics-address.js';
@@ -11,7 +12,7 @@ import type { HttpServer } from '../http/server.js';
 import type { ClaimedJob, ControlPlane } from '../ports/control-plane.js';
 import { type AgentJobDeps, workAgentJob } from '../services/work-agent-job.js';
 import { ownCloudTrail } from './change-events.js';
-import { buildTerraformRunner, ownSecretNames, processBasics } from './context.js';
+import { buildTerraformRunner, ownSecretNames, processBasics, sharedTerraformDir } from './context.js';
 import { listen } from './serve-ports.js';
 import type { WorkerOptions } from './worker.js';
 
@@ -92,10 +93,19 @@ export async function startAgentWorker(
         },
       ]);
     const byName = new Map(config.stacks.map((s) => [s.name, s]));
+    // With a terraform container, each job's checkout is copied where it runs; the clone stays here.
+    const shared = await sharedTerraformDir(config);
+    const git = createGitSources({ dataDir: config.dataDir, env, logger });
     const deps: AgentJobDeps = {
       controlPlane,
-      terraform: await buildTerraformRunner(config, { env, secrets, logger, concurrency }),
-      git: createGitSources({ dataDir: config.dataDir, env, logger }),
+      terraform: await buildTerraformRunner(config, {
+        env,
+        secrets,
+        logger,
+        concurrency,
+        ...(shared ? { shared } : {}),
+      }),
+      git: shared ? sandboxedCheckouts(git, shared) : git,
       stack: (name) => byName.get(name),
       pool: options.pool,
       secrets,

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { createArtifactStore } from '../adapters/artifacts/create-artifact-store.js';
 import { openStore, storeOwnerVariable } from '../adapters/store/open-store.js';
 import { createTerraformRunner } from '../adapters/terraform/runner.js';
+import { createContainerRunner } from '../adapters/terraform/container-client.js';
 import { currentIdentity, prepareSandbox, runAsRefusal } from '../adapters/terraform/run-as.js';
+import { prepareSharedDir, type SharedDir } from '../adapters/terraform/shared-dir.js';
 import type { DriftgateConfig } from '../config/schema.js';
 import type { Stack } from '../domain/stack.js';
 import { ConfigError } from '../domain/errors.js';
@@ -66,7 +68,7 @@ function policyEvaluator(config: DriftgateConfig): ServiceDeps['evaluatePolicies
 }
 
 /** driftgate's own credentials: never in terraform's environment (a provider or module would see them). */
-const OWN_SECRETS = [
+export const OWN_SECRETS = [
   'SLACK_BOT_TOKEN',
   'SLACK_SIGNING_SECRET',
   'SLACK_APP_TOKEN',
@@ -136,9 +138,17 @@ async function terraformUser(config: DriftgateConfig) {
   return { sandbox, initStampDir: join(config.dataDir, 'init-stamps') };
 }
 
+/** With `runners.terraformContainer`: the dir this worker shares with the terraform container, laid out. */
+export async function sharedTerraformDir(config: DriftgateConfig): Promise<SharedDir | undefined> {
+  if (!config.terraformContainer) return undefined;
+  return prepareSharedDir(config.terraformContainer.dir, config.terraform.pluginCacheDir);
+}
+
 /**
  * terraform as this process runs it: its environment less driftgate's secrets, its output masked, and as
- * `runners.runAs` when set (a process that cannot switch to that user does not start).
+ * `runners.runAs` when set (a process that cannot switch to that user does not start), or, on a worker
+ * given `shared` (from sharedTerraformDir), in the terraform container beside it. serve and check read the
+ * same config and run terraform themselves: the container is a worker pod's.
  */
 export async function buildTerraformRunner(
   config: DriftgateConfig,
@@ -147,9 +157,19 @@ export async function buildTerraformRunner(
     secrets: Pick<ServiceDeps['secrets'], 'redact'>;
     logger: Logger;
     concurrency: number;
+    shared?: SharedDir;
   },
 ) {
   const runAs = await terraformUser(config);
+  const { shared } = options;
+  const container =
+    shared && config.terraformContainer
+      ? {
+          sandbox: shared,
+          initStampDir: join(config.dataDir, 'init-stamps'),
+          runProcess: createContainerRunner(config.terraformContainer.socket),
+        }
+      : undefined;
   return createTerraformRunner({
     binary: config.terraform.binary,
     timeouts: config.terraform.timeouts,
@@ -159,6 +179,7 @@ export async function buildTerraformRunner(
     redact: (text, stack) => options.secrets.redact(text, stack),
     logger: options.logger,
     ...(runAs ? { runAs } : {}),
+    ...(container ? { container } : {}),
   });
 }
 

@@ -18,6 +18,11 @@ const OPTIONS: Record<string, [string, string][]> = {
     ['--concurrency N', 'jobs run at once, 1 to 64; default defaults.concurrency'],
     ['--port N', 'port of /healthz, /readyz and /metrics; default $PORT, else 3000'],
   ],
+  'terraform-runner': [
+    ['--dir DIR', "the dir shared with its worker (runners.terraformContainer.dir): every command's cwd is inside it"],
+    ['--socket PATH', 'the Unix socket its worker calls; default DIR/terraform.sock'],
+    ['--binary NAME', 'terraform, tofu or a path: the only program it runs; default terraform'],
+  ],
   baseline: [['--commit SHA', 'the commit to record, 7 to 64 hex characters; default the branch head']],
   migrate: [
     [

@@ -24,6 +24,8 @@ Usage:
       approval that completes the quorum applies the reviewed plan here. Needs approvers.allowCli.
   driftgate reject RUN --as USER [--reason TEXT] [--config FILE]
       Reject a run as approver USER; the same drift is not alerted again for defaults.snooze.
+  driftgate terraform-runner --dir DIR [--socket PATH] [--binary terraform|tofu|PATH]
+      In a worker pod's second container: run its worker's terraform (runners.terraformContainer).
   driftgate unlock STACK [--config FILE]
       Unblock a stack after an interrupted apply, once its real state was checked.
   driftgate workers [--json] [--config FILE]
@@ -62,6 +64,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   status: async () => (await import('./commands/status.js')).statusCommand,
   approve: async () => (await import('./commands/decide.js')).approveCommand,
   reject: async () => (await import('./commands/decide.js')).rejectCommand,
+  'terraform-runner': async () => (await import('./commands/terraform-runner.js')).terraformRunnerCommand,
   unlock: async () => (await import('./commands/unlock.js')).unlockCommand,
   baseline: async () => (await import('./commands/baseline.js')).baselineCommand,
   migrate: async () => (await import('./commands/migrate.js')).migrateCommand,

@@ -13,7 +13,7 @@ import { schemaIssues } from './schema-issues.js';
 import { slackWarnings } from './slack-warnings.js';
 import { autoApplyIssues } from './auto-apply-guard.js';
 import { stackDirWarning } from './stack-dirs.js';
-import { runAsIssues, runnersIssues } from './runners.js';
+import { runAsIssues, runnersIssues, terraformContainerIssues } from './runners.js';
 import { gitSourceIssues, withGitSources } from './git-source.js';
 import { sharedStateConfigIssues } from './shared-state.js';
 import { unfilledPlaceholderIssues } from './stack-placeholders.js';
@@ -195,7 +195,7 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
     }),
   );
   config.interpolated = interpolated.substitutions.map((s) => s.value);
-  issues.push(...runAsIssues(config));
+  issues.push(...runAsIssues(config), ...terraformContainerIssues(config));
   if (worker) config.controlPlaneVariables = worker.variables;
   warnings.push(...slackWarnings(config));
   // stacks[1].mode, or discover[0].mode for a discovered stack (the message names the stack).

@@ -31,6 +31,13 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
   const runAs = file.runners.runAs
     ? { ...file.runners.runAs, dir: file.runners.runAs.dir ? abs(file.runners.runAs.dir) : `${dataDir}-terraform` }
     : undefined;
+  const container = file.runners.type === 'workers' ? file.runners.terraformContainer : undefined;
+  const terraformContainer = container
+    ? {
+        dir: abs(container.dir),
+        socket: container.socket ? abs(container.socket) : join(abs(container.dir), 'terraform.sock'),
+      }
+    : undefined;
   const explicit = file.stacks.map((entry, i) =>
     toStack({ name: entry.name, dir: abs(entry.dir), asWritten: entry.dir }, `stacks[${i}]`, entry, defaults),
   );
@@ -54,7 +61,7 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
       ...file.terraform,
       pluginCacheDir: file.terraform.pluginCacheDir
         ? abs(file.terraform.pluginCacheDir)
-        : join(runAs?.dir ?? dataDir, 'plugin-cache'),
+        : join(runAs?.dir ?? terraformContainer?.dir ?? dataDir, 'plugin-cache'),
     },
     artifacts:
       file.artifacts.type === 'local'
@@ -63,6 +70,7 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
     store: file.store,
     runners: file.runners,
     ...(runAs ? { runAs } : {}),
+    ...(terraformContainer ? { terraformContainer } : {}),
     defaults,
     stacks: [...explicit, ...discovered],
     ...(file.slack ? { slack: file.slack } : {}),

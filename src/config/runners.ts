@@ -98,3 +98,39 @@ export function runAsIssues(config: Pick<DriftgateConfig, 'runAs' | 'dataDir' | 
     });
   return issues;
 }
+
+/**
+ * The terraform container reaches the shared dir and nothing else of the worker's: the data dir must be
+ * apart from it, and every stack dir terraform runs in must be inside it (stacks from Git are copied
+ * there for each job).
+ */
+export function terraformContainerIssues(
+  config: Pick<DriftgateConfig, 'terraformContainer' | 'runAs' | 'dataDir' | 'stacks' | 'terraform'>,
+): ConfigIssue[] {
+  const shared = config.terraformContainer?.dir;
+  if (!shared) return [];
+  const issues: ConfigIssue[] = [];
+  if (config.runAs)
+    issues.push({
+      path: 'runners.terraformContainer',
+      message:
+        'set runAs (terraform as another user of this host) or terraformContainer (in a container beside the worker), not both',
+    });
+  if (inside(shared, config.dataDir) || inside(config.dataDir, shared))
+    issues.push({
+      path: 'runners.terraformContainer.dir',
+      message: `${shared} overlaps the data dir ${config.dataDir}: the terraform container must not reach the worker's own files`,
+    });
+  if (!inside(config.terraform.pluginCacheDir, shared))
+    issues.push({
+      path: 'terraform.pluginCacheDir',
+      message: `${config.terraform.pluginCacheDir} is outside runners.terraformContainer.dir, where the terraform container cannot write it (leave it out for ${shared}/plugin-cache)`,
+    });
+  const unreachable = config.stacks.filter((s) => !s.git && !inside(s.dir, shared)).map((s) => s.name);
+  if (unreachable.length)
+    issues.push({
+      path: 'runners.terraformContainer.dir',
+      message: `stacks ${unreachable.join(', ')} are local dirs outside ${shared}, which the terraform container cannot reach: take them from Git (source.git), or put them inside it`,
+    });
+  return issues;
+}

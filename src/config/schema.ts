@@ -166,7 +166,7 @@ export const TerraformConfig = z.strictObject({
       killGrace: duration().prefault('30s'),
     })
     .prefault({}),
-  /** Shared provider cache; default `<dataDir>/plugin-cache` (`<runners.runAs.dir>/plugin-cache` with runAs). */
+  /** Shared provider cache; default `<dataDir>/plugin-cache` (in `runners.runAs.dir` or `runners.terraformContainer.dir` when set). */
   pluginCacheDir: z.string().optional(),
   /** Keep at most this many bytes of each command's output (the tail). */
   outputLimitBytes: z
@@ -504,12 +504,28 @@ export const RunAsConfig = z.strictObject({
 });
 export type RunAsConfig = z.infer<typeof RunAsConfig>;
 
+/**
+ * On a worker in Kubernetes: terraform runs in a second container of the worker's pod
+ * (`driftgate terraform-runner --dir DIR`), with its own uid and none of the worker's secrets, reached
+ * through a Unix socket in an emptyDir both mount at `dir`. Each job's files (its Git checkout, plans,
+ * backend config) pass through `dir`; the worker's data dir stays its own.
+ */
+export const TerraformContainerConfig = z.strictObject({
+  /** The shared emptyDir, mounted at the same path in both containers. */
+  dir: z.string().min(1),
+  /** The runner's socket; default `<dir>/terraform.sock`. */
+  socket: z.string().min(1).optional(),
+});
+export type TerraformContainerConfig = z.infer<typeof TerraformContainerConfig>;
+
 export const RunnersConfig = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('local'), runAs: RunAsConfig.optional() }),
   z.strictObject({
     type: z.literal('workers'),
     /** On each worker (and `check`): terraform as another user. */
     runAs: RunAsConfig.optional(),
+    /** On each worker: terraform in the container beside it, not spawned by the worker. */
+    terraformContainer: TerraformContainerConfig.optional(),
     /** A worker whose last heartbeat is older than this no longer counts as live. */
     workerStaleAfter: duration().prefault('30s'),
     /** Work waiting this long in a pool with no live worker is said in Slack, once. */
@@ -564,6 +580,8 @@ export interface DriftgateConfig {
   runners?: RunnersConfig;
   /** `runners.runAs` with its dir made absolute: the user terraform runs as, wherever it runs. */
   runAs?: { uid: number; gid: number; dir: string };
+  /** `runners.terraformContainer` with its paths made absolute. */
+  terraformContainer?: { dir: string; socket: string };
   defaults: DefaultsConfig & { concurrency: number };
   stacks: Stack[];
   slack?: SlackConfig;

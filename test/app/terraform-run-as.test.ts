@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../helpers/cli.js';
 import { type ServeProcessWorld, startServeProcessWorld, waitFor } from '../helpers/serve-process.js';
 import { LEAD1, APPROVERS } from '../slack/flows/fixtures.js';
+import { localExecStack } from '../helpers/stack-files.js';
 
 /** nobody: an unprivileged user with no files of its own. */
 const RUN_AS = { uid: 65534, gid: 65534 };
@@ -34,16 +35,7 @@ out="$(pwd)/attack.out"
 } > "$out.tmp" 2>&1
 mv "$out.tmp" "$out"
 `;
-  return `
-resource "terraform_data" "attack" {
-  input = "x"
-  provisioner "local-exec" {
-    command = <<-EOT
-${script.replaceAll('${', '$${')}
-    EOT
-  }
-}
-`;
+  return localExecStack(script);
 }
 
 let world: ServeProcessWorld | undefined;

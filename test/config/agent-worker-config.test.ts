@@ -55,4 +55,33 @@ describe('the agent worker’s config', () => {
       /store\.url: .*DATABASE_URL/,
     );
   });
+
+  it('with a terraform container: its paths and plugin cache in the shared dir, local stacks there or refused', async () => {
+    const withContainer = CONFIG.replace(
+      'agent: { port: 3001 } }',
+      'agent: { port: 3001 }, terraformContainer: { dir: /var/lib/driftgate-shared } }',
+    );
+    const config = await parseConfig(withContainer, {
+      baseDir: '/srv',
+      env: { AWS_REGION: 'x' },
+      role: 'agent-worker',
+    });
+    expect(config.terraformContainer).toEqual({
+      dir: '/var/lib/driftgate-shared',
+      socket: '/var/lib/driftgate-shared/terraform.sock',
+    });
+    expect(config.terraform.pluginCacheDir).toBe('/var/lib/driftgate-shared/plugin-cache');
+    // A data dir inside the shared one, and a local stack dir the container cannot see.
+    const refused = `
+version: 1
+dataDir: /srv/shared/data
+runners: { type: workers, terraformContainer: { dir: /srv/shared } }
+stacks:
+  - { name: dev/inside, dir: /srv/shared/stacks/dev, pool: dev }
+  - { name: dev/outside, dir: /srv/outside, pool: dev }
+`;
+    await expect(parseConfig(refused, { baseDir: '/srv', env: {}, role: 'agent-worker' })).rejects.toThrow(
+      /runners\.terraformContainer\.dir: .*overlaps the data dir[\s\S]*stacks dev\/outside are local dirs outside/,
+    );
+  });
 });

@@ -346,6 +346,65 @@ describe('deploy/kubernetes: the workers', () => {
   });
 });
 
+describe('deploy/kubernetes: terraform in its own container beside each worker', () => {
+  const terraformOf = (w: Manifest) =>
+    (podSpec(w).initContainers ?? []).find((c: { args: string[] }) => c.args[0] === 'terraform-runner');
+
+  it('the config runs terraform in the container (runners.terraformContainer), and every worker pod has one', () => {
+    expect(config.terraformContainer?.dir).toBeDefined();
+    for (const w of workers) {
+      const c = terraformOf(w);
+      expect(c, w.metadata.name).toBeDefined();
+      // A sidecar: started before the worker (once its socket is there), stopped after it.
+      expect(c.restartPolicy).toBe('Always');
+      expect(c.startupProbe.exec.command).toEqual(['test', '-S', config.terraformContainer!.socket]);
+      expect(flagValue(c.args, '--dir')).toBe(config.terraformContainer!.dir);
+      expect(flagValue(c.args, '--binary')).toBe(config.terraform.binary);
+      const mountOf = (x: { volumeMounts: { name: string; mountPath: string }[] }) =>
+        x.volumeMounts.find((m) => m.mountPath === config.terraformContainer!.dir)?.name;
+      // The same emptyDir, at the same path in both: the paths the worker sends mean the same files there.
+      expect(mountOf(c), w.metadata.name).toBeDefined();
+      expect(mountOf(container(w)), w.metadata.name).toBe(mountOf(c));
+    }
+  });
+
+  it('runs as a uid of its own, and the shared dir is the only thing of the worker’s it mounts', () => {
+    for (const w of workers) {
+      const c = terraformOf(w);
+      expect(c.securityContext.runAsUser).toBeGreaterThan(0);
+      expect(c.securityContext.runAsUser, 'not the worker’s uid').not.toBe(
+        container(w).securityContext.runAsUser ?? podSpec(w).securityContext.runAsUser,
+      );
+      expect(c.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+      const workerMounts = new Set(container(w).volumeMounts.map((m: { name: string }) => m.name));
+      const shared = c.volumeMounts.filter((m: { name: string }) => workerMounts.has(m.name));
+      expect(shared.map((m: { mountPath: string }) => m.mountPath)).toEqual([config.terraformContainer!.dir]);
+    }
+  });
+
+  it('holds no Secret and no token: no environment from a Secret, no Secret volume, none of driftgate’s variables', () => {
+    for (const w of workers) {
+      const c = terraformOf(w);
+      const alone = { volumes: podSpec(w).volumes, containers: [c] };
+      expect(c.envFrom ?? [], w.metadata.name).toEqual([]);
+      expect(
+        podEnv(alone, manifests).filter((e) => e.secret),
+        w.metadata.name,
+      ).toEqual([]);
+      const names = podEnv(alone, manifests).map((e) => e.name);
+      expect(names).not.toContain(POOL_TOKEN_ENV);
+      expect(names).not.toContain('GIT_TOKEN');
+      // Its mounts: no volume that is a Secret, or projects one.
+      for (const m of c.volumeMounts) {
+        const volume = podSpec(w).volumes.find((v: { name: string }) => v.name === m.name);
+        expect(volume.secret, m.name).toBeUndefined();
+        expect(volume.projected, m.name).toBeUndefined();
+        expect(volume.emptyDir, m.name).toBeDefined();
+      }
+    }
+  });
+});
+
 describe('deploy/kubernetes: what a worker pod may reach (a module of its pool runs there)', () => {
   const policies = byKind(manifests, 'NetworkPolicy').filter(
     (p) =>
@@ -429,16 +488,20 @@ describe('deploy/kubernetes: every pod', () => {
   });
 
   it.each(podOwners.map((d) => [d.metadata.name, d] as const))(
-    '%s: writes only to emptyDirs, at /tmp and the config’s dataDir',
+    '%s: writes only to emptyDirs, at /tmp and the config’s dataDir (a worker: and the dir it shares with terraform)',
     (_, d) => {
       const pod = podSpec(d);
-      const writable = container(d)
-        .volumeMounts.filter((m: { readOnly?: boolean }) => !m.readOnly)
-        .map((m: { name: string; mountPath: string }) => {
-          expect(pod.volumes.find((v: { name: string }) => v.name === m.name).emptyDir, m.mountPath).toBeDefined();
-          return m.mountPath;
-        });
-      expect(writable.sort()).toEqual([config.dataDir, '/tmp'].sort());
+      const writable = (c: { volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[] }) =>
+        c.volumeMounts
+          .filter((m) => !m.readOnly)
+          .map((m) => {
+            expect(pod.volumes.find((v: { name: string }) => v.name === m.name).emptyDir, m.mountPath).toBeDefined();
+            return m.mountPath;
+          })
+          .sort();
+      const shared = workers.includes(d) ? [config.terraformContainer!.dir] : [];
+      expect(writable(container(d))).toEqual([config.dataDir, '/tmp', ...shared].sort());
+      for (const sidecar of pod.initContainers ?? []) expect(writable(sidecar)).toEqual(['/tmp', ...shared].sort());
     },
   );
 

@@ -14,6 +14,20 @@ resource "terraform_data" "creds" {
 }
 `;
 
+/** A stack whose apply runs `script` (sh) in a `local-exec`: a module attacking what runs it. */
+export function localExecStack(script: string): string {
+  return `
+resource "terraform_data" "attack" {
+  input = "x"
+  provisioner "local-exec" {
+    command = <<-EOT
+${script.replaceAll('${', '$${')}
+    EOT
+  }
+}
+`;
+}
+
 /**
  * Writes each stack's main.tf below `root` (undefined: the dir is not created) and returns its `stacks:`
  * entries, each with its `settings`. The stacks are never applied, and tests use their first plan as the

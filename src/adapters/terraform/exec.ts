@@ -3,7 +3,7 @@ import { StackDirError, TerraformBinaryMissingError, TerraformError } from '../.
 import { stackDirKey } from '../../domain/stack-dir.js';
 import { inspectStackDir } from '../../config/stack-dirs.js';
 import type { CommandOutput, TerraformVersion } from '../../ports/terraform.js';
-import { runProcess, type ProcessResult } from './process.js';
+import { runProcess, type ProcessResult, type ProcessRunner } from './process.js';
 import { driftgateAdvice, errorsFirst } from './diagnostics.js';
 
 export interface TerraformLogger {
@@ -25,6 +25,8 @@ export interface ExecContext {
   logger?: TerraformLogger;
   /** terraform runs as this user, not as driftgate's (run-as.ts). */
   user?: { uid: number; gid: number };
+  /** Where the process runs; default here (the terraform container beside a worker: container-client.ts). */
+  runProcess?: ProcessRunner;
 }
 
 export interface ExecRequest {
@@ -51,7 +53,7 @@ export async function execTerraform(ctx: ExecContext, req: ExecRequest): Promise
     { stack: req.stack.name, command: req.command, argv: [bin.path, ...req.args] },
     'terraform command',
   );
-  const result = await runProcess({
+  const result = await (ctx.runProcess ?? runProcess)({
     file: bin.path,
     args: req.args,
     cwd: req.stack.dir,

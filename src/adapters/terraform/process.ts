@@ -18,6 +18,8 @@ export interface ProcessRequest {
   stderrLimit: number;
   /** Run as this user and group (supplementary groups dropped); the caller holds the privilege to switch. */
   user?: { uid: number; gid: number };
+  /** Each chunk of output as it comes (the terraform container streams them to its worker). */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
 }
 
 export interface ProcessResult {
@@ -32,6 +34,9 @@ export interface ProcessResult {
   /** Set when the process could not be started (ENOENT, EACCES...). */
   spawnError?: string;
 }
+
+/** Runs one command: here (runProcess), or in the terraform container beside a worker (container-client.ts). */
+export type ProcessRunner = (req: ProcessRequest) => Promise<ProcessResult>;
 
 /**
  * Process groups of running children. Children run detached (their own group) so a timeout can also end
@@ -99,8 +104,14 @@ export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
     trackGroup(pid);
     lowerPriority(pid);
   }
-  child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout.push(chunk);
+    req.onOutput?.('stdout', chunk);
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr.push(chunk);
+    req.onOutput?.('stderr', chunk);
+  });
   const result = await child;
   if (pid !== undefined) {
     liveGroups.delete(pid);

@@ -53,8 +53,8 @@ export function runAsRefusal(runAs: Pick<RunAs, 'uid' | 'gid'>, self: ProcessIde
   return `driftgate (uid ${self.uid}) cannot switch to uid ${runAs.uid}: it lacks ${missing.join(', ')}. Start it as root with runAs set, or give it those capabilities (systemd: AmbientCapabilities=${RUN_AS_CAPABILITIES.join(' ')}), or remove runAs to run terraform as driftgate's own user`;
 }
 
+/** Where terraform runs apart from driftgate: as another user (here), or in a container beside it (shared-dir.ts). */
 export interface Sandbox {
-  user: { uid: number; gid: number };
   /** HOME of every terraform process. */
   home: string;
   /**
@@ -62,8 +62,28 @@ export interface Sandbox {
    * `use`. The files are written before the user gets the directory, so nothing it planted is followed.
    */
   withRunDir<T>(files: Record<string, Buffer | string>, use: (dir: string) => Promise<T>): Promise<T>;
-  /** A file the run-as user wrote: only a regular file it owns, never a link to someone else's file. */
+  /** A file terraform wrote: only a regular file (its user's), never a link to someone else's file. */
   takeOut(path: string): Promise<Buffer>;
+}
+
+export interface RunAsSandbox extends Sandbox {
+  user: { uid: number; gid: number };
+}
+
+/**
+ * A file terraform wrote, read only when it is a regular file (and, given `uid`, that user's): never a
+ * link it planted to a file of driftgate's.
+ */
+export async function takeOutFile(path: string, uid?: number): Promise<Buffer> {
+  const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const info = await file.stat();
+    if (!info.isFile() || (uid !== undefined && info.uid !== uid))
+      throw new Error(`${path} is not a file terraform${uid === undefined ? '' : ` (uid ${uid})`} wrote`);
+    return await file.readFile();
+  } finally {
+    await file.close();
+  }
 }
 
 async function ownedDir(path: string, owner: { uid: number; gid: number }, mode: number): Promise<void> {
@@ -78,7 +98,7 @@ async function ownedDir(path: string, owner: { uid: number; gid: number }, mode:
  * Lays out `runAs.dir`: the dir itself and `runs/` stay driftgate's (0711: the user passes through but can
  * neither list nor rename them), `home/` and the plugin cache are the user's.
  */
-export async function prepareSandbox(runAs: RunAs, pluginCacheDir: string): Promise<Sandbox> {
+export async function prepareSandbox(runAs: RunAs, pluginCacheDir: string): Promise<RunAsSandbox> {
   const user = { uid: runAs.uid, gid: runAs.gid };
   const self = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
   const home = join(runAs.dir, 'home');
@@ -104,16 +124,6 @@ export async function prepareSandbox(runAs: RunAs, pluginCacheDir: string): Prom
         await rm(dir, { recursive: true, force: true });
       }
     },
-    async takeOut(path) {
-      const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-      try {
-        const info = await file.stat();
-        if (!info.isFile() || info.uid !== user.uid)
-          throw new Error(`${path} is not a file terraform (uid ${user.uid}) wrote`);
-        return await file.readFile();
-      } finally {
-        await file.close();
-      }
-    },
+    takeOut: (path) => takeOutFile(path, user.uid),
   };
 }

@@ -28,7 +28,8 @@ import { credentialsRejectedBeforeChanges } from './diagnostics.js';
 import { commandError, commandOutput, execTerraform, type TerraformLogger } from './exec.js';
 import { ensureInit, type InitContext } from './init.js';
 import { createMutex } from './mutex.js';
-import type { Sandbox } from './run-as.js';
+import type { ProcessRunner } from './process.js';
+import type { RunAsSandbox, Sandbox } from './run-as.js';
 import { lastLines } from './tail-buffer.js';
 
 export interface TerraformRunnerOptions {
@@ -49,7 +50,12 @@ export interface TerraformRunnerOptions {
    * terraform runs as the sandbox's user, with its HOME; saved plans pass through the user's own dir, and
    * init stamps are kept in `initStampDir` (driftgate's), not in the `.terraform` the user writes.
    */
-  runAs?: { sandbox: Sandbox; initStampDir: string };
+  runAs?: { sandbox: RunAsSandbox; initStampDir: string };
+  /**
+   * terraform runs in the container beside this worker (`runProcess` reaches it), in the dir both share:
+   * saved plans and backend files pass through it, and init stamps stay in `initStampDir` (the worker's).
+   */
+  container?: { sandbox: Sandbox; initStampDir: string; runProcess: ProcessRunner };
 }
 
 /** Enough of a fmt diff to see what is wrong, short enough for a Slack reply. */
@@ -73,7 +79,8 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
     });
     return detection;
   };
-  const sandbox = options.runAs?.sandbox;
+  const apart = options.runAs ?? options.container;
+  const sandbox = apart?.sandbox;
   const ctx: InitContext = {
     binary: options.binary,
     version,
@@ -81,7 +88,9 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
     outputLimitBytes: options.outputLimitBytes,
     redact: options.redact ?? ((text) => text),
     logger: options.logger,
-    ...(options.runAs ? { user: options.runAs.sandbox.user, ...options.runAs } : {}),
+    ...(apart ? { sandbox: apart.sandbox, initStampDir: apart.initStampDir } : {}),
+    ...(options.runAs ? { user: options.runAs.sandbox.user } : {}),
+    ...(options.container ? { runProcess: options.container.runProcess } : {}),
     initMutex: createMutex(),
     pluginCacheDir: options.pluginCacheDir,
     lockTimeoutMs: options.timeouts.lock,
@@ -93,14 +102,14 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
   };
 
   /**
-   * terraform reads a saved plan of driftgate's: as another user, from a copy in that user's own dir
+   * terraform reads a saved plan of driftgate's: apart from driftgate, from a copy in its sandbox
    * (driftgate's work dir stays closed to it).
    */
   const withPlanIn = async <T>(planPath: string, use: (path: string) => Promise<T>): Promise<T> => {
     if (!sandbox) return use(planPath);
     return sandbox.withRunDir({ 'plan.tfplan': await readFile(planPath) }, (dir) => use(join(dir, 'plan.tfplan')));
   };
-  /** terraform writes a saved plan: as another user, in its own dir, then copied to `planPath` (0600). */
+  /** terraform writes a saved plan: apart from driftgate, in its sandbox, then copied to `planPath` (0600). */
   const withPlanOut = async <T extends { exitCode: number | undefined }>(
     planPath: string,
     use: (path: string) => Promise<T>,

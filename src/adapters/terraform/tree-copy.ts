@@ -1,0 +1,38 @@
+import { chmod, cp, lstat, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * A Git checkout copied for terraform, without `.git`: terraform never touches the clone, so a module
+ * cannot plant a hook or a config that git, run by driftgate later, would execute. Links are copied as
+ * links, never followed: a link in the repository must not copy driftgate's own files out.
+ */
+export async function copyTree(from: string, to: string): Promise<void> {
+  const gitDir = join(from, '.git');
+  await cp(from, to, {
+    recursive: true,
+    verbatimSymlinks: true,
+    errorOnExist: true,
+    filter: (source) => source !== gitDir,
+  });
+}
+
+/** Calls `visit` on `dir` and on every entry below it (links are visited, not followed). */
+async function walk(dir: string, visit: (path: string, isDir: boolean, isLink: boolean) => Promise<void>) {
+  await visit(dir, true, false);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await walk(path, visit);
+    else await visit(path, false, entry.isSymbolicLink());
+  }
+}
+
+/** The tree readable and writable by the group (the pod's fsGroup, which the terraform container is in). */
+export async function shareWithGroup(dir: string): Promise<void> {
+  await walk(dir, async (path, isDir, isLink) => {
+    if (isLink) return;
+    if (isDir) return chmod(path, 0o2770);
+    // Scripts stay executable (a `local-exec` may run one), for the group too.
+    const executable = ((await lstat(path)).mode & 0o100) !== 0;
+    await chmod(path, executable ? 0o770 : 0o660);
+  });
+}
