@@ -85,8 +85,13 @@ describe.skipIf(!HAS_BUILD || !IS_ROOT)(
           runners: { type: 'workers', agent: { port: agentPort, host: '127.0.0.1' } },
           source: { git: { url: repo.url } },
           stacks: [
-            stackEntry(GUARDED, 'guarded', { environment: 'dev', mode: 'auto-apply', pool: 'guarded' }),
-            stackEntry(OPEN, 'open', { environment: 'dev', mode: 'auto-apply', pool: 'open' }),
+            stackEntry(GUARDED, 'guarded', {
+              environment: 'dev',
+              mode: 'auto-apply',
+              pool: 'guarded',
+              emptyState: 'plan',
+            }),
+            stackEntry(OPEN, 'open', { environment: 'dev', mode: 'auto-apply', pool: 'open', emptyState: 'plan' }),
           ],
         },
       });
