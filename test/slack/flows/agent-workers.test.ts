@@ -4,7 +4,6 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON, runCli } from '../../helpers/cli.js';
-import { closedPort } from '../../helpers/ports.js';
 import { usePostgres } from '../../helpers/postgres.js';
 import { driftTags, type PoolWorld, poolToken, startPoolWorld, topLevel } from '../../helpers/pool-world.js';
 import { waitFor } from '../../helpers/process-wait.js';
@@ -107,17 +106,16 @@ resource "terraform_data" "attack" {
 `;
 
 async function agentWorld(stacks: Record<string, string>): Promise<{ w: PoolWorld; agentUrl: string }> {
-  const port = await closedPort();
   world = await startPoolWorld({
     databaseUrl: await postgres.createDatabase(),
     stacks,
     stackSettings: { [PROD]: { environment: 'prod', pool: 'prod' }, [DEV]: { pool: 'nonprod' } },
     config: {
       ...APPROVERS,
-      runners: { type: 'workers', unservedAlertAfter: '2s', agent: { port, host: '127.0.0.1' } },
+      runners: { type: 'workers', unservedAlertAfter: '2s', agent: { host: '127.0.0.1' } },
     },
   });
-  return { w: world, agentUrl: `http://127.0.0.1:${port}` };
+  return { w: world, agentUrl: world.agentUrl };
 }
 
 function alertOf(w: PoolWorld, stack: string): Promise<EmulatedMessage> {

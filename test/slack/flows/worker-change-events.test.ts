@@ -116,7 +116,7 @@ describe.skipIf(!HAS_BUILD || !HAS_AWS_MIRROR).each(MODES)(
           ...cloudEnv,
           AWS_ACCESS_KEY_ID: world.baseEnv.AWS_ACCESS_KEY_ID!,
           AWS_SECRET_ACCESS_KEY: world.baseEnv.AWS_SECRET_ACCESS_KEY!,
-          DRIFTGATE_CONTROL_PLANE_URL: `http://127.0.0.1:${agentPort}`,
+          DRIFTGATE_CONTROL_PLANE_URL: world.agentUrl,
           DRIFTGATE_POOL_TOKEN: await poolToken(world, 'prod'),
         });
       else await world.worker('prod', cloudEnv);

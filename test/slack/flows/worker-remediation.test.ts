@@ -78,7 +78,7 @@ describe.skipIf(!HAS_BUILD)(`remediation PRs with workers (${HAS_BUILD ? BIN : N
       const serve = await w.serve();
       const worker = agentPort
         ? await w.agentWorker('prod', {
-            DRIFTGATE_CONTROL_PLANE_URL: `http://127.0.0.1:${agentPort}`,
+            DRIFTGATE_CONTROL_PLANE_URL: w.agentUrl,
             DRIFTGATE_POOL_TOKEN: await poolToken(w, 'prod'),
           })
         : await w.worker('prod');
