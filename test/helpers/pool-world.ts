@@ -1,8 +1,8 @@
 /**
  * driftgate with `runners: workers` as separate processes on loopback: `serve` replicas (the control plane,
- * holding the Slack token) and `worker --pool` processes (holding only the store, the artifact bucket and
- * the cloud), sharing one Postgres database and an S3-compatible bucket, with the Slack emulator as Slack.
- * Any process can be killed for real (kill -9 of its process group) and started again.
+ * holding the Slack token, the store and the bucket, sharing one Postgres database and an S3-compatible
+ * bucket) and `worker --pool` processes holding only the agent API's address and their pool's token, with
+ * the Slack emulator as Slack. Any process can be killed for real (kill -9 of its process group).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { execa, type ResultPromise } from 'execa';
 import { openPostgresStore } from '../../src/adapters/store/postgres/open-postgres-store.js';
 import type { Store } from '../../src/ports/store.js';
 import { BIN, runCli } from './cli.js';
-import { configYaml, mergeConfig, serveConfig, type ConfigPatch, type StackSettings } from './config-builder.js';
+import { configYaml, serveConfig, type ConfigPatch, type StackSettings } from './config-builder.js';
 import { type AgentService, startAgentService } from './agent-service.js';
 import { closedPort } from './ports.js';
 import { startLocalS3, type LocalS3 } from './s3rver.js';
@@ -43,7 +43,7 @@ export interface PoolWorld {
   tf: TestTerraformEnv;
   emulator: SlackEmulator;
   s3: LocalS3;
-  /** What both kinds of process get: the store, the bucket, terraform's settings. */
+  /** terraform's settings, the store and the bucket: what a person's terraform and the CLI get. */
   baseEnv: Record<string, string | undefined>;
   /** The control plane's: baseEnv and the Slack credentials. */
   serveEnv: Record<string, string | undefined>;
@@ -53,14 +53,13 @@ export interface PoolWorld {
   stackDir(name: string): string;
   /** terraform init and apply of the stack as a person would (test setup), with `env` added. */
   applyWithTerraform(stack: string, env?: Record<string, string>): Promise<void>;
+  /** A control plane replica, with an agent port of its own behind `agentUrl`. */
   serve(): Promise<DriftgateProcess>;
-  worker(pool: string, env?: Record<string, string>): Promise<DriftgateProcess>;
   /**
-   * A worker on the agent API: terraform's settings and `env` (the control plane's URL and its pool token,
-   * by default `agentUrl` and a token of the pool made once), and nothing of the store's, the bucket's or
-   * the bot's.
+   * A worker: terraform's settings and `env` (the control plane's URL and its pool token, by default
+   * `agentUrl` and a token of the pool made once), and nothing of the store's, the bucket's or the bot's.
    */
-  agentWorker(pool: string, env?: Record<string, string>): Promise<DriftgateProcess>;
+  worker(pool: string, env?: Record<string, string>): Promise<DriftgateProcess>;
   command(to: DriftgateProcess, text: string, user: string): Promise<Response>;
   click(
     to: DriftgateProcess,
@@ -93,7 +92,7 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
   const shared: ConfigPatch = {
     store: { type: 'postgres', url: '${DATABASE_URL}' },
     artifacts: { type: 's3', bucket: BUCKET, region: s3.region, endpoint: s3.endpoint, forcePathStyle: true },
-    runners: { type: 'workers' },
+    runners: { type: 'workers', agent: { host: '127.0.0.1' } },
   };
   await writeFile(
     configFile,
@@ -118,7 +117,6 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
   const running = new Set<DriftgateProcess>();
   let requests = 0;
   let spawned = 0;
-  const merged = mergeConfig(shared, options.config).runners as { type: string; agent?: unknown } | undefined;
   const service: AgentService = await startAgentService();
   const tokens = new Map<string, Promise<string>>();
 
@@ -126,7 +124,7 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
     role: string,
     args: string[],
     env: Record<string, string | undefined>,
-    /** Its agent port: added to the service once it is ready, taken out when it stops. */
+    /** A serve's agent port: added to the service once it is ready, taken out when it stops. */
     agentPort?: number,
   ) {
     const port = await closedPort();
@@ -193,14 +191,11 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
       await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
     },
     async serve() {
-      if (!merged?.agent) return spawn('serve', ['serve'], serveEnv);
       // Each replica its own agent port, behind the one address workers know.
       const agentPort = await closedPort();
       return spawn('serve', ['serve', '--agent-port', String(agentPort)], serveEnv, agentPort);
     },
-    worker: (pool, env = {}) =>
-      spawn(`worker:${pool}`, ['worker', '--pool', pool, '--concurrency', '1'], { ...baseEnv, ...env }),
-    async agentWorker(pool, env = {}) {
+    async worker(pool, env = {}) {
       if (!env.DRIFTGATE_POOL_TOKEN && !tokens.has(pool)) tokens.set(pool, poolToken(world, pool));
       return spawn(`worker:${pool}`, ['worker', '--pool', pool, '--concurrency', '1'], {
         PATH: process.env.PATH,

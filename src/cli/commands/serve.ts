@@ -45,7 +45,7 @@ function withAgentPort(config: DriftgateConfig, flag: string | undefined): Drift
   const port = Number(flag);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid --agent-port ${flag}`);
   const runners = config.runners;
-  if (runners?.type !== 'workers' || !runners.agent)
-    throw new UsageError("--agent-port is the agent API's port: only with runners: {type: workers, agent: {...}}");
+  if (runners?.type !== 'workers')
+    throw new UsageError("--agent-port is the workers' agent API's port: only with runners: {type: workers}");
   return { ...config, runners: { ...runners, agent: { ...runners.agent, port } } };
 }

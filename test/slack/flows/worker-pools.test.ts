@@ -83,13 +83,13 @@ describe.skipIf(!HAS_BUILD)(`runners: workers, two replicas (${HAS_BUILD ? BIN :
     await Promise.all(probeFiles.map((f) => rm(f, { force: true })));
 
     const [serveA, serveB] = [await w.serve(), await w.serve()];
-    const prodWorkers = [await w.agentWorker('prod', PROD_CLOUD), await w.agentWorker('prod', PROD_CLOUD)];
+    const prodWorkers = [await w.worker('prod', PROD_CLOUD), await w.worker('prod', PROD_CLOUD)];
     // Given a bot secret by mistake: it refuses to start, naming it.
-    await expect(w.agentWorker('nonprod', { SLACK_BOT_TOKEN: 'xoxb-given-to-a-worker-by-mistake' })).rejects.toThrow(
+    await expect(w.worker('nonprod', { SLACK_BOT_TOKEN: 'xoxb-given-to-a-worker-by-mistake' })).rejects.toThrow(
       /environment SLACK_BOT_TOKEN: a worker on the agent API must not hold the control plane's secrets/,
     );
     // Given one replica's own address: it takes the jobs the other replica queues (Postgres tells it).
-    const devWorker = await w.agentWorker('nonprod', { DRIFTGATE_CONTROL_PLANE_URL: serveA.agentUrl! });
+    const devWorker = await w.worker('nonprod', { DRIFTGATE_CONTROL_PLANE_URL: serveA.agentUrl! });
 
     await driftTags(w, PROD);
     await execa('terraform', ['state', 'rm', 'terraform_data.probe'], {
@@ -195,8 +195,8 @@ describe.skipIf(!HAS_BUILD)(`runners: workers, two replicas (${HAS_BUILD ? BIN :
     for (const stack of [PROD, BATCH]) await w.applyWithTerraform(stack, { SETUP: '1' });
     const serveA = await w.serve();
     const serveB = await w.serve();
-    const prodWorkers = [await w.agentWorker('prod'), await w.agentWorker('prod')];
-    const batchWorker = await w.agentWorker('nonprod');
+    const prodWorkers = [await w.worker('prod'), await w.worker('prod')];
+    const batchWorker = await w.worker('nonprod');
     const started = (p: { logs(): string[] }, stack: string, attempt: number) =>
       p
         .logs()
