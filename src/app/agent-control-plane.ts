@@ -6,10 +6,9 @@ import type { Codify } from '../services/codify-drift.js';
 import { codifyOnAgent } from '../services/codify-on-agent.js';
 import { historyOnAgent } from '../services/history-on-agent.js';
 import type { ChangeHistory } from '../ports/change-history.js';
-import { openPoolTokens, openWorkerRegistry, storeOwnerVariable } from '../adapters/store/open-store.js';
+import { openAgentOps, openPoolTokens, openWorkerRegistry } from '../adapters/store/open-store.js';
 import { configuredPools } from '../domain/pool/configured-pools.js';
 import { createPoolStatus, type PoolStatus } from '../services/pool-status.js';
-import { openPostgresAgentOps } from '../adapters/store/postgres/agent-ops.js';
 import type { AgentApiConfig, DriftgateConfig } from '../config/schema.js';
 import { ConfigError, errorMessage } from '../domain/errors.js';
 import { createAgentListener, whoamiRoute } from '../http/agent/listener.js';
@@ -39,7 +38,7 @@ export interface AgentControlPlane {
   stop(): Promise<void>;
 }
 
-/** `runners: {type: workers, agent: ...}`: workers reach this control plane through the agent API only. */
+/** `runners: {type: workers}`: workers reach this control plane through the agent API only. */
 export function agentSettings(config: Pick<DriftgateConfig, 'runners'>): AgentApiConfig | undefined {
   return config.runners?.type === 'workers' ? config.runners.agent : undefined;
 }
@@ -65,11 +64,7 @@ export async function startAgentControlPlane(
       );
     const tokens: PoolTokenStore = await openPoolTokens(config);
     parts.push(tokens);
-    const ops = await openPostgresAgentOps({
-      url: store_.url,
-      configKey: 'store.url',
-      schemaOwner: { variable: storeOwnerVariable(config)! },
-    });
+    const ops = await openAgentOps(config);
     parts.push(ops);
     const registry = await openWorkerRegistry(config);
     parts.push(registry);
@@ -96,8 +91,7 @@ export async function startAgentControlPlane(
     const codify = codifyOnAgent({ ...deps, run, runMs: 2 * config.terraform.timeouts.plan });
     const pools = createPoolStatus({
       registry,
-      // Every job of the agent API stands for the check or apply that waits on it.
-      queue: { depth: async (names) => (await ops.depth(names)).map((d) => ({ ...d, kind: 'check' as const })) },
+      queue: ops,
       pools: configuredPools(config.stacks),
       now: deps.now,
       staleAfterMs: config.runners?.type === 'workers' ? config.runners.workerStaleAfter : 30_000,

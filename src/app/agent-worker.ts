@@ -14,7 +14,7 @@ import { type AgentJobDeps, workAgentJob } from '../services/work-agent-job.js';
 import { ownCloudTrail } from './change-events.js';
 import { buildTerraformRunner, ownSecretNames, processBasics, sharedTerraformDir } from './context.js';
 import { listen } from './serve-ports.js';
-import type { WorkerOptions } from './worker.js';
+import type { WorkerOptions } from './worker-options.js';
 
 /** What a worker on the agent API is given: the control plane's address and its pool's token. */
 export const CONTROL_PLANE_URL_ENV = 'DRIFTGATE_CONTROL_PLANE_URL';

@@ -141,8 +141,8 @@ function pushSecret(config: ChangeEventsConfig, env: Record<string, string | und
 }
 
 /**
- * For serve: nothing without `changeEvents` in the config; with it, the doors and the intake, and, when
- * this process runs the checks (`runsChecks`: local runners), the check hooks handed to its services.
+ * For serve: nothing without `changeEvents` in the config; with it, the doors and the intake, and the
+ * check hooks handed to its services (serve runs every check, their terraform here or on a worker).
  */
 export async function startChangeEvents(
   context: Pick<AppContext, 'config' | 'deps'>,
@@ -150,7 +150,6 @@ export async function startChangeEvents(
   env: Record<string, string | undefined>,
   requestCheck: (stack: string) => Promise<unknown>,
   options: {
-    runsChecks: boolean;
     indexRefreshMs?: number;
     /** With the agent API: CloudTrail asked by each stack's pool (its workers' credentials). */
     historyFor?: (stack: string) => ChangeHistory | undefined;
@@ -159,14 +158,12 @@ export async function startChangeEvents(
   const config = context.config.changeEvents;
   if (!config) return undefined;
   const stacks = context.config.stacks.map((s) => s.name);
-  const hooks = options.runsChecks
-    ? await startCheckHooks(config, env, context.deps, {
-        account: 'driftgate',
-        region: cloudTrailRegion(config),
-        ...(options.historyFor ? { historyFor: options.historyFor } : {}),
-      })
-    : undefined;
-  if (hooks) context.deps.changeEvents = hooks.checks;
+  const hooks = await startCheckHooks(config, env, context.deps, {
+    account: 'driftgate',
+    region: cloudTrailRegion(config),
+    ...(options.historyFor ? { historyFor: options.historyFor } : {}),
+  });
+  context.deps.changeEvents = hooks.checks;
   try {
     const doors = await startChangeEventsWith({
       config,
@@ -175,7 +172,7 @@ export async function startChangeEvents(
       metrics,
       requestCheck,
       stacks,
-      ...(hooks ? { loaded: { index: hooks.index, upTo: hooks.loadedUpTo } } : {}),
+      loaded: { index: hooks.index, upTo: hooks.loadedUpTo },
       ...(options.indexRefreshMs ? { indexRefreshMs: options.indexRefreshMs } : {}),
     });
     return {
@@ -183,11 +180,11 @@ export async function startChangeEvents(
       stopIntake: () => doors.stop(),
       async stop() {
         await doors.stop();
-        hooks?.stop();
+        hooks.stop();
       },
     };
   } catch (err) {
-    hooks?.stop();
+    hooks.stop();
     throw err;
   }
 }

@@ -29,7 +29,6 @@ import { autoApplyAfterCheck } from '../services/auto-apply.js';
 import { createJobs, type Jobs } from '../services/jobs.js';
 import type { SourceDeps } from '../services/resolve-stack-at-commit.js';
 import type { GitHubClient } from '../ports/github.js';
-import { startWorkerRunners, type Runners } from './serve-workers.js';
 import { replayAnnouncements } from '../services/replay-announcements.js';
 import { reportInterruptedApplies } from '../services/report-interrupted-applies.js';
 import { createAppContext, type AppContext } from './context.js';
@@ -206,24 +205,14 @@ async function serveWith(
     deps.terraform = agentPlane.terraform;
   }
   const changeEvents = await startChangeEvents(context, metrics, options.env, (name) => eventCheck(name), {
-    runsChecks: config.runners?.type !== 'workers' || Boolean(agentPlane),
     ...(agentPlane ? { historyFor: (name: string) => agentPlane.historyFor(name) } : {}),
     ...(options.indexRefreshMs ? { indexRefreshMs: options.indexRefreshMs } : {}),
   });
   if (changeEvents) started.push(changeEvents);
-  const runners: Runners =
-    config.runners?.type === 'workers' && !agent
-      ? await startWorkerRunners({
-          context,
-          jobs,
-          leading,
-          countOutcome: (outcome) => metrics.runsByOutcome.inc({ outcome }),
-        })
-      : localRunners(context, { ...deps, ...sources }, jobs, leading, metrics, agent?.concurrency);
-  started.push(runners);
+  const runners = localRunners(context, { ...deps, ...sources }, jobs, leading, metrics, agent?.concurrency);
   const { scheduler, apply, requestCheck } = runners;
-  const pools = runners.pools ?? agentPlane?.pools;
-  // With the agent API the workers' pools are watched here (the queue's runners watch their own).
+  const pools = agentPlane?.pools;
+  // The workers' pools: work that waits with no live worker is said in Slack.
   const poolWatch = agentPlane ? watchUnservedPools(context, agentPlane.pools, leading) : undefined;
   if (poolWatch) started.push({ stop: async () => poolWatch.stop() });
   eventCheck = (name) => runners.queueCheck(name, 'event');
@@ -246,8 +235,8 @@ async function serveWith(
       .catch((err: unknown) => logger.error({ err }, 'retention failed'));
   });
 
-  // Remediation's code is written where terraform runs: a pool's worker (either kind of worker), or here.
-  const codify = runners.codify ?? agentPlane?.codify;
+  // Remediation's code is written where terraform runs: a pool's worker, or here.
+  const codify = agentPlane?.codify;
   // Remediation PRs: GitHub credentials are enough; without them the button says what is missing.
   const remediation: RemediationDeps | undefined = github
     ? {
@@ -373,7 +362,6 @@ async function serveWith(
       // Applies and checks first: they may still have messages to send through the outbox.
       const { aborted, cancelled } = await scheduler.stop(config.defaults.shutdownTimeout);
       logger.info({ aborted, cancelled }, 'scheduler stopped');
-      await runners.stop();
       poolWatch?.stop();
       await agentPlane?.stop();
       await changeEvents?.stop();
@@ -392,7 +380,19 @@ async function serveWith(
   };
 }
 
-/** terraform in this process: the scheduler runs checks, an apply waits for the stack's turn in it. */
+/** How a serve gets checks and applies run (their terraform here, or on the pools' workers). */
+interface Runners {
+  scheduler: Scheduler<CheckOutcome>;
+  apply(run: Run, actor: string): Promise<unknown>;
+  requestCheck(stack: string): void;
+  /** Queues a check whose outcome nobody waits for (a change event's): resolves once it is queued. */
+  queueCheck(stack: string, trigger: RunTrigger): Promise<unknown>;
+}
+
+/**
+ * The scheduler runs checks, an apply waits for the stack's turn in it; their terraform runs in this
+ * process, or with the agent API on a worker of the stack's pool.
+ */
 function localRunners(
   context: AppContext,
   deps: AppContext['deps'] & Pick<SourceDeps, 'git'> & { github?: GitHubClient },
@@ -434,5 +434,5 @@ function localRunners(
   const apply = (run: Run, actor: string) => applyApprovedRun(applies, run, actor);
   // In this process the check runs in the scheduler, which a request only joins: nothing polls for it.
   const queueCheck = (name: string, trigger: RunTrigger) => scheduler.request(name, trigger);
-  return { scheduler, apply, requestCheck, queueCheck, stop: async () => undefined };
+  return { scheduler, apply, requestCheck, queueCheck };
 }

@@ -6,7 +6,7 @@ import type { AppContext } from './context.js';
 
 /**
  * "No worker for pool prod for 5 min": looked at by the leader every `everyMs`, said in Slack once per
- * episode, whether the workers take their jobs from the queue or from the agent API.
+ * episode.
  */
 export function watchUnservedPools(
   context: Pick<AppContext, 'config' | 'store' | 'logger' | 'deps'>,

@@ -12,7 +12,10 @@ const OPTIONS: Record<string, [string, string][]> = {
     ['--all', 'every configured and discovered stack'],
     ['--json', 'one JSON document (format version 1) instead of the table and diffs'],
   ],
-  serve: [['--port N', 'port of /healthz, /readyz, /metrics and the Slack endpoint; default $PORT, else 3000']],
+  serve: [
+    ['--port N', 'port of /healthz, /readyz, /metrics and the Slack endpoint; default $PORT, else 3000'],
+    ['--agent-port N', "the workers' agent API's port; default runners.agent.port (3001)"],
+  ],
   worker: [
     ['--pool NAME', 'the worker pool whose jobs it takes (stacks choose one with pool:); default $DRIFTGATE_POOL'],
     ['--concurrency N', 'jobs run at once, 1 to 64; default defaults.concurrency'],

@@ -12,7 +12,7 @@ Usage:
       Plan stacks now. Exit 0: in sync; 2: drift or changes; 1: error.
   driftgate validate [--config FILE]
       Check the config file: every error with its path.
-  driftgate serve [--config FILE] [--port N]
+  driftgate serve [--config FILE] [--port N] [--agent-port N]
       Run the scheduler (and /healthz, /readyz, /metrics) until SIGTERM; logs JSON.
   driftgate worker --pool NAME [--concurrency N] [--config FILE] [--port N]
       Take the pool's plan and apply jobs (runners: workers) until SIGTERM; logs JSON.

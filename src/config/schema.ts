@@ -486,10 +486,6 @@ export const AgentApiConfig = z.strictObject({
 export type AgentApiConfig = z.infer<typeof AgentApiConfig>;
 
 /**
- * Where terraform runs: in this process (`local`, the default), or on `driftgate worker --pool NAME`
- * processes that take their pool's jobs from the shared Postgres (`workers`: `serve` then runs none).
- */
-/**
  * terraform (and every module, provisioner and provider it starts) runs as this user and group, so that
  * it cannot read the driftgate process that runs it: its environment, memory, token and data dir.
  * driftgate must then start as root, or hold CAP_SETUID, CAP_SETGID, CAP_CHOWN, CAP_KILL and
@@ -518,6 +514,10 @@ export const TerraformContainerConfig = z.strictObject({
 });
 export type TerraformContainerConfig = z.infer<typeof TerraformContainerConfig>;
 
+/**
+ * Where terraform runs: in this process (`local`, the default), or on `driftgate worker --pool NAME`
+ * processes that take their pool's jobs from the control plane's agent API (`workers`).
+ */
 export const RunnersConfig = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('local'), runAs: RunAsConfig.optional() }),
   z.strictObject({
@@ -530,7 +530,8 @@ export const RunnersConfig = z.discriminatedUnion('type', [
     workerStaleAfter: duration().prefault('30s'),
     /** Work waiting this long in a pool with no live worker is said in Slack, once. */
     unservedAlertAfter: duration().prefault('5m'),
-    agent: AgentApiConfig.optional(),
+    /** Workers take their jobs here, with their pool's token; on port 3001 unless set. */
+    agent: AgentApiConfig.prefault({}),
   }),
 ]);
 export type RunnersConfig = z.infer<typeof RunnersConfig>;

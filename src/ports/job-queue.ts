@@ -1,8 +1,9 @@
-import type { PoolQueueDepth } from '../domain/pool/pool-health.js';
+import type { PoolQueueDepth as PoolDepth } from '../domain/pool/pool-health.js';
 import type { RelayedEvent } from '../domain/relayed-event.js';
 import type { RunTrigger } from '../domain/run/state.js';
 
-export type { PoolQueueDepth };
+/** One kind of job of one pool, as pg-boss counts it. */
+export type PoolQueueDepth = PoolDepth & { kind: 'check' | 'apply' | 'codify' };
 
 /** Work for a worker pool. The control plane queues it; a worker of the stack's pool takes it. */
 export type PoolJob =

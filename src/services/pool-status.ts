@@ -1,10 +1,11 @@
 import { type PoolHealth, poolHealth } from '../domain/pool/pool-health.js';
-import type { JobQueue } from '../ports/job-queue.js';
+import type { AgentOpStore } from '../ports/agent-ops.js';
 import type { WorkerRegistry } from '../ports/worker-registry.js';
 
 export interface PoolStatusDeps {
   registry: Pick<WorkerRegistry, 'list'>;
-  queue: Pick<JobQueue, 'depth'>;
+  /** The agent API's jobs: queued and leased per pool. */
+  queue: Pick<AgentOpStore, 'depth'>;
   /** The pools the stacks name (configuredPools). */
   pools: readonly string[];
   now: () => Date;

@@ -83,7 +83,7 @@ describe('the resource index read by change events', () => {
       metrics,
       { EVENTS_SECRET: 'secret-of-the-reads-test-0123456789' },
       async () => undefined,
-      { runsChecks: true, indexRefreshMs: 20 },
+      { indexRefreshMs: 20 },
     );
     stop = () => running!.stop();
     expect(counted.reads).toEqual([undefined]);

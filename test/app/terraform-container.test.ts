@@ -185,7 +185,7 @@ describe.skipIf(!HAS_BUILD || !IS_ROOT)(
         }),
         async () => (await fetch(`http://127.0.0.1:${healthPort}/readyz`).catch(() => undefined))?.status === 200,
       );
-      await w.agentWorker('open', { DRIFTGATE_CONTROL_PLANE_URL: agentUrl, DRIFTGATE_POOL_TOKEN: openToken });
+      await w.worker('open', { DRIFTGATE_CONTROL_PLANE_URL: agentUrl, DRIFTGATE_POOL_TOKEN: openToken });
 
       expect((await w.command(serve, `check ${GUARDED} ${OPEN}`, LEAD1)).status).toBe(200);
       const report = async (name: string) => {

@@ -20,7 +20,7 @@ describe('driftgate --version and --help', () => {
     [['check', '--help'], 'Usage: driftgate check [STACK|GLOB ...] [--all] [--json] [--config FILE]'],
     [['check', 'prod/*', '-h'], 'Usage: driftgate check [STACK|GLOB ...] [--all] [--json] [--config FILE]'],
     [['help', 'baseline'], 'Usage: driftgate baseline STACK [--commit SHA] [--config FILE]'],
-    [['serve', '--help'], 'Usage: driftgate serve [--config FILE] [--port N]'],
+    [['serve', '--help'], 'Usage: driftgate serve [--config FILE] [--port N] [--agent-port N]'],
     [['demo', '--help'], 'Usage: driftgate demo [--keep]'],
   ])('%j prints that command’s help, exit 0', async (argv, first) => {
     const result = await runCli(argv, { cwd, env });

@@ -3,22 +3,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPgBossQueue } from '../../src/adapters/queue/pg-boss-queue.js';
+import { openPostgresAgentOps } from '../../src/adapters/store/postgres/agent-ops.js';
 import { openPostgresWorkerRegistry } from '../../src/adapters/store/postgres/worker-registry.js';
-import type { JobQueue } from '../../src/ports/job-queue.js';
+import type { AgentOpStore } from '../../src/ports/agent-ops.js';
 import { runCli } from '../helpers/cli.js';
 import { type ConfigPatch, configYaml, stackEntry } from '../helpers/config-builder.js';
 import { closedPort } from '../helpers/ports.js';
 import { usePostgres } from '../helpers/postgres.js';
 
 /**
- * `driftgate workers` on a real Postgres: a worker of `nonprod` heartbeats (and one stopped long ago),
- * two checks wait in `prod`'s queue with nobody to take them.
+ * `driftgate workers` on a real Postgres: a worker of `nonprod` heartbeats (and one stopped long ago) and
+ * holds the lease of one plan op, two ops wait in `prod`'s agent queue with nobody to take them.
  */
 const postgres = usePostgres();
 let dir: string;
 let url: string;
-let queue: JobQueue;
+let queue: AgentOpStore;
 
 const WORKERS: ConfigPatch = {
   store: { type: 'postgres', url: '${DATABASE_URL}' },
@@ -75,20 +75,17 @@ beforeAll(async () => {
   await db.connect();
   await db.query("UPDATE workers SET last_seen_at = last_seen_at - 600000 WHERE id = 'dev-0'");
   await db.end();
-  // A control plane's queue: its monitoring pass counts the jobs that `driftgate workers` reads.
-  queue = await openPgBossQueue({
-    url,
-    superviseSeconds: 1,
-    maxRunSeconds: { check: 60, apply: 60, codify: 60 },
-    onError: () => {},
-  });
-  await queue.enqueue('prod', { kind: 'check', stack: 'prod/site', trigger: 'schedule' });
-  await queue.enqueue('prod', { kind: 'apply', stack: 'prod/site', runId: 'r1', actor: 'U1' });
-  while (!(await queue.depth(['prod'])).every((d) => d.kind === 'codify' || d.waiting === 1))
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  // The control plane's agent API queue, which `driftgate workers` reads.
+  queue = await openPostgresAgentOps({ url });
+  const op = (id: string, pool: string, kind: 'plan' | 'apply') =>
+    queue.enqueue({ id, pool, stack: `${pool}/site`, kind, request: {}, maxAttempts: 1 });
+  await op('p1', 'prod', 'plan');
+  await op('p2', 'prod', 'apply');
+  await op('n1', 'nonprod', 'plan');
+  await queue.claim('nonprod', ['plan'], { hash: 'h'.repeat(64), tokenId: 'dev-token', ms: 60_000 });
 }, 60_000);
 afterAll(async () => {
-  await queue?.stop(1000);
+  await queue?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -104,7 +101,14 @@ describe('driftgate workers', () => {
     const [nonprod, prod] = report.pools;
     expect(prod).toMatchObject({ pool: 'prod', liveWorkers: 0, waiting: 2, active: 0, workers: [] });
     expect(prod.unservedSince).toEqual(expect.any(String));
-    expect(nonprod).toMatchObject({ pool: 'nonprod', liveWorkers: 1, capacity: 3, waiting: 0, unservedSince: null });
+    expect(nonprod).toMatchObject({
+      pool: 'nonprod',
+      liveWorkers: 1,
+      capacity: 3,
+      waiting: 0,
+      active: 1,
+      unservedSince: null,
+    });
     expect(
       nonprod.workers.map((w: { id: string; host: string; pid: number; running: number; live: boolean }) => [
         w.id,
@@ -120,9 +124,9 @@ describe('driftgate workers', () => {
 
     const text = await runCli(['workers', '--config', config], { cwd: dir, env });
     expect(text.code).toBe(2);
-    expect(text.stdout).toContain('pool prod: no live worker; 2 waiting, 0 running');
+    expect(text.stdout).toMatch(/pool prod: no live worker; 2 queued, 0 leased, oldest queued \S+ ago\n/);
     expect(text.stdout).toMatch(/! no worker for pool prod for \S+: start driftgate worker --pool prod/);
-    expect(text.stdout).toContain('pool nonprod: 1 live worker (runs 3 at once); 0 waiting, 0 running');
+    expect(text.stdout).toContain('pool nonprod: 1 live worker (runs 3 at once); 0 queued, 1 leased\n');
     expect(text.stdout).toMatch(
       /dev-1 +runner-a +41 +3 +1 +\S+ ago +live\n +dev-0 +runner-b +7 +2 +0 +10m\S* ago +stale/,
     );

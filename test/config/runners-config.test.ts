@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { startWorker } from '../../src/app/worker.js';
+import { forbiddenVariablesHeld } from '../../src/app/agent-worker.js';
+import { workerPoolIssues } from '../../src/config/runners.js';
 import { validateConfigText } from '../../src/config/load.js';
+import { runCli } from '../helpers/cli.js';
 
 const parse = (yaml: string, env: Record<string, string> = {}) =>
   validateConfigText(yaml, { baseDir: '/srv/driftgate', env });
@@ -40,28 +42,42 @@ describe('runners and pools in the config', () => {
   it('accepts workers with the shared store and artifacts, with their defaults', async () => {
     const result = await parseWorkers();
     expect(result.issues).toEqual([]);
-    expect(result.config?.runners).toEqual({ type: 'workers', workerStaleAfter: 30_000, unservedAlertAfter: 300_000 });
+    expect(result.config?.runners).toMatchObject({
+      type: 'workers',
+      workerStaleAfter: 30_000,
+      unservedAlertAfter: 300_000,
+    });
+    // The agent API, on its own port: the only way workers take jobs.
+    expect(result.config?.runners).toMatchObject({ agent: { port: 3001, concurrency: 32, queueWait: 1_800_000 } });
   });
 
   it('starts no worker for a config that runs terraform in serve, or for a pool no stack is in', async () => {
     const local = await parse(`version: 1\n${STACK}`);
-    await expect(startWorker(local.config!, { env: {}, port: 0, pool: 'prod' })).rejects.toThrow(
-      'runners.type: `driftgate worker` takes the jobs of a control plane with runners: {type: workers}',
+    expect(workerPoolIssues(local.config!, 'prod', '`driftgate worker` takes the jobs of')[0]?.message).toBe(
+      '`driftgate worker` takes the jobs of a control plane with runners: {type: workers}; with runners: {type: local} (the default) serve runs terraform itself',
     );
     const workers = await parseWorkers();
-    await expect(startWorker(workers.config!, { env: {}, port: 0, pool: 'prd' })).rejects.toThrow(
-      `--pool: pool "prd" has no stacks in this config (its pools: default, prod): a typo, or a config that disagrees with the control plane's`,
-    );
+    expect(workerPoolIssues(workers.config!, 'prd', 'x')).toEqual([
+      {
+        path: '--pool',
+        message: `pool "prd" has no stacks in this config (its pools: default, prod): a typo, or a config that disagrees with the control plane's`,
+      },
+    ]);
   });
 
   it("starts no worker that holds the store owner role's URL: it could switch the audit's guard off", async () => {
     const workers = await parseWorkers();
     const env = { DATABASE_OWNER_URL: 'postgres://owner:pw-owner@db:5432/driftgate' };
-    const refused = await startWorker(workers.config!, { env, port: 0, pool: 'prod' }).catch((e: unknown) => e);
-    expect((refused as Error).message).toContain(
-      "store.ownerUrlEnv: this worker's environment holds DATABASE_OWNER_URL, the store owner role's URL: a worker never migrates the schema; remove it",
+    expect(forbiddenVariablesHeld(workers.config!, env)).toEqual(['DATABASE_OWNER_URL']);
+  });
+
+  it("starts no direct worker: without the control plane's address it says what to set and where the way over is", async () => {
+    const env = { DATABASE_URL: 'postgres://driftgate:pw@db:5432/driftgate' };
+    const result = await runCli(['worker', '--pool', 'prod'], { cwd: import.meta.dirname, env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      "driftgate worker: DRIFTGATE_CONTROL_PLANE_URL is not set: a worker takes its pool's jobs from the control plane's agent API. Set DRIFTGATE_CONTROL_PLANE_URL (e.g. https://driftgate-agent:3001) and DRIFTGATE_POOL_TOKEN (driftgate pool token create prod, on the control plane), and remove DATABASE_URL and the bucket's keys: see deploy/README.md \"From direct workers\"\n",
     );
-    expect((refused as Error).message).not.toContain('pw-owner');
   });
 
   it('takes change events beside workers: the workers keep the index and attribute drift', async () => {

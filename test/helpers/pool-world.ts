@@ -1,8 +1,8 @@
 /**
  * driftgate with `runners: workers` as separate processes on loopback: `serve` replicas (the control plane,
- * holding the Slack token) and `worker --pool` processes (holding only the store, the artifact bucket and
- * the cloud), sharing one Postgres database and an S3-compatible bucket, with the Slack emulator as Slack.
- * Any process can be killed for real (kill -9 of its process group) and started again.
+ * holding the Slack token, the store and the bucket, sharing one Postgres database and an S3-compatible
+ * bucket) and `worker --pool` processes holding only the agent API's address and their pool's token, with
+ * the Slack emulator as Slack. Any process can be killed for real (kill -9 of its process group).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { openPostgresStore } from '../../src/adapters/store/postgres/open-postgr
 import type { Store } from '../../src/ports/store.js';
 import { BIN, runCli } from './cli.js';
 import { configYaml, serveConfig, type ConfigPatch, type StackSettings } from './config-builder.js';
+import { type AgentService, startAgentService } from './agent-service.js';
 import { closedPort } from './ports.js';
 import { startLocalS3, type LocalS3 } from './s3rver.js';
 import { type EmulatedMessage, startSlackEmulator, type SlackEmulator } from './slack-emulator.js';
@@ -28,6 +29,8 @@ export interface DriftgateProcess {
   /** What it was started as: `serve` or `worker:<pool>`. */
   role: string;
   base: string;
+  /** A `serve`'s own agent API, not through the world's `agentUrl`. */
+  agentUrl?: string;
   pid: number;
   /** The lines it wrote on stderr so far (JSON logs). */
   logs(): string[];
@@ -40,21 +43,23 @@ export interface PoolWorld {
   tf: TestTerraformEnv;
   emulator: SlackEmulator;
   s3: LocalS3;
-  /** What both kinds of process get: the store, the bucket, terraform's settings. */
+  /** terraform's settings, the store and the bucket: what a person's terraform and the CLI get. */
   baseEnv: Record<string, string | undefined>;
   /** The control plane's: baseEnv and the Slack credentials. */
   serveEnv: Record<string, string | undefined>;
   configFile: string;
+  /** Where workers reach the agent API: one address in front of every live `serve` replica. */
+  agentUrl: string;
   stackDir(name: string): string;
   /** terraform init and apply of the stack as a person would (test setup), with `env` added. */
   applyWithTerraform(stack: string, env?: Record<string, string>): Promise<void>;
+  /** A control plane replica, with an agent port of its own behind `agentUrl`. */
   serve(): Promise<DriftgateProcess>;
-  worker(pool: string, env?: Record<string, string>): Promise<DriftgateProcess>;
   /**
-   * A worker on the agent API: terraform's settings and `env` (the control plane's URL, its pool token),
-   * and nothing of the store's, the bucket's or the bot's.
+   * A worker: terraform's settings and `env` (the control plane's URL and its pool token, by default
+   * `agentUrl` and a token of the pool made once), and nothing of the store's, the bucket's or the bot's.
    */
-  agentWorker(pool: string, env: Record<string, string>): Promise<DriftgateProcess>;
+  worker(pool: string, env?: Record<string, string>): Promise<DriftgateProcess>;
   command(to: DriftgateProcess, text: string, user: string): Promise<Response>;
   click(
     to: DriftgateProcess,
@@ -87,7 +92,7 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
   const shared: ConfigPatch = {
     store: { type: 'postgres', url: '${DATABASE_URL}' },
     artifacts: { type: 's3', bucket: BUCKET, region: s3.region, endpoint: s3.endpoint, forcePathStyle: true },
-    runners: { type: 'workers' },
+    runners: { type: 'workers', agent: { host: '127.0.0.1' } },
   };
   await writeFile(
     configFile,
@@ -112,8 +117,16 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
   const running = new Set<DriftgateProcess>();
   let requests = 0;
   let spawned = 0;
+  const service: AgentService = await startAgentService();
+  const tokens = new Map<string, Promise<string>>();
 
-  async function spawn(role: string, args: string[], env: Record<string, string | undefined>) {
+  async function spawn(
+    role: string,
+    args: string[],
+    env: Record<string, string | undefined>,
+    /** A serve's agent port: added to the service once it is ready, taken out when it stops. */
+    agentPort?: number,
+  ) {
     const port = await closedPort();
     const base = `http://127.0.0.1:${port}`;
     const dataDir = join(tf.dir, `data-${role.replace(':', '-')}-${++spawned}`);
@@ -137,18 +150,23 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
       if (child.exitCode !== null) throw new Error(`${role} exited: ${lines.join('\n')}`);
       return ready();
     });
+    if (agentPort !== undefined) service.add(agentPort);
+    const gone = () => agentPort !== undefined && service.remove(agentPort);
     const proc: DriftgateProcess = {
       role,
       base,
+      ...(agentPort !== undefined ? { agentUrl: `http://127.0.0.1:${agentPort}` } : {}),
       pid: child.pid!,
       logs: () => lines,
       async kill9() {
         if (!running.delete(proc)) return;
+        gone();
         process.kill(-child.pid!, 'SIGKILL');
         await child;
       },
       async stop() {
         if (!running.delete(proc)) return;
+        gone();
         child.kill('SIGTERM');
         await child;
       },
@@ -157,13 +175,14 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
     return proc;
   }
 
-  return {
+  const world: PoolWorld = {
     tf,
     emulator,
     s3,
     baseEnv,
     serveEnv,
     configFile,
+    agentUrl: service.url,
     stackDir: (name) => join(root, name),
     async applyWithTerraform(stack, more = {}) {
       const cwd = join(root, stack);
@@ -171,16 +190,22 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
       await execa('terraform', ['init', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
       await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
     },
-    serve: () => spawn('serve', ['serve'], serveEnv),
-    worker: (pool, env = {}) =>
-      spawn(`worker:${pool}`, ['worker', '--pool', pool, '--concurrency', '1'], { ...baseEnv, ...env }),
-    agentWorker: (pool, env) =>
-      spawn(`worker:${pool}`, ['worker', '--pool', pool, '--concurrency', '1'], {
+    async serve() {
+      // Each replica its own agent port, behind the one address workers know.
+      const agentPort = await closedPort();
+      return spawn('serve', ['serve', '--agent-port', String(agentPort)], serveEnv, agentPort);
+    },
+    async worker(pool, env = {}) {
+      if (!env.DRIFTGATE_POOL_TOKEN && !tokens.has(pool)) tokens.set(pool, poolToken(world, pool));
+      return spawn(`worker:${pool}`, ['worker', '--pool', pool, '--concurrency', '1'], {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         ...tf.env,
+        DRIFTGATE_CONTROL_PLANE_URL: service.url,
+        ...(env.DRIFTGATE_POOL_TOKEN ? {} : { DRIFTGATE_POOL_TOKEN: await tokens.get(pool)! }),
         ...env,
-      }),
+      });
+    },
     command(to, text, user) {
       const url = emulator.responseUrl(`pool-command-${++requests}`);
       const form = slashCommand(text, user, { channel_id: POOL_CHANNEL, response_url: url });
@@ -205,11 +230,13 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
     },
     async close() {
       await Promise.all([...running].map((p) => p.stop()));
+      await service.close();
       await emulator.close();
       await s3.close();
       await tf.cleanup();
     },
   };
+  return world;
 }
 
 /** A token for `pool`'s workers on the agent API, made with the CLI as an operator would. */

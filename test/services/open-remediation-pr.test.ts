@@ -3,27 +3,25 @@
  * rarely reaches (a crash between opening and recording a PR, a PR turned down, a bad token, a file that
  * was never fmt-clean).
  */
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitHubClient } from '../../src/adapters/github/client.js';
 import { editResourceInput } from '../../src/cli/commands/demo-drift.js';
 import { RemediationAnswerRefusedError } from '../../src/domain/errors.js';
+import { analyzePlan } from '../../src/domain/plan/analyze.js';
 import { createRedactor } from '../../src/domain/plan/redact.js';
+import { parsePlanJson } from '../../src/domain/plan/schema.js';
 import type { RemediationPlan } from '../../src/domain/remediation/plan-remediation.js';
 import type { Stack } from '../../src/domain/stack.js';
 import type { Run } from '../../src/domain/run/model.js';
 import { createLogger } from '../../src/logging/logger.js';
-import type { PoolJob } from '../../src/ports/job-queue.js';
-import { storeArtifact } from '../../src/services/artifacts.js';
 import { checkStackFromSource } from '../../src/services/check-stack-from-source.js';
-import { type Codify, codifyDrift } from '../../src/services/codify-drift.js';
-import { codifyOnWorker } from '../../src/services/codify-on-worker.js';
+import { type Codify, codifyDrift, codifyPlan } from '../../src/services/codify-drift.js';
+import { codifyOnAgent } from '../../src/services/codify-on-agent.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { openRemediationPr, type RemediationDeps } from '../../src/services/open-remediation-pr.js';
 import { terraformCodeChecks } from '../../src/services/remediation-code-checks.js';
-import { workPoolJob } from '../../src/services/work-pool-job.js';
 import { startGitHubEmulator, type GitHubEmulator } from '../helpers/github-emulator/index.js';
 import { gitSourcesOf, makeGitStackEnv, type GitStackEnv } from '../helpers/git-stack.js';
 import { lineSink } from '../helpers/stack-files.js';
@@ -196,35 +194,32 @@ describe('openRemediationPr', () => {
   });
 });
 
-type CodifyJob = Extract<PoolJob, { kind: 'codify' }>;
+/** What a codify op brings its worker: the run's commit and its plan JSON. */
+interface CodifyOp {
+  commitSha: string;
+  planJson: Buffer;
+}
 
 /**
- * The control plane's codify with `runners: workers` (codifyOnWorker, as serve wires it), its job taken
- * by `answer`: the real worker code, or a forger writing the run's `remediation` artifact the way a module
- * on a worker of the pool can.
+ * The control plane's codify with `runners: workers` (codifyOnAgent, as serve wires it), its op answered
+ * by `answer`: the real worker code, or a forger answering the op the way a module on a worker of the
+ * pool can (anything its lease lets it report).
  */
-function onWorker(deps: Pick<ServiceDeps, 'artifacts' | 'store'>, answer: (job: CodifyJob) => Promise<void>): Codify {
-  return codifyOnWorker({
+function onAgent(deps: Pick<ServiceDeps, 'artifacts' | 'store'>, answer: (op: CodifyOp) => Promise<unknown>): Codify {
+  return codifyOnAgent({
     ...deps,
-    newId: randomUUID,
-    timeoutMs: 120_000,
-    pollMs: 20,
-    queue: {
-      async enqueue(_pool, job) {
-        if (job.kind !== 'codify') throw new Error(`a ${job.kind} job was queued`);
-        answer(job).catch((err: unknown) => console.error('the answer failed', err));
-        return { queued: true, id: job.requestId };
-      },
+    runMs: 120_000,
+    async run(kind, _target, request, limits) {
+      if (kind !== 'codify') throw new Error(`a ${kind} op was queued`);
+      const planJson = limits.files?.find((f) => f.name === 'plan_json')?.body;
+      if (!planJson) throw new Error('the codify op brought no plan JSON');
+      const result = await answer({ commitSha: (request as { commitSha: string }).commitSha, planJson });
+      return { result, file: async () => undefined, done: async () => undefined };
     },
   });
 }
 
-const forger =
-  (deps: Pick<ServiceDeps, 'artifacts' | 'store'>, result: unknown) =>
-  (job: CodifyJob): Promise<void> =>
-    storeArtifact(deps, job.runId, 'remediation', JSON.stringify({ requestId: job.requestId, result })).then(
-      () => undefined,
-    );
+const forger = (answer: unknown) => async () => ({ ok: true, answer });
 
 const FORGED_TEXT = {
   title: 'chore: bump CI cache',
@@ -253,7 +248,7 @@ async function driftedWithNeighbour() {
   return { ...applied, run, plan: honest.plan, logs: sink.lines, remediation: { ...applied.remediation, logger } };
 }
 
-describe('a codify answer from a worker (runners: workers)', () => {
+describe('a codify answer from a worker on the agent API (runners: workers)', () => {
   it('is refused when it names a file outside the stack’s .tf files, or is malformed: nothing reaches GitHub, the audit and the log have it', async () => {
     // Failed before: files[].path was committed as the answer said, with the answer's title and body.
     const { context, github, stack, run, plan, remediation, logs } = await driftedWithNeighbour();
@@ -300,7 +295,7 @@ describe('a codify answer from a worker (runners: workers)', () => {
       shown: 'resources the plan of run',
     });
     for (const { answer, shown } of attempts) {
-      const deps = { ...remediation, codify: onWorker(context.deps, forger(context.deps, answer)) };
+      const deps = { ...remediation, codify: onAgent(context.deps, forger(answer)) };
       const refused = await openRemediationPr(deps, stack, run, request).then(
         () => new Error(`expected ${shown} refused`),
         (e: unknown) => e as Error,
@@ -314,11 +309,11 @@ describe('a codify answer from a worker (runners: workers)', () => {
     const extra: RemediationPlan & { hooks: string[] } = { ...plan, hooks: ['.github/workflows/x.yml'] };
     const malformed = {
       ...remediation,
-      codify: onWorker(context.deps, forger(context.deps, { status: 'codified', plan: extra })),
+      codify: onAgent(context.deps, forger({ status: 'codified', plan: extra })),
     };
     const refused = await openRemediationPr(malformed, stack, run, request).catch((e: unknown) => e as Error);
     expect(refused).toBeInstanceOf(RemediationAnswerRefusedError);
-    expect((refused as Error).message).toContain('result.plan');
+    expect((refused as Error).message).toContain('(at plan)');
 
     expect(github.calls().filter((c) => c.method !== 'GET')).toEqual([]);
     expect(github.pulls()).toEqual([]);
@@ -350,7 +345,7 @@ describe('a codify answer from a worker (runners: workers)', () => {
       },
     ];
     const answer = { status: 'codified', plan: { ...plan, skipped }, text: FORGED_TEXT };
-    const forged = { ...remediation, codify: onWorker(context.deps, forger(context.deps, answer)) };
+    const forged = { ...remediation, codify: onAgent(context.deps, forger(answer)) };
     expect(await openRemediationPr(forged, stack, run, request)).toMatchObject({ status: 'opened' });
     const [first] = github.pulls();
     expect(first!.title).toBe('Accept drift in prod/db: 1 attribute in 1 resource');
@@ -368,19 +363,15 @@ describe('a codify answer from a worker (runners: workers)', () => {
 
     // The real worker's answer, the PR turned down first: the PR is as it always was.
     github.closeUnmerged(first!.number);
-    const worker = {
-      ...context.deps,
-      git,
-      checks: remediation.checks,
-      pool: stack.pool,
-      stack: context.stack,
-      requestCheck: () => undefined,
-    };
+    const worker = { ...context.deps, git, checks: remediation.checks };
     const honest = {
       ...remediation,
-      codify: onWorker(context.deps, (job) =>
-        workPoolJob(worker, { id: job.requestId, job, retry: 0, signal: new AbortController().signal }),
-      ),
+      // What a worker's codify op runs (services/work-agent-job.ts), on the plan JSON the op brings.
+      codify: onAgent(context.deps, async (op) => {
+        const plan = parsePlanJson(op.planJson.toString('utf8'));
+        const { redactor: planRedactor } = analyzePlan(plan);
+        return { ok: true, answer: await codifyPlan(worker, stack, op.commitSha, { plan, planRedactor }, {}) };
+      }),
     };
     expect(await openRemediationPr(honest, stack, run, request)).toMatchObject({
       status: 'opened',

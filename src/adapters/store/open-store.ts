@@ -5,6 +5,8 @@ import type { ProcessOwner } from '../../domain/run/model.js';
 import type { Store } from '../../ports/store.js';
 import type { WorkerRegistry } from '../../ports/worker-registry.js';
 import type { PoolTokenStore } from '../../ports/pool-tokens.js';
+import type { AgentOpStore } from '../../ports/agent-ops.js';
+import { openPostgresAgentOps } from './postgres/agent-ops.js';
 import { openSqliteStore } from './open-sqlite-store.js';
 import { openPostgresStore } from './postgres/open-postgres-store.js';
 import { openPostgresPoolTokens } from './postgres/pool-tokens.js';
@@ -72,28 +74,27 @@ export async function openWorkerRegistry(
   config: Pick<DriftgateConfig, 'store'>,
   options: WorkerRegistryOptions = {},
 ): Promise<WorkerRegistry> {
-  const store = sharedStore(config, 'workers heartbeat in the shared store');
   return openPostgresWorkerRegistry({
-    url: store.url,
-    configKey: 'store.url',
-    schemaOwner: { variable: storeOwnerVariable(config)! },
+    ...sharedConnection(config, 'workers heartbeat in the shared store'),
     ...options,
   });
 }
 
 /** The pools' agent API tokens, in the config's Postgres store (the control plane's alone). */
 export async function openPoolTokens(config: Pick<DriftgateConfig, 'store'>): Promise<PoolTokenStore> {
-  const store = sharedStore(config, "pool tokens live in the control plane's shared store");
-  return openPostgresPoolTokens({
-    url: store.url,
-    configKey: 'store.url',
-    schemaOwner: { variable: storeOwnerVariable(config)! },
-  });
+  return openPostgresPoolTokens(sharedConnection(config, "pool tokens live in the control plane's shared store"));
+}
+
+/** The agent API's jobs (`runners: {type: workers}`), in the config's Postgres store (the control plane's alone). */
+export async function openAgentOps(config: Pick<DriftgateConfig, 'store'>): Promise<AgentOpStore> {
+  return openPostgresAgentOps(
+    sharedConnection(config, "the agent API keeps its jobs in the control plane's shared store"),
+  );
 }
 
 /** The Postgres store of `runners: {type: workers}`; SQLite mode has no workers, so asking is a config mistake. */
-function sharedStore(config: Pick<DriftgateConfig, 'store'>, why: string) {
+function sharedConnection(config: Pick<DriftgateConfig, 'store'>, why: string) {
   if (config.store?.type !== 'postgres')
     throw new ConfigError([{ path: 'store.type', message: `${why}: store: {type: postgres, url: \${DATABASE_URL}}` }]);
-  return config.store;
+  return { url: config.store.url, configKey: 'store.url', schemaOwner: { variable: storeOwnerVariable(config)! } };
 }

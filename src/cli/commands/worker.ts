@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
-import { startWorker } from '../../app/worker.js';
-import { startAgentWorker, usesAgentApi } from '../../app/agent-worker.js';
+import { CONTROL_PLANE_URL_ENV, POOL_TOKEN_ENV, startAgentWorker, usesAgentApi } from '../../app/agent-worker.js';
 import { loadConfig } from '../../config/load.js';
+import { workerPoolIssues } from '../../config/runners.js';
+import { ConfigError, DriftgateError } from '../../domain/errors.js';
 import { isPoolName, POOL_NAME_RULE } from '../../domain/pool/pool-name.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
@@ -25,13 +26,16 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
   const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64))
     throw new UsageError(`--concurrency ${values.concurrency} is not a number of jobs from 1 to 64`);
-  const agent = usesAgentApi(io.env);
-  const config = await loadConfig({
-    file: values.config,
-    cwd: io.cwd,
-    env: io.env,
-    ...(agent ? { role: 'agent-worker' as const } : {}),
-  });
+  // Direct workers (the shared store and bucket in every worker's hands) are gone: a worker that was one
+  // is told what it now needs, before it reads a config that may still give it the store.
+  if (!usesAgentApi(io.env))
+    throw new DriftgateError(
+      'CONFIG_INVALID',
+      `${CONTROL_PLANE_URL_ENV} is not set: a worker takes its pool's jobs from the control plane's agent API. Set ${CONTROL_PLANE_URL_ENV} (e.g. https://driftgate-agent:3001) and ${POOL_TOKEN_ENV} (driftgate pool token create ${pool}, on the control plane), and remove DATABASE_URL and the bucket's keys: see deploy/README.md "From direct workers"`,
+    );
+  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env, role: 'agent-worker' });
+  const issues = workerPoolIssues(config, pool, '`driftgate worker` takes the jobs of');
+  if (issues.length) throw new ConfigError(issues, config.file);
   // As serve: a stop asked while it starts takes effect once it has started.
   const stopAsked = new Promise<void>((resolve) => io.onShutdown(() => resolve()));
   const options = {
@@ -42,12 +46,6 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
     logDestination: io.stderr,
     log: logSettings(io.log, config.log.level, 'server'),
   };
-  if (!agent) {
-    const running = await startWorker(config, options);
-    await stopAsked;
-    await running.stop();
-    return 0;
-  }
   const running = await startAgentWorker(config, options);
   // A refused token (revoked, another protocol) ends the worker with the reason, and a non-zero exit.
   const ended = await Promise.race([stopAsked.then(() => undefined), running.ended]);

@@ -1,18 +1,18 @@
 import { parseArgs } from 'node:util';
-import { openPgBossQueue } from '../../adapters/queue/pg-boss-queue.js';
-import { openWorkerRegistry } from '../../adapters/store/open-store.js';
+import { openAgentOps, openWorkerRegistry } from '../../adapters/store/open-store.js';
 import { loadConfig } from '../../config/load.js';
 import { ConfigError } from '../../domain/errors.js';
 import { configuredPools } from '../../domain/pool/configured-pools.js';
-import type { JobQueue } from '../../ports/job-queue.js';
+import type { AgentOpStore } from '../../ports/agent-ops.js';
 import type { WorkerRegistry } from '../../ports/worker-registry.js';
 import { createPoolStatus } from '../../services/pool-status.js';
 import type { CliIo } from '../io.js';
 import { renderWorkersReport, workersExitCode, workersReportJson } from '../render/workers-report.js';
 
 /**
- * `driftgate workers`: the pools of `runners: {type: workers}`, their queues, and the workers that
- * heartbeat into the shared store, live and stale. It only looks: pg-boss runs no maintenance here.
+ * `driftgate workers`: the pools of `runners: {type: workers}`, their agent API jobs (queued, leased, the
+ * oldest queued one's age), and the workers whose heartbeats the control plane recorded, live and stale.
+ * It only looks.
  */
 export async function workersCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
@@ -33,24 +33,12 @@ export async function workersCommand(args: string[], io: CliIo): Promise<number>
       config.file,
     );
   let registry: WorkerRegistry | undefined;
-  let queue: JobQueue | undefined;
+  let queue: AgentOpStore | undefined;
   try {
     // One moment for every age on the page: the registry dates heartbeats on it, the pools are judged at it.
     const now = new Date();
     registry = await openWorkerRegistry(config, { now: () => now });
-    const errors: Error[] = [];
-    queue = await openPgBossQueue({
-      url: config.store.url,
-      supervise: false,
-      poolSize: 1,
-      maxRunSeconds: {
-        check: config.terraform.timeouts.plan / 1000,
-        apply: config.terraform.timeouts.apply / 1000,
-        codify: config.terraform.timeouts.plan / 1000,
-      },
-      onError: (err) => errors.push(err),
-      applicationName: 'driftgate-workers-cli',
-    });
+    queue = await openAgentOps(config);
     const status = createPoolStatus({
       registry,
       queue,
@@ -65,7 +53,7 @@ export async function workersCommand(args: string[], io: CliIo): Promise<number>
     );
     return workersExitCode(report);
   } finally {
-    await queue?.stop(1000);
+    await queue?.close();
     await registry?.close();
   }
 }

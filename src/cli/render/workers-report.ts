@@ -22,9 +22,10 @@ function poolHeading(p: PoolHealth, now: Date): string[] {
     : 'no live worker';
   const oldest =
     p.waiting && p.oldestWaitingSeconds !== undefined
-      ? `, oldest waiting ${formatDuration(p.oldestWaitingSeconds * 1000)}`
+      ? `, oldest queued ${formatDuration(p.oldestWaitingSeconds * 1000)} ago`
       : '';
-  const lines = [`pool ${p.pool}: ${workers}; ${p.waiting} waiting, ${p.active} running${oldest}`];
+  // The agent API's jobs: queued for a worker, or leased to one.
+  const lines = [`pool ${p.pool}: ${workers}; ${p.waiting} queued, ${p.active} leased${oldest}`];
   if (p.unservedSince)
     lines.push(
       `  ! no worker for pool ${p.pool} for ${formatDuration(now.getTime() - p.unservedSince.getTime())}: start driftgate worker --pool ${p.pool}`,

@@ -1,8 +1,7 @@
-/** One kind of job of one pool, as the queue counts it. */
+/** The jobs of one pool, as the queue counts them. */
 export interface PoolQueueDepth {
   pool: string;
-  kind: 'check' | 'apply' | 'codify';
-  /** Jobs waiting for a worker (ready now or waiting to be retried). */
+  /** Jobs waiting for a worker (new, or back after their worker's lease ran out). */
   waiting: number;
   active: number;
   /** Age of the oldest job ready and waiting, when one is. */

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { poolHealth, unservedPools, type WorkerBeat } from '../../../src/domain/pool/pool-health.js';
-import type { PoolQueueDepth } from '../../../src/ports/job-queue.js';
+import {
+  type PoolQueueDepth,
+  poolHealth,
+  unservedPools,
+  type WorkerBeat,
+} from '../../../src/domain/pool/pool-health.js';
 
 const now = new Date('2026-12-04T10:00:00Z');
 const ago = (seconds: number) => new Date(now.getTime() - seconds * 1000);
@@ -16,7 +20,6 @@ const worker = (id: string, pool: string, lastSeenSecondsAgo: number, concurrenc
 });
 const depth = (pool: string, waiting: number, active = 0, oldestWaitingSeconds?: number): PoolQueueDepth => ({
   pool,
-  kind: 'check',
   waiting,
   active,
   ...(oldestWaitingSeconds !== undefined ? { oldestWaitingSeconds } : {}),
@@ -24,11 +27,11 @@ const depth = (pool: string, waiting: number, active = 0, oldestWaitingSeconds?:
 const STALE = 30_000;
 
 describe('pool health', () => {
-  it('counts live workers and their capacity, and sums the queue of every kind', () => {
+  it('counts live workers and their capacity, and sums the queue of every row', () => {
     const [prod] = poolHealth(
       ['prod'],
       [worker('a', 'prod', 5), worker('b', 'prod', 10, 4), worker('dead', 'prod', 120), worker('x', 'nonprod', 1)],
-      [depth('prod', 3, 2, 40), { ...depth('prod', 1, 1, 90), kind: 'apply' }],
+      [depth('prod', 3, 2, 40), depth('prod', 1, 1, 90)],
       now,
       STALE,
     );

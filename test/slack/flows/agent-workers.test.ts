@@ -4,7 +4,6 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON, runCli } from '../../helpers/cli.js';
-import { closedPort } from '../../helpers/ports.js';
 import { usePostgres } from '../../helpers/postgres.js';
 import { driftTags, type PoolWorld, poolToken, startPoolWorld, topLevel } from '../../helpers/pool-world.js';
 import { waitFor } from '../../helpers/process-wait.js';
@@ -81,19 +80,6 @@ if (!target.prodRun) process.exit(0);
 })();
 `;
 
-/** Its apply marks that it began, then takes five minutes: long enough to kill its worker meanwhile. */
-const SLOW = `
-resource "terraform_data" "vpc" {
-  input = { cidr = "10.2.0.0/16", tags = { Name = "batch", Team = "core" } }
-}
-resource "terraform_data" "slow" {
-  input = "slow"
-  provisioner "local-exec" {
-    command = "touch apply-began; test -z $SETUP && sleep 300; true"
-  }
-}
-`;
-
 const ATTACKER = `
 resource "terraform_data" "vpc" {
   input = { cidr = "10.1.0.0/16", tags = { Name = "dev", Team = "core" } }
@@ -107,17 +93,16 @@ resource "terraform_data" "attack" {
 `;
 
 async function agentWorld(stacks: Record<string, string>): Promise<{ w: PoolWorld; agentUrl: string }> {
-  const port = await closedPort();
   world = await startPoolWorld({
     databaseUrl: await postgres.createDatabase(),
     stacks,
     stackSettings: { [PROD]: { environment: 'prod', pool: 'prod' }, [DEV]: { pool: 'nonprod' } },
     config: {
       ...APPROVERS,
-      runners: { type: 'workers', unservedAlertAfter: '2s', agent: { port, host: '127.0.0.1' } },
+      runners: { type: 'workers', unservedAlertAfter: '2s', agent: { host: '127.0.0.1' } },
     },
   });
-  return { w: world, agentUrl: `http://127.0.0.1:${port}` };
+  return { w: world, agentUrl: world.agentUrl };
 }
 
 function alertOf(w: PoolWorld, stack: string): Promise<EmulatedMessage> {
@@ -135,7 +120,7 @@ describe.skipIf(!HAS_BUILD)(`runners: workers on the agent API (${HAS_BUILD ? BI
     const prodToken = await poolToken(w, 'prod');
     const devToken = await poolToken(w, 'nonprod');
     // Started before its control plane: it says it cannot reach it, retries, and takes jobs once it can.
-    const devStarting = w.agentWorker('nonprod', {
+    const devStarting = w.worker('nonprod', {
       DRIFTGATE_CONTROL_PLANE_URL: agentUrl,
       DRIFTGATE_POOL_TOKEN: devToken,
     });
@@ -146,7 +131,7 @@ describe.skipIf(!HAS_BUILD)(`runners: workers on the agent API (${HAS_BUILD ? BI
 
     // Given the store's URL, a worker refuses to start and names the variable.
     await expect(
-      w.agentWorker('prod', {
+      w.worker('prod', {
         DRIFTGATE_CONTROL_PLANE_URL: agentUrl,
         DRIFTGATE_POOL_TOKEN: prodToken,
         DATABASE_URL: w.baseEnv.DATABASE_URL!,
@@ -154,10 +139,10 @@ describe.skipIf(!HAS_BUILD)(`runners: workers on the agent API (${HAS_BUILD ? BI
     ).rejects.toThrow(/environment DATABASE_URL: a worker on the agent API must not hold the control plane's secrets/);
     // A token of another pool: refused too.
     await expect(
-      w.agentWorker('prod', { DRIFTGATE_CONTROL_PLANE_URL: agentUrl, DRIFTGATE_POOL_TOKEN: devToken }),
+      w.worker('prod', { DRIFTGATE_CONTROL_PLANE_URL: agentUrl, DRIFTGATE_POOL_TOKEN: devToken }),
     ).rejects.toThrow(/the token is pool nonprod's, and this worker was started for pool prod/);
 
-    const prodWorker = await w.agentWorker('prod', {
+    const prodWorker = await w.worker('prod', {
       DRIFTGATE_CONTROL_PLANE_URL: agentUrl,
       DRIFTGATE_POOL_TOKEN: prodToken,
     });
@@ -248,11 +233,11 @@ describe.skipIf(!HAS_BUILD)(`runners: workers on the agent API (${HAS_BUILD ? BI
     for (const stack of [PROD, DEV]) await w.applyWithTerraform(stack);
     await rm(join(w.stackDir(DEV), 'attack-result.json'), { force: true });
     const serve = await w.serve();
-    await w.agentWorker('prod', {
+    await w.worker('prod', {
       DRIFTGATE_CONTROL_PLANE_URL: agentUrl,
       DRIFTGATE_POOL_TOKEN: await poolToken(w, 'prod'),
     });
-    await w.agentWorker('nonprod', {
+    await w.worker('nonprod', {
       DRIFTGATE_CONTROL_PLANE_URL: agentUrl,
       DRIFTGATE_POOL_TOKEN: await poolToken(w, 'nonprod'),
     });
@@ -318,87 +303,4 @@ describe.skipIf(!HAS_BUILD)(`runners: workers on the agent API (${HAS_BUILD ? BI
       'apply_started',
     );
   }, 300_000);
-  it('a worker killed mid-plan: another of its pool takes the job when the lease runs out, one alert; killed mid-apply: the run is interrupted and its stack blocked', async () => {
-    const { w, agentUrl } = await agentWorld({ [PROD]: VPC('10.0.0.0/16'), [DEV]: SLOW });
-    for (const stack of [PROD, DEV]) await w.applyWithTerraform(stack, { SETUP: '1' });
-    const serve = await w.serve();
-    const prodToken = await poolToken(w, 'prod');
-    const env = (token: string) => ({ DRIFTGATE_CONTROL_PLANE_URL: agentUrl, DRIFTGATE_POOL_TOKEN: token });
-    const prodWorkers = [await w.agentWorker('prod', env(prodToken)), await w.agentWorker('prod', env(prodToken))];
-    const devWorker = await w.agentWorker('nonprod', env(await poolToken(w, 'nonprod')));
-    const leased = (p: { logs(): string[] }) =>
-      p
-        .logs()
-        .some((l) => l.includes('"job started"') && l.includes('"kind":"plan"') && l.includes(`"stack":"${PROD}"`));
-
-    // Mid-plan: a person's terraform holds the state lock, so the plan waits; its worker is killed.
-    await driftTags(w, PROD);
-    const holder = execa('terraform', ['apply', '-input=true', '-no-color'], {
-      cwd: w.stackDir(PROD),
-      env: w.baseEnv,
-      extendEnv: false,
-      reject: false,
-      stdin: 'pipe',
-    });
-    let prompt = '';
-    holder.stdout?.on('data', (chunk: Buffer) => {
-      prompt += chunk.toString('utf8');
-    });
-    await waitFor('the state lock to be held', () => (prompt.includes('Enter a value') ? true : undefined));
-    expect((await w.command(serve, `check ${PROD}`, LEAD1)).status).toBe(200);
-    const first = await waitFor('a prod worker to run the plan', () => prodWorkers.find(leased), 60_000);
-    const other = prodWorkers.find((p) => p !== first)!;
-    await first.kill9();
-    await waitFor('the other prod worker to take the job again', () => (leased(other) ? true : undefined), 90_000);
-    holder.stdin?.end('no\n');
-    await holder;
-    await waitFor(
-      'the prod alert',
-      () => topLevel(w).find((m) => textOf(m).includes(`Drift detected in ${PROD}`)),
-      120_000,
-    );
-
-    // Mid-apply: the nonprod stack's apply is under way on its worker when that worker is killed.
-    await execa('terraform', ['state', 'rm', 'terraform_data.slow'], {
-      cwd: w.stackDir(DEV),
-      env: w.baseEnv,
-      extendEnv: false,
-    });
-    await rm(join(w.stackDir(DEV), 'apply-began'), { force: true });
-    expect((await w.command(serve, `check ${DEV}`, LEAD1)).status).toBe(200);
-    const devAlert = await waitFor(
-      'the nonprod alert',
-      () => topLevel(w).find((m) => textOf(m).includes(`Drift detected in ${DEV}`)),
-      120_000,
-    );
-    const devRun = await w.withStore(async (s) => (await s.listRuns({ stack: DEV, states: ['drifted'] }))[0]!);
-    await w.click(serve, ACTION_IDS.approve, devRun.id, LEAD2, { channel: devAlert.channel, ts: devAlert.ts });
-    await waitFor(
-      'the apply to begin',
-      () =>
-        readFile(join(w.stackDir(DEV), 'apply-began')).then(
-          () => true,
-          () => undefined,
-        ),
-      120_000,
-    );
-    await devWorker.kill9();
-    const interrupted = await waitFor(
-      'the message to say the apply was interrupted',
-      () => {
-        const current = w.emulator.message(devAlert.channel, devAlert.ts);
-        return textOf(current).includes('Apply interrupted') ? current : undefined;
-      },
-      120_000,
-    );
-    expect(textOf(interrupted)).toContain(`/drift unlock ${DEV}`);
-    expect((await w.withStore((s) => s.getRun(devRun.id)))?.state).toBe('interrupted');
-    expect((await w.withStore((s) => s.getStack(DEV)))?.blockedReason).toBeDefined();
-    // Never tried on another worker: one apply started.
-    const audit = await w.withStore((s) => s.listAudit({ runId: devRun.id }));
-    expect(audit.filter((a) => a.action === 'apply_started')).toHaveLength(1);
-    expect(audit.map((a) => a.action)).toContain('apply_interrupted');
-    // One alert for prod, whichever worker's plan it came from.
-    expect(topLevel(w).filter((m) => textOf(m).includes(`Drift detected in ${PROD}`))).toHaveLength(1);
-  }, 400_000);
 });

@@ -16,8 +16,7 @@ import {
 } from '../../helpers/cloudtrail-emulator.js';
 import { approvers } from '../../helpers/config-builder.js';
 import { usePostgres } from '../../helpers/postgres.js';
-import { type DriftgateProcess, type PoolWorld, poolToken, startPoolWorld } from '../../helpers/pool-world.js';
-import { closedPort } from '../../helpers/ports.js';
+import { type DriftgateProcess, type PoolWorld, startPoolWorld } from '../../helpers/pool-world.js';
 import { waitFor } from '../../helpers/process-wait.js';
 import {
   changeOutOfBand,
@@ -48,11 +47,10 @@ async function gauge(p: DriftgateProcess, name: string): Promise<number> {
 }
 
 /** Direct workers ask CloudTrail in their checks; on the agent API, the control plane asks a worker of the pool. */
-const MODES = [{ mode: 'direct' }, { mode: 'agent API' }] as const;
 
-describe.skipIf(!HAS_BUILD || !HAS_AWS_MIRROR).each(MODES)(
-  `change events with workers (${HAS_BUILD ? BIN : NO_BUILD_REASON}): $mode`,
-  ({ mode }) => {
+describe.skipIf(!HAS_BUILD || !HAS_AWS_MIRROR)(
+  `change events with workers (${HAS_BUILD ? BIN : NO_BUILD_REASON})`,
+  () => {
     let cloud: LocalS3;
     let world: PoolWorld;
     let serve: DriftgateProcess;
@@ -87,7 +85,6 @@ describe.skipIf(!HAS_BUILD || !HAS_AWS_MIRROR).each(MODES)(
       workerTrail = await startCloudTrailEmulator();
       controlPlaneTrail = await startCloudTrailEmulator();
       const settings = s3StackSettings(cloud);
-      const agentPort = mode === 'agent API' ? await closedPort() : undefined;
       world = await startPoolWorld({
         databaseUrl: await postgres.createDatabase(),
         stacks: { [STACK]: s3ObjectStackHcl({ bucket: BUCKET, objects: OBJECTS, bucketResource: 'assets' }) },
@@ -101,7 +98,6 @@ describe.skipIf(!HAS_BUILD || !HAS_AWS_MIRROR).each(MODES)(
             debounce: '1s',
             // No region: each pool's workers ask CloudTrail in their own environment's.
           },
-          ...(agentPort ? { runners: { type: 'workers', agent: { port: agentPort, host: '127.0.0.1' } } } : {}),
         },
         // Were the control plane to ask CloudTrail, it would ask this one.
         serveEnv: { EVENTS_SECRET: SECRET, AWS_ENDPOINT_URL_CLOUDTRAIL: controlPlaneTrail.endpoint },
@@ -110,16 +106,12 @@ describe.skipIf(!HAS_BUILD || !HAS_AWS_MIRROR).each(MODES)(
       await tagAsCreated(client(), BUCKET, OBJECTS);
       serve = await world.serve();
       const cloudEnv = { AWS_ENDPOINT_URL_CLOUDTRAIL: workerTrail.endpoint, AWS_REGION: 'eu-west-2' };
-      if (agentPort)
-        // The pool's cloud credentials (here the S3 server's keys), its control plane and its token: nothing else.
-        await world.agentWorker('prod', {
-          ...cloudEnv,
-          AWS_ACCESS_KEY_ID: world.baseEnv.AWS_ACCESS_KEY_ID!,
-          AWS_SECRET_ACCESS_KEY: world.baseEnv.AWS_SECRET_ACCESS_KEY!,
-          DRIFTGATE_CONTROL_PLANE_URL: `http://127.0.0.1:${agentPort}`,
-          DRIFTGATE_POOL_TOKEN: await poolToken(world, 'prod'),
-        });
-      else await world.worker('prod', cloudEnv);
+      // The pool's cloud credentials (here the S3 server's keys), its control plane and its token: nothing else.
+      await world.worker('prod', {
+        ...cloudEnv,
+        AWS_ACCESS_KEY_ID: world.baseEnv.AWS_ACCESS_KEY_ID!,
+        AWS_SECRET_ACCESS_KEY: world.baseEnv.AWS_SECRET_ACCESS_KEY!,
+      });
     }, 400_000);
 
     afterAll(async () => {

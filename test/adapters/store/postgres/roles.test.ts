@@ -1,6 +1,5 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openPgBossQueue } from '../../../../src/adapters/queue/pg-boss-queue.js';
 import { StoreNeedsOwnerError } from '../../../../src/adapters/store/postgres/connect.js';
 import { POSTGRES_MIGRATIONS } from '../../../../src/adapters/store/postgres/migrations.js';
 import {
@@ -141,27 +140,6 @@ describe('the Postgres store with an owner role and a role for the processes', (
         WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'S', 'i')`,
     );
     expect(owners.rows).toEqual([{ owner: db.owner }]);
-  });
-
-  it('runs the job queue as the processes’ role, in the schema made for it', async () => {
-    const db = await roleDatabase(await server.createDatabase());
-    await migrated(db);
-    const errors: Error[] = [];
-    const queue = await openPgBossQueue({
-      url: db.runtimeUrl,
-      maxRunSeconds: { check: 60, apply: 60, codify: 60 },
-      onError: (err) => errors.push(err),
-    });
-    try {
-      expect((await queue.enqueue('prod', { kind: 'check', stack: 'prod/app', trigger: 'manual' })).queued).toBe(true);
-      const taken = new Promise<string>((resolve) => {
-        void queue.work('prod', ['check'], 1, async (job) => resolve(job.job.stack));
-      });
-      expect(await taken).toBe('prod/app');
-    } finally {
-      await queue.stop(1000);
-    }
-    expect(errors).toEqual([]);
   });
 
   it('refuses to start on a schema that needs migrating without the owner, naming the variable', async () => {
