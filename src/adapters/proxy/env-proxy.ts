@@ -22,8 +22,8 @@ export function proxySettingsFrom(env: Record<string, string | undefined>): Prox
 
 /**
  * Node's fetch reads no proxy variable: with HTTPS_PROXY (or HTTP_PROXY) set, every fetch of this process
- * (Slack, GitHub, PagerDuty, and the AWS clients given a fetch handler) goes through it, tunnelled with
- * CONNECT, except the hosts NO_PROXY names. terraform and git read the same variables themselves.
+ * (Slack, GitHub, PagerDuty, and the AWS clients, given a fetch handler by awsProxyHandler) goes through
+ * it, tunnelled with CONNECT, except to the hosts NO_PROXY names. terraform and git read the same variables themselves.
  */
 export function useProxyFromEnv(env: Record<string, string | undefined>): ProxySettings | undefined {
   const settings = proxySettingsFrom(env);
