@@ -1,5 +1,7 @@
 import { startLeaderLease, type LeaderLease } from '../adapters/postgres/leader-lease.js';
-import type { StoreConfig } from '../config/schema.js';
+import { sqliteStorePath } from '../adapters/store/open-store.js';
+import { takeSqliteServeLease } from '../adapters/store/sqlite-serve-lease.js';
+import type { DriftgateConfig, StoreConfig } from '../config/schema.js';
 import { errorMessage } from '../domain/errors.js';
 import type { Logger } from '../logging/logger.js';
 
@@ -32,4 +34,25 @@ export async function startServeLease(
   if (!(await lease.firstAttempt))
     logger.info('standby: another serve leads on this store; this one answers requests and takes over when it stops');
   return lease;
+}
+
+/**
+ * One `serve` on a SQLite store: there is no standby (each would run the schedule on its own), so a second
+ * start is refused with who holds the store (ServeLeaseHeldError). One-shot commands take no lease.
+ */
+export function takeSqliteLease(
+  config: Pick<DriftgateConfig, 'dataDir'>,
+  logger: Logger,
+  options: { ttlMs?: number },
+): LeaderLease {
+  return takeSqliteServeLease({
+    path: sqliteStorePath(config.dataDir),
+    ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}),
+    onLost: (holder) =>
+      logger.error(
+        holder ? { holder: { host: holder.host, pid: holder.pid, since: holder.since } } : {},
+        'lost the store lease (not renewed in time): this serve no longer runs the schedule or delivers the outbox; restart it',
+      ),
+    onError: (err) => logger.warn({ err: errorMessage(err) }, 'store lease: could not renew it'),
+  });
 }

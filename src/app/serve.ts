@@ -32,7 +32,8 @@ import type { GitHubClient } from '../ports/github.js';
 import { replayAnnouncements } from '../services/replay-announcements.js';
 import { reportInterruptedApplies } from '../services/report-interrupted-applies.js';
 import { createAppContext, type AppContext } from './context.js';
-import { startServeLease } from './serve-lease.js';
+import { startServeLease, takeSqliteLease } from './serve-lease.js';
+import { announceServing } from './serve-announce.js';
 import { watchStoreHealth } from './store-health.js';
 import type { LeaderLease } from '../adapters/postgres/leader-lease.js';
 import { listen, type ListenOptions, type ServePorts } from './serve-ports.js';
@@ -55,6 +56,8 @@ export interface ServeOptions extends ListenOptions {
   storeHealthMs?: number;
   /** How often a standby `serve` on a Postgres store asks for the lead; default 2 s. */
   leaseCheckMs?: number;
+  /** How long a SQLite store's serve lease lasts unless renewed; default 30 s. */
+  sqliteLeaseMs?: number;
   /** GitHub client tuning (retry waits, write pacing); tests shorten them. */
   github?: Omit<GitHubClientOptions, 'logger'>;
 }
@@ -69,7 +72,7 @@ export interface RunningServe {
   agent?: HttpServer;
   slack?: SlackRuntime;
   slackApp?: SlackApp;
-  /** Whether this serve leads (runs the schedule, delivers the outbox); always with SQLite. */
+  /** Whether this serve leads (runs the schedule, delivers the outbox); with SQLite, while it holds its lease. */
   leading(): boolean;
   /**
    * Graceful stop: no new checks, running plans get `defaults.shutdownTimeout`, the rest are interrupted.
@@ -126,7 +129,7 @@ async function startServing(
             ...(options.leaseCheckMs ? { checkMs: options.leaseCheckMs } : {}),
             onLead: () => promotion.lead?.(),
           })
-        : undefined;
+        : takeSqliteLease(config, context.logger, { ttlMs: options.sqliteLeaseMs });
     return await serveWith(context, lease, promotion, started, options, ports, settings);
   } catch (err) {
     // A pool of Postgres connections left open would keep the process alive after a failed start.
@@ -338,10 +341,13 @@ async function serveWith(
     mounts.push({ path: '/slack/events', listener: slack.listener, available: () => slack.isReady() });
   if (webhook) mounts.push({ path: GITHUB_WEBHOOK_PATH, listener: webhook, available: () => !stopping });
   mounts.push(...(changeEvents?.mounts ?? []));
-  logger.info(
-    { stacks: config.stacks.length, port: health.port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) },
-    'driftgate serving',
-  );
+  announceServing(logger, {
+    stacks: config.stacks,
+    port: health.port,
+    ...(metricsServer ? { metricsPort: metricsServer.port } : {}),
+    slack: Boolean(slackApp),
+    standby: !leading(),
+  });
 
   return {
     context,

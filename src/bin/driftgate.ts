@@ -1,5 +1,9 @@
 #!/usr/bin/env node
+import { useProxyFromEnv } from '../adapters/proxy/env-proxy.js';
 import { main } from '../cli/main.js';
+
+// Process-wide, before any request: HTTPS_PROXY / NO_PROXY for every fetch (Slack, GitHub, PagerDuty).
+useProxyFromEnv(process.env);
 
 const handlers: ((signal: string) => void)[] = [];
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

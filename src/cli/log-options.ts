@@ -43,7 +43,7 @@ export function takeLogOptions(args: string[]): { args: string[]; log: CliLogOpt
 /**
  * A command for a person (check, validate, demo…) logs to stderr in the human format and shows nothing
  * below `warn` unless asked: its output is the report. A server (`serve`) and `--log-format json` log JSON at
- * the config's `log.level`. `--log-level` wins either way.
+ * the config's `log.level`, and so does `serve --log-format human`. `--log-level` wins either way.
  */
 export function logSettings(
   cli: CliLogOptions | undefined,
@@ -51,7 +51,8 @@ export function logSettings(
   kind: 'human' | 'server',
 ): LogSettings {
   const format = cli?.format ?? (kind === 'server' ? 'json' : 'human');
-  const level = cli?.level ?? (format === 'json' ? configLevel : stricter(configLevel, 'warn'));
+  // A server's log is its only output: in either format it logs at the config's level.
+  const level = cli?.level ?? (format === 'json' || kind === 'server' ? configLevel : stricter(configLevel, 'warn'));
   return { format, level };
 }
 

@@ -36,6 +36,8 @@ Usage:
   driftgate migrate [--to postgres] [--from FILE] [--config FILE]
       Bring the Postgres store's schema up to date (as the owner role in $DATABASE_OWNER_URL);
       --to postgres: then copy the SQLite store into it (it must be empty); stop serve first.
+  driftgate backup FILE [--config FILE]
+      Copy the SQLite store to FILE, consistently, while serve runs.
   driftgate baseline STACK [--commit SHA] [--config FILE]
       Record a commit (default: the branch head) as last applied, for a stack applied elsewhere.
   driftgate init [DIR] [--force]
@@ -68,6 +70,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   unlock: async () => (await import('./commands/unlock.js')).unlockCommand,
   baseline: async () => (await import('./commands/baseline.js')).baselineCommand,
   migrate: async () => (await import('./commands/migrate.js')).migrateCommand,
+  backup: async () => (await import('./commands/backup.js')).backupCommand,
   workers: async () => (await import('./commands/workers.js')).workersCommand,
   pool: async () => (await import('./commands/pool.js')).poolCommand,
   demo: async () => (await import('./commands/demo.js')).demoCommand,

@@ -27,7 +27,8 @@ export type DriftgateErrorCode =
   | 'CHANGE_EVENT_INVALID'
   | 'NO_WORKER_RESULT'
   | 'WORKER_LOST'
-  | 'NO_STATE';
+  | 'NO_STATE'
+  | 'SERVE_ALREADY_RUNNING';
 
 export class DriftgateError extends Error {
   readonly code: DriftgateErrorCode;

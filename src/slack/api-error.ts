@@ -1,5 +1,6 @@
 import { WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError } from '@slack/web-api';
-import { ExternalServiceError, errorMessage } from '../domain/errors.js';
+import { ExternalServiceError } from '../domain/errors.js';
+import { describeNetworkError, networkCause } from '../domain/network-cause.js';
 
 /** Slack error codes that say "try again later" rather than "this will never work". */
 const RETRIABLE_CODES = new Set([
@@ -23,6 +24,8 @@ export class SlackApiError extends ExternalServiceError {
       status?: number;
       /** From a 429's Retry-After: wait at least this long. */
       retryAfterMs?: number;
+      /** Slack was not reached at all: the network's code (ENOTFOUND, ECONNREFUSED, ETIMEDOUT…), not Slack's answer. */
+      network?: string;
     } = {},
   ) {
     super('slack', `${method} failed: ${message}`, retriable);
@@ -51,21 +54,18 @@ export function toSlackApiError(method: string, err: unknown, mask: (text: strin
     return new SlackApiError(method, `${mask(code)}${detail}`, RETRIABLE_CODES.has(code), { slackError: code });
   }
   if (err instanceof WebAPIRequestError) {
-    return new SlackApiError(method, `could not reach Slack: ${mask(networkReason(err.original))}`, true);
+    const network = networkCause(err.original)?.code ?? 'unreachable';
+    return new SlackApiError(method, `could not reach Slack: ${mask(describeNetworkError(err.original))}`, true, {
+      network,
+    });
   }
   // Not the client's error type: a timeout or network failure of our own fetch, or a bug; retrying is safe.
-  return new SlackApiError(method, mask(networkReason(err)), true);
+  const network = networkCause(err)?.code;
+  return new SlackApiError(method, mask(describeNetworkError(err)), true, network ? { network } : {});
 }
 
 export function httpError(method: string, status: number): SlackApiError {
   // 408 and 5xx are Slack's trouble and pass; other statuses will answer the same way next time.
   const retriable = status >= 500 || status === 408;
   return new SlackApiError(method, `HTTP ${status}`, retriable, { status });
-}
-
-/** `fetch failed` alone says nothing: the useful part (ECONNREFUSED, ETIMEDOUT) sits in `cause`. */
-function networkReason(err: unknown): string {
-  const cause = (err as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
-  const code = typeof cause?.code === 'string' ? cause.code : undefined;
-  return code ? `${errorMessage(err)} (${code})` : errorMessage(err);
 }

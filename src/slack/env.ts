@@ -71,3 +71,8 @@ export function slackSettingsFor(
   // slackEnvIssues required it in HTTP mode.
   return { mode: 'http', botToken, signingSecret: signingSecret!, ...withUrl };
 }
+
+/** The host Slack's API calls go to (SLACK_API_URL's, or slack.com's). */
+export function slackHost(settings: Pick<SlackSettings, 'apiUrl'>): string {
+  return settings.apiUrl ? new URL(settings.apiUrl).host : 'slack.com';
+}

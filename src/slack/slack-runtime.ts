@@ -1,9 +1,10 @@
 import type { RequestListener } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import { errorMessage } from '../domain/errors.js';
+import { describeNetworkError, networkCause, unreachableFix } from '../domain/network-cause.js';
 import type { Logger } from '../logging/logger.js';
 import { boltLogger } from './bolt-logger.js';
-import type { SlackSettings } from './env.js';
+import { slackHost, type SlackSettings } from './env.js';
 
 export interface SlackRuntime {
   app: App;
@@ -73,7 +74,17 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
         } catch (err) {
           options.onConnectError?.(err);
           const delay = Math.min(retry.maxMs, retry.baseMs * 2 ** attempt) * (0.5 + Math.random() / 2);
-          logger.warn({ err: errorMessage(err), retryInMs: Math.round(delay) }, 'slack not reachable; retrying');
+          // The client wraps fetch's error (`original`), whose causes say why: DNS, a refused connection, a proxy.
+          const original = (err as { original?: unknown }).original;
+          const cause = original ? networkCause(original) : undefined;
+          logger.warn(
+            {
+              err: original ? `could not reach Slack: ${describeNetworkError(original)}` : errorMessage(err),
+              ...(cause ? { hint: unreachableFix(slackHost(settings)) } : {}),
+              retryInMs: Math.round(delay),
+            },
+            'slack not reachable; retrying',
+          );
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, delay);
             wake = () => {

@@ -4,6 +4,8 @@ import { parseAllDocuments } from 'yaml';
 
 export const ROOT = join(import.meta.dirname, '../..');
 export const KUBERNETES_DIR = join(ROOT, 'deploy/kubernetes');
+/** The one-process recipe: serve on SQLite, one replica. */
+export const KUBERNETES_SINGLE_DIR = join(ROOT, 'deploy/kubernetes-single');
 export const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');
 
 /** A Kubernetes object as read from a manifest, with the file it came from for messages. */
@@ -16,9 +18,9 @@ export interface Manifest {
   [field: string]: any;
 }
 
-/** Every YAML file of deploy/kubernetes but the kustomization, one object per document. */
-export function manifestFiles(): string[] {
-  return readdirSync(KUBERNETES_DIR)
+/** Every YAML file of deploy/kubernetes (or `dir`) but the kustomization, one object per document. */
+export function manifestFiles(dir = KUBERNETES_DIR): string[] {
+  return readdirSync(dir)
     .filter((f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml')
     .sort();
 }
@@ -31,9 +33,9 @@ export function readYamlDocuments(path: string): unknown[] {
   });
 }
 
-export function loadManifests(): Manifest[] {
-  return manifestFiles().flatMap((file) =>
-    readYamlDocuments(join(KUBERNETES_DIR, file)).map((doc) => ({ ...(doc as Manifest), file })),
+export function loadManifests(dir = KUBERNETES_DIR): Manifest[] {
+  return manifestFiles(dir).flatMap((file) =>
+    readYamlDocuments(join(dir, file)).map((doc) => ({ ...(doc as Manifest), file })),
   );
 }
 

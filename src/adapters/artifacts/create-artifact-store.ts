@@ -29,6 +29,7 @@ export async function createArtifactStore(
     forcePathStyle: config.forcePathStyle,
     kmsKeyId: config.kmsKeyId,
     credentials: credentialsFromEnv(deps.env),
+    env: deps.env,
   });
 }
 

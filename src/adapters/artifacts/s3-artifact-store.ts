@@ -1,3 +1,4 @@
+import { awsProxyHandler } from '../proxy/aws-request-handler.js';
 import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
@@ -29,6 +30,8 @@ export interface S3ArtifactStoreOptions {
   /** Per-request socket timeouts in ms (defaults: connect 5s, request 60s). */
   connectionTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** The process's environment: HTTPS_PROXY / NO_PROXY. */
+  env?: Record<string, string | undefined>;
   /** A ready client; the connection options above are then ignored. */
   client?: S3Client;
 }
@@ -44,7 +47,9 @@ export function createS3Client(
     forcePathStyle: options.forcePathStyle ?? false,
     credentials: options.credentials,
     maxAttempts: options.maxAttempts ?? 3,
-    requestHandler: {
+    // Behind HTTPS_PROXY: through fetch, which goes through the proxy; otherwise the SDK's Node handler.
+    requestHandler: awsProxyHandler(options.env, { requestTimeout: options.requestTimeoutMs ?? 60_000 })
+      .requestHandler ?? {
       connectionTimeout: options.connectionTimeoutMs ?? 5_000,
       requestTimeout: options.requestTimeoutMs ?? 60_000,
     },

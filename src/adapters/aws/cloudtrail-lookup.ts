@@ -1,3 +1,4 @@
+import { awsProxyHandler } from '../proxy/aws-request-handler.js';
 import { CloudTrailClient, LookupEventsCommand, type LookupEventsCommandOutput } from '@aws-sdk/client-cloudtrail';
 import Bottleneck from 'bottleneck';
 import { ChangeEventError, parseLookupRecord } from '../../domain/change-events/schema.js';
@@ -52,6 +53,7 @@ export function createCloudTrailClient(options: {
     maxAttempts: 1,
     ...(endpoint ? { endpoint } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
+    ...awsProxyHandler(options.env),
   });
 }
 

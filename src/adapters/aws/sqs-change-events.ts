@@ -1,3 +1,4 @@
+import { awsProxyHandler } from '../proxy/aws-request-handler.js';
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { eventAge } from '../../domain/change-events/event-age.js';
 import { ChangeEventError, type ChangeEvent, parseEventBridgeEvent } from '../../domain/change-events/schema.js';
@@ -64,6 +65,7 @@ export function createSqsClient(options: {
     region: options.region,
     ...(endpoint ? { endpoint } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
+    ...awsProxyHandler(options.env),
   });
 }
 

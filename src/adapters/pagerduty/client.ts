@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/errors.js';
+import { describeNetworkError } from '../../domain/network-cause.js';
 import type { PageEventBody } from '../../domain/oncall/page-event.js';
 import { isRetriableStatus, PagerdutyError, retryAfterMs } from './pagerduty-error.js';
 
@@ -49,7 +49,7 @@ export function createPagerdutyClient(options: PagerdutyClientOptions): Pagerdut
         });
         text = await res.text();
       } catch (err) {
-        throw new PagerdutyError(`could not reach PagerDuty: ${mask(networkReason(err))}`, true);
+        throw new PagerdutyError(`could not reach PagerDuty: ${mask(describeNetworkError(err))}`, true);
       }
       if (res.ok) {
         const body = Accepted.safeParse(parseJson(text));
@@ -81,12 +81,4 @@ function refusalReason(text: string): string {
   const errors = (body.data.errors ?? []).map(String).join('; ');
   const reason = [body.data.message, errors && `(${errors})`].filter(Boolean).join(' ');
   return reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON - 1)}…` : reason;
-}
-
-/** `fetch failed` alone says nothing: the useful part (ECONNREFUSED, a timeout) sits in `cause` or the name. */
-function networkReason(err: unknown): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return 'timed out';
-  const cause = (err as { cause?: { code?: unknown } } | undefined)?.cause;
-  const code = typeof cause?.code === 'string' ? cause.code : undefined;
-  return code ? `${errorMessage(err)} (${code})` : errorMessage(err);
 }

@@ -221,6 +221,17 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE pending_changes;
   ALTER TABLE pending_changes_by_seq RENAME TO pending_changes;
   `,
+  // The one `serve` of a SQLite store: its process and how long its lease lasts unless renewed (one row).
+  `
+  CREATE TABLE serve_lease (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    start TEXT NOT NULL,
+    since INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 /** The database was written by a newer driftgate: older code must not guess at a schema it does not know. */

@@ -6,7 +6,7 @@ import { detectTerraform } from '../../adapters/terraform/binary.js';
 import type { DriftgateConfig } from '../../config/schema.js';
 import { createLogger } from '../../logging/logger.js';
 import { createSlackApi } from '../../slack/api.js';
-import { slackSettingsFor } from '../../slack/env.js';
+import { slackHost, slackSettingsFor } from '../../slack/env.js';
 import { createAppContext, ownSecretNames, type AppContext } from '../context.js';
 import { PostgresConnectError, serverOf } from '../../adapters/store/postgres/errors.js';
 import { stacksOfPool } from '../../config/runners.js';
@@ -111,7 +111,7 @@ export async function runDoctor(config: DriftgateConfig, options: DoctorOptions)
           logger: built?.logger ?? createLogger({ level: 'silent', redact: (t) => t }),
           timeoutMs: options.slackTimeoutMs ?? 10_000,
         });
-      results.push(...(await checkSlack(api(settings.botToken), config)));
+      results.push(...(await checkSlack(api(settings.botToken), config, slackHost(settings))));
       if (settings.mode === 'socket') results.push(await checkSocketMode(api(settings.appToken)));
     }
     results.push(

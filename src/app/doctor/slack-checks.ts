@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { DriftgateConfig } from '../../config/schema.js';
 import { ConfigError } from '../../domain/errors.js';
+import { unreachableFix } from '../../domain/network-cause.js';
 import { SlackApiError, type SlackApi } from '../../slack/api.js';
 import type { SlackSettings } from '../../slack/env.js';
 import { type CheckResult, fail, ok, reason, skip } from './check-result.js';
@@ -53,16 +54,22 @@ export function slackSettingsCheck(
 export async function checkSlack(
   api: SlackApi,
   config: Pick<DriftgateConfig, 'slack' | 'approvers'>,
+  /** Where the API calls go, for the fix when it cannot be reached. */
+  host = 'slack.com',
 ): Promise<CheckResult[]> {
   let bot: z.infer<typeof AuthTest>;
   try {
     bot = AuthTest.parse(await api.call('auth.test', {}));
   } catch (err) {
+    // Not reached at all (DNS, egress, a proxy): the token was never looked at, so it is not the fix.
+    const unreached = err instanceof SlackApiError && err.details.network !== undefined;
     return [
       fail(
         'slack',
         said(err),
-        'SLACK_BOT_TOKEN must be the Bot User OAuth Token (xoxb-…) of the installed app; set SLACK_API_URL only for a proxy',
+        unreached
+          ? unreachableFix(host)
+          : 'SLACK_BOT_TOKEN must be the Bot User OAuth Token (xoxb-…) of the installed app; set SLACK_API_URL only for a proxy',
       ),
     ];
   }
