@@ -7,7 +7,7 @@ import { interpolate, maskSubstitutions } from './interpolate.js';
 import { formatIssuePath } from './issue-path.js';
 import { parseYaml } from './parse-yaml.js';
 import { loadPolicies, UNKNOWN_APPROVERS } from './policies.js';
-import { duplicateStackNames, resolveConfig } from './resolve.js';
+import { DATA_DIR_ENV, duplicateStackNames, resolveConfig } from './resolve.js';
 import { ConfigFile, DEFAULT_OWNER_URL_ENV, StackEntry, type DriftgateConfig } from './schema.js';
 import { schemaIssues } from './schema-issues.js';
 import { slackWarnings } from './slack-warnings.js';
@@ -36,6 +36,8 @@ export interface ParseConfigOptions {
   baseDir: string;
   env: Env;
   role?: ConfigRole;
+  /** What a relative `$DRIFTGATE_DATA_DIR` is relative to; default `baseDir`. */
+  cwd?: string;
 }
 
 export type ConfigRole = 'agent-worker';
@@ -110,6 +112,7 @@ export async function validateConfigFile(options: LoadConfigOptions): Promise<Co
     file: path,
     baseDir: dirname(path),
     env: options.env,
+    cwd: options.cwd,
     ...(options.role ? { role: options.role } : {}),
   });
 }
@@ -192,6 +195,9 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
       discovered: discovery.stacks,
       cpus: availableParallelism(),
       policies: policies.rules,
+      ...(options.env[DATA_DIR_ENV]
+        ? { dataDirFromEnv: resolve(options.cwd ?? baseDir, options.env[DATA_DIR_ENV]) }
+        : {}),
     }),
   );
   config.interpolated = interpolated.substitutions.map((s) => s.value);

@@ -89,6 +89,20 @@ describe('parseConfig', () => {
     ]);
   });
 
+  it('takes the data dir from dataDir, else $DRIFTGATE_DATA_DIR (relative to cwd), else .driftgate beside the file', async () => {
+    const minimal = 'version: 1\nstacks:\n  - { name: app, dir: app }\n';
+    const env = { DRIFTGATE_DATA_DIR: 'volume' };
+    const fromEnv = await parseConfig(minimal, { baseDir: tree.dir, env, cwd: '/var/lib' });
+    expect(fromEnv.dataDir).toBe('/var/lib/volume');
+    expect(fromEnv.terraform.pluginCacheDir).toBe('/var/lib/volume/plugin-cache');
+    expect(fromEnv.dataDirSetBy).toBe('the DRIFTGATE_DATA_DIR environment variable');
+    const written = await parseConfig(`${minimal}dataDir: mine\n`, { baseDir: tree.dir, env, cwd: '/var/lib' });
+    expect(written.dataDir).toBe(join(tree.dir, 'mine'));
+    const neither = await parseConfig(minimal, { baseDir: tree.dir, env: {} });
+    expect(neither.dataDir).toBe(join(tree.dir, '.driftgate'));
+    expect(neither.dataDirSetBy).toMatch(/^the default: no dataDir in the config, no DRIFTGATE_DATA_DIR$/);
+  });
+
   it('fills every default for a minimal config', async () => {
     const config = await parseConfig('version: 1\nstacks:\n  - { name: app, dir: app }\n', {
       baseDir: tree.dir,
