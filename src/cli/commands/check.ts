@@ -14,13 +14,6 @@ import { checkExitCode, checkReportJson, type ReportedOutcome, renderCheckReport
 import { logSettings } from '../log-options.js';
 import { selectStacks } from '../select-stacks.js';
 
-const NO_STACKS = 'no stacks to check:';
-const NOTHING_DISCOVERED = {
-  path: 'discover',
-  message:
-    'its globs matched no directory holding *.tf files; fix them or list stacks under "stacks:" (driftgate validate names each rule)',
-};
-
 /** `driftgate check`: plan the chosen stacks now; exit 0 in sync, 2 changes or drift, 1 error. */
 export async function checkCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -39,8 +32,6 @@ export async function checkCommand(args: string[], io: CliIo): Promise<number> {
     if (values.json) io.stdout.write(`${JSON.stringify(checkErrorJson(err), null, 2)}\n`);
     throw err;
   });
-  // A config without stacks does not load, so none here means discovery found nothing.
-  if (values.all && config.stacks.length === 0) throw new ConfigError([NOTHING_DISCOVERED], config.file, NO_STACKS);
   const stacks = values.all ? config.stacks : selectStacks(config.stacks, positionals);
   const context = await createAppContext(config, {
     env: io.env,
