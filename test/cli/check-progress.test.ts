@@ -35,6 +35,8 @@ beforeAll(async () => {
     config,
     configYaml({
       dataDir: join(tf.dir, 'data'),
+      // Never applied: planned as drift (+1), not reported as a stack with no state.
+      defaults: { emptyState: 'plan' },
       stacks: [stackEntry('app', join(tf.dir, 'app')), stackEntry('broken', join(tf.dir, 'broken'))],
     }),
   );

@@ -21,7 +21,12 @@ beforeAll(async () => {
   // No `log:` section: the config's level is the default, info.
   await writeFile(
     join(repo, 'driftgate.yml'),
-    configYaml({ dataDir: join(tf.dir, 'data'), discover: [{ glob: 'environments/*/*' }] }),
+    configYaml({
+      dataDir: join(tf.dir, 'data'),
+      // Never applied: planned as drift (+1), not reported as a stack with no state.
+      defaults: { emptyState: 'plan' },
+      discover: [{ glob: 'environments/*/*' }],
+    }),
   );
   env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...tf.env };
 });

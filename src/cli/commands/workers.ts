@@ -23,7 +23,7 @@ export async function workersCommand(args: string[], io: CliIo): Promise<number>
   if (runners?.type !== 'workers' || config.store?.type !== 'postgres') {
     // Not a mistake in the file: a one-process deployment has no workers to list.
     io.stderr.write(
-      `driftgate workers: ${config.file ?? 'the config'} runs terraform in the driftgate process itself (runners: local, the default), so it has no worker pools to list. Pools need runners: {type: workers} and store: {type: postgres} (the docs, "Scale-out: worker pools").\n`,
+      `driftgate workers: ${config.file ?? 'the config'} runs terraform in the driftgate process itself (runners: local, the default), so it has no worker pools to list. Pools need runners: {type: workers} and store: {type: postgres} (docs/scale-out.md).\n`,
     );
     return 1;
   }

@@ -2,7 +2,7 @@ import { formatCounts } from '../../domain/plan/render-text.js';
 import { describeLockHolder } from '../../domain/run/lock-holder.js';
 import type { StackLock } from '../../domain/run/model.js';
 import { formatDuration } from '../../domain/duration.js';
-import { STATUS_TEXT, type ReportedOutcome } from './check-report.js';
+import { type ReportedOutcome, statusText } from './check-report.js';
 
 /** What `driftgate check` says on stderr while it runs, so `--json` keeps stdout to the report. */
 export interface CheckProgress {
@@ -37,7 +37,7 @@ export function checkProgress(
         outcome.status === 'drifted' || outcome.status === 'pending_approval'
           ? ` ${formatCounts(outcome.analysis.counts)}`
           : '';
-      say(`[${done}/${total}] ${outcome.stack}: ${STATUS_TEXT[outcome.status]}${counts} (${(ms / 1000).toFixed(1)}s)`);
+      say(`[${done}/${total}] ${outcome.stack}: ${statusText(outcome)}${counts} (${(ms / 1000).toFixed(1)}s)`);
     },
   };
 }

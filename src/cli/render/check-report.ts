@@ -21,7 +21,7 @@ export function checkExitCode(outcomes: ReportedOutcome[]): 0 | 1 | 2 {
   return 0;
 }
 
-export const STATUS_TEXT: Record<ReportedOutcome['status'], string> = {
+const STATUS_TEXT: Record<ReportedOutcome['status'], string> = {
   no_changes: 'in sync',
   drifted: 'DRIFTED',
   pending_approval: 'PENDING',
@@ -31,7 +31,7 @@ export const STATUS_TEXT: Record<ReportedOutcome['status'], string> = {
   skipped: 'SKIPPED',
 };
 
-export const COLORS: Partial<Record<ReportedOutcome['status'], string>> = {
+const COLORS: Partial<Record<ReportedOutcome['status'], string>> = {
   no_changes: '\u001b[32m',
   drifted: '\u001b[33m',
   pending_approval: '\u001b[36m',
@@ -82,6 +82,11 @@ function reasonLine(error: string, stderrTail: string): string {
   return clip(first.endsWith(':') && second ? second : first);
 }
 
+/** A stack's status as the table and the progress lines show it. */
+export function statusText(o: ReportedOutcome): string {
+  return o.status === 'errored' && o.finding === 'no_state' ? 'NO STATE' : STATUS_TEXT[o.status];
+}
+
 /** The human report: a table of stacks, then the diff of each stack that has changes, then errors. */
 export function renderCheckReport(outcomes: ReportedOutcome[], options: { color: boolean }): string {
   const color = (code: string | undefined, text: string) => (options.color && code ? `${code}${text}\u001b[0m` : text);
@@ -89,7 +94,7 @@ export function renderCheckReport(outcomes: ReportedOutcome[], options: { color:
   const width = Math.max(5, ...outcomes.map((o) => o.stack.length));
   const rows = outcomes.map((o) => {
     const run = 'run' in o && o.run ? o.run.id : '';
-    const status = (o.status === 'errored' && o.finding === 'no_state' ? 'NO STATE' : STATUS_TEXT[o.status]).padEnd(11);
+    const status = statusText(o).padEnd(11);
     return `${o.stack.padEnd(width)}  ${paint(o.status, status)}  ${run.padEnd(22)}  ${detail(o)}`.trimEnd();
   });
   const out = [`${'STACK'.padEnd(width)}  ${'STATUS'.padEnd(11)}  ${'RUN'.padEnd(22)}  CHANGES`, ...rows];
