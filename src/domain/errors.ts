@@ -91,6 +91,10 @@ export class StackDirError extends DriftgateError {
  * container's uid beside a repository or ConfigMap mounted read-only.
  */
 export class DataDirError extends DriftgateError {
+  /** What is wrong, in a line: the dir, why, for whom, and what chose it. */
+  readonly problem: string;
+  /** What to do about it. */
+  readonly fix: string;
   constructor(
     readonly dir: string,
     /** The system's code: EACCES, EROFS, EPERM, ENOTDIR… */
@@ -104,13 +108,16 @@ export class DataDirError extends DriftgateError {
         ? 'on a read-only filesystem'
         : reason === 'ENOTDIR'
           ? 'not a directory'
-          : `${reason === 'EACCES' || reason === 'EPERM' ? 'permission denied' : reason}`;
-    super(
-      'DATA_DIR_UNWRITABLE',
-      `the data dir ${dir} cannot be created or written (${why}${uid === undefined ? '' : ` for uid ${uid}`}); it was chosen by ${setBy}.\n` +
-        'Give driftgate a directory it may write: set dataDir in the config, or the DRIFTGATE_DATA_DIR environment variable, to one. ' +
-        'In a container, a volume: docker run -v driftgate-data:/var/lib/driftgate -e DRIFTGATE_DATA_DIR=/var/lib/driftgate …',
-    );
+          : reason === 'EACCES' || reason === 'EPERM'
+            ? 'permission denied'
+            : reason;
+    const problem = `the data dir ${dir} cannot be created or written (${why}${uid === undefined ? '' : ` for uid ${uid}`}); it was chosen by ${setBy}`;
+    const fix =
+      'give driftgate a directory it may write: set dataDir in the config, or the DRIFTGATE_DATA_DIR environment variable, to one; ' +
+      'in a container, a volume: docker run -v driftgate-data:/var/lib/driftgate -e DRIFTGATE_DATA_DIR=/var/lib/driftgate …';
+    super('DATA_DIR_UNWRITABLE', `${problem}.\n${fix[0]!.toUpperCase()}${fix.slice(1)}`);
+    this.problem = problem;
+    this.fix = fix;
   }
 }
 
