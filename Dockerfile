@@ -65,13 +65,17 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 COPY examples ./examples
+# The data dir (store, artifacts, scratch) is a volume owned by the image's user, wherever the config is
+# mounted from (a read-only repository or ConfigMap): a config that sets dataDir itself still wins.
 ENV NODE_ENV=production \
     PORT=3000 \
     DRIFTGATE_CONFIG=/etc/driftgate/driftgate.yml \
+    DRIFTGATE_DATA_DIR=/var/lib/driftgate \
     TF_IN_AUTOMATION=1 \
     CHECKPOINT_DISABLE=1
 USER driftgate
 WORKDIR /var/lib/driftgate
+VOLUME /var/lib/driftgate
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createArtifactStore } from '../adapters/artifacts/create-artifact-store.js';
@@ -10,7 +11,7 @@ import { currentIdentity, prepareSandbox, runAsRefusal } from '../adapters/terra
 import { prepareSharedDir, type SharedDir } from '../adapters/terraform/shared-dir.js';
 import type { DriftgateConfig } from '../config/schema.js';
 import type { Stack } from '../domain/stack.js';
-import { ConfigError } from '../domain/errors.js';
+import { ConfigError, DataDirError } from '../domain/errors.js';
 import { buildPolicyInput, compilePolicies, evaluatePolicies } from '../domain/policy/index.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { createSecretRegistry, type SecretRegistry } from '../logging/secret-registry.js';
@@ -191,9 +192,8 @@ export async function processBasics(
   config: DriftgateConfig,
   options: Pick<AppContextOptions, 'log' | 'logDestination'>,
 ): Promise<{ workDir: string; secrets: SecretRegistry<Redactor>; logger: Logger }> {
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const workDir = join(config.dataDir, 'work');
-  await mkdir(workDir, { recursive: true, mode: 0o700 });
+  await writableDataDir(config, workDir);
   const secrets = createSecretRegistry({ base: await configSecrets(config) });
   const logger = createLogger({
     level: options.log?.level ?? config.log.level,
@@ -202,6 +202,20 @@ export async function processBasics(
     redact: (line, stack) => secrets.redact(line, stack),
   });
   return { workDir, secrets, logger };
+}
+
+/** Makes the data dir and its work dir (0700), or says which dir, why, and how to give driftgate one. */
+async function writableDataDir(config: DriftgateConfig, workDir: string): Promise<void> {
+  try {
+    await mkdir(workDir, { recursive: true, mode: 0o700 });
+    // Both may exist already (a repository mounted read-only with a .driftgate in it).
+    await access(config.dataDir, constants.W_OK);
+    await access(workDir, constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS' && code !== 'ENOTDIR' && code !== 'EEXIST') throw err;
+    throw new DataDirError(config.dataDir, code, config.dataDirSetBy ?? 'dataDir', process.getuid?.());
+  }
 }
 
 /** The composition root: every adapter built from the config, once. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { packageRoot } from './package-root.js';
 
 /** Options every command takes (read by `main` before the command parses its own). */
-export const GLOBAL_OPTIONS_USAGE = '[--log-format human|json] [--log-level LEVEL]';
+export const GLOBAL_OPTIONS_USAGE = '[--verbose] [--log-format human|json] [--log-level LEVEL]';
 
 /** What each option of a command means, for `driftgate COMMAND --help`. */
 const OPTIONS: Record<string, [string, string][]> = {
@@ -11,6 +11,7 @@ const OPTIONS: Record<string, [string, string][]> = {
     ['STACK|GLOB', 'a stack name, or a glob such as prod/* (quote it in a shell)'],
     ['--all', 'every configured and discovered stack'],
     ['--json', 'one JSON document (format version 1) instead of the table and diffs'],
+    ['--no-wait', 'fail at once on a stack another process holds, instead of waiting up to terraform.timeouts.lock'],
   ],
   serve: [
     ['--port N', 'port of /healthz, /readyz, /metrics and the Slack endpoint; default $PORT, else 3000'],
@@ -60,8 +61,9 @@ const OPTIONS: Record<string, [string, string][]> = {
 
 const COMMON: [string, string][] = [
   ['--config FILE', 'the config file; default $DRIFTGATE_CONFIG, else ./driftgate.yml'],
+  ['--verbose', 'log lines down to info (the same as --log-level info)'],
   ['--log-format human|json', 'log lines on stderr: human (default) or JSON (default for serve and worker)'],
-  ['--log-level LEVEL', 'trace, debug, info, warn, error, fatal, silent; default warn, or log.level for JSON'],
+  ['--log-level LEVEL', 'trace, debug, info, warn, error, fatal, silent; default error, or log.level for JSON'],
   ['-h, --help', 'this help'],
 ];
 
@@ -99,6 +101,12 @@ export function commandHelp(usage: string, name: string): string {
     ...options.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`),
     '',
   ].join('\n');
+}
+
+/** Every option a command takes (`--all`, `--config`…), from its usage line and help: for "did you mean". */
+export function commandOptions(usage: string, name: string): string[] {
+  const texts = [commandUsage(usage, name)?.line ?? '', ...[...(OPTIONS[name] ?? []), ...COMMON].map(([flag]) => flag)];
+  return [...new Set(texts.flatMap((text) => text.match(/--[a-z][a-z-]*/g) ?? []))];
 }
 
 /** The usage line of a command and where to read more: what a mistake in calling it prints. */

@@ -1,7 +1,7 @@
 /** What a CLI command may touch; passed in so tests run commands in-process against their own streams. */
 export interface CliIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
-  stderr: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: Record<string, string | undefined>;
   cwd: string;
   /** Resolves when the user asks to stop (SIGINT/SIGTERM); the CLI wires process signals here. */

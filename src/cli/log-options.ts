@@ -11,8 +11,8 @@ export interface LogSettings {
 }
 
 /**
- * Takes `--log-format X` and `--log-level X` (or `=X`) out of a command's arguments, before a `--`, so each
- * command parses only its own options.
+ * Takes `--log-format X`, `--log-level X` (or `=X`) and `--verbose` (the info level) out of a command's
+ * arguments, before a `--`, so each command parses only its own options.
  */
 export function takeLogOptions(args: string[]): { args: string[]; log: CliLogOptions } {
   const rest: string[] = [];
@@ -22,6 +22,10 @@ export function takeLogOptions(args: string[]): { args: string[]; log: CliLogOpt
     if (arg === '--') {
       rest.push(...args.slice(i));
       break;
+    }
+    if (arg === '--verbose') {
+      log.level ??= 'info';
+      continue;
     }
     const [flag, inline] = arg.startsWith('--log-') && arg.includes('=') ? arg.split(/=(.*)/s) : [arg, undefined];
     if (flag !== '--log-format' && flag !== '--log-level') {
@@ -34,16 +38,17 @@ export function takeLogOptions(args: string[]): { args: string[]; log: CliLogOpt
       log.format = value;
     } else {
       if (!LEVELS.includes(value as LogLevel)) throw new UsageError(`--log-level takes one of ${LEVELS.join(', ')}`);
-      log.level = value as LogLevel;
+      log.level = value as LogLevel; // over --verbose, wherever each stands
     }
   }
   return { args: rest, log };
 }
 
 /**
- * A command for a person (check, validate, demo…) logs to stderr in the human format and shows nothing
- * below `warn` unless asked: its output is the report. A server (`serve`) and `--log-format json` log JSON at
- * the config's `log.level`, and so does `serve --log-format human`. `--log-level` wins either way.
+ * A command for a person (check, validate, demo…) logs to stderr in the human format and shows only
+ * errors unless asked (`--verbose`, `--log-level`): its report already says what failed, once. A server
+ * (`serve`) and `--log-format json` log JSON at the config's `log.level`, and so does
+ * `serve --log-format human`. `--log-level` wins either way.
  */
 export function logSettings(
   cli: CliLogOptions | undefined,
@@ -52,7 +57,7 @@ export function logSettings(
 ): LogSettings {
   const format = cli?.format ?? (kind === 'server' ? 'json' : 'human');
   // A server's log is its only output: in either format it logs at the config's level.
-  const level = cli?.level ?? (format === 'json' || kind === 'server' ? configLevel : stricter(configLevel, 'warn'));
+  const level = cli?.level ?? (format === 'json' || kind === 'server' ? configLevel : stricter(configLevel, 'error'));
   return { format, level };
 }
 

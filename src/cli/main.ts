@@ -1,6 +1,6 @@
 import { ConfigError, DriftgateError } from '../domain/errors.js';
 import { suggest } from '../domain/suggest.js';
-import { commandHelp, driftgateVersion, GLOBAL_OPTIONS_USAGE, usageHint } from './help.js';
+import { commandHelp, commandOptions, driftgateVersion, GLOBAL_OPTIONS_USAGE, usageHint } from './help.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
 import { takeLogOptions } from './log-options.js';
@@ -8,7 +8,7 @@ import { takeLogOptions } from './log-options.js';
 const USAGE = `driftgate: drift detection and reviewed applies for Terraform and OpenTofu
 
 Usage:
-  driftgate check [STACK|GLOB ...] [--all] [--json] [--config FILE]
+  driftgate check [STACK|GLOB ...] [--all] [--json] [--no-wait] [--config FILE]
       Plan stacks now. Exit 0: in sync; 2: drift or changes; 1: error.
   driftgate validate [--config FILE]
       Check the config file: every error with its path.
@@ -116,7 +116,11 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     ) {
       // node's parseArgs explains in a second sentence how to pass a positional starting with '-'.
       const message = err instanceof UsageError ? err.message : (err as Error).message.split('. ')[0];
-      io.stderr.write(`driftgate ${name}: ${message}\n${usageHint(USAGE, name)}`);
+      const option = /^Unknown option '(--?[^']+)'/.exec(message ?? '')?.[1];
+      const close = option ? suggest(option, commandOptions(USAGE, name), 1) : [];
+      io.stderr.write(
+        `driftgate ${name}: ${message}${close.length ? `; did you mean "${close[0]}"?` : ''}\n${usageHint(USAGE, name)}`,
+      );
     } else if (err instanceof ConfigError) {
       io.stderr.write(`driftgate ${name}: ${err.message}\n`);
     } else if (err instanceof DriftgateError) {

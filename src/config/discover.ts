@@ -21,6 +21,8 @@ export interface DiscoveryResult {
   stacks: DiscoveredStack[];
   issues: ConfigIssue[];
   warnings: ConfigIssue[];
+  /** The indexes of the rules whose glob matched no stack dir. */
+  unmatched: number[];
 }
 
 const GLOB_MAGIC = /[*?[\]{}()!+@]/;
@@ -30,11 +32,12 @@ const GLOB_MAGIC = /[*?[\]{}()!+@]/;
  * leaving out `exclude` matches (and everything under them) and hidden dirs such as `.terraform`.
  */
 export async function discoverStacks(rules: readonly DiscoverEntry[], baseDir: string): Promise<DiscoveryResult> {
-  const result: DiscoveryResult = { stacks: [], issues: [], warnings: [] };
+  const result: DiscoveryResult = { stacks: [], issues: [], warnings: [], unmatched: [] };
   const byName = new Map<string, DiscoveredStack>();
   for (const [index, rule] of rules.entries()) {
     const found = await discoverRule(rule, index, baseDir, result);
     if (!found.length) {
+      result.unmatched.push(index);
       result.warnings.push({
         path: `discover[${index}].glob`,
         message: `${JSON.stringify(rule.glob)} matched no directory holding *.tf files`,

@@ -1,13 +1,13 @@
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ConfigError, type ConfigIssue } from '../domain/errors.js';
 import { discoverStacks } from './discover.js';
 import { interpolate, maskSubstitutions } from './interpolate.js';
 import { formatIssuePath } from './issue-path.js';
 import { parseYaml } from './parse-yaml.js';
 import { loadPolicies, UNKNOWN_APPROVERS } from './policies.js';
-import { duplicateStackNames, resolveConfig } from './resolve.js';
+import { DATA_DIR_ENV, duplicateStackNames, resolveConfig } from './resolve.js';
 import { ConfigFile, DEFAULT_OWNER_URL_ENV, StackEntry, type DriftgateConfig } from './schema.js';
 import { schemaIssues } from './schema-issues.js';
 import { slackWarnings } from './slack-warnings.js';
@@ -36,6 +36,8 @@ export interface ParseConfigOptions {
   baseDir: string;
   env: Env;
   role?: ConfigRole;
+  /** What a relative `$DRIFTGATE_DATA_DIR` is relative to; default `baseDir`. */
+  cwd?: string;
 }
 
 export type ConfigRole = 'agent-worker';
@@ -54,6 +56,8 @@ export interface ConfigValidation {
   warnings: ConfigIssue[];
   /** The terraform binary a file with errors elsewhere names, so that validate still looks for it. */
   terraformBinary?: string;
+  /** No config file where it was looked for (`driftgate init` writes one). */
+  notFound?: boolean;
 }
 
 /** Hundreds of stacks fit in a few hundred KB; anything far larger is not a config file. */
@@ -86,16 +90,49 @@ export function resolveConfigPath(options: LoadConfigOptions): { path: string; c
   };
 }
 
+/** A path's kind, or undefined when nothing is there (or it cannot be looked at: said when it is read). */
+async function kindOf(path: string): Promise<'file' | 'dir' | 'other' | undefined> {
+  const info = await stat(path).catch(() => undefined);
+  return !info ? undefined : info.isFile() ? 'file' : info.isDirectory() ? 'dir' : 'other';
+}
+
+/**
+ * resolveConfigPath, on the disk: a directory given stands for the driftgate.yml in it, and with nothing
+ * given the nearest driftgate.yml in the current directory or above it is used, as git finds its repository.
+ */
+export async function findConfigPath(options: LoadConfigOptions): Promise<{ path: string; chosenBy: string }> {
+  const chosen = resolveConfigPath(options);
+  if (options.file || options.env.DRIFTGATE_CONFIG) {
+    if ((await kindOf(chosen.path)) !== 'dir') return chosen;
+    const inside = join(chosen.path, CONFIG_NAME);
+    return { path: inside, chosenBy: `in the directory ${chosen.chosenBy}` };
+  }
+  for (let dir = resolve(options.cwd); ; dir = dirname(dir)) {
+    const path = join(dir, CONFIG_NAME);
+    if (await kindOf(path)) {
+      return dir === resolve(options.cwd) ? chosen : { path, chosenBy: `found in ${dir}, above the current directory` };
+    }
+    if (dirname(dir) === dir) return { path: chosen.path, chosenBy: NOT_FOUND_ABOVE };
+  }
+}
+
+const CONFIG_NAME = 'driftgate.yml';
+const NOT_FOUND_ABOVE =
+  'none here or in any directory above; run `driftgate init` to write one, or pass --config or set DRIFTGATE_CONFIG to use another file';
+
 export async function validateConfigFile(options: LoadConfigOptions): Promise<ConfigValidation> {
-  const { path, chosenBy } = resolveConfigPath(options);
-  const fail = (message: string): ConfigValidation => ({ file: path, issues: [{ path: '', message }], warnings: [] });
+  const { path, chosenBy } = await findConfigPath(options);
+  const fail = (message: string, notFound = false): ConfigValidation => ({
+    file: path,
+    issues: [{ path: '', message }],
+    warnings: [],
+    ...(notFound ? { notFound } : {}),
+  });
   const info = await stat(path).catch((err: NodeJS.ErrnoException) => err);
   if (info instanceof Error) {
-    return fail(
-      info.code === 'ENOENT'
-        ? `config file ${path} does not exist (${chosenBy})`
-        : `cannot read config file ${path} (${chosenBy}): ${info.code ?? info.message}`,
-    );
+    return info.code === 'ENOENT'
+      ? fail(`config file ${path} does not exist (${chosenBy})`, true)
+      : fail(`cannot read config file ${path} (${chosenBy}): ${info.code ?? info.message}`);
   }
   if (!info.isFile()) return fail(`config file ${path} (${chosenBy}) is not a regular file`);
   if (info.size > MAX_CONFIG_BYTES)
@@ -110,6 +147,7 @@ export async function validateConfigFile(options: LoadConfigOptions): Promise<Co
     file: path,
     baseDir: dirname(path),
     env: options.env,
+    cwd: options.cwd,
     ...(options.role ? { role: options.role } : {}),
   });
 }
@@ -179,7 +217,17 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
 
   const discovery = await discoverStacks(parsed.data.discover, baseDir);
   issues.push(...discovery.issues);
-  warnings.push(...discovery.warnings);
+  // With no stack listed, a glob that matches nothing leaves nothing to check: an error, not "ok, 0 stacks".
+  const nothing = discovery.stacks.length === 0 && parsed.data.stacks.length === 0;
+  const unmatched = new Set(discovery.unmatched.map((i) => `discover[${i}].glob`));
+  for (const warning of discovery.warnings) {
+    if (nothing && unmatched.has(warning.path))
+      issues.push({
+        ...warning,
+        message: `${warning.message} (relative to ${baseDir}), and no stack is listed under "stacks:": nothing to check`,
+      });
+    else warnings.push(warning);
+  }
   const policies = await loadPolicies(parsed.data.policies, baseDir, parsed.data.approvers);
   issues.push(...policies.issues);
   issues.push(...gitSourceIssues(parsed.data));
@@ -192,6 +240,9 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
       discovered: discovery.stacks,
       cpus: availableParallelism(),
       policies: policies.rules,
+      ...(options.env[DATA_DIR_ENV]
+        ? { dataDirFromEnv: resolve(options.cwd ?? baseDir, options.env[DATA_DIR_ENV]) }
+        : {}),
     }),
   );
   config.interpolated = interpolated.substitutions.map((s) => s.value);

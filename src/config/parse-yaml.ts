@@ -16,8 +16,9 @@ export interface ParsedYaml {
 export function parseYaml(text: string): ParsedYaml {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
-  const issues = doc.errors.map((e) => toIssue(e, 'YAML syntax error'));
-  const warnings = doc.warnings.map((e) => toIssue(e, 'YAML warning'));
+  const lines = text.split('\n');
+  const issues = doc.errors.map((e) => toIssue(e, 'YAML syntax error', lines));
+  const warnings = doc.warnings.map((e) => toIssue(e, 'YAML warning', lines));
   if (issues.length) return { value: undefined, issues, warnings };
   try {
     const value: unknown = doc.toJS({ maxAliasCount: 100 });
@@ -29,14 +30,15 @@ export function parseYaml(text: string): ParsedYaml {
   }
 }
 
-function toIssue(err: YAMLError, label: string): ConfigIssue {
+function toIssue(err: YAMLError, label: string, lines: readonly string[]): ConfigIssue {
   const where = err.linePos?.[0];
   const what =
     err.code === 'MULTIPLE_DOCS'
       ? 'the file holds several YAML documents ("---"); driftgate reads exactly one'
       : err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-  return {
-    path: '',
-    message: where ? `${label} at line ${where.line}, column ${where.col}: ${what}` : `${label}: ${what}`,
-  };
+  if (!where) return { path: '', message: `${label}: ${what}` };
+  // `yaml` puts a wrongly indented line's error at its column 1: the key where it really starts says more.
+  const indent = where.col === 1 ? (/^ +/.exec(lines[where.line - 1] ?? '')?.[0].length ?? 0) : 0;
+  const hint = indent ? ` (is line ${where.line} indented like the lines above it?)` : '';
+  return { path: '', message: `${label} at line ${where.line}, column ${where.col + indent}: ${what}${hint}` };
 }

@@ -16,7 +16,11 @@ export interface ResolveContext {
   cpus: number;
   /** The rules of `policies`, policy files read (see policies.ts). */
   policies: PolicyRule[];
+  /** `$DRIFTGATE_DATA_DIR`, absolute: the data dir when the file sets none. */
+  dataDirFromEnv?: string;
 }
+
+export const DATA_DIR_ENV = 'DRIFTGATE_DATA_DIR';
 
 type StackSettings = Omit<StackEntry, 'name' | 'dir'>;
 
@@ -26,7 +30,12 @@ type StackSettings = Omit<StackEntry, 'name' | 'dir'>;
  */
 export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateConfig {
   const abs = (p: string) => resolve(ctx.baseDir, p);
-  const dataDir = abs(file.dataDir);
+  const dataDir = file.dataDir ? abs(file.dataDir) : (ctx.dataDirFromEnv ?? abs('.driftgate'));
+  const dataDirSetBy = file.dataDir
+    ? `dataDir in ${ctx.file ?? 'the config'}`
+    : ctx.dataDirFromEnv
+      ? `the ${DATA_DIR_ENV} environment variable`
+      : `the default: no dataDir in ${ctx.file ?? 'the config'}, no ${DATA_DIR_ENV}`;
   const defaults = { ...file.defaults, concurrency: file.defaults.concurrency ?? ctx.cpus };
   const runAs = file.runners.runAs
     ? { ...file.runners.runAs, dir: file.runners.runAs.dir ? abs(file.runners.runAs.dir) : `${dataDir}-terraform` }
@@ -57,6 +66,7 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
     ...(ctx.file ? { file: ctx.file } : {}),
     baseDir: ctx.baseDir,
     dataDir,
+    dataDirSetBy,
     terraform: {
       ...file.terraform,
       pluginCacheDir: file.terraform.pluginCacheDir

@@ -538,7 +538,11 @@ export type RunnersConfig = z.infer<typeof RunnersConfig>;
 
 export const ConfigFile = z.strictObject({
   version: z.literal(1),
-  dataDir: z.string().default('.driftgate'),
+  /**
+   * The store, local artifacts and scratch space. Unset: $DRIFTGATE_DATA_DIR (the container image sets it to
+   * its volume), else `.driftgate` beside this file; a file mounted read-only (a ConfigMap) needs one of the two.
+   */
+  dataDir: z.string().optional(),
   terraform: TerraformConfig.prefault({}),
   artifacts: ArtifactsConfig.default({ type: 'local' }),
   store: StoreConfig.default({ type: 'sqlite' }),
@@ -573,6 +577,8 @@ export interface DriftgateConfig {
   /** Directory relative paths are resolved against. */
   baseDir: string;
   dataDir: string;
+  /** What chose `dataDir`, for an error about it: the config key, the environment variable or the default. */
+  dataDirSetBy?: string;
   terraform: TerraformConfig & { pluginCacheDir: string };
   artifacts: ArtifactsConfig & { dir?: string };
   /** Absent: SQLite, as before the store could be chosen. */

@@ -23,6 +23,7 @@ export type DriftgateErrorCode =
   | 'AUTHORS_UNKNOWN'
   | 'SHUTTING_DOWN'
   | 'STACK_DIR_UNUSABLE'
+  | 'DATA_DIR_UNWRITABLE'
   | 'LISTEN_FAILED'
   | 'CHANGE_EVENT_INVALID'
   | 'NO_WORKER_RESULT'
@@ -83,6 +84,41 @@ export class StackDirError extends DriftgateError {
     readonly configKey: string,
   ) {
     super('STACK_DIR_UNUSABLE', `${configKey}: ${stackDirMessage(stackName, dir, problem)}`);
+  }
+}
+
+/**
+ * The data dir (store, artifacts, scratch space) cannot be made or written by this process: typically a
+ * container's uid beside a repository or ConfigMap mounted read-only.
+ */
+export class DataDirError extends DriftgateError {
+  /** What is wrong, in a line: the dir, why, for whom, and what chose it. */
+  readonly problem: string;
+  /** What to do about it. */
+  readonly fix: string;
+  constructor(
+    readonly dir: string,
+    /** The system's code: EACCES, EROFS, EPERM, ENOTDIR… */
+    readonly reason: string,
+    /** What chose the dir (the config key, DRIFTGATE_DATA_DIR, the default). */
+    readonly setBy: string,
+    readonly uid: number | undefined,
+  ) {
+    const why =
+      reason === 'EROFS'
+        ? 'on a read-only filesystem'
+        : reason === 'ENOTDIR'
+          ? 'not a directory'
+          : reason === 'EACCES' || reason === 'EPERM'
+            ? 'permission denied'
+            : reason;
+    const problem = `the data dir ${dir} cannot be created or written (${why}${uid === undefined ? '' : ` for uid ${uid}`}); it was chosen by ${setBy}`;
+    const fix =
+      'give driftgate a directory it may write: set dataDir in the config, or the DRIFTGATE_DATA_DIR environment variable, to one; ' +
+      'in a container, a volume: docker run -v driftgate-data:/var/lib/driftgate -e DRIFTGATE_DATA_DIR=/var/lib/driftgate …';
+    super('DATA_DIR_UNWRITABLE', `${problem}.\n${fix[0]!.toUpperCase()}${fix.slice(1)}`);
+    this.problem = problem;
+    this.fix = fix;
   }
 }
 

@@ -13,6 +13,7 @@ import { classifyRun, findsNoState } from '../domain/run/classify.js';
 import type { Run } from '../domain/run/model.js';
 import { type RunKind, UNDECIDED, type RunTrigger } from '../domain/run/state.js';
 import { planSignature } from '../domain/plan/signature.js';
+import { stackLockedMessage } from '../domain/run/lock-holder.js';
 import { storeArtifact } from './artifacts.js';
 import { loadAttribution } from './stored-attribution.js';
 import { reusableAnalysis } from './reuse-analysis.js';
@@ -61,8 +62,7 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
   const run = await store.createRun({ stack: stack.name, trigger: options.trigger, commitSha: options.commitSha });
   const lock = await holdStackLock(deps, stack.name, run.id);
   if (!lock.acquired) {
-    const error = `stack is locked by run ${lock.holder.runId} until ${lock.holder.expiresAt.toISOString()}`;
-    return fail(deps, run, error, '');
+    return fail(deps, run, stackLockedMessage(stack.name, lock.holder), '');
   }
   const runDir = join(deps.workDir, run.id);
   try {

@@ -48,11 +48,18 @@ export async function waitForStackLock(
   stack: string,
   timeoutMs: number,
   signal: AbortSignal,
+  /** Told once, when the wait starts, who holds the lock (a CLI says so). */
+  onWait?: (holder: StackLock) => void,
 ): Promise<boolean> {
   const until = deps.now().getTime() + timeoutMs;
+  let told = false;
   for (;;) {
     const lock = await deps.store.getLock(stack);
     if (!lock || lock.expiresAt.getTime() <= deps.now().getTime()) return true;
+    if (!told) {
+      told = true;
+      onWait?.(lock);
+    }
     if (deps.now().getTime() >= until || signal.aborted) return false;
     await sleep(deps.lockPollMs ?? 1000, undefined, { signal }).catch(() => undefined);
   }

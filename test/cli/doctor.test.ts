@@ -245,7 +245,7 @@ describe('driftgate doctor', () => {
     expect(lines).toEqual([
       `ok   config: ${file}: 9 stacks`,
       'FAIL terraform: "/nonexistent/terraform" was not found, or is not an executable terraform or tofu; fix: install terraform or tofu on this PATH, or set terraform.binary to its path (now "/nonexistent/terraform")',
-      `FAIL data dir: ${dataDir} cannot be created or its store opened: ENOTDIR: not a directory, mkdir '${dataDir}'; fix: make dataDir writable by the user driftgate runs as, or set dataDir to a dir that is`,
+      `FAIL data dir: the data dir ${dataDir} cannot be created or written (not a directory for uid ${process.getuid?.()}); it was chosen by dataDir in ${file}; fix: give driftgate a directory it may write: set dataDir in the config, or the DRIFTGATE_DATA_DIR environment variable, to one; in a container, a volume: docker run -v driftgate-data:/var/lib/driftgate -e DRIFTGATE_DATA_DIR=/var/lib/driftgate …`,
       `FAIL plugin cache: ${dataDir}/plugin-cache is not writable (ENOTDIR); fix: make it writable by the user driftgate runs as, or set terraform.pluginCacheDir to a dir that is`,
       'skip stacks: not checked: the data dir failed',
       'skip artifacts: not checked: the data dir failed',

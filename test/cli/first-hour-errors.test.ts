@@ -4,7 +4,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { BIN, HAS_BUILD, NO_BUILD_REASON, runCli } from '../helpers/cli.js';
@@ -123,16 +123,17 @@ describe('a config with nothing to check (point 8)', () => {
   });
 });
 
-describe('check --all with discovery that finds nothing (point 8)', () => {
-  it('is an error, not an empty table and exit 0', async () => {
+describe('discovery that finds nothing (point 8; issue 25, point 15)', () => {
+  it('is an error naming the glob in validate and check, not "ok, 0 stacks" or an empty table and exit 0', async () => {
     const file = await config('discover-nothing.yml', configYaml(base(), { discover: [{ glob: 'environments/*/*' }] }));
+    const error = `discover[0].glob: "environments/*/*" matched no directory holding *.tf files (relative to ${dirname(file)}), and no stack is listed under "stacks:": nothing to check`;
     const result = await runCli(['check', '--all', '--config', file], { cwd: repo, env });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr.trimEnd().split('\n')).toEqual([
-      'driftgate check: no stacks to check:',
-      '  discover: its globs matched no directory holding *.tf files; fix them or list stacks under "stacks:" (driftgate validate names each rule)',
-    ]);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([`driftgate check: invalid config ${file}:`, `  ${error}`]);
+    const validate = await runCli(['validate', '--config', file], { cwd: repo, env });
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toContain(`error: ${error}\n`);
   });
 });
 

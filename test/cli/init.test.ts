@@ -164,4 +164,37 @@ describe('driftgate init', () => {
       `driftgate init: no directory in ${dir} holds *.tf files; run it in the repository of your Terraform stacks`,
     );
   });
+
+  it('keeps the data dir out of Git: adds .driftgate/ to .gitignore once, and says why', async () => {
+    const dir = await files(join(tf.dir, 'ignore'), { 'prod/app/main.tf': 'resource "terraform_data" "x" {}\n' });
+    const gitignore = join(dir, '.gitignore');
+    const first = await runCli(['init', dir], { cwd: tf.dir, env });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain(
+      `wrote .driftgate/ to ${gitignore}: the data dir holds saved plans, with secrets in clear\n`,
+    );
+    expect(await readFile(gitignore, 'utf8')).toBe(
+      "# driftgate's data dir: its store and saved plans (secrets in clear)\n.driftgate/\n",
+    );
+    const again = await runCli(['init', dir, '--force'], { cwd: tf.dir, env });
+    expect(again.stdout).toContain(`${gitignore} already ignores .driftgate/`);
+    expect((await readFile(gitignore, 'utf8')).match(/^\.driftgate\/$/gm)).toHaveLength(1);
+
+    // A .gitignore of the user's own, without a last newline: kept as it is, the entry on a line of its own.
+    await writeFile(gitignore, 'node_modules/\n*.tfstate');
+    const added = await runCli(['init', dir, '--force'], { cwd: tf.dir, env });
+    expect(added.stdout).toContain(`added .driftgate/ to ${gitignore}`);
+    expect(await readFile(gitignore, 'utf8')).toMatch(/^node_modules\/\n\*\.tfstate\n#[^\n]*\n\.driftgate\/\n$/);
+  });
+
+  it('writes no dataDir, so that $DRIFTGATE_DATA_DIR can place it, and the on-call group as its S… id', async () => {
+    const dir = await files(join(tf.dir, 'placeholders'), { 'prod/app/main.tf': 'resource "terraform_data" "x" {}\n' });
+    const { init, validate, yaml } = await initAndValidate(dir);
+    expect(init.code).toBe(0);
+    expect(yaml).not.toMatch(/^dataDir:/m);
+    expect(yaml).toContain('# dataDir: .driftgate\n');
+    expect(yaml).toMatch(/^#\s+usergroup: S0123456789 .*id \(S…/m);
+    expect(yaml).not.toContain('"@oncall"');
+    expect(validate.code).toBe(0);
+  });
 });

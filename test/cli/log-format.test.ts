@@ -21,7 +21,12 @@ beforeAll(async () => {
   // No `log:` section: the config's level is the default, info.
   await writeFile(
     join(repo, 'driftgate.yml'),
-    configYaml({ dataDir: join(tf.dir, 'data'), discover: [{ glob: 'environments/*/*' }] }),
+    configYaml({
+      dataDir: join(tf.dir, 'data'),
+      // Never applied: planned as drift (+1), not reported as a stack with no state.
+      defaults: { emptyState: 'plan' },
+      discover: [{ glob: 'environments/*/*' }],
+    }),
   );
   env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...tf.env };
 });
@@ -30,7 +35,7 @@ afterAll(() => tf.cleanup());
 describe('logs of the commands a person runs', () => {
   // The built CLI in its own process: whatever reaches the process's stderr, not only the CLI's stream.
   it.skipIf(!HAS_BUILD)(
-    `check logs nothing below warn by default: stdout is the report, stderr is empty (${HAS_BUILD ? 'built' : NO_BUILD_REASON})`,
+    `check logs nothing below error by default: stdout is the report, stderr a line per stack checked (${HAS_BUILD ? 'built' : NO_BUILD_REASON})`,
     async () => {
       const result = await execa('node', [BIN, 'check', 'dev/app'], {
         cwd: repo,
@@ -40,14 +45,17 @@ describe('logs of the commands a person runs', () => {
       });
       expect(result.exitCode).toBe(2);
       expect(result.stdout.split('\n')[0]).toMatch(/^STACK +STATUS +RUN +CHANGES$/);
-      expect(result.stderr).toBe('');
+      expect(result.stderr).toMatch(/^\[1\/1\] dev\/app: DRIFTED \+1 \(\d+\.\ds\)$/);
     },
   );
 
   it('--log-level info shows info lines in the human format, on stderr', async () => {
     const result = await runCli(['check', 'dev/app', '--log-level', 'info'], { cwd: repo, env });
     expect(result.code).toBe(2);
-    const lines = result.stderr.trimEnd().split('\n');
+    const lines = result.stderr
+      .trimEnd()
+      .split('\n')
+      .filter((l) => !l.startsWith('[1/1] '));
     expect(lines[0]).toMatch(
       /^info: plan finished {2}stack=dev\/app runId=r_\w+ initRan=(true|false) ms=\d+( reusedFrom=r_\w+)?$/,
     );
@@ -55,10 +63,18 @@ describe('logs of the commands a person runs', () => {
     expect(result.stdout.split('\n')[0]).toMatch(/^STACK +STATUS/);
   });
 
-  it('--log-format json logs pino JSON lines at the config level', async () => {
+  it('--log-format json logs pino JSON lines at the config level, and nothing else', async () => {
     const result = await runCli(['check', 'dev/app', '--log-format=json'], { cwd: repo, env });
     expect(result.code).toBe(2);
-    const first = JSON.parse(result.stderr.split('\n')[0]!) as Record<string, unknown>;
+    const lines = result.stderr.trimEnd().split('\n');
+    const first = JSON.parse(lines[0]!) as Record<string, unknown>;
     expect(first).toMatchObject({ level: 30, msg: 'plan finished', stack: 'dev/app' });
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it('--verbose shows info lines', async () => {
+    const result = await runCli(['check', 'dev/app', '--verbose'], { cwd: repo, env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^info: plan finished {2}stack=dev\/app /m);
   });
 });

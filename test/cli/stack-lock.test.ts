@@ -29,7 +29,8 @@ const provisioned = async () =>
 const withStore = async <T>(fn: (store: RunStore) => Promise<T>): Promise<T> =>
   await withStoreAt(join(tf.dir, 'data', 'driftgate.db'), fn);
 
-const check = () => execa('node', [BIN, 'check', 'app', '--config', config], { env, extendEnv: false, reject: false });
+const check = (...args: string[]) =>
+  execa('node', [BIN, 'check', 'app', '--config', config, ...args], { env, extendEnv: false, reject: false });
 const startServe = () =>
   execa('node', [BIN, 'serve', '--config', config, '--port', '0'], {
     env,
@@ -90,7 +91,7 @@ describe.skipIf(!HAS_BUILD)(`stack locks across processes (${HAS_BUILD ? 'built'
     expect(lock).toMatchObject({ runId: run.id, owner: { pid: serve.pid } });
     expect(lock!.expiresAt.getTime()).toBeGreaterThan(Date.now());
 
-    const refused = await check();
+    const refused = await check('--no-wait');
     expect(refused.stdout).toMatch(new RegExp(`locked by run ${run.id}`));
     expect(await withStore(async (s) => (await s.getLock('app'))?.runId)).toBe(run.id);
 

@@ -17,8 +17,8 @@ describe('driftgate --version and --help', () => {
   });
 
   it.each([
-    [['check', '--help'], 'Usage: driftgate check [STACK|GLOB ...] [--all] [--json] [--config FILE]'],
-    [['check', 'prod/*', '-h'], 'Usage: driftgate check [STACK|GLOB ...] [--all] [--json] [--config FILE]'],
+    [['check', '--help'], 'Usage: driftgate check [STACK|GLOB ...] [--all] [--json] [--no-wait] [--config FILE]'],
+    [['check', 'prod/*', '-h'], 'Usage: driftgate check [STACK|GLOB ...] [--all] [--json] [--no-wait] [--config FILE]'],
     [['help', 'baseline'], 'Usage: driftgate baseline STACK [--commit SHA] [--config FILE]'],
     [['serve', '--help'], 'Usage: driftgate serve [--config FILE] [--port N] [--agent-port N]'],
     [['demo', '--help'], 'Usage: driftgate demo [--keep]'],
@@ -56,19 +56,19 @@ describe('usage errors', () => {
     [
       ['check'],
       'driftgate check: name one or more stacks, or use --all',
-      'usage: driftgate check [STACK|GLOB ...] [--all] [--json] [--config FILE]',
+      'usage: driftgate check [STACK|GLOB ...] [--all] [--json] [--no-wait] [--config FILE]',
       'check',
     ],
     [
       ['check', '--al'],
-      "driftgate check: Unknown option '--al'",
-      'usage: driftgate check [STACK|GLOB ...] [--all] [--json] [--config FILE]',
+      'driftgate check: Unknown option \'--al\'; did you mean "--all"?',
+      'usage: driftgate check [STACK|GLOB ...] [--all] [--json] [--no-wait] [--config FILE]',
       'check',
     ],
     [
       ['check', '--all', '--log-format', 'xml'],
       'driftgate check: --log-format takes human or json',
-      'usage: driftgate check [STACK|GLOB ...] [--all] [--json] [--config FILE]',
+      'usage: driftgate check [STACK|GLOB ...] [--all] [--json] [--no-wait] [--config FILE]',
       'check',
     ],
   ])('%j prints the message, the one usage line and the --help hint', async (argv, first, usage, name) => {

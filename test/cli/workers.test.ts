@@ -36,7 +36,7 @@ async function writeConfig(name: string, patch: ConfigPatch): Promise<string> {
         log: { level: 'silent' },
         stacks: [
           stackEntry('prod/site', join(dir, 'site'), { pool: 'prod' }),
-          stackEntry('dev/site', join(dir, 'site'), { pool: 'nonprod' }),
+          stackEntry('dev/site', join(dir, 'site'), { pool: 'nonprod', workspace: 'dev' }),
         ],
       },
       patch,
@@ -136,7 +136,10 @@ describe('driftgate workers', () => {
     const config = await writeConfig('local.yml', {});
     const result = await runCli(['workers', '--config', config], { cwd: dir, env: {} });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('runners.type: driftgate workers lists the workers of runners: {type: workers}');
+    expect(result.stderr).toBe(
+      `driftgate workers: ${config} runs terraform in the driftgate process itself (runners: local, the default), so it has no worker pools to list. Pools need runners: {type: workers} and store: {type: postgres} (docs/scale-out.md).\n`,
+    );
+    expect(result.stderr).not.toContain('invalid config');
   });
 
   it('names the Postgres server it cannot reach, never the password', async () => {

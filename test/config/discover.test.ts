@@ -109,14 +109,27 @@ describe('stack discovery', () => {
     expect(result.config!.stacks.filter((s) => s.dir.endsWith('prod/database'))).toHaveLength(1);
   });
 
-  it('warns, without failing, when a glob matches nothing', async () => {
-    const result = await validate('version: 1\ndiscover:\n  - glob: "stacks/*"\n  - glob: "environments/prod/docs"\n');
+  it('warns, without failing, when a glob matches nothing beside stacks found', async () => {
+    const result = await validate('version: 1\ndiscover:\n  - glob: "environments/dev/*"\n  - glob: "stacks/*"\n');
     expect(result.issues).toEqual([]);
-    expect(result.config!.stacks).toEqual([]);
+    expect(result.config!.stacks.length).toBeGreaterThan(0);
     expect(result.warnings).toEqual([
-      { path: 'discover[0].glob', message: '"stacks/*" matched no directory holding *.tf files' },
-      { path: 'discover[1].glob', message: '"environments/prod/docs" matched no directory holding *.tf files' },
+      { path: 'discover[1].glob', message: '"stacks/*" matched no directory holding *.tf files' },
     ]);
+  });
+
+  it('is an error naming each glob when nothing at all is found: no "ok, 0 stacks"', async () => {
+    const result = await validate('version: 1\ndiscover:\n  - glob: "stacks/*"\n  - glob: "environments/prod/docs"\n');
+    expect(result.config).toBeUndefined();
+    const nothing = `(relative to ${tree.dir}), and no stack is listed under "stacks:": nothing to check`;
+    expect(result.issues).toEqual([
+      { path: 'discover[0].glob', message: `"stacks/*" matched no directory holding *.tf files ${nothing}` },
+      {
+        path: 'discover[1].glob',
+        message: `"environments/prod/docs" matched no directory holding *.tf files ${nothing}`,
+      },
+    ]);
+    expect(result.warnings).toEqual([]);
   });
 
   it('is an error when two rules find the same stack name', async () => {

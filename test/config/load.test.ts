@@ -89,6 +89,20 @@ describe('parseConfig', () => {
     ]);
   });
 
+  it('takes the data dir from dataDir, else $DRIFTGATE_DATA_DIR (relative to cwd), else .driftgate beside the file', async () => {
+    const minimal = 'version: 1\nstacks:\n  - { name: app, dir: app }\n';
+    const env = { DRIFTGATE_DATA_DIR: 'volume' };
+    const fromEnv = await parseConfig(minimal, { baseDir: tree.dir, env, cwd: '/var/lib' });
+    expect(fromEnv.dataDir).toBe('/var/lib/volume');
+    expect(fromEnv.terraform.pluginCacheDir).toBe('/var/lib/volume/plugin-cache');
+    expect(fromEnv.dataDirSetBy).toBe('the DRIFTGATE_DATA_DIR environment variable');
+    const written = await parseConfig(`${minimal}dataDir: mine\n`, { baseDir: tree.dir, env, cwd: '/var/lib' });
+    expect(written.dataDir).toBe(join(tree.dir, 'mine'));
+    const neither = await parseConfig(minimal, { baseDir: tree.dir, env: {} });
+    expect(neither.dataDir).toBe(join(tree.dir, '.driftgate'));
+    expect(neither.dataDirSetBy).toMatch(/^the default: no dataDir in the config, no DRIFTGATE_DATA_DIR$/);
+  });
+
   it('fills every default for a minimal config', async () => {
     const config = await parseConfig('version: 1\nstacks:\n  - { name: app, dir: app }\n', {
       baseDir: tree.dir,
@@ -176,11 +190,28 @@ describe('config file resolution', () => {
     expect(issues[0]!.message).toContain(how);
   });
 
-  it('refuses a directory given as the config file', async () => {
+  it('takes a directory given as the config file for the driftgate.yml in it, and names that file when it has none', async () => {
     await tree.mkdir('conf.d');
     const result = await validateConfigFile({ file: 'conf.d', cwd: tree.dir, env: {} });
     expect(result.config).toBeUndefined();
-    expect(result.issues[0]!.message).toMatch(/is not a regular file/);
+    expect(result.issues[0]!.message).toBe(
+      `config file ${join(tree.dir, 'conf.d', 'driftgate.yml')} does not exist (in the directory given with --config)`,
+    );
+    await tree.file('repo/driftgate.yml', 'version: 1\nstacks:\n  - { name: app, dir: app }\n');
+    const found = await validateConfigFile({ cwd: tree.dir, env: { DRIFTGATE_CONFIG: 'repo' } });
+    expect(found.file).toBe(join(tree.dir, 'repo', 'driftgate.yml'));
+    expect(found.issues).toEqual([]);
+  });
+
+  it('finds driftgate.yml in a directory above the current one when none is given, as git finds its repository', async () => {
+    await tree.file('repo/driftgate.yml', 'version: 1\nstacks:\n  - { name: app, dir: environments/app }\n');
+    const deep = await tree.mkdir('repo/environments/app');
+    const result = await validateConfigFile({ cwd: deep, env: {} });
+    expect(result.file).toBe(join(tree.dir, 'repo', 'driftgate.yml'));
+    expect(result.config?.stacks[0]?.dir).toBe(deep);
+    const none = await validateConfigFile({ cwd: tree.dir, env: {} });
+    expect(none.notFound).toBe(true);
+    expect(none.issues[0]!.message).toContain('none here or in any directory above; run `driftgate init`');
   });
 
   it('reports the path resolution without touching the disk', () => {

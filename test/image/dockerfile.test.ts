@@ -50,4 +50,12 @@ describe('Dockerfile', () => {
     expect(checksum).toBeGreaterThan(verify);
     expect(at(/unzip [^&]*tofu_/)).toBeGreaterThan(checksum);
   });
+
+  it('keeps the data dir in a volume its user owns, not beside a config mounted read-only', () => {
+    // The user's home (useradd --create-home) is the data dir, so uid 10001 owns it.
+    expect(text).toMatch(/useradd [^&]*--uid 10001 [^&]*--home-dir \/var\/lib\/driftgate --create-home/);
+    expect(text).toMatch(/^ENV [^\n]*DRIFTGATE_DATA_DIR=\/var\/lib\/driftgate\s/m);
+    expect(dockerfile).toMatch(/^VOLUME \/var\/lib\/driftgate$/m);
+    expect(at(/^VOLUME /m)).toBeGreaterThan(at(/^USER driftgate$/m));
+  });
 });

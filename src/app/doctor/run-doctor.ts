@@ -9,6 +9,7 @@ import { createSlackApi } from '../../slack/api.js';
 import { slackHost, slackSettingsFor } from '../../slack/env.js';
 import { createAppContext, ownSecretNames, type AppContext } from '../context.js';
 import { PostgresConnectError, serverOf } from '../../adapters/store/postgres/errors.js';
+import { DataDirError } from '../../domain/errors.js';
 import { stacksOfPool } from '../../config/runners.js';
 import { checkArtifactStore } from './artifact-check.js';
 import { checkChangeEvents } from './change-events-checks.js';
@@ -59,7 +60,7 @@ export async function runDoctor(config: DriftgateConfig, options: DoctorOptions)
   const { runAs: _, ...withoutRunAs } = config;
   const checked = runAs?.status === 'fail' ? withoutRunAs : config;
   const context = await createAppContext({ ...checked, log: { level: 'silent' } }, { env }).catch((err: unknown) =>
-    err instanceof PostgresConnectError ? err : new Error(reason(err)),
+    err instanceof PostgresConnectError || err instanceof DataDirError ? err : new Error(reason(err)),
   );
   const built = context instanceof Error ? undefined : context;
   const mask = secretMasker(config, env, built);
@@ -139,11 +140,13 @@ function dataDirAndStore(config: DriftgateConfig, context: AppContext | Error): 
     return [
       built
         ? ok('data dir', `${config.dataDir} is writable and its store opens`)
-        : fail(
-            'data dir',
-            `${config.dataDir} cannot be created or its store opened: ${context.message}`,
-            'make dataDir writable by the user driftgate runs as, or set dataDir to a dir that is',
-          ),
+        : context instanceof DataDirError
+          ? fail('data dir', context.problem, context.fix)
+          : fail(
+              'data dir',
+              `${config.dataDir} cannot be created or its store opened: ${context.message}`,
+              'make dataDir writable by the user driftgate runs as, or set dataDir to a dir that is',
+            ),
     ];
   if (context instanceof PostgresConnectError)
     return [

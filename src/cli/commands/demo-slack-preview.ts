@@ -11,6 +11,11 @@ export interface SlackPreview {
   file: string;
   /** The same blocks in Block Kit Builder, to see them as Slack shows them without installing the app. */
   builderUrl: string;
+  /**
+   * A page beside the JSON that forwards to `builderUrl`: the link is thousands of characters, too long to
+   * print on a terminal, and a file:// link to this page is short.
+   */
+  builderPage: string;
 }
 
 /**
@@ -35,5 +40,13 @@ export async function writeSlackPreview(
   await writeFile(file, `${JSON.stringify({ text: message.text, blocks: message.blocks }, null, 2)}\n`, {
     mode: 0o600,
   });
-  return { file, builderUrl: blockKitBuilderUrl(message) };
+  const builderUrl = blockKitBuilderUrl(message);
+  const builderPage = file.replace(/\.json$/, '.html');
+  await writeFile(builderPage, forwardingPage(builderUrl), { mode: 0o600 });
+  return { file, builderUrl, builderPage };
+}
+
+function forwardingPage(url: string): string {
+  const attribute = url.replaceAll('&', '&amp;').replaceAll('"', '&quot;');
+  return `<!doctype html>\n<meta charset="utf-8">\n<meta http-equiv="refresh" content="0; url=${attribute}">\n<title>driftgate: the drift alert in Block Kit Builder</title>\n<p><a href="${attribute}">Open the drift alert in Slack's Block Kit Builder</a></p>\n`;
 }

@@ -1,3 +1,4 @@
+import { pathToFileURL } from 'node:url';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,7 +83,7 @@ export async function demoCommand(args: string[], io: CliIo): Promise<number> {
       const where = kept ? 'in the demo dir' : 'outside the demo dir, which is removed: delete it when done';
       say(`The prod/database drift alert as Slack would show it (the JSON is ${where}):`);
       say(`Slack message JSON: ${preview.file}`);
-      say(`Block Kit Builder: ${preview.builderUrl}`);
+      say(`Block Kit Builder: ${pathToFileURL(preview.builderPage).href} (a page that opens it there)`);
       say('');
     }
     say(`The database password is a sensitive variable: it is shown as (sensitive value) everywhere above.`);

@@ -34,7 +34,9 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
         check: 'config',
         status: 'fail',
         message: `${file}: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? 'invalid'}${validation.issues.length > 1 ? ` (and ${validation.issues.length - 1} more)` : ''}`,
-        fix: `run driftgate validate${values.config ? ` --config ${values.config}` : ''} and fix every error`,
+        fix: validation.notFound
+          ? 'run driftgate init in the repository of your stacks to write one, or pass --config FILE'
+          : `run driftgate validate${values.config ? ` --config ${values.config}` : ''} and fix every error`,
       }),
     );
     say('1 failed: the other checks need a valid config');

@@ -1,11 +1,12 @@
 import { selfCommand } from '../self-command.js';
-import { access, stat, writeFile } from 'node:fs/promises';
+import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveBinary } from '../../adapters/terraform/binary.js';
 import { scanRepository } from '../../config/scaffold/find-stack-dirs.js';
 import { inferLayout } from '../../config/scaffold/infer-layout.js';
 import { adviceFor, renderConfig } from '../../config/scaffold/render-config.js';
+import { DATA_DIR_IGNORE, withDataDirIgnored } from '../../config/scaffold/ignore-data-dir.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { validateCommand } from './validate.js';
@@ -57,6 +58,7 @@ export async function initCommand(args: string[], io: CliIo): Promise<number> {
   ].join('; ');
   say(`wrote ${file}: ${total} stack${total === 1 ? '' : 's'} (${where})`);
   if (layout.environments.length) say(`environments: ${layout.environments.join(', ')}`);
+  say(await ignoreDataDir(root));
   const advice = adviceFor(layout, scan);
   for (const note of advice.notes) say(`note: ${note}`);
   say();
@@ -69,4 +71,17 @@ export async function initCommand(args: string[], io: CliIo): Promise<number> {
   // A command that works where it is run: `driftgate` when this build is on the PATH, else node and its path.
   say(`Then: ${selfCommand(io.env).command} doctor${option}`);
   return code;
+}
+
+/** Adds the data dir to the repository's .gitignore (made if missing) and says so, with why. */
+async function ignoreDataDir(root: string): Promise<string> {
+  const file = join(root, '.gitignore');
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return '';
+    throw err;
+  });
+  const updated = withDataDirIgnored(text);
+  if (updated === undefined) return `${file} already ignores ${DATA_DIR_IGNORE} (saved plans hold secrets in clear)`;
+  await writeFile(file, updated);
+  return `${text ? 'added' : 'wrote'} ${DATA_DIR_IGNORE} to ${file}: the data dir holds saved plans, with secrets in clear`;
 }

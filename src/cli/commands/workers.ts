@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { openAgentOps, openWorkerRegistry } from '../../adapters/store/open-store.js';
 import { loadConfig } from '../../config/load.js';
-import { ConfigError } from '../../domain/errors.js';
 import { configuredPools } from '../../domain/pool/configured-pools.js';
 import type { AgentOpStore } from '../../ports/agent-ops.js';
 import type { WorkerRegistry } from '../../ports/worker-registry.js';
@@ -21,17 +20,13 @@ export async function workersCommand(args: string[], io: CliIo): Promise<number>
   });
   const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
   const runners = config.runners;
-  if (runners?.type !== 'workers' || config.store?.type !== 'postgres')
-    throw new ConfigError(
-      [
-        {
-          path: 'runners.type',
-          message:
-            'driftgate workers lists the workers of runners: {type: workers}; this config runs terraform in serve itself (local)',
-        },
-      ],
-      config.file,
+  if (runners?.type !== 'workers' || config.store?.type !== 'postgres') {
+    // Not a mistake in the file: a one-process deployment has no workers to list.
+    io.stderr.write(
+      `driftgate workers: ${config.file ?? 'the config'} runs terraform in the driftgate process itself (runners: local, the default), so it has no worker pools to list. Pools need runners: {type: workers} and store: {type: postgres} (docs/scale-out.md).\n`,
     );
+    return 1;
+  }
   let registry: WorkerRegistry | undefined;
   let queue: AgentOpStore | undefined;
   try {

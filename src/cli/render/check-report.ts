@@ -2,23 +2,36 @@ import { formatCounts, renderPlanText } from '../../domain/plan/render-text.js';
 import type { CheckOutcome } from '../../services/check-stack.js';
 import { policyJson, renderPolicyLines } from './policy-report.js';
 
+/** A stack the CLI never started checking: Ctrl-C came while it waited its turn. */
+export interface SkippedCheck {
+  stack: string;
+  status: 'skipped';
+  reason: string;
+}
+
+/** What `driftgate check` reports for a stack. */
+export type ReportedOutcome = CheckOutcome | SkippedCheck;
+
+const FAILED: readonly ReportedOutcome['status'][] = ['errored', 'interrupted', 'blocked', 'skipped'];
+
 /** `driftgate check` exit codes, as `terraform plan -detailed-exitcode`: an error outranks changes. */
-export function checkExitCode(outcomes: CheckOutcome[]): 0 | 1 | 2 {
-  if (outcomes.some((o) => o.status === 'errored' || o.status === 'interrupted' || o.status === 'blocked')) return 1;
+export function checkExitCode(outcomes: ReportedOutcome[]): 0 | 1 | 2 {
+  if (outcomes.some((o) => FAILED.includes(o.status))) return 1;
   if (outcomes.some((o) => o.status === 'drifted' || o.status === 'pending_approval')) return 2;
   return 0;
 }
 
-const STATUS_TEXT: Record<CheckOutcome['status'], string> = {
+const STATUS_TEXT: Record<ReportedOutcome['status'], string> = {
   no_changes: 'in sync',
   drifted: 'DRIFTED',
   pending_approval: 'PENDING',
   errored: 'ERROR',
   interrupted: 'INTERRUPTED',
   blocked: 'BLOCKED',
+  skipped: 'SKIPPED',
 };
 
-const COLORS: Partial<Record<CheckOutcome['status'], string>> = {
+const COLORS: Partial<Record<ReportedOutcome['status'], string>> = {
   no_changes: '\u001b[32m',
   drifted: '\u001b[33m',
   pending_approval: '\u001b[36m',
@@ -27,7 +40,7 @@ const COLORS: Partial<Record<CheckOutcome['status'], string>> = {
   blocked: '\u001b[31m',
 };
 
-function detail(o: CheckOutcome): string {
+function detail(o: ReportedOutcome): string {
   switch (o.status) {
     case 'no_changes':
       return o.resolved ? 'drift resolved' : '';
@@ -40,6 +53,8 @@ function detail(o: CheckOutcome): string {
       return 'stopped before the plan finished';
     case 'blocked':
       return firstLine(o.reason);
+    case 'skipped':
+      return o.reason;
   }
 }
 
@@ -67,14 +82,19 @@ function reasonLine(error: string, stderrTail: string): string {
   return clip(first.endsWith(':') && second ? second : first);
 }
 
+/** A stack's status as the table and the progress lines show it. */
+export function statusText(o: ReportedOutcome): string {
+  return o.status === 'errored' && o.finding === 'no_state' ? 'NO STATE' : STATUS_TEXT[o.status];
+}
+
 /** The human report: a table of stacks, then the diff of each stack that has changes, then errors. */
-export function renderCheckReport(outcomes: CheckOutcome[], options: { color: boolean }): string {
+export function renderCheckReport(outcomes: ReportedOutcome[], options: { color: boolean }): string {
   const color = (code: string | undefined, text: string) => (options.color && code ? `${code}${text}\u001b[0m` : text);
-  const paint = (status: CheckOutcome['status'], text: string) => color(COLORS[status], text);
+  const paint = (status: ReportedOutcome['status'], text: string) => color(COLORS[status], text);
   const width = Math.max(5, ...outcomes.map((o) => o.stack.length));
   const rows = outcomes.map((o) => {
     const run = 'run' in o && o.run ? o.run.id : '';
-    const status = (o.status === 'errored' && o.finding === 'no_state' ? 'NO STATE' : STATUS_TEXT[o.status]).padEnd(11);
+    const status = statusText(o).padEnd(11);
     return `${o.stack.padEnd(width)}  ${paint(o.status, status)}  ${run.padEnd(22)}  ${detail(o)}`.trimEnd();
   });
   const out = [`${'STACK'.padEnd(width)}  ${'STATUS'.padEnd(11)}  ${'RUN'.padEnd(22)}  CHANGES`, ...rows];
@@ -90,16 +110,17 @@ export function renderCheckReport(outcomes: CheckOutcome[], options: { color: bo
       if (o.stderrTail && !o.error.includes(o.stderrTail.trim())) out.push(o.stderrTail.trimEnd());
     }
   }
-  const counts = (s: CheckOutcome['status']) => outcomes.filter((o) => o.status === s).length;
+  const counts = (s: ReportedOutcome['status']) => outcomes.filter((o) => o.status === s).length;
+  const skipped = counts('skipped');
   out.push(
     '',
-    `${outcomes.length} stack(s): ${counts('no_changes')} in sync, ${counts('drifted')} drifted, ${counts('pending_approval')} pending, ${counts('errored') + counts('interrupted') + counts('blocked')} failed`,
+    `${outcomes.length} stack(s): ${counts('no_changes')} in sync, ${counts('drifted')} drifted, ${counts('pending_approval')} pending, ${counts('errored') + counts('interrupted') + counts('blocked')} failed${skipped ? `, ${skipped} skipped` : ''}`,
   );
   return `${out.join('\n')}\n`;
 }
 
 /** The documented `--json` format (version 1); every value is already masked. */
-export function checkReportJson(outcomes: CheckOutcome[]): object {
+export function checkReportJson(outcomes: ReportedOutcome[]): object {
   return {
     version: 1,
     exitCode: checkExitCode(outcomes),
@@ -126,6 +147,8 @@ export function checkReportJson(outcomes: CheckOutcome[]): object {
           return { ...base, error: o.error, stderrTail: o.stderrTail, ...(o.finding ? { finding: o.finding } : {}) };
         case 'interrupted':
           return { ...base, error: o.run.error ?? 'interrupted' };
+        case 'skipped':
+          return { ...base, error: o.reason };
         default:
           // 'blocked': the last status, so a new one fails to compile here (no `reason`).
           return { ...base, error: o.reason };

@@ -126,7 +126,7 @@ const SLACK_LINES = [
   '#   channels:',
   '#     - { match: "prod/*", channel: C0123456789 }',
   '#   onCall:',
-  '#     usergroup: "@oncall"',
+  "#     usergroup: S0123456789     # the user group's id (S…, in its Slack profile): a @handle does not ping",
   '#     environments: [prod]',
 ];
 
@@ -141,8 +141,10 @@ export function renderConfig(layout: Layout, options: RenderOptions): string {
     `# Every key is in docs/configuration.md. Secrets come from the environment, as \${VAR}.`,
     'version: 1',
     '',
-    '# SQLite store, local artifacts and scratch space, relative to this file: keep it out of Git.',
-    'dataDir: .driftgate',
+    '# The SQLite store, saved plans (secrets in clear) and scratch space: by default .driftgate beside this',
+    '# file (init added it to .gitignore), or $DRIFTGATE_DATA_DIR where that is set (the container image sets',
+    '# it to its volume). Set dataDir only to put it elsewhere.',
+    '# dataDir: .driftgate',
     '',
     'terraform:',
     `  binary: ${options.binary}${' '.repeat(Math.max(1, 25 - options.binary.length))}# terraform, tofu, or a path`,
