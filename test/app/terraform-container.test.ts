@@ -77,12 +77,11 @@ describe.skipIf(!HAS_BUILD || !IS_ROOT)(
     it('a module run through the terraform container finds neither the pool token nor the worker’s files; spawned by the worker, it finds both', async () => {
       const databaseUrl = await postgres.createDatabase();
       repo = await makeTestRepo();
-      const agentPort = await closedPort();
       world = await startPoolWorld({
         databaseUrl,
         stacks: {},
         config: {
-          runners: { type: 'workers', agent: { port: agentPort, host: '127.0.0.1' } },
+          runners: { type: 'workers', agent: { host: '127.0.0.1' } },
           source: { git: { url: repo.url } },
           stacks: [
             stackEntry(GUARDED, 'guarded', {
@@ -130,7 +129,8 @@ describe.skipIf(!HAS_BUILD || !IS_ROOT)(
       expect(refused.stderr).toContain('environment DRIFTGATE_POOL_TOKEN');
 
       const serve = await w.serve();
-      const agentUrl = `http://127.0.0.1:${agentPort}`;
+      // One address in front of the control plane's agent port (the world's Service).
+      const agentUrl = w.agentUrl;
       const guardedToken = await poolToken(w, 'guarded');
       const openToken = await poolToken(w, 'open');
       const socket = join(shared, 'terraform.sock');

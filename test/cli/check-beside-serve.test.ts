@@ -52,7 +52,7 @@ beforeAll(async () => {
     configYaml({
       dataDir: join(tf.dir, 'data'),
       log: { level: 'silent' },
-      stacks: [stackEntry('app', stackDir, { schedule: '0 0 1 1 *' })],
+      stacks: [stackEntry('app', stackDir, { schedule: '0 0 1 1 *', emptyState: 'plan' })],
     }),
   );
 }, 60_000);
