@@ -29,10 +29,24 @@ const compose = parse(readFileSync(COMPOSE_FILE, 'utf8'), { merge: true }) as {
 };
 const services = Object.entries(compose.services);
 const DRIFTGATE_IMAGE = compose.services['control-plane']?.image;
-/** The long-running driftgate processes (the one-shot `stacks` service copies files and exits). */
-const driftgate = services.filter(([, s]) => s.image === DRIFTGATE_IMAGE && Array.isArray(s.command) && !s.entrypoint);
-const workers = driftgate.filter(([, s]) => (s.command as string[])[0] === 'worker');
-const controlPlanes = driftgate.filter(([, s]) => (s.command as string[])[0] === 'serve');
+
+/**
+ * The driftgate command line a service runs: its `command` under the image's entrypoint, or what follows
+ * `driftgate.js` in a `sh -c` line (a worker reads its token from its volume first).
+ */
+function argv(service: ComposeService): string[] {
+  if (!service.entrypoint) return Array.isArray(service.command) ? service.command : [];
+  const line = Array.isArray(service.command) ? service.command.join(' ') : (service.command ?? '');
+  const after = line.split('driftgate.js ')[1];
+  return after ? after.trim().split(/\s+/) : [];
+}
+
+/** The long-running driftgate processes (the one-shots, `stacks` and `pool-tokens`, do their work and exit). */
+const driftgate = services.filter(
+  ([, s]) => s.image === DRIFTGATE_IMAGE && (s.restart ?? 'no') !== 'no' && argv(s).length > 0,
+);
+const workers = driftgate.filter(([, s]) => argv(s)[0] === 'worker');
+const controlPlanes = driftgate.filter(([, s]) => argv(s)[0] === 'serve');
 
 function environment(service: ComposeService): Map<string, string | null> {
   const env = service.environment ?? {};
@@ -75,7 +89,7 @@ describe('docker-compose.yml', () => {
     expect(compose.services.postgres?.image).toMatch(/^postgres:\d+\.\d+/);
     expect(compose.services.minio?.image).toMatch(/^minio\/minio:RELEASE\./);
     expect(controlPlanes.map(([name]) => name)).toEqual(['control-plane']);
-    expect(workers.map(([, s]) => flagValue(s.command as string[], '--pool')).sort()).toEqual(['nonprod', 'prod']);
+    expect(workers.map(([, s]) => flagValue(argv(s), '--pool')).sort()).toEqual(['nonprod', 'prod']);
   });
 
   it('pins every image it pulls by tag, never latest', () => {
@@ -115,7 +129,7 @@ describe('docker-compose.yml', () => {
     expect(existsSync(configFile)).toBe(true);
     expect(configFile).toBe(join(ROOT, 'deploy/compose/driftgate.yml'));
     for (const [name, s] of driftgate) {
-      expect(flagValue(s.command as string[], '--config'), name).toBe(configPath);
+      expect(flagValue(argv(s), '--config'), name).toBe(configPath);
       expect(mounts(s), name).toContainEqual(configMount);
     }
   });
@@ -137,9 +151,9 @@ describe('docker-compose.yml', () => {
     expect(result.warnings).toEqual([]);
     expect(result.config!.stacks).toHaveLength(9);
     expect(configDocument.store).toEqual({ type: 'postgres', url: '${DATABASE_URL}' });
-    expect(configDocument.runners).toEqual({ type: 'workers' });
+    expect(configDocument.runners).toEqual({ type: 'workers', agent: { port: 3001, host: '0.0.0.0' } });
     const pools = new Set(stackPools(configDocument).values());
-    expect([...pools].sort()).toEqual(workers.map(([, s]) => flagValue(s.command as string[], '--pool')).sort());
+    expect([...pools].sort()).toEqual(workers.map(([, s]) => flagValue(argv(s), '--pool')).sort());
   });
 
   it('points the artifact store at the MinIO service, with its keys, and creates the bucket', () => {
@@ -148,17 +162,42 @@ describe('docker-compose.yml', () => {
     const made = /\bmc mb --ignore-existing trial\/(\S+)/.exec(compose.services['minio-bucket']!.command!.toString());
     expect(made?.[1]).toBe(bucket);
     const minio = environment(compose.services.minio!);
-    for (const [name, s] of driftgate) {
+    for (const [name, s] of controlPlanes) {
       const env = environment(s);
       expect(env.get('AWS_ACCESS_KEY_ID'), name).toBe(minio.get('MINIO_ROOT_USER'));
       expect(env.get('AWS_SECRET_ACCESS_KEY'), name).toBe(minio.get('MINIO_ROOT_PASSWORD'));
     }
   });
 
-  it('gives the database to every driftgate process, the one postgres serves', () => {
+  it('gives the database to the control plane and the token maker, the one postgres serves, and none to a worker', () => {
     const pg = environment(compose.services.postgres!);
     const url = `postgres://${pg.get('POSTGRES_USER')}:${pg.get('POSTGRES_PASSWORD')}@postgres:5432/${pg.get('POSTGRES_DB')}`;
-    for (const [name, s] of driftgate) expect(environment(s).get('DATABASE_URL'), name).toBe(url);
+    for (const [name, s] of [...controlPlanes, ['pool-tokens', compose.services['pool-tokens']!] as const])
+      expect(environment(s).get('DATABASE_URL'), name).toBe(url);
+    for (const [name, w] of workers)
+      for (const variable of environment(w).keys())
+        expect(variable, `${name} holds ${variable}`).not.toMatch(/^(DATABASE_|AWS_|PG)/);
+  });
+
+  it('runs workers on the agent API: the control plane’s agent port, unpublished, and only their own pool’s token', () => {
+    const plane = compose.services['control-plane']!;
+    const port = (configDocument.runners as { agent: { port: number } }).agent.port;
+    expect((plane as { expose?: string[] }).expose).toContain(String(port));
+    expect(published(plane).map((p) => p.port)).not.toContain(port);
+    const maker = compose.services['pool-tokens']!;
+    const made = String(maker.command);
+    for (const [name, w] of workers) {
+      const pool = flagValue(argv(w), '--pool')!;
+      expect(environment(w).get('DRIFTGATE_CONTROL_PLANE_URL'), name).toBe(`http://control-plane:${port}`);
+      expect(String(w.command), name).toContain('DRIFTGATE_POOL_TOKEN="$$(cat /run/driftgate/token)"');
+      // Its pool's token volume, read-only, where the token maker writes that pool's token; no other pool's.
+      const tokenMounts = mounts(w).filter((m) => m.source.startsWith('token-'));
+      expect(tokenMounts, name).toEqual([{ source: `token-${pool}`, target: '/run/driftgate', readOnly: true }]);
+      expect(mounts(maker)).toContainEqual({ source: `token-${pool}`, target: `/tokens/${pool}`, readOnly: false });
+      expect(made).toContain(`pool token create $$pool`);
+      expect(made).toMatch(new RegExp(`for pool in [a-z ]*\\b${pool}\\b`));
+      expect(w.depends_on).toMatchObject({ 'pool-tokens': { condition: 'service_completed_successfully' } });
+    }
   });
 
   it('keeps /metrics off every port it publishes: on a port of its own, not published', () => {
