@@ -70,10 +70,10 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
   ): Promise<Attribution> {
     const lastClean = (await deps.store.listRuns({ stack, states: ['no_changes'], limit: 1 }))[0]?.createdAt;
     const since = new Date(Math.max(lastClean?.getTime() ?? 0, deps.now().getTime() - LOOKBACK_MS));
-    const targets = deps.index
-      .resourcesOf(stack)
-      .filter((r) => drifted.has(r.address))
-      .slice(0, maxLookups);
+    const candidates = deps.index.resourcesOf(stack).filter((r) => drifted.has(r.address));
+    const targets = candidates.slice(0, maxLookups);
+    const left = candidates.length - targets.length;
+    const notLookedUp = left > 0 ? { notLookedUp: left } : {};
     const seen = new Set<string>();
     const changes: AttributedChange[] = [];
     /** The calls among `events` that changed a drifted resource of the stack, each once. */
@@ -96,7 +96,7 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
         if (found.length) break;
       }
     }
-    return changes.length ? { status: 'found', changes } : { status: 'none' };
+    return changes.length ? { status: 'found', changes, ...notLookedUp } : { status: 'none', ...notLookedUp };
   }
 
   /** The changes kept for the stack up to the check's mark; what cannot be read costs only the answer. */

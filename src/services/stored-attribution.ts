@@ -8,8 +8,13 @@ import { loadJson } from './stored-analysis.js';
 const StoredChange = StoredChangeDescription.extend({ resource: z.string().optional() });
 
 const StoredAttribution = z.discriminatedUnion('status', [
-  z.object({ status: z.literal('found'), changes: z.array(StoredChange), unanswered: z.literal(true).optional() }),
-  z.object({ status: z.literal('none') }),
+  z.object({
+    status: z.literal('found'),
+    changes: z.array(StoredChange),
+    unanswered: z.literal(true).optional(),
+    notLookedUp: z.number().int().positive().optional(),
+  }),
+  z.object({ status: z.literal('none'), notLookedUp: z.number().int().positive().optional() }),
   z.object({ status: z.literal('unknown') }),
 ]);
 
@@ -22,5 +27,10 @@ export async function loadAttribution(deps: ArtifactReader, runId: string): Prom
     const consoleUrl = cloudTrailConsoleUrl(c.region, c.eventId);
     return { ...c, ...(consoleUrl ? { consoleUrl } : {}) };
   });
-  return { status: 'found', changes, ...(stored.unanswered ? { unanswered: true } : {}) };
+  return {
+    status: 'found',
+    changes,
+    ...(stored.unanswered ? { unanswered: true } : {}),
+    ...(stored.notLookedUp ? { notLookedUp: stored.notLookedUp } : {}),
+  };
 }

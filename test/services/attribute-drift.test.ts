@@ -38,7 +38,7 @@ const detail = (name: Parameters<typeof rawFixture>[0], change: Partial<TrailRec
   ...change,
 });
 
-function attributor(options: { maxAttempts?: number; timeoutMs?: number } = {}) {
+function attributor(options: { maxAttempts?: number; timeoutMs?: number; maxLookups?: number } = {}) {
   const index = new ResourceIndex();
   index.replaceStack(STACK, [
     { address: 'aws_s3_bucket.assets', identifiers: [BUCKET, `arn:aws:s3:::${BUCKET}`] },
@@ -72,11 +72,22 @@ function attributor(options: { maxAttempts?: number; timeoutMs?: number } = {}) 
     classify,
     history,
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.maxLookups ? { maxLookups: options.maxLookups } : {}),
   });
   return { attribute, store };
 }
 
 describe('attributing drift a sweep found', () => {
+  it('says how many drifted resources it did not ask about, past the lookups a check may make', async () => {
+    const { attribute } = attributor({ maxLookups: 2 });
+    emulator.add(detail('root', { requestParameters: { keyId: KEY_ID }, resources: [{ ARN: KEY_ARN }] }));
+    const drifted = ['aws_s3_bucket.assets', 'aws_s3_bucket.logs', 'aws_kms_key.data', 'aws_s3_object.config'];
+    const found = await attribute(STACK, drifted);
+    // Two resources asked about (the first two the index holds), each by name then ARN: no call on them.
+    expect(new Set(emulator.calls().map((c) => JSON.stringify(c.body.LookupAttributes)))).toHaveProperty('size', 4);
+    expect(found).toEqual({ status: 'none', notLookedUp: 2 });
+  });
+
   it('asks CloudTrail since the last clean check and keeps the calls that changed the drifted resource', async () => {
     const { attribute } = attributor();
     const morning = tmp.open({ now: () => CLEAN_AT });

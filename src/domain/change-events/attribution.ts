@@ -10,11 +10,15 @@ export interface AttributedChange extends ChangeDescription {
   resource?: string;
 }
 
+/**
+ * `notLookedUp`: drifted resources CloudTrail was not asked about, past the lookups a check may make (each
+ * is rate-limited by the cloud): said in the alert, so that "no call found" is never read as "nobody".
+ */
 export type Attribution =
   /** `unanswered`: CloudTrail did not answer about the drifted resources no change names. */
-  | { status: 'found'; changes: AttributedChange[]; unanswered?: true }
+  | { status: 'found'; changes: AttributedChange[]; unanswered?: true; notLookedUp?: number }
   /** CloudTrail was asked and knew of no call: made before its 90 days, or by a call it does not log. */
-  | { status: 'none' }
+  | { status: 'none'; notLookedUp?: number }
   /** CloudTrail did not answer (throttled, no access, down): the alert goes out without the who. */
   | { status: 'unknown' };
 
@@ -65,5 +69,11 @@ export function mergeAttributions(
   const byEvent = new Map<string, AttributedChange>();
   for (const change of found.flatMap((a) => a.changes)) byEvent.set(change.eventId, change);
   const changes = [...byEvent.values()].sort((a, b) => a.at.getTime() - b.at.getTime());
-  return { status: 'found', changes: changes.slice(-ATTRIBUTED_CHANGES_KEPT), ...(unanswered ? { unanswered } : {}) };
+  const notLookedUp = later && later.status !== 'unknown' ? later.notLookedUp : undefined;
+  return {
+    status: 'found',
+    changes: changes.slice(-ATTRIBUTED_CHANGES_KEPT),
+    ...(unanswered ? { unanswered } : {}),
+    ...(notLookedUp ? { notLookedUp } : {}),
+  };
 }

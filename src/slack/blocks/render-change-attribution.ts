@@ -131,8 +131,15 @@ export function renderChangeAttribution(
     blocks: [context([`:grey_question: *${label}:* unknown, ${why}`])],
   });
   if (attribution.status === 'unknown') return unknown('CloudTrail did not answer');
+  const notAsked = attribution.notLookedUp
+    ? `${plural(attribution.notLookedUp, 'more drifted resource')} not looked up (a check asks CloudTrail about a few at most)`
+    : undefined;
   if (attribution.status === 'none' || attribution.changes.length === 0)
-    return unknown('CloudTrail has no call that changed these resources');
+    return unknown(
+      notAsked
+        ? `CloudTrail has no call that changed the resources it was asked about; ${notAsked}`
+        : 'CloudTrail has no call that changed these resources',
+    );
   const slackUsers = options.slackUsers ?? {};
   const maxInAlert = options.maxInAlert ?? 3;
   const latest = latestPerAttribute(attribution.changes);
@@ -147,6 +154,7 @@ export function renderChangeAttribution(
   if (more > 0) blocks.push(context([`${plural(more, 'more change')} in the thread`]));
   if (attribution.unanswered)
     blocks.push(context([':grey_question: The other drifted resources: who unknown, CloudTrail did not answer']));
+  if (notAsked) blocks.push(context([`:grey_question: ${notAsked[0]!.toUpperCase()}${notAsked.slice(1)}`]));
   const first = shown[0]!;
   // The notification text is mrkdwn-parsed too: the principal's name is escaped there as well.
   const changedBy = `${options.besidePendingChange ? 'drift ' : ''}changed by ${first.principal.display}`;

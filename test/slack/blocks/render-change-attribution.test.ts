@@ -78,6 +78,21 @@ describe('who changed it', () => {
     expect(mrkdwnTexts({ blocks: whole.blocks }).join()).not.toContain('CloudTrail did not answer');
   });
 
+  it('says how many drifted resources CloudTrail was not asked about, found or not', () => {
+    const changes = [attributed('root', 'aws_s3_bucket.assets')];
+    const found = renderChangeAttribution({ status: 'found', changes, notLookedUp: 3 });
+    expectValidMessage(found);
+    expect(mrkdwnTexts({ blocks: found.blocks }).join()).toContain('3 more drifted resources not looked up');
+    const none = renderChangeAttribution({ status: 'none', notLookedUp: 1 });
+    expectValidMessage(none);
+    expect(none.text).toBe(
+      'who: unknown, CloudTrail has no call that changed the resources it was asked about; 1 more drifted resource not looked up (a check asks CloudTrail about a few at most)',
+    );
+    expect(mrkdwnTexts({ blocks: renderChangeAttribution({ status: 'found', changes }).blocks }).join()).not.toContain(
+      'not looked up',
+    );
+  });
+
   it('marks a change by root', () => {
     const rendered = renderChangeAttribution({
       status: 'found',
