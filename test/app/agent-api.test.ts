@@ -42,7 +42,7 @@ async function writeConfig(name: string, agent: ConfigPatch['runners']): Promise
       defaults: { schedule: '0 0 1 1 *' },
       stacks: [
         stackEntry('prod/site', join(dir, 'site'), { pool: 'prod' }),
-        stackEntry('dev/site', join(dir, 'site'), { pool: 'nonprod' }),
+        stackEntry('dev/site', join(dir, 'site'), { pool: 'nonprod', workspace: 'dev' }),
       ],
     }),
   );

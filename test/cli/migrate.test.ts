@@ -28,7 +28,7 @@ beforeAll(async () => {
       dataDir: join(dir, 'data'),
       log: { level: 'silent' },
       store: { type: 'postgres', url: '${DATABASE_URL}' },
-      stacks: [stackEntry('prod/site', dir), stackEntry('prod/db', dir)],
+      stacks: [stackEntry('prod/site', dir), stackEntry('prod/db', dir, { workspace: 'db' })],
     }),
   );
   let minute = 0;
