@@ -13,6 +13,8 @@ export interface OpTimes {
   claimMs: number[];
   /** ms from the worker's result being stored to the control plane's waiter removing the op. */
   outcomeMs: number[];
+  /** ms from the lease to the worker's result being stored: the plan on the worker, and its HTTP round trips. */
+  planMs: number[];
 }
 
 export interface OpsProbe {
@@ -56,12 +58,16 @@ export async function installOpsProbe(url: string): Promise<OpsProbe> {
     },
     async times() {
       const rows = (
-        await client.query<{ claim: string; outcome: string }>(
-          `SELECT leased_at - created_at AS claim, removed_at - done_at AS outcome
+        await client.query<{ claim: string; outcome: string; plan: string }>(
+          `SELECT leased_at - created_at AS claim, removed_at - done_at AS outcome, done_at - leased_at AS plan
              FROM bench_op_times WHERE removed_at IS NOT NULL AND done_at IS NOT NULL`,
         )
       ).rows;
-      return { claimMs: rows.map((r) => Number(r.claim)), outcomeMs: rows.map((r) => Number(r.outcome)) };
+      return {
+        claimMs: rows.map((r) => Number(r.claim)),
+        outcomeMs: rows.map((r) => Number(r.outcome)),
+        planMs: rows.map((r) => Number(r.plan)),
+      };
     },
     async drop() {
       await client.query('DROP TRIGGER bench_op_times ON agent_ops');

@@ -1,8 +1,7 @@
-import { RELAYED_EVENTS } from '../src/adapters/queue/pg-boss-queue.js';
 /**
- * The processes of the pools benchmark: `driftgate serve` and `driftgate worker` started from the built
- * CLI as an operator would, and what the benchmark reads of Postgres (its server's process, transactions
- * committed, the queue's job table).
+ * The processes of the agent-pools benchmark: `driftgate serve` and `driftgate worker` started from the
+ * built CLI as an operator would, and what the benchmark reads of Postgres (its server's process,
+ * transactions committed, the runs in the store).
  */
 import { readFileSync } from 'node:fs';
 import { execa, type ResultPromise } from 'execa';
@@ -66,19 +65,10 @@ export interface BenchDatabase {
   serverPid: number;
   /** Transactions committed or rolled back in this database so far, as the statistics collector has them. */
   transactions(): Promise<number>;
-  /** Check jobs of the queue: how many completed, how many failed. */
-  checkJobs(): Promise<{ completed: number; failed: number }>;
-  /** ms from each completed check job's enqueue to its start, and from its start to its end. */
-  checkTimings(since?: Date): Promise<{ waitMs: number[]; runMs: number[] }>;
-  /** The same of the events workers relayed to the control plane. */
-  relayTimings(since?: Date): Promise<{ waitMs: number[]; runMs: number[] }>;
   /** Runs in the store by state. */
   runStates(): Promise<Record<string, number>>;
-  now(): Promise<Date>;
   close(): Promise<void>;
 }
-
-const CHECK_QUEUE = "name LIKE 'driftgate.check.%'";
 
 export async function openBenchDatabase(url: string): Promise<BenchDatabase> {
   const client = new pg.Client({ connectionString: url, application_name: 'driftgate-bench' });
@@ -86,18 +76,6 @@ export async function openBenchDatabase(url: string): Promise<BenchDatabase> {
   const backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
   const status = readFileSync(`/proc/${backend}/status`, 'utf8');
   const serverPid = Number(/^PPid:\s+(\d+)/m.exec(status)![1]);
-  const timings = async (where: string, since: Date) => {
-    const rows = (
-      await client.query<{ wait: number; run: number }>(
-        `SELECT extract(epoch FROM started_on - created_on) * 1000 AS wait,
-                extract(epoch FROM completed_on - started_on) * 1000 AS run
-           FROM driftgate_queue.job
-          WHERE ${where} AND state = 'completed' AND created_on >= $1`,
-        [since],
-      )
-    ).rows;
-    return { waitMs: rows.map((r) => Number(r.wait)), runMs: rows.map((r) => Number(r.run)) };
-  };
   return {
     serverPid,
     async transactions() {
@@ -110,26 +88,11 @@ export async function openBenchDatabase(url: string): Promise<BenchDatabase> {
       ).rows[0]!;
       return Number(row.n);
     },
-    async checkJobs() {
-      const row = (
-        await client.query<{ completed: string; failed: string }>(
-          `SELECT count(*) FILTER (WHERE state = 'completed') AS completed, count(*) FILTER (WHERE state = 'failed') AS failed
-             FROM driftgate_queue.job WHERE ${CHECK_QUEUE}`,
-        )
-      ).rows[0]!;
-      return { completed: Number(row.completed), failed: Number(row.failed) };
-    },
-    checkTimings: (since = new Date(0)) => timings(CHECK_QUEUE, since),
-    /** What workers relayed (their runs' outcomes): queued by the worker, taken by a serve. */
-    relayTimings: (since = new Date(0)) => timings(`name = '${RELAYED_EVENTS}'`, since),
     async runStates() {
       const rows = (
         await client.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM runs GROUP BY state')
       ).rows;
       return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
-    },
-    async now() {
-      return (await client.query<{ now: Date }>('SELECT now() AS now')).rows[0]!.now;
     },
     close: () => client.end(),
   };

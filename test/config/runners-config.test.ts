@@ -71,12 +71,22 @@ describe('runners and pools in the config', () => {
     expect(forbiddenVariablesHeld(workers.config!, env)).toEqual(['DATABASE_OWNER_URL']);
   });
 
-  it("starts no direct worker: without the control plane's address it says what to set and where the way over is", async () => {
+  it("starts no direct worker, nor doctors one: without the control plane's address both say what to set and where the way over is", async () => {
     const env = { DATABASE_URL: 'postgres://driftgate:pw@db:5432/driftgate' };
     const result = await runCli(['worker', '--pool', 'prod'], { cwd: import.meta.dirname, env });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       "driftgate worker: DRIFTGATE_CONTROL_PLANE_URL is not set: a worker takes its pool's jobs from the control plane's agent API. Set DRIFTGATE_CONTROL_PLANE_URL (e.g. https://driftgate-agent:3001) and DRIFTGATE_POOL_TOKEN (driftgate pool token create prod, on the control plane), and remove DATABASE_URL and the bucket's keys: see deploy/README.md \"From direct workers\"\n",
+    );
+    // `doctor --pool` where such a worker runs: the same words, as a doctor line with its fix.
+    const doctor = await runCli(['doctor', '--pool', 'prod'], { cwd: import.meta.dirname, env });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toBe(
+      [
+        "FAIL control plane: DRIFTGATE_CONTROL_PLANE_URL is not set: a worker takes its pool's jobs from the control plane's agent API; fix: Set DRIFTGATE_CONTROL_PLANE_URL (e.g. https://driftgate-agent:3001) and DRIFTGATE_POOL_TOKEN (driftgate pool token create prod, on the control plane), and remove DATABASE_URL and the bucket's keys: see deploy/README.md \"From direct workers\"",
+        "1 failed: a worker's other checks need the control plane's agent API",
+        '',
+      ].join('\n'),
     );
   });
 

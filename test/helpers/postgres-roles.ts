@@ -47,7 +47,6 @@ export async function roleDatabase(admin: string, options: { oneRole?: boolean }
   }
   await sqlAs(admin, `CREATE ROLE ${owner} LOGIN PASSWORD '${ownerPassword}'`);
   await sqlAs(admin, `ALTER DATABASE ${database} OWNER TO ${owner}`);
-  await sqlAs(admin, `CREATE SCHEMA driftgate_queue AUTHORIZATION ${runtime}`);
   return {
     admin,
     ownerUrl: urlAs(admin, owner, ownerPassword),

@@ -10,7 +10,6 @@ import { slackHost, slackSettingsFor } from '../../slack/env.js';
 import { createAppContext, ownSecretNames, type AppContext } from '../context.js';
 import { PostgresConnectError, serverOf } from '../../adapters/store/postgres/errors.js';
 import { DataDirError } from '../../domain/errors.js';
-import { stacksOfPool } from '../../config/runners.js';
 import { checkArtifactStore } from './artifact-check.js';
 import { checkChangeEvents } from './change-events-checks.js';
 import { type CheckResult, fail, ok, reason, skip } from './check-result.js';
@@ -27,11 +26,6 @@ export interface DoctorOptions {
   slackTimeoutMs?: number;
   /** Called with each result as soon as it is known (already masked), so a long run shows progress. */
   onResult?: (result: CheckResult) => void;
-  /**
-   * Check as a worker of this pool (`doctor --pool`): its stacks and its cloud access (CloudTrail in its
-   * region), not the control plane's Slack, GitHub and on-call, which a worker does not hold.
-   */
-  pool?: string;
 }
 
 /**
@@ -84,23 +78,15 @@ export async function runDoctor(config: DriftgateConfig, options: DoctorOptions)
     results.push(await checkWritableDir('plugin cache', config.terraform.pluginCacheDir, 'terraform.pluginCacheDir'));
     if (runAs) results.push(runAs);
     const failedPart = config.store?.type === 'postgres' ? 'the store' : 'the data dir';
-    const stacks = options.pool ? stacksOfPool(config, options.pool) : config.stacks;
     if (!built) results.push(skip('stacks', `not checked: ${failedPart} failed`));
     else if (binary.status !== 'ok') results.push(skip('stacks', 'not checked: no terraform binary'));
-    else results.push(...(await checkStacks(built.deps.terraform, { ...config, stacks }, env)));
+    else results.push(...(await checkStacks(built.deps.terraform, config, env)));
     results.push(
       built
         ? await checkArtifactStore(built.deps.artifacts, config.artifacts)
         : skip('artifacts', `not checked: ${failedPart} failed`),
     );
 
-    if (options.pool) {
-      results.push(
-        skip('slack, github, pagerduty', `the control plane's: a worker of pool ${options.pool} holds none of them`),
-      );
-      results.push(...(await checkChangeEvents(config, env, { pool: options.pool })));
-      return all;
-    }
     const slack = slackSettingsCheck(config, env, slackSettingsFor);
     if (slack.result) results.push(slack.result);
     if (slack.settings) {

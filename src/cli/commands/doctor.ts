@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { usesAgentApi } from '../../app/agent-worker.js';
+import { noControlPlaneUrl, usesAgentApi } from '../../app/agent-worker.js';
 import { agentWorkerDoctor } from '../../app/doctor/agent-worker-doctor.js';
-import { type CheckResult, ok } from '../../app/doctor/check-result.js';
+import { type CheckResult, fail, ok } from '../../app/doctor/check-result.js';
 import { runDoctor } from '../../app/doctor/run-doctor.js';
 import { validateConfigFile } from '../../config/load.js';
 import { stacksOfPool, workerPoolIssues } from '../../config/runners.js';
@@ -18,13 +18,19 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
     options: { config: { type: 'string', short: 'c' }, pool: { type: 'string' } },
   });
   const say = (line: string) => io.stdout.write(`${line}\n`);
-  // Where a worker on the agent API runs: checked as that worker, which reads none of the control plane's sections.
-  const agent = Boolean(values.pool) && usesAgentApi(io.env);
+  // Where a worker runs: refused as `driftgate worker` is without the agent API (direct workers are gone),
+  // else checked as that worker, which reads none of the control plane's sections.
+  if (values.pool && !usesAgentApi(io.env)) {
+    const refused = noControlPlaneUrl(values.pool);
+    say(doctorLine(fail('control plane', refused.problem, refused.fix)));
+    say("1 failed: a worker's other checks need the control plane's agent API");
+    return 1;
+  }
   const validation = await validateConfigFile({
     file: values.config,
     cwd: io.cwd,
     env: io.env,
-    ...(agent ? { role: 'agent-worker' as const } : {}),
+    ...(values.pool ? { role: 'agent-worker' as const } : {}),
   });
   const file = validation.file ?? 'config';
   if (!validation.config) {
@@ -43,10 +49,9 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
     return 1;
   }
   const config = validation.config;
-  const poolIssue =
-    values.pool && !agent
-      ? workerPoolIssues(config, values.pool, '`driftgate doctor --pool` checks a worker of')[0]
-      : undefined;
+  const poolIssue = values.pool
+    ? workerPoolIssues(config, values.pool, '`driftgate doctor --pool` checks a worker of')[0]
+    : undefined;
   if (poolIssue) {
     say(
       doctorLine({
@@ -68,9 +73,9 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
   const onResult = (r: CheckResult) => say(doctorLine(r));
   const results = [
     loaded,
-    ...(agent && values.pool
+    ...(values.pool
       ? await agentWorkerDoctor(config, { env: io.env, pool: values.pool, onResult })
-      : await runDoctor(config, { env: io.env, onResult, ...(values.pool ? { pool: values.pool } : {}) })),
+      : await runDoctor(config, { env: io.env, onResult })),
   ];
   say(doctorSummary(results));
   return results.some((r) => r.status === 'fail') ? 1 : 0;

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { CONTROL_PLANE_URL_ENV, POOL_TOKEN_ENV, startAgentWorker, usesAgentApi } from '../../app/agent-worker.js';
+import { noControlPlaneUrl, startAgentWorker, usesAgentApi } from '../../app/agent-worker.js';
 import { loadConfig } from '../../config/load.js';
 import { workerPoolIssues } from '../../config/runners.js';
 import { ConfigError, DriftgateError } from '../../domain/errors.js';
@@ -28,11 +28,10 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
     throw new UsageError(`--concurrency ${values.concurrency} is not a number of jobs from 1 to 64`);
   // Direct workers (the shared store and bucket in every worker's hands) are gone: a worker that was one
   // is told what it now needs, before it reads a config that may still give it the store.
-  if (!usesAgentApi(io.env))
-    throw new DriftgateError(
-      'CONFIG_INVALID',
-      `${CONTROL_PLANE_URL_ENV} is not set: a worker takes its pool's jobs from the control plane's agent API. Set ${CONTROL_PLANE_URL_ENV} (e.g. https://driftgate-agent:3001) and ${POOL_TOKEN_ENV} (driftgate pool token create ${pool}, on the control plane), and remove DATABASE_URL and the bucket's keys: see deploy/README.md "From direct workers"`,
-    );
+  if (!usesAgentApi(io.env)) {
+    const refused = noControlPlaneUrl(pool);
+    throw new DriftgateError('CONFIG_INVALID', `${refused.problem}. ${refused.fix}`);
+  }
   const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env, role: 'agent-worker' });
   const issues = workerPoolIssues(config, pool, '`driftgate worker` takes the jobs of');
   if (issues.length) throw new ConfigError(issues, config.file);
