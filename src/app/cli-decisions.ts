@@ -4,7 +4,7 @@
  * `--as` (and checked against the approvers rules like a click), and the audit says which OS user did.
  */
 import { createGitSources } from '../adapters/git/git-sources.js';
-import { ownerState, processOwner } from '../adapters/store/process-owner.js';
+import { inMemoryHolder } from '../adapters/store/process-owner.js';
 import { createGitHubClient } from '../adapters/github/client.js';
 import { githubSettingsFor } from '../adapters/github/env.js';
 import type { DriftgateConfig } from '../config/schema.js';
@@ -120,7 +120,7 @@ export async function openCliDecisions(config: DriftgateConfig, options: CliDeci
         stack: context.stack,
         now,
         logger,
-        holder: { self: processOwner(), gone: (owner) => ownerState(owner) === 'gone' },
+        holder: inMemoryHolder(),
       })
     : undefined;
   const applies: ApplyDeps = {

@@ -27,7 +27,7 @@ import { createRunMessages } from '../slack/notifier/run-messages.js';
 import { createOutboxWorker, type OutboxWorkerOptions } from '../slack/outbox/worker.js';
 import { createSlackDirectory } from '../slack/directory.js';
 import { createUsergroupResolver } from '../slack/usergroups.js';
-import { ownerState, processOwner } from '../adapters/store/process-owner.js';
+import { inMemoryHolder } from '../adapters/store/process-owner.js';
 import { approvalDeps } from './approval-deps.js';
 import type { AppContext } from './context.js';
 
@@ -156,7 +156,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     stack: context.stack,
     now,
     logger,
-    holder: { self: processOwner(), gone: (owner) => ownerState(owner) === 'gone' },
+    holder: inMemoryHolder(),
   });
   const worker = createOutboxWorker({
     store,

@@ -63,6 +63,17 @@ export function leftOver(
   return !held();
 }
 
+/**
+ * What a process holding something only in memory (an alert in its digest window) records, and how another
+ * process tells it has ended: known gone on this host; never this very process, whose memory still holds it.
+ */
+export function inMemoryHolder(self: ProcessOwner = processOwner()): {
+  self: ProcessOwner;
+  gone(owner: ProcessOwner): boolean;
+} {
+  return { self, gone: (owner) => !sameProcess(owner, self) && ownerState(owner, self) === 'gone' };
+}
+
 export function ownerState(
   owner: ProcessOwner,
   self: ProcessOwner = processOwner(),

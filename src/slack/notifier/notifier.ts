@@ -33,9 +33,9 @@ export interface NotifierDeps {
   now: () => Date;
   logger: ServiceLogger;
   /**
-   * This process, recorded on each alert it holds, and whether another holder has ended: true when known
-   * gone (a process of this host that exited), false when alive or on another host, which only the end
-   * of its window speaks for.
+   * This process, recorded on each alert it holds, and whether a holder has ended: true when known gone (a
+   * process of this host that exited), false when alive, on another host (only the end of its window speaks
+   * for it), or this process (its batcher holds the alert until the window closes).
    */
   holder?: { self: ProcessOwner; gone(owner: ProcessOwner): boolean };
 }
@@ -146,9 +146,6 @@ export function createNotifier(deps: NotifierDeps): Notifier {
   const holderGone = (recorded: unknown): boolean => {
     const owner = recorded as ProcessOwner | undefined;
     if (!deps.holder || typeof owner?.pid !== 'number' || typeof owner.host !== 'string') return false;
-    const { self } = deps.holder;
-    // This process's own alerts are in its batcher until their window closes.
-    if (owner.host === self.host && owner.pid === self.pid && owner.start === self.start) return false;
     return deps.holder.gone(owner);
   };
 
