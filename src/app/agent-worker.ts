@@ -1,3 +1,4 @@
+import { refuseHeldVariables } from './held-variables.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -70,15 +71,11 @@ export async function startAgentWorker(
 ): Promise<RunningAgentWorker> {
   const { env } = options;
   const held = forbiddenVariablesHeld(config, env);
-  if (held.length > 0)
-    throw new ConfigError(
-      held.map((name) => ({
-        path: `environment ${name}`,
-        message:
-          "a worker on the agent API must not hold the control plane's secrets: remove it from this worker's environment",
-      })),
-      config.file,
-    );
+  refuseHeldVariables(
+    held,
+    "a worker on the agent API must not hold the control plane's secrets: remove it from this worker's environment",
+    config.file,
+  );
   const url = env[CONTROL_PLANE_URL_ENV];
   const token = env[POOL_TOKEN_ENV];
   if (!url || !token)

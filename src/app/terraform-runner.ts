@@ -1,7 +1,8 @@
+import { refuseHeldVariables } from './held-variables.js';
 import { resolveBinary } from '../adapters/terraform/binary.js';
 import { serveTerraformContainer } from '../adapters/terraform/container-server.js';
 import { DEFAULT_OWNER_URL_ENV } from '../config/schema.js';
-import { ConfigError, TerraformBinaryMissingError } from '../domain/errors.js';
+import { TerraformBinaryMissingError } from '../domain/errors.js';
 import type { Logger } from '../logging/logger.js';
 import { OWN_SECRETS } from './context.js';
 
@@ -37,14 +38,10 @@ export async function startTerraformRunner(options: TerraformRunnerOptions): Pro
     .filter(([name, value]) => value !== undefined && forbiddenInTerraformContainer(name, value))
     .map(([name]) => name)
     .sort();
-  if (held.length > 0)
-    throw new ConfigError(
-      held.map((name) => ({
-        path: `environment ${name}`,
-        message:
-          "the terraform container must hold none of driftgate's secrets: remove it from this container's environment",
-      })),
-    );
+  refuseHeldVariables(
+    held,
+    "the terraform container must hold none of driftgate's secrets: remove it from this container's environment",
+  );
   const binary = await resolveBinary(options.binary, options.env);
   if (!binary) throw new TerraformBinaryMissingError(options.binary);
   // What terraform writes (`.terraform`, a saved plan) the worker reads and removes: it is in the group.
