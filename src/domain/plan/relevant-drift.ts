@@ -49,16 +49,20 @@ export interface DriftRelevance {
 export function relevantDrift(
   plan: Pick<PlanJson, 'resource_drift' | 'resource_changes' | 'relevant_attributes'>,
 ): DriftRelevance {
+  const out: DriftRelevance = { relevant: [], notRelevant: [] };
+  const drifted = new Set((plan.resource_drift ?? []).map((d) => d.address));
+  if (drifted.size === 0) return out;
+  // Only the drifted resources' planned changes are diffed: a large plan's others cost a lookup each.
   const planned = new Map<string, Path[]>();
   for (const rc of plan.resource_changes ?? []) {
+    if (!drifted.has(rc.address)) continue;
     const paths = changedPaths(rc.change.before, rc.change.after);
     if (paths.length > 0) planned.set(rc.address, paths);
   }
   const named = new Map<string, Path[]>();
   for (const ra of plan.relevant_attributes ?? [])
-    named.set(ra.resource, [...(named.get(ra.resource) ?? []), ra.attribute]);
+    if (drifted.has(ra.resource)) named.set(ra.resource, [...(named.get(ra.resource) ?? []), ra.attribute]);
 
-  const out: DriftRelevance = { relevant: [], notRelevant: [] };
   for (const drift of plan.resource_drift ?? []) {
     const actions = drift.change.actions;
     const madeOrGone = actions.includes('create') || actions.includes('delete');
