@@ -153,14 +153,16 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     const held: Run[] = [];
     const closedBefore = deps.now().getTime() - HELD_GRACE_MS;
     for (const run of await store.listRuns({ states: ['drifted', 'pending_approval'] })) {
+      // Most open runs were posted long ago: one indexed read rules them out before their audit is read
+      // (this runs every few seconds on the leader).
+      if (await store.hasMessage(run.id)) continue;
       const audit = await store.listAudit({ runId: run.id });
       const hold = audit.find((a) => a.action === ALERT_HELD);
       const until = typeof hold?.detail?.until === 'string' ? Date.parse(hold.detail.until) : 0;
       if (
         hold &&
         (until <= closedBefore || holderGone(hold.detail?.holder)) &&
-        !audit.some((a) => ALERTED.includes(a.action)) &&
-        !(await store.hasMessage(run.id))
+        !audit.some((a) => ALERTED.includes(a.action))
       )
         held.push(run);
     }
