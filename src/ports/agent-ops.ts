@@ -78,6 +78,11 @@ export interface AgentOpStore {
    * claim's long poll wakes at once instead of at its next look.
    */
   queued(pool: string, ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves when op `id` may have finished (its result stored, or its lease run out, here or in another
+   * process), or after `ms`: its waiter reads it at once instead of at its next look.
+   */
+  settled(id: string, ms: number, signal?: AbortSignal): Promise<void>;
   /** Queued and leased ops per pool. */
   depth(
     pools: readonly string[],

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOpRunner } from '../../src/adapters/agent/terraform-on-workers.js';
 import { openPostgresAgentOps } from '../../src/adapters/store/postgres/agent-ops.js';
 import { openPostgresStore } from '../../src/adapters/store/postgres/open-postgres-store.js';
 import type { AgentOpStore } from '../../src/ports/agent-ops.js';
@@ -154,4 +155,38 @@ describe('agent jobs', () => {
       await replica.close();
     }
   }, 15_000);
+
+  // The control plane's waiter reads its op when the result lands, wherever the worker posted it: with a
+  // poll of a minute and no wake, this test times out.
+  it("wakes the op's waiter as soon as another replica stores its result, or its lease runs out", async () => {
+    const replica = await openPostgresAgentOps({ url });
+    let n = 0;
+    const runner = createOpRunner({
+      ops,
+      logger: silent,
+      newId: () => `wake-${++n}`,
+      queueWaitMs: 60_000,
+      pollMs: 60_000,
+    });
+    try {
+      const planned = runner('plan', { pool: 'nonprod', stack: 'dev/app' }, {}, { runMs: 60_000, attempts: 1 });
+      const claimed = await claimOp({ ...deps, ops: replica }, dev, 10_000);
+      expect(claimed?.op.id).toBe('wake-1');
+      expect(await reportOpResult({ ...deps, ops: replica }, dev, 'wake-1', claimed!.lease, PLAN_OK)).toEqual({
+        ok: true,
+      });
+      const outcome = await planned;
+      expect(outcome.result).toMatchObject({ ok: true, hasChanges: false });
+      await outcome.done();
+
+      const applying = runner('apply', { pool: 'nonprod', stack: 'dev/app' }, {}, { runMs: 60_000, attempts: 1 });
+      const applyClaim = await claimOp({ ...deps, ops: replica, leaseMs: 200 }, dev, 10_000);
+      expect(applyClaim?.op.id).toBe('wake-2');
+      await new Promise((r) => setTimeout(r, 400));
+      await replica.expireLeases();
+      await expect(applying).rejects.toThrow(/stopped answering \(its lease ran out\)/);
+    } finally {
+      await replica.close();
+    }
+  }, 20_000);
 });

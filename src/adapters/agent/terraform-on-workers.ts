@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type ApplyOpResult,
   type OpFailure,
@@ -33,6 +32,7 @@ export interface OpRunnerOptions {
   newId: () => string;
   /** How long an op may wait for a worker of its pool to take it. */
   queueWaitMs: number;
+  /** How often a waiter reads its op when nothing woke it (a result or a lost lease wakes it at once). */
   pollMs?: number;
 }
 
@@ -42,7 +42,7 @@ export interface OpRunnerOptions {
  */
 export function createOpRunner(options: OpRunnerOptions): AgentOpRunner {
   const { ops, logger } = options;
-  const pollMs = options.pollMs ?? 250;
+  const pollMs = options.pollMs ?? 2_000;
   return async (kind, target, request, limits) => {
     const id = options.newId();
     await ops.enqueue({
@@ -82,7 +82,7 @@ export function createOpRunner(options: OpRunnerOptions): AgentOpRunner {
               : '',
             'TERRAFORM_TIMEOUT',
           );
-        await sleep(pollMs);
+        await ops.settled(id, pollMs, limits.signal);
       }
     } finally {
       if (!taken) {

@@ -49,28 +49,52 @@ const OP_COLUMNS = 'id, pool, stack, kind, request, state, attempts, max_attempt
 
 /** The channel an enqueue notifies with its pool, so every process's waiting claims of that pool wake. */
 const CHANNEL = 'driftgate_agent_ops';
+/** The channel a finished op (a result, a lease run out) notifies with its id, so its waiter wakes. */
+const SETTLED = 'driftgate_agent_ops_settled';
+
+/** Resolves at `wake`, after `ms`, or at `signal`, whichever comes first; `waiters` holds it meanwhile. */
+function waitIn(waiters: Map<string, Set<() => void>>, key: string, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const set = waiters.get(key) ?? new Set();
+    waiters.set(key, set);
+    const done = () => {
+      clearTimeout(timer);
+      set.delete(done);
+      if (!set.size) waiters.delete(key);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    set.add(done);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 export function agentOpsOn(pool: pg.Pool, close: () => Promise<void>, listen?: () => Promise<pg.Client>): AgentOpStore {
   const db: Queryable = pool;
   const wake = new Map<string, Set<() => void>>();
-  const notify = (poolName: string) => {
-    for (const resolve of wake.get(poolName) ?? []) resolve();
+  const settledWake = new Map<string, Set<() => void>>();
+  const notify = (waiters: Map<string, Set<() => void>>, key: string) => {
+    for (const resolve of waiters.get(key) ?? []) resolve();
   };
   // Other processes' enqueues, by LISTEN on a connection of its own; lost, it is opened again at the next
   // wait, and until then claims look every half second as they would anyway.
   let listener: Promise<pg.Client | undefined> | undefined;
+  let listeningNow = false;
   const listening = () => {
     if (!listen) return;
     listener ??= listen()
       .then(async (client) => {
         const drop = () => {
           listener = undefined;
+          listeningNow = false;
           void client.end().catch(() => undefined);
         };
         client.on('error', drop);
         client.on('end', drop);
-        client.on('notification', (n) => n.payload && notify(n.payload));
-        await client.query(`LISTEN ${CHANNEL}`);
+        client.on('notification', (n) => n.payload && notify(n.channel === SETTLED ? settledWake : wake, n.payload));
+        await client.query(`LISTEN ${CHANNEL}; LISTEN ${SETTLED}`);
+        listeningNow = true;
         return client;
       })
       .catch(() => {
@@ -96,23 +120,24 @@ export function agentOpsOn(pool: pg.Pool, close: () => Promise<void>, listen?: (
           );
         await client.query('SELECT pg_notify($1, $2)', [CHANNEL, o.pool]);
       });
-      notify(o.pool);
+      notify(wake, o.pool);
     },
     queued(poolName, ms, signal) {
       listening();
-      return new Promise<void>((resolve) => {
-        const waiters = wake.get(poolName) ?? new Set();
-        wake.set(poolName, waiters);
-        const done = () => {
-          clearTimeout(timer);
-          waiters.delete(done);
-          signal?.removeEventListener('abort', done);
-          resolve();
-        };
-        const timer = setTimeout(done, ms);
-        waiters.add(done);
-        signal?.addEventListener('abort', done, { once: true });
-      });
+      return waitIn(wake, poolName, ms, signal);
+    },
+    async settled(id, ms, signal) {
+      listening();
+      // A result stored before LISTEN took hold sends a notification nobody hears: until it holds, the
+      // waiter looks again as soon as it does (or after `ms`), and from then on a result wakes it.
+      if (!listeningNow && listener) {
+        const over = new AbortController();
+        signal?.addEventListener('abort', () => over.abort(), { once: true });
+        await Promise.race([listener, waitIn(settledWake, id, ms, over.signal)]);
+        over.abort();
+        return;
+      }
+      return waitIn(settledWake, id, ms, signal);
     },
     async claim(poolName, kinds, lease) {
       const row = await firstRow(
@@ -161,13 +186,16 @@ export function agentOpsOn(pool: pg.Pool, close: () => Promise<void>, listen?: (
       });
     },
     async complete(id, tokenId, hash, result) {
-      return (
-        (await changes(
-          ctx,
+      const completed = await withTransaction(pool, async (client) => {
+        const done = await client.query(
           `UPDATE agent_ops SET state = 'done', result = $4, lease_expires_at = NULL, updated_at = ${DB_NOW_MS} WHERE ${held}`,
           [id, tokenId, hash, JSON.stringify(result)],
-        )) === 1
-      );
+        );
+        if (done.rowCount === 1) await client.query('SELECT pg_notify($1, $2)', [SETTLED, id]);
+        return done.rowCount === 1;
+      });
+      if (completed) notify(settledWake, id);
+      return completed;
     },
     async get(id) {
       const row = await firstRow(ctx, `SELECT ${OP_COLUMNS} FROM agent_ops WHERE id = $1`, [id]);
@@ -182,14 +210,20 @@ export function agentOpsOn(pool: pg.Pool, close: () => Promise<void>, listen?: (
       return row ? { body: row.body, sha256: row.sha256 } : undefined;
     },
     async expireLeases() {
-      const moved = await rows(
-        ctx,
-        `UPDATE agent_ops SET state = CASE WHEN attempts < max_attempts THEN 'queued' ELSE 'lost' END,
-           lease_hash = NULL, lease_expires_at = NULL, updated_at = ${DB_NOW_MS}
-         WHERE state = 'leased' AND lease_expires_at <= ${DB_NOW_MS}
-         RETURNING id, state`,
-      );
-      return moved as { id: string; state: AgentOp['state'] }[];
+      const moved = await withTransaction(pool, async (client) => {
+        const result = await client.query<{ id: string; pool: string; state: AgentOp['state'] }>(
+          `UPDATE agent_ops SET state = CASE WHEN attempts < max_attempts THEN 'queued' ELSE 'lost' END,
+             lease_hash = NULL, lease_expires_at = NULL, updated_at = ${DB_NOW_MS}
+           WHERE state = 'leased' AND lease_expires_at <= ${DB_NOW_MS}
+           RETURNING id, pool, state`,
+        );
+        // Queued again, its pool's claims wake; lost, its waiter does.
+        for (const m of result.rows)
+          await client.query('SELECT pg_notify($1, $2)', m.state === 'lost' ? [SETTLED, m.id] : [CHANNEL, m.pool]);
+        return result.rows;
+      });
+      for (const m of moved) notify(m.state === 'lost' ? settledWake : wake, m.state === 'lost' ? m.id : m.pool);
+      return moved.map(({ id, state }) => ({ id, state }));
     },
     async cancel(id) {
       await changes(
