@@ -435,6 +435,9 @@ function localRunners(
     ...deps,
     requestCheck,
     exclusive: (name, work) => scheduler.exclusive(name, work),
+    // Another replica may be checking or applying the stack: the apply waits its turn, as a check does,
+    // rather than fail on its lock (an approved run is applied after the other, once).
+    applyLockWaitMs: deps.timeouts.apply + deps.timeouts.plan,
     stack: context.stack,
   };
   const apply = (run: Run, actor: string) => applyApprovedRun(applies, run, actor);
