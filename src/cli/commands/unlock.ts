@@ -5,6 +5,7 @@ import { loadConfig } from '../../config/load.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { selectStacks } from '../select-stacks.js';
+import { unlockStack } from '../../services/unlock-stack.js';
 
 /**
  * `driftgate unlock STACK`: lifts the block left by an interrupted apply and breaks a stale stack lock.
@@ -21,19 +22,11 @@ export async function unlockCommand(args: string[], io: CliIo): Promise<number> 
   const [stack] = selectStacks(config.stacks, positionals);
   const store = await openStore(config);
   try {
-    const record = await store.getStack(stack!.name);
-    const lock = await store.breakLock(stack!.name);
-    if (record?.blockedReason) await store.unblockStack(stack!.name);
-    await store.appendAudit({
-      at: new Date(),
-      actor: `cli:${io.env.USER ?? userInfo().username}`,
-      action: 'unlock',
-      stack: stack!.name,
-      detail: { blockedReason: record?.blockedReason ?? null, brokenLock: lock?.runId ?? null },
-    });
+    const actor = `cli:${io.env.USER ?? userInfo().username}`;
+    const { blockedReason, brokenLock } = await unlockStack({ store, now: () => new Date() }, stack!.name, actor);
     io.stdout.write(
-      record?.blockedReason || lock
-        ? `${stack!.name}: unlocked${record?.blockedReason ? ` (was blocked: ${record.blockedReason})` : ''}${lock ? ` (broke the lock of run ${lock.runId})` : ''}\n`
+      blockedReason || brokenLock
+        ? `${stack!.name}: unlocked${blockedReason ? ` (was blocked: ${blockedReason})` : ''}${brokenLock ? ` (broke the lock of run ${brokenLock.runId})` : ''}\n`
         : `${stack!.name}: was neither blocked nor locked\n`,
     );
     return 0;

@@ -3,6 +3,7 @@ import type { ApprovalServiceDeps } from '../../../services/approval-deps.js';
 import type { SlackDeps } from '../deps.js';
 import type { CommandHandler } from './handler.js';
 import { mayActOn, refuse } from './stack-rights.js';
+import { unlockStack } from '../../../services/unlock-stack.js';
 
 /**
  * `/drift unlock`: what `driftgate unlock` does, for a person who may approve the stack's plans. A lock
@@ -20,19 +21,10 @@ export const handleUnlock: CommandHandler<
     await refuse(deps, stack.name, userId, 'unlock', 'running', message);
     return tell(renderNotAllowed(message));
   }
-  const record = await deps.store.getStack(stack.name);
-  const lock = await deps.store.breakLock(stack.name);
-  if (record?.blockedReason) await deps.store.unblockStack(stack.name);
-  await deps.store.appendAudit({
-    at: deps.now(),
-    actor: userId,
-    action: 'unlock',
-    stack: stack.name,
-    detail: { blockedReason: record?.blockedReason ?? null, brokenLock: lock?.runId ?? null },
-  });
+  const { blockedReason, brokenLock } = await unlockStack(deps, stack.name, userId);
   const done = [
-    record?.blockedReason ? `lifted the block (${record.blockedReason})` : '',
-    lock ? `broke the lock of run ${lock.runId}` : '',
+    blockedReason ? `lifted the block (${blockedReason})` : '',
+    brokenLock ? `broke the lock of run ${brokenLock.runId}` : '',
   ].filter(Boolean);
   await tell(
     renderAck(
