@@ -232,7 +232,11 @@ async function serveWith(
     if (!leading()) return;
     runRetention(
       { store, artifacts: deps.artifacts, workDir: deps.workDir, now: deps.now },
-      { outbox: config.defaults.outboxRetention, artifacts: config.artifacts.retention },
+      {
+        outbox: config.defaults.outboxRetention,
+        outboxDead: config.defaults.outboxDeadRetention,
+        artifacts: config.artifacts.retention,
+      },
     )
       .then((removed) => logger.info({ removed }, 'retention'))
       .catch((err: unknown) => logger.error({ err }, 'retention failed'));
