@@ -8,10 +8,12 @@ import { PAGE_RESOLVED, PAGE_TRIGGERED } from './page-oncall.js';
 export interface UnlockDeps {
   store: Pick<
     RunStore,
-    'getStack' | 'breakLock' | 'unblockStack' | 'appendAudit' | 'listAudit' | 'atomically'
+    'getStack' | 'getLock' | 'breakLock' | 'unblockStack' | 'appendAudit' | 'listAudit' | 'atomically'
   > &
     Pick<SlackStore, 'enqueue'>;
   now: () => Date;
+  /** Whether a live process other than this one holds the lock (see heldByAnother): then it is not stale. */
+  heldByAnother(lock: StackLock): boolean;
 }
 
 export interface Unlocked {
@@ -23,15 +25,20 @@ export interface Unlocked {
 
 /**
  * `driftgate unlock` and `/drift unlock`: lifts the block an interrupted apply left and breaks a stale lock,
- * after a person checked the stack's real state, and audits who did. The incidents the interrupted applies paged are resolved with the block, through the outbox (whichever
+ * after a person checked the stack's real state, and audits who did. A lock that a live process holds (a
+ * check or apply of another replica, which this process's scheduler cannot see) is not stale: refused.
+ * The incidents the interrupted applies paged are resolved with the block, through the outbox (whichever
  * process delivers it): the person who unblocked has dealt with them, and nothing else would close them.
  */
 export async function unlockStack(
   deps: UnlockDeps,
   stack: string,
   actor: string,
-): Promise<Unlocked> {
+): Promise<Unlocked | { refused: StackLock }> {
   const { store } = deps;
+  // A check or apply of another process at work right now (another replica's): its lock is not stale.
+  const held = await store.getLock(stack);
+  if (held && deps.heldByAnother(held)) return { refused: held };
   const record = await store.getStack(stack);
   const lock = await store.breakLock(stack);
   const blockedReason = record?.blockedReason;

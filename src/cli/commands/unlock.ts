@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { userInfo } from 'node:os';
 import { openStore } from '../../adapters/store/open-store.js';
+import { heldByAnother } from '../../adapters/store/process-owner.js';
 import { loadConfig } from '../../config/load.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
@@ -23,7 +24,19 @@ export async function unlockCommand(args: string[], io: CliIo): Promise<number> 
   const store = await openStore(config);
   try {
     const actor = `cli:${io.env.USER ?? userInfo().username}`;
-    const { blockedReason, brokenLock } = await unlockStack({ store, now: () => new Date() }, stack!.name, actor);
+    const now = () => new Date();
+    const unlocked = await unlockStack(
+      { store, now, heldByAnother: (lock) => heldByAnother(lock, now()) },
+      stack!.name,
+      actor,
+    );
+    if ('refused' in unlocked) {
+      io.stderr.write(
+        `${stack!.name}: run ${unlocked.refused.runId} is running in a driftgate process right now; its lock is not stale (it lapses by itself defaults.lockTtl after that process stops). Nothing was changed.\n`,
+      );
+      return 1;
+    }
+    const { blockedReason, brokenLock } = unlocked;
     io.stdout.write(
       blockedReason || brokenLock
         ? `${stack!.name}: unlocked${blockedReason ? ` (was blocked: ${blockedReason})` : ''}${brokenLock ? ` (broke the lock of run ${brokenLock.runId})` : ''}\n`

@@ -36,7 +36,7 @@ resource "terraform_data" "gate" {
 const AGENT = { type: 'workers', agent: { host: '127.0.0.1' } } as const;
 
 describe.skipIf(!HAS_BUILD)(`applies of one stack on two replicas (${HAS_BUILD ? BIN : NO_BUILD_REASON})`, () => {
-  it('an apply approved while another replica holds the stack waits its turn and runs once, after the first', async () => {
+  it('an apply approved while another replica holds the stack waits its turn and runs once, after the first; unlock leaves a live lock', async () => {
     // Failed before: the apply found the stack locked by the other replica and ended errored ("apply did not
     // start"), approved in vain.
     world = await startPoolWorld({
@@ -81,6 +81,17 @@ describe.skipIf(!HAS_BUILD)(`applies of one stack on two replicas (${HAS_BUILD ?
     );
     const checking = (await w.withStore((s) => s.getLock(STACK)))!.runId;
     expect(checking).not.toBe(first!.id);
+    // Asked of replica A, whose own scheduler runs nothing: B's check is seen by its lock, and left alone.
+    // (Failed before: A broke the lock of B's running check.)
+    expect((await w.command(serveA, `unlock ${STACK}`, LEAD1)).status).toBe(200);
+    const refusal = await waitFor('the unlock answer', () =>
+      w.emulator
+        .responses()
+        .map((r) => JSON.stringify(r.body))
+        .find((body) => body.includes('its lock is not stale')),
+    );
+    expect(refusal).toContain(`Run ${checking} of ${STACK} is running in another driftgate process`);
+    expect((await w.withStore((s) => s.getLock(STACK)))?.runId).toBe(checking);
 
     // The first run is approved on replica A meanwhile: its apply waits for B's check.
     expect((await w.click(serveA, ACTION_IDS.approve, first!.id, LEAD1, message)).status).toBe(200);

@@ -7,11 +7,11 @@ import { unlockStack } from '../../../services/unlock-stack.js';
 
 /**
  * `/drift unlock`: what `driftgate unlock` does, for a person who may approve the stack's plans. A lock
- * held by a check or apply running in this process right now is not stale, so it is never broken.
+ * held by a check or apply running right now, in this process or another, is not stale: never broken.
  */
 export const handleUnlock: CommandHandler<
   'unlock',
-  ApprovalServiceDeps & Pick<SlackDeps, 'stack' | 'scheduler'>
+  ApprovalServiceDeps & Pick<SlackDeps, 'stack' | 'scheduler' | 'heldByAnother'>
 > = async (deps, command, userId, tell) => {
   const stack = deps.stack(command.stack);
   if (!stack) return;
@@ -21,7 +21,13 @@ export const handleUnlock: CommandHandler<
     await refuse(deps, stack.name, userId, 'unlock', 'running', message);
     return tell(renderNotAllowed(message));
   }
-  const { blockedReason, brokenLock } = await unlockStack(deps, stack.name, userId);
+  const unlocked = await unlockStack(deps, stack.name, userId);
+  if ('refused' in unlocked) {
+    const message = `Run ${unlocked.refused.runId} of ${stack.name} is running in another driftgate process right now; its lock is not stale. Try again when it is done.`;
+    await refuse(deps, stack.name, userId, 'unlock', 'running', message);
+    return tell(renderNotAllowed(message));
+  }
+  const { blockedReason, brokenLock } = unlocked;
   const done = [
     blockedReason ? `lifted the block (${blockedReason})` : '',
     brokenLock ? `broke the lock of run ${brokenLock.runId}` : '',
