@@ -28,7 +28,8 @@ export interface RunningAgentWorker {
   health: HttpServer;
   /** Resolves when the worker ended by itself: its token was refused (revoked, or another protocol). */
   ended: Promise<Error>;
-  stop(): Promise<void>;
+  /** Lets running jobs finish (`defaults.shutdownTimeout`), then leaves; `reason` is logged at both ends. */
+  stop(reason?: string): Promise<void>;
 }
 
 /** A worker on the agent API is started with one and not the other: which one this environment asks for. */
@@ -92,7 +93,14 @@ export async function startAgentWorker(
   const controlPlane = options.controlPlane ?? createAgentClient({ url, token });
   const ports = await listen(options, metricsAddressFrom(env));
   try {
-    const identity = await reach(controlPlane, logger, url);
+    const identity = await reach(controlPlane, logger, url, options.stopAsked);
+    if (!identity) {
+      // Asked to stop before the control plane ever answered: nothing was taken, nothing to hand back.
+      const reason = stopReason(options.stopAsked);
+      logger.info({ reason }, `stopped: ${reason}, before the control plane at ${url} answered`);
+      await ports.close();
+      return { health: ports.health, ended: new Promise<Error>(() => undefined), stop: async () => undefined };
+    }
     if (identity.pool !== options.pool)
       throw new ConfigError([
         {
@@ -144,12 +152,14 @@ export async function startAgentWorker(
     return {
       health: ports.health,
       ended: loop.ended,
-      async stop() {
+      async stop(reason = 'asked to stop') {
         if (stopping) return;
         stopping = true;
+        logger.info({ reason, running: loop.running() }, `stopping: ${reason}`);
         await loop.stop(config.defaults.shutdownTimeout);
         await heartbeat.stop();
         await ports.close();
+        logger.info({ reason }, `stopped: ${reason}`);
       },
     };
   } catch (err) {
@@ -158,18 +168,28 @@ export async function startAgentWorker(
   }
 }
 
-/** The control plane answers and takes this token; retried with backoff while it cannot be reached. */
-async function reach(controlPlane: ControlPlane, logger: Logger, url: string) {
-  for (let attempt = 0; ; attempt++) {
+/**
+ * The control plane answers and takes this token; retried with backoff while it cannot be reached.
+ * Undefined when a stop was asked meanwhile.
+ */
+async function reach(controlPlane: ControlPlane, logger: Logger, url: string, stopAsked?: AbortSignal) {
+  for (let attempt = 0; !stopAsked?.aborted; attempt++) {
     try {
-      return await controlPlane.whoami();
+      return await controlPlane.whoami(stopAsked);
     } catch (err) {
       if (err instanceof AgentRefusedError) throw err;
+      if (stopAsked?.aborted) break;
       const waitMs = Math.min(30_000, 500 * 2 ** attempt);
       logger.warn({ url, err: errorMessage(err), retryInMs: waitMs }, 'cannot reach the control plane; retrying');
-      await sleep(waitMs);
+      await sleep(waitMs, undefined, stopAsked ? { signal: stopAsked } : {}).catch(() => undefined);
     }
   }
+  return undefined;
+}
+
+/** What the stop was asked with (`SIGTERM received`), for the log. */
+function stopReason(signal: AbortSignal | undefined): string {
+  return typeof signal?.reason === 'string' ? signal.reason : 'asked to stop';
 }
 
 /**

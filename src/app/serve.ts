@@ -232,7 +232,11 @@ async function serveWith(
     if (!leading()) return;
     runRetention(
       { store, artifacts: deps.artifacts, workDir: deps.workDir, now: deps.now },
-      { outbox: config.defaults.outboxRetention, artifacts: config.artifacts.retention },
+      {
+        outbox: config.defaults.outboxRetention,
+        outboxDead: config.defaults.outboxDeadRetention,
+        artifacts: config.artifacts.retention,
+      },
     )
       .then((removed) => logger.info({ removed }, 'retention'))
       .catch((err: unknown) => logger.error({ err }, 'retention failed'));
@@ -435,6 +439,9 @@ function localRunners(
     ...deps,
     requestCheck,
     exclusive: (name, work) => scheduler.exclusive(name, work),
+    // Another replica may be checking or applying the stack: the apply waits its turn, as a check does,
+    // rather than fail on its lock (an approved run is applied after the other, once).
+    applyLockWaitMs: deps.timeouts.apply + deps.timeouts.plan,
     stack: context.stack,
   };
   const apply = (run: Run, actor: string) => applyApprovedRun(applies, run, actor);

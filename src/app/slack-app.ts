@@ -27,7 +27,7 @@ import { createRunMessages } from '../slack/notifier/run-messages.js';
 import { createOutboxWorker, type OutboxWorkerOptions } from '../slack/outbox/worker.js';
 import { createSlackDirectory } from '../slack/directory.js';
 import { createUsergroupResolver } from '../slack/usergroups.js';
-import { inMemoryHolder } from '../adapters/store/process-owner.js';
+import { heldByAnother, inMemoryHolder } from '../adapters/store/process-owner.js';
 import { approvalDeps } from './approval-deps.js';
 import type { AppContext } from './context.js';
 
@@ -123,6 +123,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     jobs,
     api,
     stack: context.stack,
+    heldByAnother: (lock) => heldByAnother(lock, now()),
     ...(options.remediation ? { remediation: options.remediation } : {}),
     workspaceUrl: () => {
       lookUpWorkspace();

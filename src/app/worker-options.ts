@@ -9,4 +9,9 @@ export interface WorkerOptions extends ListenOptions {
   now?: () => Date;
   logDestination?: NodeJS.WritableStream;
   log?: { format: 'json' | 'human'; level: string };
+  /**
+   * Aborted when the worker is asked to stop (its reason: `SIGTERM received`): a stop that comes while it
+   * still waits for its control plane ends that wait instead of keeping the process up.
+   */
+  stopAsked?: AbortSignal;
 }

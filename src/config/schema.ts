@@ -194,6 +194,11 @@ export const DefaultsConfig = z.strictObject({
   shutdownTimeout: duration().prefault('2m'),
   /** Delivered Slack and PagerDuty outbox items older than this are deleted by the daily retention. */
   outboxRetention: duration().prefault('7d'),
+  /**
+   * Outbox items that failed for good (a message Slack refused, a page PagerDuty answered 400) are kept this
+   * long, for `driftgate status` to show, then deleted by the leader's daily retention.
+   */
+  outboxDeadRetention: duration().prefault('14d'),
   /** After this many checks in a row with the same plan, the stack is named as not converging (once). */
   notConvergingAfter: z.number().int().min(2).default(12),
   /** A stack's pool when neither its entry nor its discovery rule names one. */

@@ -7,7 +7,8 @@ export interface ClaimedJob {
 
 /** What a worker on the agent API may ask of its control plane: its own pool's jobs, nothing else. */
 export interface ControlPlane {
-  whoami(): Promise<{ pool: string; tokenId: string; protocol: number }>;
+  /** `signal`: a stop asked while the control plane is slow to answer. */
+  whoami(signal?: AbortSignal): Promise<{ pool: string; tokenId: string; protocol: number }>;
   /** The pool's next job, waiting up to `waitSeconds`; undefined when none came. */
   claim(waitSeconds: number, signal?: AbortSignal): Promise<ClaimedJob | undefined>;
   /** false: the lease no longer holds the job (stop working on it). */

@@ -7,6 +7,16 @@ export interface MessageRef {
   ts: string;
 }
 
+/** An outbox item that failed for good (a 400, `invalid_blocks`): never sent, kept to be seen. */
+export interface DeadOutboxItem {
+  id: number;
+  key: string;
+  method: string;
+  attempts: number;
+  error: string;
+  deadAt: Date;
+}
+
 export interface OutboxItem {
   id: number;
   /** Items with the same key are delivered in order (a run id, or `stack:<name>`). */
@@ -57,6 +67,10 @@ export interface SlackStore {
   pendingCount(): Promise<number>;
   /** Deletes items delivered before `before` (their payloads are messages already sent); returns how many. */
   pruneDelivered(before: Date): Promise<number>;
+  /** Deletes items that failed for good before `before`; returns how many. */
+  pruneDead(before: Date): Promise<number>;
+  /** Items that failed for good: how many are kept, and the newest `limit` of them. */
+  listDead(limit: number): Promise<{ total: number; items: DeadOutboxItem[] }>;
 
   silence(silence: Silence): Promise<void>;
   unsilence(stack: string): Promise<Silence | undefined>;

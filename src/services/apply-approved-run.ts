@@ -17,8 +17,11 @@ import { announceExpiredPlan, type ExpireDeps } from './expire-plan.js';
 import type { SourceDeps } from './resolve-stack-at-commit.js';
 
 export interface ApplyDeps extends ServiceDeps, Partial<Pick<SourceDeps, 'git'>>, ExpireDeps {
-  /** Runs work on a stack in its turn, never beside a check of it (Scheduler.exclusive). */
-  exclusive<U>(stack: string, work: () => Promise<U>): Promise<U>;
+  /**
+   * Runs work on a stack in its turn, never beside a check of it (Scheduler.exclusive); the signal says
+   * the process stops.
+   */
+  exclusive<U>(stack: string, work: (signal?: AbortSignal) => Promise<U>): Promise<U>;
   stack: StackLookup;
 }
 
@@ -33,9 +36,9 @@ export async function applyApprovedRun(deps: ApplyDeps, run: Run, actor: string)
   const stack = deps.stack(run.stack);
   if (!stack) return undefined;
   await deps.bus.publish({ type: 'apply_queued', stack: stack.name, run, actor });
-  return deps.exclusive(stack.name, async () => {
+  return deps.exclusive(stack.name, async (signal) => {
     const started = performance.now();
-    const outcome = await applyRunFromSource(deps, stack, run.id, actor);
+    const outcome = await applyRunFromSource(deps, stack, run.id, actor, signal);
     const durationMs = performance.now() - started;
     await settleApply(deps, run, actor, outcome, durationMs);
     return outcome;
@@ -73,6 +76,8 @@ export async function settleApply(
   if (outcome.status === 'interrupted') return;
   // Another path already applies or applied this run: what happens to it is that path's to say.
   if (outcome.code === 'not_applyable' || outcome.code === 'not_found') return;
+  // This process stopped while the apply waited for the stack: still approved, applied at the next start.
+  if (outcome.code === 'stopping') return;
   // applyRun marked the run expired; a fresh plan gets a message of its own.
   if (outcome.code === 'expired' || outcome.code === 'stale' || outcome.code === 'credentials') {
     await announceExpiredPlan(deps, run, {

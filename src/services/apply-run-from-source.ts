@@ -13,8 +13,9 @@ export async function applyRunFromSource(
   stack: Stack,
   runId: string,
   actor: string,
+  signal?: AbortSignal,
 ): Promise<ApplyOutcome> {
-  if (!stack.git || !deps.git) return applyRun(deps, stack, runId, actor);
+  if (!stack.git || !deps.git) return applyRun(deps, stack, runId, actor, signal);
   const sha = (await deps.store.getRun(runId))?.commitSha;
   if (!sha)
     return {
@@ -30,7 +31,7 @@ export async function applyRunFromSource(
     return { status: 'refused', code: 'not_started', reason: `nothing was applied: ${reason}` };
   }
   try {
-    return await applyRun(deps, resolved.stack, runId, actor);
+    return await applyRun(deps, resolved.stack, runId, actor, signal);
   } finally {
     await resolved
       .release()

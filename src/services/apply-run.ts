@@ -18,7 +18,7 @@ import { applyDir, markApplyHanded } from './apply-handoff.js';
 import { loadArtifact, storeArtifact } from './artifacts.js';
 import { checkStack, type CheckOutcome } from './check-stack.js';
 import type { ServiceDeps } from './deps.js';
-import { holdStackLock } from './stack-lock.js';
+import { holdStackLockWaiting } from './stack-lock.js';
 
 export type ApplyOutcome =
   | { status: 'applied'; run: Run; output: string; verification: CheckOutcome }
@@ -33,11 +33,21 @@ export type ApplyOutcome =
    * the state moved since; `credentials`: the backend refused the credentials saved with the plan before
    * anything changed; in each case the run is now expired. `not_started`: the run's code could not be
    * checked out. `not_found`, `not_applyable`: the run is not there or not waiting (nothing changed).
+   * `stopping`: this process stopped while the apply waited for the stack (still approved).
    */
   | {
       status: 'refused';
       reason: string;
-      code: 'not_found' | 'not_applyable' | 'expired' | 'blocked' | 'locked' | 'stale' | 'credentials' | 'not_started';
+      code:
+        | 'not_found'
+        | 'not_applyable'
+        | 'expired'
+        | 'blocked'
+        | 'locked'
+        | 'stale'
+        | 'credentials'
+        | 'not_started'
+        | 'stopping';
     };
 
 /**
@@ -45,7 +55,14 @@ export type ApplyOutcome =
  * many concurrent callers one applies and the others are refused; the plan file's sha256 must match the
  * one recorded at plan time. A verification plan follows, success or not, so the result is never a guess.
  */
-export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, actor: string): Promise<ApplyOutcome> {
+export async function applyRun(
+  deps: ServiceDeps,
+  stack: Stack,
+  runId: string,
+  actor: string,
+  /** This process stops: an apply still waiting for the stack gives up its turn (the run stays approved). */
+  signal?: AbortSignal,
+): Promise<ApplyOutcome> {
   const { store } = deps;
   const run = await store.getRun(runId);
   if (!run || run.stack !== stack.name)
@@ -61,7 +78,14 @@ export async function applyRun(deps: ServiceDeps, stack: Stack, runId: string, a
     };
   }
 
-  const lock = await holdStackLock(deps, stack.name, run.id);
+  // Another replica's check or apply of the stack: this apply waits its turn, then runs (never dropped).
+  const lock = await holdStackLockWaiting(deps, stack.name, run.id, deps.applyLockWaitMs ?? 0, signal);
+  if (!lock.acquired && signal?.aborted)
+    return {
+      status: 'refused',
+      code: 'stopping',
+      reason: `driftgate stopped while the apply waited for ${stack.name}`,
+    };
   if (!lock.acquired)
     return { status: 'refused', code: 'locked', reason: `stack ${stack.name} is locked by run ${lock.holder.runId}` };
   const applying = await store.transition(run.id, AWAITING_DECISION, 'applying');

@@ -42,6 +42,11 @@ export interface ServiceDeps {
   maxPlanAgeMs: number;
   /** How long a stack lock outlives its holder's last heartbeat (`defaults.lockTtl`). */
   lockTtlMs: number;
+  /**
+   * How long an apply waits for a stack another process holds (another replica's check or apply) before it
+   * is refused as locked; default 0 (refused at once).
+   */
+  applyLockWaitMs?: number;
   /** Checks in a row with the same plan after which a stack is named as not converging. */
   notConvergingAfter: number;
   /** The config's policies over a plan (values masked by `redactor`); absent when there are none. */

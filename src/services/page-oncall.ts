@@ -1,15 +1,18 @@
 /**
  * Domain events -> PagerDuty, through the outbox: new drift on a stack with `pagerduty.routing` pages
  * (one incident per stack, see pageDedupKey), and the drift going away resolves that incident; an apply
- * driftgate stopped in the middle of (found at its next start) pages on its own incident. A stack no
- * rule routes never pages. Each page enqueued is written to the audit log with the variable it was routed
- * by, so a resolve reaches the service its trigger went to even after the routing changed.
+ * driftgate stopped in the middle of pages on its own incident, which a person's unblocking of the stack
+ * resolves (unlockStack). A silence holds both. A stack no rule routes never pages. Each page enqueued is
+ * written to the audit log with the variable it was routed by, so a resolve reaches the service its
+ * trigger went to even after the routing changed.
  */
 import type { PagingRules } from '../domain/oncall/model.js';
 import {
   buildInterruptedApplyEvent,
   buildResolveEvent,
   buildTriggerEvent,
+  interruptedApplyDedupKey,
+  isInterruptedApplyKey,
   type PageEventBody,
 } from '../domain/oncall/page-event.js';
 import { pageRouteFor } from '../domain/oncall/route.js';
@@ -84,8 +87,9 @@ export function createPager(deps: PagerDeps): Pager {
 
   /** The variable the stack's open incident was triggered with, if the audit still shows one. */
   async function triggeredWith(db: PagerStore, stack: string): Promise<string | undefined> {
+    // The drift's incident, not an interrupted apply's (an incident of its own).
     const last = (await db.listAudit({ stack, limit: 200 })).findLast(
-      (a) => a.action === PAGE_TRIGGERED || a.action === PAGE_RESOLVED,
+      (a) => (a.action === PAGE_TRIGGERED || a.action === PAGE_RESOLVED) && !isInterruptedApplyKey(a.detail?.dedupKey),
     );
     const env = last?.action === PAGE_TRIGGERED ? last.detail?.routingKeyEnv : undefined;
     return typeof env === 'string' ? env : undefined;
@@ -135,18 +139,32 @@ export function createPager(deps: PagerDeps): Pager {
         await enqueue(tx, name, run.id, route.routingKeyEnv, event);
       });
     }),
-    // Not held by a silence: the silence is about drift, and this is driftgate's own apply left half done.
+    // Held by a silence as drift is: whoever silenced the stack (a migration, an incident being handled) is
+    // at work on it. Its incident is resolved when a person unblocks the stack (unlockStack).
     deps.bus.on('apply_interrupted', async ({ stack: name, run, startedBy }) => {
       const stack = deps.stack(name);
       const route = stack && pageRouteFor(deps.config.pagerduty, stack);
       if (!stack || !route) return;
-      await enqueue(
-        store,
-        name,
-        run.id,
-        route.routingKeyEnv,
-        buildInterruptedApplyEvent({ stack, severity: route.severity, run, startedBy }),
-      );
+      await store.atomically(async (tx) => {
+        if (await tx.getSilence(name, deps.now())) {
+          await tx.appendAudit({
+            at: deps.now(),
+            actor: 'system',
+            action: 'page_held',
+            runId: run.id,
+            stack: name,
+            detail: { reason: 'silenced', dedupKey: interruptedApplyDedupKey(run.id) },
+          });
+          return;
+        }
+        await enqueue(
+          tx,
+          name,
+          run.id,
+          route.routingKeyEnv,
+          buildInterruptedApplyEvent({ stack, severity: route.severity, run, startedBy }),
+        );
+      });
     }),
     deps.bus.on('drift_resolved', async ({ stack: name, run }) => {
       const stack = deps.stack(name);

@@ -57,12 +57,15 @@ export interface RetentionDeps {
 export interface RetentionSettings {
   artifacts?: number;
   outbox: number;
+  /** Outbox items that failed for good; kept forever when not set. */
+  outboxDead?: number;
 }
 
 /**
- * The daily retention of `serve`: old artifacts, delivered outbox items, work dir leftovers, the changes
- * to resources no stack manages past their week (their writes prune too, but only while events come), and
- * matched changes no check answered in a week.
+ * The daily retention of `serve` (its leader's): old artifacts, delivered outbox items, those that failed
+ * for good past their own retention, work dir leftovers, the changes to resources no stack manages past
+ * their week (their writes prune too, but only while events come), and matched changes no check answered
+ * in a week.
  */
 export async function runRetention(
   deps: RetentionDeps,
@@ -70,6 +73,7 @@ export async function runRetention(
 ): Promise<{
   artifacts: number;
   outbox: number;
+  outboxDead: number;
   workLeftovers: number;
   unmatchedChanges: number;
   pendingChanges: number;
@@ -78,6 +82,8 @@ export async function runRetention(
   const artifacts =
     settings.artifacts === undefined ? 0 : await pruneArtifacts(deps, new Date(now - settings.artifacts));
   const outbox = await deps.store.pruneDelivered(new Date(now - settings.outbox));
+  const outboxDead =
+    settings.outboxDead === undefined ? 0 : await deps.store.pruneDead(new Date(now - settings.outboxDead));
   const workLeftovers = (await removeWorkLeftovers(deps)).length;
   const unmatchedChanges = await deps.store.pruneUnmatchedChanges({
     before: new Date(now - UNMATCHED_LIMITS.ageMs),
@@ -85,5 +91,5 @@ export async function runRetention(
   });
   // A check takes its stack's waiting changes within minutes; a week's are for a stack no longer checked.
   const pendingChanges = await deps.store.prunePendingChanges(new Date(now - UNMATCHED_LIMITS.ageMs));
-  return { artifacts, outbox, workLeftovers, unmatchedChanges, pendingChanges };
+  return { artifacts, outbox, outboxDead, workLeftovers, unmatchedChanges, pendingChanges };
 }

@@ -38,6 +38,25 @@ export async function holdStackLock(
 }
 
 /**
+ * holdStackLock, waiting up to `waitMs` while another process's run holds the stack: taken as soon as that
+ * run lets go (another run may take it first: then it waits again, within the same time).
+ */
+export async function holdStackLockWaiting(
+  deps: Pick<ServiceDeps, 'store' | 'logger' | 'lockTtlMs' | 'now'> & { lockPollMs?: number },
+  stack: string,
+  runId: string,
+  waitMs: number,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<HeldLock> {
+  const until = deps.now().getTime() + waitMs;
+  for (;;) {
+    const held = await holdStackLock(deps, stack, runId);
+    const left = until - deps.now().getTime();
+    if (held.acquired || left <= 0 || !(await waitForStackLock(deps, stack, left, signal))) return held;
+  }
+}
+
+/**
  * Waits until no run holds the stack's lock, for at most `timeoutMs`: processes sharing a store (replicas,
  * workers) check the same stacks, so a check that comes while another process's check or apply holds the
  * stack waits its turn instead of failing, as a check queued behind an apply does in one process. True

@@ -147,6 +147,24 @@ describe('driftgate status', () => {
     expect((await cli('unlock', 'web')).code).toBe(0);
     await withStore((s) => s.unsilence('app'));
     expect((await status('web')).report.stacks[0]).toMatchObject({ lock: null, blocked: null });
+
+    // A message Slack refused for good: shown until its retention ends (failed before: it was seen nowhere).
+    expect((await status()).report.outbox).toEqual({ dead: 0, newest: [] });
+    const dead = await withStore(async (s) => {
+      const item = await s.enqueue({ key: runId, method: 'chat.postMessage', payload: { text: 'refused' } });
+      await s.markDead(item.id, 'invalid_blocks');
+      return item;
+    });
+    expect((await status()).report.outbox).toMatchObject({
+      dead: 1,
+      newest: [{ id: dead.id, key: runId, method: 'chat.postMessage', attempts: 1, error: 'invalid_blocks' }],
+    });
+    expect((await cli('status')).stdout).toMatch(
+      new RegExp(
+        `^outbox: 1 delivery failed for good \\(kept 14d, defaults.outboxDeadRetention\\):\n {4}#${dead.id} chat.postMessage ${runId}, .+ ago after 1 attempt: invalid_blocks$`,
+        'm',
+      ),
+    );
   });
 });
 

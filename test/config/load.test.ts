@@ -52,6 +52,7 @@ describe('parseConfig', () => {
       maxPlanAge: 4 * 3_600_000,
       shutdownTimeout: 120_000,
       outboxRetention: 7 * 86_400_000,
+      outboxDeadRetention: 14 * 86_400_000,
       notConvergingAfter: 12,
       pool: 'default',
       emptyState: 'report',

@@ -37,6 +37,10 @@ export interface DriftgateProcess {
   /** kill -9 of its whole process group (driftgate, terraform, provisioners). */
   kill9(): Promise<void>;
   stop(): Promise<void>;
+  /** SIGTERM without waiting for the end: `exited` says how it ended. */
+  sigterm(): void;
+  /** Its exit code once it has exited. */
+  exited: Promise<number | undefined>;
 }
 
 export interface PoolWorld {
@@ -51,6 +55,8 @@ export interface PoolWorld {
   /** Where workers reach the agent API: one address in front of every live `serve` replica. */
   agentUrl: string;
   stackDir(name: string): string;
+  /** Stops the S3-compatible server for good: the bucket is down from now on. */
+  s3Down(): Promise<void>;
   /** terraform init and apply of the stack as a person would (test setup), with `env` added. */
   applyWithTerraform(stack: string, env?: Record<string, string>): Promise<void>;
   /** A control plane replica, with an agent port of its own behind `agentUrl`. */
@@ -119,6 +125,7 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
   let spawned = 0;
   const service: AgentService = await startAgentService();
   const tokens = new Map<string, Promise<string>>();
+  let s3Closed = false;
 
   async function spawn(
     role: string,
@@ -170,6 +177,12 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
         child.kill('SIGTERM');
         await child;
       },
+      sigterm() {
+        if (!running.delete(proc)) return;
+        gone();
+        child.kill('SIGTERM');
+      },
+      exited: child.then((result) => result.exitCode),
     };
     running.add(proc);
     return proc;
@@ -184,6 +197,11 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
     configFile,
     agentUrl: service.url,
     stackDir: (name) => join(root, name),
+    async s3Down() {
+      if (s3Closed) return;
+      s3Closed = true;
+      await s3.close();
+    },
     async applyWithTerraform(stack, more = {}) {
       const cwd = join(root, stack);
       const env = { ...baseEnv, ...more };
@@ -232,7 +250,7 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
       await Promise.all([...running].map((p) => p.stop()));
       await service.close();
       await emulator.close();
-      await s3.close();
+      if (!s3Closed) await s3.close();
       await tf.cleanup();
     },
   };

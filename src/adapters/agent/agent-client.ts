@@ -82,8 +82,8 @@ export function createAgentClient(options: {
     return res;
   };
   return {
-    async whoami() {
-      const res = await call('GET', '/whoami');
+    async whoami(signal) {
+      const res = await call('GET', '/whoami', signal ? { signal } : {});
       return Whoami.parse(await res.json());
     },
     async claim(waitSeconds, signal) {

@@ -1,11 +1,19 @@
 import type { SlackStore } from '../../ports/slack-store.js';
 import type { Synchronous } from './synchronous.js';
 import type { StoreContext } from './context.js';
-import { toOutboxItem } from './slack-rows.js';
+import { toDeadOutboxItem, toOutboxItem } from './slack-rows.js';
 
 type OutboxQueries = Pick<
   Synchronous<SlackStore>,
-  'enqueue' | 'due' | 'markDelivered' | 'markFailed' | 'markDead' | 'pendingCount' | 'pruneDelivered'
+  | 'enqueue'
+  | 'due'
+  | 'markDelivered'
+  | 'markFailed'
+  | 'markDead'
+  | 'pendingCount'
+  | 'pruneDelivered'
+  | 'pruneDead'
+  | 'listDead'
 >;
 
 /**
@@ -68,6 +76,21 @@ export function outboxQueries(ctx: StoreContext): OutboxQueries {
     pruneDelivered(before) {
       return ctx.stmt('DELETE FROM outbox WHERE delivered_at IS NOT NULL AND delivered_at < ?').run(before.getTime())
         .changes;
+    },
+
+    pruneDead(before) {
+      return ctx.stmt('DELETE FROM outbox WHERE dead_at IS NOT NULL AND dead_at < ?').run(before.getTime()).changes;
+    },
+
+    listDead(limit) {
+      const total = ctx.stmt('SELECT COUNT(*) FROM outbox WHERE dead_at IS NOT NULL').pluck().get() as number;
+      const items = ctx
+        .stmt(
+          'SELECT id, key, method, attempts, last_error, dead_at FROM outbox WHERE dead_at IS NOT NULL ORDER BY dead_at DESC, id DESC LIMIT ?',
+        )
+        .all(Math.max(0, Math.floor(limit)))
+        .map(toDeadOutboxItem);
+      return { total, items };
     },
   };
 }

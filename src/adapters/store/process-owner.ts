@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { ProcessOwner } from '../../domain/run/model.js';
+import type { ProcessOwner, StackLock } from '../../domain/run/model.js';
 
 /** Reads a /proc file; throws when it cannot (no such process, or no procfs). */
 export type ProcReader = (path: string) => string;
@@ -85,4 +85,20 @@ export function ownerState(
   if (start !== undefined) return start === owner.start ? 'alive' : 'gone';
   // No such process, unless this host has no readable /proc at all: then nothing says it is gone.
   return startOf(self.pid, read) === undefined ? 'alive' : 'gone';
+}
+
+/**
+ * Whether a stack lock is still held by a live process other than this one (a check or apply of another
+ * replica, or of a terminal's `driftgate check`): not stale, so never broken by an unlock. Another host's
+ * process counts as live until its lock runs out, which it does `lockTtl` after its last renewal.
+ */
+export function heldByAnother(
+  lock: Pick<StackLock, 'expiresAt' | 'owner'>,
+  now: Date,
+  self: ProcessOwner = processOwner(),
+): boolean {
+  if (lock.expiresAt.getTime() <= now.getTime()) return false;
+  if (!lock.owner) return true;
+  if (sameProcess(lock.owner, self)) return false;
+  return ownerState(lock.owner, self) !== 'gone';
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Approval } from '../../domain/approvals/model.js';
-import type { MessageRef, OutboxItem, Silence } from '../../ports/slack-store.js';
+import type { DeadOutboxItem, MessageRef, OutboxItem, Silence } from '../../ports/slack-store.js';
 import { dropUndefined, epoch, json, opt, optText, parseRow } from './rows.js';
 
 /** Rows of the Slack-side tables, parsed at the boundary like the run tables (see rows.ts). */
@@ -49,6 +49,27 @@ export function toOutboxItem(raw: unknown): OutboxItem {
     lastError: opt(r.last_error),
     recordMessageFor: opt(r.record_message_for),
   });
+}
+
+const DeadOutboxRow = z.object({
+  id: z.number().int(),
+  key: z.string(),
+  method: z.string(),
+  attempts: z.number().int().nonnegative(),
+  last_error: optText,
+  dead_at: epoch,
+});
+
+export function toDeadOutboxItem(raw: unknown): DeadOutboxItem {
+  const r = parseRow(DeadOutboxRow, 'outbox', raw);
+  return {
+    id: r.id,
+    key: r.key,
+    method: r.method,
+    attempts: r.attempts,
+    error: r.last_error ?? '',
+    deadAt: new Date(r.dead_at),
+  };
 }
 
 export function toSilence(raw: unknown): Silence {

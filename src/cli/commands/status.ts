@@ -7,6 +7,7 @@ import { readStackStatus } from '../../services/stack-status.js';
 import type { CliIo } from '../io.js';
 import { renderStatusReport, statusExitCode, statusReportJson } from '../render/status-report.js';
 import { selectStacks } from '../select-stacks.js';
+import { DEAD_SHOWN, deadOutboxJson, renderDeadOutbox } from '../render/outbox-report.js';
 
 /**
  * `driftgate status`: where each stack stands, as `/drift status` and the App Home see it, read from the
@@ -30,10 +31,13 @@ export async function statusCommand(args: string[], io: CliIo): Promise<number> 
       notConvergingAfter: config.defaults.notConvergingAfter,
       details: { approvers: config.approvers, policyOf: (run) => loadPolicy({ store, artifacts }, run.id) },
     });
+    // What the outbox could never deliver (a message Slack refused, a page PagerDuty answered 400).
+    const dead = await store.listDead(DEAD_SHOWN);
+    const outbox = renderDeadOutbox(dead, now, config.defaults.outboxDeadRetention);
     io.stdout.write(
       values.json
-        ? `${JSON.stringify(statusReportJson(states, now), null, 2)}\n`
-        : renderStatusReport(states, now, { color: Boolean(io.stdout.isTTY) && !io.env.NO_COLOR }),
+        ? `${JSON.stringify({ ...statusReportJson(states, now), outbox: deadOutboxJson(dead) }, null, 2)}\n`
+        : `${renderStatusReport(states, now, { color: Boolean(io.stdout.isTTY) && !io.env.NO_COLOR })}${outbox.map((l) => `${l}\n`).join('')}`,
     );
     return statusExitCode(states);
   } finally {

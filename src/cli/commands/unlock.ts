@@ -1,10 +1,12 @@
 import { parseArgs } from 'node:util';
 import { userInfo } from 'node:os';
 import { openStore } from '../../adapters/store/open-store.js';
+import { heldByAnother } from '../../adapters/store/process-owner.js';
 import { loadConfig } from '../../config/load.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { selectStacks } from '../select-stacks.js';
+import { unlockStack } from '../../services/unlock-stack.js';
 
 /**
  * `driftgate unlock STACK`: lifts the block left by an interrupted apply and breaks a stale stack lock.
@@ -21,19 +23,23 @@ export async function unlockCommand(args: string[], io: CliIo): Promise<number> 
   const [stack] = selectStacks(config.stacks, positionals);
   const store = await openStore(config);
   try {
-    const record = await store.getStack(stack!.name);
-    const lock = await store.breakLock(stack!.name);
-    if (record?.blockedReason) await store.unblockStack(stack!.name);
-    await store.appendAudit({
-      at: new Date(),
-      actor: `cli:${io.env.USER ?? userInfo().username}`,
-      action: 'unlock',
-      stack: stack!.name,
-      detail: { blockedReason: record?.blockedReason ?? null, brokenLock: lock?.runId ?? null },
-    });
+    const actor = `cli:${io.env.USER ?? userInfo().username}`;
+    const now = () => new Date();
+    const unlocked = await unlockStack(
+      { store, now, heldByAnother: (lock) => heldByAnother(lock, now()) },
+      stack!.name,
+      actor,
+    );
+    if ('refused' in unlocked) {
+      io.stderr.write(
+        `${stack!.name}: run ${unlocked.refused.runId} is running in a driftgate process right now; its lock is not stale (it lapses by itself defaults.lockTtl after that process stops). Nothing was changed.\n`,
+      );
+      return 1;
+    }
+    const { blockedReason, brokenLock } = unlocked;
     io.stdout.write(
-      record?.blockedReason || lock
-        ? `${stack!.name}: unlocked${record?.blockedReason ? ` (was blocked: ${record.blockedReason})` : ''}${lock ? ` (broke the lock of run ${lock.runId})` : ''}\n`
+      blockedReason || brokenLock
+        ? `${stack!.name}: unlocked${blockedReason ? ` (was blocked: ${blockedReason})` : ''}${brokenLock ? ` (broke the lock of run ${brokenLock.runId})` : ''}\n`
         : `${stack!.name}: was neither blocked nor locked\n`,
     );
     return 0;

@@ -35,8 +35,14 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
   const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env, role: 'agent-worker' });
   const issues = workerPoolIssues(config, pool, '`driftgate worker` takes the jobs of');
   if (issues.length) throw new ConfigError(issues, config.file);
-  // As serve: a stop asked while it starts takes effect once it has started.
-  const stopAsked = new Promise<void>((resolve) => io.onShutdown(() => resolve()));
+  // A stop asked while it starts (waiting for its control plane, say) ends that start, and is logged.
+  const stop = new AbortController();
+  const stopAsked = new Promise<string>((resolve) =>
+    io.onShutdown((signal) => {
+      stop.abort(`${signal} received`);
+      resolve(`${signal} received`);
+    }),
+  );
   const options = {
     env: io.env,
     pool,
@@ -44,12 +50,16 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
     ...portOption(values.port, io),
     logDestination: io.stderr,
     log: logSettings(io.log, config.log.level, 'server'),
+    stopAsked: stop.signal,
   };
   const running = await startAgentWorker(config, options);
   // A refused token (revoked, another protocol) ends the worker with the reason, and a non-zero exit.
-  const ended = await Promise.race([stopAsked.then(() => undefined), running.ended]);
-  await running.stop();
-  if (!ended) return 0;
+  const ended = await Promise.race([stopAsked, running.ended]);
+  if (typeof ended === 'string') {
+    await running.stop(ended);
+    return 0;
+  }
+  await running.stop(`the control plane refused this worker`);
   io.stderr.write(`driftgate worker: ${ended.message}\n`);
   return 1;
 }

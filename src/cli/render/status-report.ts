@@ -5,6 +5,7 @@ import type { ActionCounts } from '../../domain/plan/model.js';
 import { formatCounts } from '../../domain/plan/render-text.js';
 import type { StackState } from '../../services/stack-status.js';
 import { terminalSafe } from './policy-report.js';
+import { DeadOutboxJson } from './outbox-report.js';
 
 const Counts = z
   .object({ create: z.number(), update: z.number(), delete: z.number(), replace: z.number(), read: z.number() })
@@ -70,6 +71,7 @@ export const StatusReportJson = z.object({
         .describe('runs not finished, newest first'),
     }),
   ),
+  outbox: DeadOutboxJson.optional(),
 });
 export type StatusReportJson = z.infer<typeof StatusReportJson>;
 

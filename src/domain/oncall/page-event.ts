@@ -156,6 +156,13 @@ export function buildResolveEvent(stack: Pick<Stack, 'name'>): DriftPageEvent {
   return { event_action: 'resolve', dedup_key: pageDedupKey(stack.name) };
 }
 
+const INTERRUPTED_APPLY_KEY = `${PAGE_SOURCE}:apply-interrupted:`;
+
+/** The incident of one interrupted apply: its own, per run (see buildInterruptedApplyEvent). */
+export const interruptedApplyDedupKey = (runId: string): string => `${INTERRUPTED_APPLY_KEY}${runId}`;
+export const isInterruptedApplyKey = (key: unknown): boolean =>
+  typeof key === 'string' && key.startsWith(INTERRUPTED_APPLY_KEY);
+
 /**
  * driftgate stopped while applying `run` (found at its next start): the stack may be half applied. Its own
  * incident, per run: folded into the stack's drift incident, which is usually still open, it would wake nobody.
@@ -169,7 +176,7 @@ export function buildInterruptedApplyEvent(input: {
   const { stack, run } = input;
   return {
     event_action: 'trigger',
-    dedup_key: `${PAGE_SOURCE}:apply-interrupted:${run.id}`,
+    dedup_key: interruptedApplyDedupKey(run.id),
     payload: {
       summary: pageSummary(
         'Apply interrupted in ',

@@ -1,6 +1,6 @@
 import type { DriftgateConfig } from '../../config/schema.js';
 import type { Stack } from '../../domain/stack.js';
-import type { Run } from '../../domain/run/model.js';
+import type { Run, StackLock } from '../../domain/run/model.js';
 import type { ApprovalServiceDeps } from '../../services/approval-deps.js';
 import type { CheckOutcome } from '../../services/check-stack.js';
 import type { RemediationDeps } from '../../services/open-remediation-pr.js';
@@ -38,4 +38,6 @@ export interface SlackDeps extends ApprovalServiceDeps {
   workspaceUrl(): string | undefined;
   /** Set with `runners: {type: workers}`: each worker pool's health, for `/drift status` and the App Home. */
   pools?: () => Promise<PoolHealth[]>;
+  /** Whether a live process other than this one holds a stack lock: `/drift unlock` leaves it. */
+  heldByAnother(lock: StackLock): boolean;
 }

@@ -87,8 +87,8 @@ function waitForOutboxDrained(w: ServeProcessWorld): Promise<true> {
 }
 
 describe.skipIf(!HAS_BUILD)(`crash and restart of serve (${HAS_BUILD ? 'built' : NO_BUILD_REASON})`, () => {
-  it('after kill -9 during an apply, the restart tells the alert, its thread, the audit log and on-call', async () => {
-    const w = await startWorld();
+  /** An approved run's apply under way when serve is killed -9, and serve started again. */
+  async function applyKilled(w: ServeProcessWorld, before?: () => Promise<void>) {
     const started = join(w.tf.dir, 'provisioner-started');
     const release = join(w.tf.dir, 'never-created');
     releases.push(release);
@@ -97,6 +97,7 @@ describe.skipIf(!HAS_BUILD)(`crash and restart of serve (${HAS_BUILD ? 'built' :
     await w.start();
     const runId = await checkDrifted(w);
     const alert = await waitFor('the alert', () => topLevel(w)[0]);
+    await before?.();
 
     const click = await w.click(ACTION_IDS.approve, runId, LEAD1, { channel: alert.channel, ts: alert.ts });
     expect(click.status).toBe(200);
@@ -106,8 +107,13 @@ describe.skipIf(!HAS_BUILD)(`crash and restart of serve (${HAS_BUILD ? 'built' :
     );
     await w.kill9();
     expect(await w.withStore(async (s) => (await s.getRun(runId))?.state)).toBe('applying');
-
     await w.start();
+    return { runId, alert };
+  }
+
+  it('after kill -9 during an apply, the restart tells the alert, its thread, the audit log and on-call', async () => {
+    const w = await startWorld();
+    const { runId, alert } = await applyKilled(w);
     const updated = await waitFor('the alert to say the apply was interrupted', () => {
       const message = w.emulator.message(alert.channel, alert.ts);
       return textOf(message).includes('Apply interrupted') ? message : undefined;
@@ -130,6 +136,36 @@ describe.skipIf(!HAS_BUILD)(`crash and restart of serve (${HAS_BUILD ? 'built' :
       expect.objectContaining({ actor: 'system', detail: { startedBy: LEAD1 } }),
     ]);
     expect(await w.withStore(async (s) => (await s.getRun(runId))?.state)).toBe('interrupted');
+
+    // Once a person checked the real state and unblocks the stack, its incident is resolved (failed before:
+    // nothing ever resolved it). The drift's own incident is left to the drift.
+    expect((await w.command(`unlock ${STACK}`, LEAD1)).status).toBe(200);
+    await waitFor('the incident of the interrupted apply to be resolved', () =>
+      w.pagerduty.accepted().find((e) => e.event_action === 'resolve' && e.dedup_key === page.dedup_key),
+    );
+    await waitForOutboxDrained(w);
+    expect(w.pagerduty.accepted().filter((e) => e.event_action === 'resolve')).toHaveLength(1);
+    expect((await w.withStore((s) => s.getStack(STACK)))?.blockedReason).toBeUndefined();
+  });
+
+  it('holds the page of an interrupted apply on a silenced stack, as it holds a drift page', async () => {
+    // Failed before: a silence held drift pages only, and the interrupted apply woke on-call anyway.
+    const w = await startWorld();
+    const { runId, alert } = await applyKilled(w, async () => {
+      expect((await w.command(`silence ${STACK} 2h migrating the VPC`, LEAD1)).status).toBe(200);
+      await waitFor('the silence', () => w.withStore((s) => s.getSilence(STACK, new Date())));
+    });
+    await waitFor('the alert to say the apply was interrupted', () =>
+      textOf(w.emulator.message(alert.channel, alert.ts)).includes('Apply interrupted') ? true : undefined,
+    );
+    const held = await waitFor('the page to be held', async () =>
+      (await w.withStore((s) => s.listAudit({ runId }))).find((a) => a.action === 'page_held'),
+    );
+    expect(held.detail).toMatchObject({ reason: 'silenced', dedupKey: `driftgate:apply-interrupted:${runId}` });
+    await waitForOutboxDrained(w);
+    // The drift page went out before the silence; nothing since.
+    expect(triggers(w)).toHaveLength(1);
+    expect(JSON.stringify(triggers(w))).not.toContain('interrupted');
   });
 
   it('announces a drift recorded by a process killed before it told anyone, once, at the next start', async () => {

@@ -189,7 +189,8 @@ describe.skipIf(!HAS_BUILD)(`runners: workers, two replicas (${HAS_BUILD ? BIN :
       databaseUrl: await postgres.createDatabase(),
       stacks: { [PROD]: NONPROD, [BATCH]: SLOW },
       stackSettings: { [PROD]: { environment: 'prod', pool: 'prod' }, [BATCH]: { pool: 'nonprod' } },
-      config: { ...APPROVERS, runners: AGENT, defaults: { lockTtl: '10s' } },
+      // Locks that outlive the test: an apply whose worker died is interrupted by its lease, never a lock's TTL.
+      config: { ...APPROVERS, runners: AGENT, defaults: { lockTtl: '1h' } },
     });
     const w = world;
     for (const stack of [PROD, BATCH]) await w.applyWithTerraform(stack, { SETUP: '1' });
@@ -236,6 +237,15 @@ describe.skipIf(!HAS_BUILD)(`runners: workers, two replicas (${HAS_BUILD ? BIN :
       () => topLevel(w).find((m) => textOf(m).includes(`Drift detected in ${PROD}`)),
       120_000,
     );
+    // The person who asked is told what the plan that finally answered found, not that a worker died.
+    const answer = await waitFor('the answer to the check', () =>
+      w.emulator
+        .responses()
+        .map((r) => JSON.stringify(r.body))
+        .find((body) => body.includes('Check finished')),
+    );
+    expect(answer).toContain(`${PROD}: drifted`);
+    expect(answer).not.toContain('interrupted');
 
     // Mid-apply: the batch stack's apply is under way on its worker when that worker is killed.
     await execa('terraform', ['state', 'rm', 'terraform_data.slow'], {

@@ -8,6 +8,7 @@ import { App, type Receiver } from '@slack/bolt';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, expect } from 'vitest';
+import { heldByAnother } from '../../../src/adapters/store/process-owner.js';
 import type { Run } from '../../../src/domain/run/model.js';
 import type { RunState } from '../../../src/domain/run/state.js';
 import type { CheckOutcome } from '../../../src/services/check-stack.js';
@@ -182,6 +183,7 @@ async function listenerWorld(options: { remediation?: SlackDeps['remediation'] }
     jobs: createJobs({ logger }),
     api,
     stack: context.stack,
+    heldByAnother: (lock) => heldByAnother(lock, now()),
     ...(options.remediation ? { remediation: options.remediation } : {}),
     workspaceUrl: () => 'https://acme.slack.com/',
   };

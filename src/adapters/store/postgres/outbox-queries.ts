@@ -1,10 +1,18 @@
 import type { SlackStore } from '../../../ports/slack-store.js';
-import { toOutboxItem } from '../slack-rows.js';
+import { toDeadOutboxItem, toOutboxItem } from '../slack-rows.js';
 import { changes, firstRow, type PgContext, rows } from './context.js';
 
 type OutboxQueries = Pick<
   SlackStore,
-  'enqueue' | 'due' | 'markDelivered' | 'markFailed' | 'markDead' | 'pendingCount' | 'pruneDelivered'
+  | 'enqueue'
+  | 'due'
+  | 'markDelivered'
+  | 'markFailed'
+  | 'markDead'
+  | 'pendingCount'
+  | 'pruneDelivered'
+  | 'pruneDead'
+  | 'listDead'
 >;
 
 /**
@@ -71,5 +79,21 @@ export function outboxQueries(ctx: PgContext): OutboxQueries {
 
     pruneDelivered: (before) =>
       changes(ctx, 'DELETE FROM outbox WHERE delivered_at IS NOT NULL AND delivered_at < $1', [before.getTime()]),
+
+    pruneDead: (before) =>
+      changes(ctx, 'DELETE FROM outbox WHERE dead_at IS NOT NULL AND dead_at < $1', [before.getTime()]),
+
+    async listDead(limit) {
+      const row = (await firstRow(ctx, 'SELECT count(*)::integer AS n FROM outbox WHERE dead_at IS NOT NULL')) as {
+        n: number;
+      };
+      const items = await rows(
+        ctx,
+        `SELECT id, key, method, attempts, last_error, dead_at FROM outbox WHERE dead_at IS NOT NULL
+         ORDER BY dead_at DESC, id DESC LIMIT $1`,
+        [Math.max(0, Math.floor(limit))],
+      );
+      return { total: row.n, items: items.map(toDeadOutboxItem) };
+    },
   };
 }

@@ -3,14 +3,15 @@ import type { ApprovalServiceDeps } from '../../../services/approval-deps.js';
 import type { SlackDeps } from '../deps.js';
 import type { CommandHandler } from './handler.js';
 import { mayActOn, refuse } from './stack-rights.js';
+import { unlockStack } from '../../../services/unlock-stack.js';
 
 /**
  * `/drift unlock`: what `driftgate unlock` does, for a person who may approve the stack's plans. A lock
- * held by a check or apply running in this process right now is not stale, so it is never broken.
+ * held by a check or apply running right now, in this process or another, is not stale: never broken.
  */
 export const handleUnlock: CommandHandler<
   'unlock',
-  ApprovalServiceDeps & Pick<SlackDeps, 'stack' | 'scheduler'>
+  ApprovalServiceDeps & Pick<SlackDeps, 'stack' | 'scheduler' | 'heldByAnother'>
 > = async (deps, command, userId, tell) => {
   const stack = deps.stack(command.stack);
   if (!stack) return;
@@ -20,19 +21,16 @@ export const handleUnlock: CommandHandler<
     await refuse(deps, stack.name, userId, 'unlock', 'running', message);
     return tell(renderNotAllowed(message));
   }
-  const record = await deps.store.getStack(stack.name);
-  const lock = await deps.store.breakLock(stack.name);
-  if (record?.blockedReason) await deps.store.unblockStack(stack.name);
-  await deps.store.appendAudit({
-    at: deps.now(),
-    actor: userId,
-    action: 'unlock',
-    stack: stack.name,
-    detail: { blockedReason: record?.blockedReason ?? null, brokenLock: lock?.runId ?? null },
-  });
+  const unlocked = await unlockStack(deps, stack.name, userId);
+  if ('refused' in unlocked) {
+    const message = `Run ${unlocked.refused.runId} of ${stack.name} is running in another driftgate process right now; its lock is not stale. Try again when it is done.`;
+    await refuse(deps, stack.name, userId, 'unlock', 'running', message);
+    return tell(renderNotAllowed(message));
+  }
+  const { blockedReason, brokenLock } = unlocked;
   const done = [
-    record?.blockedReason ? `lifted the block (${record.blockedReason})` : '',
-    lock ? `broke the lock of run ${lock.runId}` : '',
+    blockedReason ? `lifted the block (${blockedReason})` : '',
+    brokenLock ? `broke the lock of run ${brokenLock.runId}` : '',
   ].filter(Boolean);
   await tell(
     renderAck(

@@ -105,6 +105,34 @@ export function slackContract(target: StoreContractTarget): void {
       expect(await store.pruneDelivered(new Date(clock.now().getTime() - 7 * 86_400_000))).toBe(0);
       expect((await store.due(clock.now(), 10)).map((i) => i.id)).toEqual([open.id]);
     });
+
+    it('lists items that failed for good, newest first, and prunes those older than their retention', async () => {
+      const clock = manualClock();
+      const store = await target.open({ now: clock.now });
+      const old = await store.enqueue({ key: 'a', method: 'chat.postMessage', payload: {} });
+      await store.markDead(old.id, 'invalid_blocks');
+      clock.advance(15 * 86_400_000);
+      const recent = await store.enqueue({ key: 'b', method: 'pagerduty.enqueue', payload: {} });
+      await store.markDead(recent.id, 'PagerDuty answered 400: Invalid routing key');
+      const delivered = await store.enqueue({ key: 'c', method: 'chat.update', payload: {} });
+      await store.markDelivered(delivered.id);
+      const listed = await store.listDead(1);
+      expect(listed.total).toBe(2);
+      expect(listed.items).toEqual([
+        {
+          id: recent.id,
+          key: 'b',
+          method: 'pagerduty.enqueue',
+          attempts: 1,
+          error: 'PagerDuty answered 400: Invalid routing key',
+          deadAt: clock.now(),
+        },
+      ]);
+      expect(await store.pruneDead(new Date(clock.now().getTime() - 14 * 86_400_000))).toBe(1);
+      expect(await store.listDead(10)).toMatchObject({ total: 1, items: [{ id: recent.id }] });
+      // Delivered items are the other retention's.
+      expect(await store.pruneDelivered(new Date(clock.now().getTime() + 1))).toBe(1);
+    });
   });
 
   describe('silences and snoozes', () => {
