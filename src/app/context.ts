@@ -64,8 +64,8 @@ function policyEvaluator(config: DriftgateConfig): ServiceDeps['evaluatePolicies
       compiled.issues.map((i) => ({ path: `policies (rule "${i.rule}").${i.field}`, message: i.message })),
     );
   const { policy } = compiled;
-  return (plan, redactor, stack, kind, changes) =>
-    evaluatePolicies(policy, buildPolicyInput(plan, redactor, stack, kind, changes));
+  return (plan, redactor, stack, kind, changes, causes) =>
+    evaluatePolicies(policy, buildPolicyInput(plan, redactor, stack, kind, changes, causes));
 }
 
 /** driftgate's own credentials: never in terraform's environment (a provider or module would see them). */

@@ -19,6 +19,7 @@ import { loadArtifact, storeArtifact } from './artifacts.js';
 import { checkStack, type CheckOutcome } from './check-stack.js';
 import type { ServiceDeps } from './deps.js';
 import { holdStackLockWaiting } from './stack-lock.js';
+import { recordAppliedEvidence } from './drift-causes.js';
 
 export type ApplyOutcome =
   | { status: 'applied'; run: Run; output: string; verification: CheckOutcome }
@@ -149,6 +150,8 @@ export async function applyRun(
   if (result.ok && run.commitSha) await store.setLastAppliedCommit(stack.name, run.commitSha);
 
   const verification = await checkStack(deps, stack, { trigger: 'verify', commitSha: run.commitSha });
+  // What the apply left (state, inputs, providers), failed or not, is what later checks' causes compare with.
+  await recordAppliedEvidence(deps, run.id, 'run' in verification ? verification.run?.id : undefined);
   const final = finished ?? (await store.getRun(run.id)) ?? applying;
   return result.ok
     ? { status: 'applied', run: final, output: result.output, verification }

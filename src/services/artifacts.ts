@@ -11,6 +11,7 @@ const FILE_NAMES: Record<ArtifactKind, string> = {
   commits: 'commits.json',
   remediation: 'remediation.json',
   attribution: 'attribution.json',
+  evidence: 'evidence.json',
 };
 
 export function artifactKey(runId: string, kind: ArtifactKind): string {

@@ -45,9 +45,11 @@ export async function checkStackFromSource(
   }
   try {
     const bus = storingCommitsFirst({ ...deps, git: deps.git }, stack);
+    const sha = resolved.commitSha;
+    const git = deps.git.checkout(stack.git);
     return await checkStack({ ...deps, bus }, resolved.stack, {
       ...options,
-      ...(resolved.commitSha ? { commitSha: resolved.commitSha } : {}),
+      ...(sha ? { commitSha: sha, commitAuthor: async () => (await git.commit(sha)).author } : {}),
     });
   } finally {
     await resolved

@@ -7,6 +7,7 @@ import { fingerprintChanges } from '../domain/plan/fingerprint.js';
 import type { PlanAnalysis } from '../domain/plan/model.js';
 import type { PolicyEvaluation } from '../domain/policy/model.js';
 import { type Attribution, mergeAttributions, policyChanges } from '../domain/change-events/attribution.js';
+import { policyCauses } from '../domain/drift-causes/describe.js';
 import { type PlanJson, parsePlanJson } from '../domain/plan/schema.js';
 import { type Announcement, announcementEvent } from '../domain/events.js';
 import { classifyRun, findsNoState } from '../domain/run/classify.js';
@@ -19,6 +20,8 @@ import { loadAttribution } from './stored-attribution.js';
 import { reusableAnalysis } from './reuse-analysis.js';
 import type { ServiceDeps } from './deps.js';
 import { holdStackLock } from './stack-lock.js';
+import { type CheckEvidence, causesOf, readCheckEvidence, recordEvidence, withCauses } from './drift-causes.js';
+import type { DriftCauses } from '../domain/drift-causes/model.js';
 
 export type CheckOutcome =
   | { stack: string; status: 'no_changes'; run: Run; analysis: PlanAnalysis; resolved: boolean }
@@ -48,6 +51,8 @@ export interface CheckOptions {
   trigger: RunTrigger;
   signal?: AbortSignal;
   commitSha?: string;
+  /** Who wrote the commit checked, asked only when the plan is a change waiting to be applied. */
+  commitAuthor?: () => Promise<string | undefined>;
 }
 
 /**
@@ -71,7 +76,10 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
     // The change events kept so far are what this plan answers; later ones wait for the next check.
     const waitingUpTo = (await deps.changeEvents?.markWaiting(stack)) ?? 0;
     const plan = await deps.terraform.plan(stack, planFile, { signal: options.signal });
+    const checked = await readCheckEvidence(deps, stack, planFile, plan.terraformVersion);
     if (!plan.hasChanges) {
+      // In sync: what later checks' causes compare with.
+      await recordEvidence(deps, run.id, checked.evidence);
       // Nothing to review or apply: keep the log, not the plan, and skip `show -json`.
       await storeArtifact(deps, run.id, 'plan_log', deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`, stack.name));
       const version = plan.terraformVersion ?? (await deps.terraform.version()).version;
@@ -87,12 +95,13 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
       policyDigest: deps.policyDigest ?? '',
     });
     const found =
-      (await reuseEarlierAnalysis(deps, stack, run, signature, waitingUpTo)) ??
-      (await analyseAfresh(deps, stack, run, planFile, plan, { ...options, waitingUpTo }));
+      (await reuseEarlierAnalysis(deps, stack, run, signature, { ...options, waitingUpTo, checked })) ??
+      (await analyseAfresh(deps, stack, run, planFile, plan, { ...options, waitingUpTo, checked }));
     // Not drift to approve: one finding, told once like a failed plan, with no Approve button.
     if (!stack.planEmptyState && findsNoState(found.analysis))
       throw new NoStateError(stack.name, stack.workspace, found.analysis.counts.create);
     const planSha256 = await storeAnalysed(deps, run.id, planFile, found);
+    await recordEvidence(deps, run.id, checked.evidence);
     // Audited when the policies judged this plan, not when an earlier run's judgement was reused.
     if (found.judged && found.policy?.fired.length) {
       await store.appendAudit({
@@ -166,8 +175,9 @@ async function reuseEarlierAnalysis(
   stack: Stack,
   run: Run,
   signature: string,
-  waitingUpTo: number,
+  options: CauseOptions & { waitingUpTo: number },
 ): Promise<Analysed | undefined> {
+  const { waitingUpTo } = options;
   const earlier = await reusableAnalysis(deps, stack.name, run.id, signature);
   if (!earlier) return undefined;
   const kind = classifyRun({
@@ -187,13 +197,29 @@ async function reuseEarlierAnalysis(
   // Calls already known (kept again after an answer was not cleared) are nothing new to judge.
   const known = new Set(before?.status === 'found' ? before.changes.map((c) => c.eventId) : []);
   const learned = named?.status === 'found' && named.changes.some((c) => !known.has(c.eventId));
+  let parsed: PlanJson | undefined;
+  const json = () => (parsed ??= parsePlanJson(planJson.toString()));
+  const causes = kind
+    ? await causesOf(deps, {
+        stack,
+        run,
+        kind,
+        analysis: earlier.analysis,
+        planJson: json,
+        attribution,
+        checked: options.checked,
+        commitAuthor: options.commitAuthor,
+      })
+    : undefined;
+  // Causes the policies did not see (a record since, a state written): they judge the same plan again.
+  const newCauses = JSON.stringify(causes ?? {}) !== JSON.stringify(earlier.analysis.causes ?? {});
   const again =
-    learned && kind && deps.evaluatePolicies
-      ? judge(deps, parsePlanJson(planJson.toString()), stack, kind, earlier.analysis, attribution)
+    (learned || newCauses) && kind && deps.evaluatePolicies
+      ? judge(deps, json(), stack, kind, earlier.analysis, attribution, causes)
       : undefined;
   const { analysis, policy } = again ?? earlier;
   return {
-    analysis,
+    analysis: withCauses(analysis, causes),
     planJson,
     planLog,
     reusedFrom: earlier.from.id,
@@ -214,10 +240,18 @@ function judge(
   kind: RunKind,
   analysis: PlanAnalysis,
   attribution: Attribution | undefined,
+  causes: DriftCauses | undefined,
 ): { analysis: PlanAnalysis; policy?: PolicyEvaluation } {
   if (!deps.evaluatePolicies) return { analysis };
   const { redactor } = analyzePlan(planJson);
-  const policy = deps.evaluatePolicies(planJson, redactor, stack, kind, policyChanges(attribution));
+  const policy = deps.evaluatePolicies(
+    planJson,
+    redactor,
+    stack,
+    kind,
+    policyChanges(attribution),
+    policyCauses(causes),
+  );
   const ignored = new Set(policy.ignored.map((i) => i.address));
   return { analysis: { ...analysis, fingerprint: fingerprintWithout(analysis, ignored) }, policy };
 }
@@ -228,7 +262,7 @@ async function analyseAfresh(
   run: Run,
   planFile: string,
   plan: { stdout: string; stderr: string },
-  options: CheckOptions & { waitingUpTo: number },
+  options: CauseOptions & { waitingUpTo: number },
 ): Promise<Analysed> {
   const { store } = deps;
   const json = await deps.terraform.showJson(stack, planFile, { signal: options.signal });
@@ -242,10 +276,22 @@ async function analyseAfresh(
     lastAppliedCommit: (await store.getStack(stack.name))?.lastAppliedCommit,
   });
   const attribution = kind ? await attributeDrift(deps, stack, analysis, { upTo: options.waitingUpTo }) : undefined;
-  const judged = kind ? judge(deps, planJson, stack, kind, analysis, attribution) : { analysis };
+  const causes = kind
+    ? await causesOf(deps, {
+        stack,
+        run,
+        kind,
+        analysis,
+        planJson: () => planJson,
+        attribution,
+        checked: options.checked,
+        commitAuthor: options.commitAuthor,
+      })
+    : undefined;
+  const judged = kind ? judge(deps, planJson, stack, kind, analysis, attribution, causes) : { analysis };
   const planLog = deps.secrets.redact(`${plan.stdout}\n${plan.stderr}`, stack.name);
   return {
-    analysis: judged.analysis,
+    analysis: withCauses(judged.analysis, causes),
     planJson: json,
     planLog,
     judged: Boolean(kind),
@@ -253,6 +299,8 @@ async function analyseAfresh(
     ...(attribution ? { attribution } : {}),
   };
 }
+
+type CauseOptions = CheckOptions & { checked: CheckEvidence };
 
 /**
  * Who changed what drifted (the plan's `resource_drift`), also in the plan of a change merged to Git:

@@ -1,5 +1,6 @@
 import type { Stack } from '../domain/stack.js';
 import type { Attribution, PolicyChange } from '../domain/change-events/attribution.js';
+import type { PolicyCause } from '../domain/drift-causes/describe.js';
 import type { Redactor } from '../domain/plan/model.js';
 import type { PlanJson } from '../domain/plan/schema.js';
 import type { PolicyEvaluation } from '../domain/policy/model.js';
@@ -56,6 +57,7 @@ export interface ServiceDeps {
     stack: Stack,
     kind: RunKind,
     changes?: PolicyChange[],
+    causes?: PolicyCause[],
   ) => PolicyEvaluation;
   /** Digest of the policies `evaluatePolicies` applies: a plan judged under others is not reused. */
   policyDigest?: string;

@@ -80,6 +80,7 @@ export const ArtifactRow = z.object({
     'commits',
     'remediation',
     'attribution',
+    'evidence',
   ]),
   key: z.string(),
   sha256: z.string(),

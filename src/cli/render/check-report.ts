@@ -1,6 +1,8 @@
 import { formatCounts, renderPlanText } from '../../domain/plan/render-text.js';
 import type { CheckOutcome } from '../../services/check-stack.js';
-import { policyJson, renderPolicyLines } from './policy-report.js';
+import { policyJson, renderPolicyLines, terminalSafe } from './policy-report.js';
+import { causeText } from '../../domain/drift-causes/describe.js';
+import type { PlanAnalysis, ResourceChange } from '../../domain/plan/model.js';
 
 /** A stack the CLI never started checking: Ctrl-C came while it waited its turn. */
 export interface SkippedCheck {
@@ -104,6 +106,7 @@ export function renderCheckReport(outcomes: ReportedOutcome[], options: { color:
       const what = o.status === 'drifted' ? 'drift' : 'change waiting to be applied';
       out.push('', `=== ${o.stack}: ${what} (run ${o.run.id}, fingerprint ${o.analysis.fingerprint.slice(0, 12)})`);
       if (o.policy) out.push(...renderPolicyLines(o.policy, color));
+      out.push(...causeLines(o.analysis));
       out.push(renderPlanText(o.analysis, { color: options.color }).trimEnd());
     } else if (o.status === 'errored' && (o.error || o.stderrTail)) {
       out.push('', `=== ${o.stack}: error`, o.error.trimEnd());
@@ -117,6 +120,24 @@ export function renderCheckReport(outcomes: ReportedOutcome[], options: { color:
     `${outcomes.length} stack(s): ${counts('no_changes')} in sync, ${counts('drifted')} drifted, ${counts('pending_approval')} pending, ${counts('errored') + counts('interrupted') + counts('blocked')} failed${skipped ? `, ${skipped} skipped` : ''}`,
   );
   return `${out.join('\n')}\n`;
+}
+
+/** Each resource with its causes (`causes`, with each cause's `text`): why it differs (docs/cli.md). */
+function withCauses(analysis: PlanAnalysis, list: readonly ResourceChange[]): object[] {
+  return list.map((r) => ({
+    ...r,
+    causes: (analysis.causes?.[r.address] ?? []).map((c) => ({ ...c, text: causeText(c) })),
+  }));
+}
+
+/** `why:` lines, one per resource with causes; names from outside are made safe for a terminal. */
+function causeLines(analysis: PlanAnalysis): string[] {
+  const entries = Object.entries(analysis.causes ?? {});
+  if (entries.length === 0) return [];
+  return [
+    'Why:',
+    ...entries.map(([address, causes]) => terminalSafe(`  ${address}: ${causes.map((c) => causeText(c)).join('; ')}`)),
+  ];
 }
 
 /** The documented `--json` format (version 1); every value is already masked. */
@@ -136,8 +157,8 @@ export function checkReportJson(outcomes: ReportedOutcome[]): object {
             notConverging: o.notConverging ?? null,
             fingerprint: o.analysis.fingerprint,
             counts: o.analysis.counts,
-            changes: o.analysis.changes,
-            drift: o.analysis.drift,
+            changes: withCauses(o.analysis, o.analysis.changes),
+            drift: withCauses(o.analysis, o.analysis.drift),
             outputs: o.analysis.outputs,
             policy: policyJson(o.policy),
           };

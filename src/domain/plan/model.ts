@@ -3,6 +3,7 @@
  * Every value here is already masked (see redact.ts), so a PlanAnalysis can be stored, rendered,
  * posted to Slack or written into a pull request without leaking a secret.
  */
+import type { DriftCauses } from '../drift-causes/model.js';
 
 /** One action per resource; terraform's ["delete","create"] and ["create","delete"] are both `replace`. */
 export type ChangeAction = 'create' | 'update' | 'delete' | 'replace' | 'read' | 'no-op';
@@ -90,6 +91,8 @@ export interface PlanAnalysis {
   resourceCount: number;
   /** `errored` plans (terraform marks a partial plan) cannot be applied. */
   applyable: boolean;
+  /** Why each changed or drifted resource differs (domain/drift-causes); set by the check, not by analysis. */
+  causes?: DriftCauses;
 }
 
 /**

@@ -10,6 +10,7 @@ import { maskSide } from '../plan/mask.js';
 import { SENSITIVE_PLACEHOLDER, UNKNOWN_PLACEHOLDER, type Redactor } from '../plan/model.js';
 import type { PlanJson, PlanResourceChange } from '../plan/schema.js';
 import type { PolicyChange } from '../change-events/attribution.js';
+import type { PolicyCause } from '../drift-causes/describe.js';
 import type { RunKind } from '../run/state.js';
 import type { PolicyInput, PolicyResourceChange } from './model.js';
 
@@ -91,6 +92,7 @@ export function buildPolicyInput(
   stack: PolicyStack,
   kind: RunKind,
   changes: PolicyChange[] = [],
+  causes: PolicyCause[] = [],
 ): PolicyInput {
   const walker = new DiffWalker(redactor);
   return {
@@ -100,6 +102,6 @@ export function buildPolicyInput(
     },
     stack: { name: stack.name, environment: stack.environment ?? '', labels: [...stack.labels] },
     run: { kind },
-    drift: { changes },
+    drift: { changes, causes },
   };
 }

@@ -1,4 +1,5 @@
 import type { PolicyChange } from '../change-events/attribution.js';
+import type { PolicyCause } from '../drift-causes/describe.js';
 /**
  * Plan policies: rules in CEL over a plan, shaped like Spacelift's plan policy input so that teams can
  * port their Rego by reading it. Pure: compiled once when the config loads, evaluated per plan.
@@ -55,8 +56,11 @@ export interface PolicyInput {
   };
   stack: { name: string; environment: string; labels: string[] };
   run: { kind: RunKind };
-  /** Who changed the drifted resources, from change events or CloudTrail; empty when unknown. */
-  drift: { changes: PolicyChange[] };
+  /**
+   * Who changed the drifted resources, from change events or CloudTrail (empty when unknown); and why each
+   * changed or drifted resource differs, one entry per resource and cause (docs/policies.md).
+   */
+  drift: { changes: PolicyChange[]; causes: PolicyCause[] };
 }
 
 export interface PolicyFinding {

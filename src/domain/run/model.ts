@@ -32,7 +32,9 @@ export type ArtifactKind =
   | 'policy'
   | 'commits'
   | 'remediation'
-  | 'attribution';
+  | 'attribution'
+  /** What the check read beside the plan (providers, modules, inputs, state): drift causes compare with it. */
+  | 'evidence';
 
 export interface ArtifactRef {
   runId: string;

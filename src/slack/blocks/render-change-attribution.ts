@@ -1,6 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { Attribution, AttributedChange } from '../../domain/change-events/attribution.js';
 import { type ChangeHow, type Principal, slackUserKeys } from '../../domain/change-events/describe.js';
+import { HOW_TEXT } from '../../domain/drift-causes/describe.js';
 import { LIMITS } from '../limits.js';
 import { code, escapeMrkdwn, safeLink, truncate, userRef } from './escape.js';
 import { context, fallbackText, plural, section, slackDate, type SlackMessage } from './message.js';
@@ -25,15 +26,7 @@ export interface AttributionOptions {
   besidePendingChange?: boolean;
 }
 
-export const HOW: Record<ChangeHow, string> = {
-  console: 'in the console',
-  cli: 'with the AWS CLI',
-  sdk: 'with an AWS SDK',
-  terraform: 'with Terraform run outside driftgate',
-  cloudformation: 'through CloudFormation',
-  aws_service: 'by an AWS service',
-  unknown: 'by an unknown client',
-};
+export const HOW: Readonly<Record<ChangeHow, string>> = HOW_TEXT;
 
 const PRINCIPAL_MAX = 120;
 const LINE_MAX = 600;

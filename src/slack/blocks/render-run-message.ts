@@ -26,6 +26,7 @@ import {
 } from './message.js';
 import type { Attribution } from '../../domain/change-events/attribution.js';
 import { renderChangeAttribution } from './render-change-attribution.js';
+import { renderDriftCauses } from './render-drift-causes.js';
 import { runButtons } from './run-buttons.js';
 import { isAwaiting, phaseStatusLine, type ApprovalInfo, type RunPhase } from './run-phase.js';
 
@@ -165,9 +166,11 @@ export function renderRunMessage(input: RunMessageInput): {
     ? ':no_entry: Denied by policy: this plan cannot be applied from Slack. Reject it, or change the code or the policy'
     : phaseStatusLine(phase, input.approval);
   const findings = policy ? policyLines(policy) : '';
+  const why = renderDriftCauses(analysis.causes);
   const blocks: KnownBlock[] = [
     header(runTitle(stack.name, drift)),
     section(summary(input)),
+    ...(why ? [why] : []),
     ...(who?.blocks ?? []),
     ...(findings ? [section(findings)] : []),
     ...(input.commits?.length ? [section(commitLines(input.commits, isAwaiting(phase)))] : []),
@@ -177,7 +180,7 @@ export function renderRunMessage(input: RunMessageInput): {
   if (input.remediationUrl)
     blocks.push(context([`:hammer_and_wrench: Remediation PR: ${safeLink(input.remediationUrl, 'open on GitHub')}`]));
 
-  const budget = LIMITS.messageBlocks - FIXED_BLOCKS - (who?.blocks.length ?? 0);
+  const budget = LIMITS.messageBlocks - FIXED_BLOCKS - (who?.blocks.length ?? 0) - (why ? 1 : 0);
   const both = analysis.drift.length > 0 && analysis.changes.length > 0;
   const driftPart = diffSections('*Changed outside Terraform*', analysis.drift, true, {
     blocks: both ? Math.floor(budget / 2) : budget,

@@ -3,6 +3,7 @@ import type { KnownBlock } from '@slack/types';
 import type { PlanAnalysis } from '../../domain/plan/model.js';
 import type { PolicyEvaluation } from '../../domain/policy/model.js';
 import { formatCounts } from '../../domain/plan/render-text.js';
+import { causeText } from '../../domain/drift-causes/describe.js';
 import type { Run } from '../../domain/run/model.js';
 import { LIMITS } from '../limits.js';
 import { bySeverity } from './diff-sections.js';
@@ -52,8 +53,14 @@ export function renderShow(input: ShowInput): SlackMessage {
     const ignoredBy = new Map((input.policy?.ignored ?? []).map((i) => [i.address, i.rule]));
     const note = (address: string) =>
       ignoredBy.has(address) ? ` _(ignored by ${code(truncate(ignoredBy.get(address)!, 80))})_` : '';
+    // Why once per resource: on its drift line, or on its planned change when it did not drift.
+    const drifted = new Set(analysis.drift.map((d) => d.address));
+    const why = (address: string, drift: boolean) => {
+      const causes = drift || !drifted.has(address) ? analysis.causes?.[address] : undefined;
+      return causes?.length ? ` — ${escapeMrkdwn(truncate(causes.map((c) => causeText(c)).join('; '), 400))}` : '';
+    };
     const line = (drift: boolean) => (c: PlanAnalysis['changes'][number]) =>
-      `• ${drift ? 'changed outside Terraform' : VERB[c.action]} ${code(truncate(c.address, 150))}${note(c.address)}`;
+      `• ${drift ? 'changed outside Terraform' : VERB[c.action]} ${code(truncate(c.address, 150))}${note(c.address)}${why(c.address, drift)}`;
     const lines = [...analysis.drift.map(line(true)), ...bySeverity(analysis.changes).map(line(false))];
     let text = '';
     let shown = 0;

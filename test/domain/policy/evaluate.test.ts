@@ -32,7 +32,7 @@ const input = (
   terraform: { resource_changes: changes, resource_drift: drift },
   stack: { name: 'dev/app', environment: 'dev', labels: ['team-a'] },
   run: { kind: 'drift' },
-  drift: { changes: who },
+  drift: { changes: who, causes: [] },
 });
 
 /** A change made by `principal` to `resource`, as drift.changes[] holds it. */

@@ -12,6 +12,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Run } from '../../../src/domain/run/model.js';
 import { loadArtifact } from '../../../src/services/artifacts.js';
+import { loadAnalysis } from '../../../src/services/stored-analysis.js';
 import { loadAttribution } from '../../../src/services/stored-attribution.js';
 import { approvers } from '../../helpers/config-builder.js';
 import { rawFixture } from '../../domain/change-events/fixtures.js';
@@ -172,6 +173,12 @@ describe.skipIf(!HAS_AWS_MIRROR)(
       expect(text).toContain('1 more change in the thread');
       const thread = h.emulator.messages(CHANNEL).filter((m) => m.threadTs === alert!.ts);
       expect(thread.map((m) => m.text)).toContain('2 changes to the drifted resources');
+      // Who made it is the resource's cause too: under Why, and for policies (`drift.causes`).
+      const analysis = await loadAnalysis(h.running.context.deps, run.id);
+      expect(analysis?.causes?.['aws_s3_object.config']).toEqual([
+        expect.objectContaining({ kind: 'out_of_band', how: 'console', eventName: 'PutObjectTagging' }),
+      ]);
+      expect(text).toMatch(/\*Why\*\\n• `aws_s3_object.config`: changed in the console by \*alice/);
     });
 
     it('takes an event from SQS, deletes the message, and attributes the next change', async () => {
