@@ -3,8 +3,6 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentRefusedError, createAgentClient } from '../adapters/agent/agent-client.js';
-import { createGitSources } from '../adapters/git/git-sources.js';
-import { sandboxedCheckouts } from '../adapters/git/sandboxed-checkouts.js';
 import type { DriftgateConfig } from '../config/schema.js';
 import { ConfigError, errorMessage } from '../domain/errors.js';
 import { metricsAddressFrom } from '../http/metrics-address.js';
@@ -13,7 +11,14 @@ import type { HttpServer } from '../http/server.js';
 import type { ClaimedJob, ControlPlane } from '../ports/control-plane.js';
 import { type AgentJobDeps, workAgentJob } from '../services/work-agent-job.js';
 import { ownCloudTrail } from './change-events.js';
-import { buildTerraformRunner, ownSecretNames, processBasics, sharedTerraformDir } from './context.js';
+import {
+  buildTerraformRunner,
+  ownSecretNames,
+  processBasics,
+  runAsSandbox,
+  sharedTerraformDir,
+  stackGitSources,
+} from './context.js';
 import { listen } from './serve-ports.js';
 import type { WorkerOptions } from './worker-options.js';
 
@@ -109,9 +114,9 @@ export async function startAgentWorker(
         },
       ]);
     const byName = new Map(config.stacks.map((s) => [s.name, s]));
-    // With a terraform container, each job's checkout is copied where it runs; the clone stays here.
+    // With runAs or a terraform container, each job's checkout is copied where it runs; the clone stays here.
     const shared = await sharedTerraformDir(config);
-    const git = createGitSources({ dataDir: config.dataDir, env, logger });
+    const runAs = await runAsSandbox(config);
     const deps: AgentJobDeps = {
       controlPlane,
       terraform: await buildTerraformRunner(config, {
@@ -120,8 +125,9 @@ export async function startAgentWorker(
         logger,
         concurrency,
         ...(shared ? { shared } : {}),
+        ...(runAs ? { runAs } : {}),
       }),
-      git: shared ? sandboxedCheckouts(git, shared) : git,
+      git: stackGitSources(config, { env, logger }, shared ?? runAs),
       stack: (name) => byName.get(name),
       pool: options.pool,
       secrets,

@@ -3,7 +3,6 @@
  * reaches, wired for one decision in this process. Only the door differs: who decided is claimed with
  * `--as` (and checked against the approvers rules like a click), and the audit says which OS user did.
  */
-import { createGitSources } from '../adapters/git/git-sources.js';
 import { inMemoryHolder } from '../adapters/store/process-owner.js';
 import { createGitHubClient } from '../adapters/github/client.js';
 import { githubSettingsFor } from '../adapters/github/env.js';
@@ -88,7 +87,7 @@ export async function openCliDecisions(config: DriftgateConfig, options: CliDeci
   const now = context.deps.now;
   const asked = new Set<string>();
   const requestCheck = (name: string) => void asked.add(name);
-  const git = createGitSources({ dataDir: config.dataDir, env: options.env, logger });
+  const { git } = context;
   const githubSettings = githubSettingsFor(options.env);
   const github = githubSettings ? createGitHubClient(githubSettings, { logger }) : undefined;
   const deps: ApprovalServiceDeps = {

@@ -4,10 +4,18 @@ import { access, mkdir, readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createArtifactStore } from '../adapters/artifacts/create-artifact-store.js';
+import { createGitSources } from '../adapters/git/git-sources.js';
+import { sandboxedCheckouts } from '../adapters/git/sandboxed-checkouts.js';
 import { openStore, storeOwnerVariable } from '../adapters/store/open-store.js';
 import { createTerraformRunner } from '../adapters/terraform/runner.js';
 import { createContainerRunner } from '../adapters/terraform/container-client.js';
-import { currentIdentity, prepareSandbox, runAsRefusal } from '../adapters/terraform/run-as.js';
+import {
+  currentIdentity,
+  prepareSandbox,
+  type RunAsSandbox,
+  runAsRefusal,
+  type Sandbox,
+} from '../adapters/terraform/run-as.js';
 import { prepareSharedDir, type SharedDir } from '../adapters/terraform/shared-dir.js';
 import type { DriftgateConfig } from '../config/schema.js';
 import type { Stack } from '../domain/stack.js';
@@ -19,6 +27,7 @@ import type { Redactor } from '../domain/plan/model.js';
 import { createRedactor } from '../domain/plan/redact.js';
 import { stackConfigSecrets, type VarFileText } from '../domain/stack-secrets.js';
 import type { ServiceDeps } from '../services/deps.js';
+import type { GitSources } from '../ports/git.js';
 import type { Store } from '../ports/store.js';
 import { createEventBus } from '../services/event-bus.js';
 
@@ -27,6 +36,8 @@ export interface AppContext {
   deps: ServiceDeps;
   /** Runs and Slack-side state: one SQLite file, or the Postgres database several processes share. */
   store: Store;
+  /** The stacks' Git sources; with `runners.runAs`, terraform gets each checkout as a copy its user owns. */
+  git: GitSources;
   logger: Logger;
   stack(name: string): Stack | undefined;
   close(): Promise<void>;
@@ -131,12 +142,24 @@ async function configSecrets(config: DriftgateConfig): Promise<Map<string, Redac
  * With `runners.runAs`: the user terraform runs as, its dir laid out; a process that cannot switch to it
  * does not start (it would run terraform as itself, with no boundary, while the config says otherwise).
  */
-async function terraformUser(config: DriftgateConfig) {
+export async function runAsSandbox(config: DriftgateConfig): Promise<RunAsSandbox | undefined> {
   if (!config.runAs) return undefined;
   const refusal = runAsRefusal(config.runAs, await currentIdentity());
   if (refusal) throw new ConfigError([{ path: 'runners.runAs', message: refusal }], config.file);
-  const sandbox = await prepareSandbox(config.runAs, config.terraform.pluginCacheDir);
-  return { sandbox, initStampDir: join(config.dataDir, 'init-stamps') };
+  return prepareSandbox(config.runAs, config.terraform.pluginCacheDir);
+}
+
+/**
+ * The stacks' Git sources, their clones in the data dir; given terraform's `sandbox` (runAs or the
+ * terraform container), terraform gets each checkout as a copy in it, and never the clone.
+ */
+export function stackGitSources(
+  config: Pick<DriftgateConfig, 'dataDir'>,
+  options: { env: Record<string, string | undefined>; logger: Logger },
+  sandbox: Pick<Sandbox, 'takeIn'> | undefined,
+): GitSources {
+  const git = createGitSources({ dataDir: config.dataDir, env: options.env, logger: options.logger });
+  return sandbox ? sandboxedCheckouts(git, sandbox) : git;
 }
 
 /** With `runners.terraformContainer`: the dir this worker shares with the terraform container, laid out. */
@@ -159,9 +182,12 @@ export async function buildTerraformRunner(
     logger: Logger;
     concurrency: number;
     shared?: SharedDir;
+    /** From runAsSandbox; laid out here when not given. */
+    runAs?: RunAsSandbox;
   },
 ) {
-  const runAs = await terraformUser(config);
+  const user = options.runAs ?? (await runAsSandbox(config));
+  const runAs = user ? { sandbox: user, initStampDir: join(config.dataDir, 'init-stamps') } : undefined;
   const { shared } = options;
   const container =
     shared && config.terraformContainer
@@ -232,11 +258,13 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
       ),
   });
   const artifacts = await createArtifactStore(config.artifacts, { dataDir: config.dataDir, env: options.env });
+  const runAs = await runAsSandbox(config);
   const terraform = await buildTerraformRunner(config, {
     env: options.env,
     secrets,
     logger,
     concurrency: config.defaults.concurrency,
+    ...(runAs ? { runAs } : {}),
   });
   const bus = createEventBus((err, event) =>
     logger.error({ err, event: event.type, stack: event.stack }, 'event handler failed'),
@@ -264,6 +292,7 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
     config,
     deps,
     store,
+    git: stackGitSources(config, { env: options.env, logger }, runAs),
     logger,
     stack: (name) => byName.get(name),
     close: () => store.close(),

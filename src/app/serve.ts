@@ -11,7 +11,6 @@ import type { Run } from '../domain/run/model.js';
 import type { RunTrigger } from '../domain/run/state.js';
 import type { CheckOutcome } from '../services/check-stack.js';
 import { checkStackFromSource } from '../services/check-stack-from-source.js';
-import { createGitSources } from '../adapters/git/git-sources.js';
 import { createGitHubClient, type GitHubClientOptions } from '../adapters/github/client.js';
 import { githubSettingsFor } from '../adapters/github/env.js';
 import type { RemediationDeps } from '../services/open-remediation-pr.js';
@@ -188,7 +187,7 @@ async function serveWith(
       : undefined;
   const deliverers = pagerdutySettings ? pagerdutyDeliverers(pagerdutySettings, links) : undefined;
 
-  const git = createGitSources({ dataDir: config.dataDir, env: options.env, logger });
+  const { git } = context;
   // GitHub, with credentials: remediation PRs, and the PRs (and their authors) of pending commits.
   const github = githubSettings
     ? createGitHubClient(githubSettings, { ...options.github, logger: logger.child({ component: 'github' }) })

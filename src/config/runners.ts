@@ -79,24 +79,19 @@ const inside = (dir: string, parent: string) => {
 
 /**
  * The run-as user's dir must be apart from the data dir: the data dir (store, artifacts, Git clones) stays
- * closed to that user. Stacks from Git are checked out inside the data dir, where that user cannot reach.
+ * closed to that user. A Git stack's checkout is copied into the user's dir for each job.
  */
-export function runAsIssues(config: Pick<DriftgateConfig, 'runAs' | 'dataDir' | 'stacks'>): ConfigIssue[] {
+export function runAsIssues(config: Pick<DriftgateConfig, 'runAs' | 'dataDir'>): ConfigIssue[] {
   const { runAs } = config;
   if (!runAs) return [];
-  const issues: ConfigIssue[] = [];
   if (inside(runAs.dir, config.dataDir) || inside(config.dataDir, runAs.dir))
-    issues.push({
-      path: 'runners.runAs.dir',
-      message: `${runAs.dir} overlaps the data dir ${config.dataDir}: the user terraform runs as must not reach driftgate's own files (leave it out for ${config.dataDir}-terraform)`,
-    });
-  const fromGit = config.stacks.filter((s) => s.git).map((s) => s.name);
-  if (fromGit.length)
-    issues.push({
-      path: 'runners.runAs',
-      message: `stacks from Git (${fromGit.join(', ')}) cannot run as another user yet: their checkouts live in the data dir, closed to that user; use local stack dirs, or remove runAs`,
-    });
-  return issues;
+    return [
+      {
+        path: 'runners.runAs.dir',
+        message: `${runAs.dir} overlaps the data dir ${config.dataDir}: the user terraform runs as must not reach driftgate's own files (leave it out for ${config.dataDir}-terraform)`,
+      },
+    ];
+  return [];
 }
 
 /**

@@ -500,7 +500,7 @@ export type AgentApiConfig = z.infer<typeof AgentApiConfig>;
 export const RunAsConfig = z.strictObject({
   uid: z.number().int().positive('a uid other than root (0)'),
   gid: z.number().int().positive('a gid other than root (0)'),
-  /** The user's own dir (HOME, plugin cache, plan files in passing); default `<dataDir>-terraform`, beside the data dir. */
+  /** The user's own dir (HOME, plugin cache, plan files and Git stacks' copies in passing); default `<dataDir>-terraform`, beside the data dir. */
   dir: z.string().optional(),
 });
 export type RunAsConfig = z.infer<typeof RunAsConfig>;

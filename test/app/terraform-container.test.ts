@@ -20,6 +20,9 @@ const TERRAFORM_UID = 10100;
 const IS_ROOT = process.getuid?.() === 0;
 const GUARDED = 'dev/guarded';
 const OPEN = 'dev/open';
+/** A worker on a host: terraform as another user (nobody) with runners.runAs, on its Git stack too. */
+const RUN_AS = 'dev/runas';
+const NOBODY = { uid: 65534, gid: 65534 };
 
 const postgres = usePostgres();
 let world: PoolWorld | undefined;
@@ -74,7 +77,7 @@ async function startProcess(what: string, child: ResultPromise, ready: () => Pro
 describe.skipIf(!HAS_BUILD || !IS_ROOT)(
   `terraform in a container beside its worker (${!HAS_BUILD ? NO_BUILD_REASON : !IS_ROOT ? 'needs root to start the terraform container as another uid' : BIN})`,
   () => {
-    it('a module run through the terraform container finds neither the pool token nor the worker’s files; spawned by the worker, it finds both', async () => {
+    it('a module run through the terraform container, or as runAs’s user on a host, finds neither the pool token nor the worker’s files; spawned by the worker, it finds both', async () => {
       const databaseUrl = await postgres.createDatabase();
       repo = await makeTestRepo();
       world = await startPoolWorld({
@@ -91,6 +94,7 @@ describe.skipIf(!HAS_BUILD || !IS_ROOT)(
               emptyState: 'plan',
             }),
             stackEntry(OPEN, 'open', { environment: 'dev', mode: 'auto-apply', pool: 'open', emptyState: 'plan' }),
+            stackEntry(RUN_AS, 'runas', { environment: 'dev', mode: 'auto-apply', pool: 'runas', emptyState: 'plan' }),
           ],
         },
       });
@@ -110,15 +114,22 @@ describe.skipIf(!HAS_BUILD || !IS_ROOT)(
         {
           'guarded/main.tf': attackStack(join(reports, 'guarded.txt'), dataDirs),
           'open/main.tf': attackStack(join(reports, 'open.txt'), dataDirs),
+          'runas/main.tf': attackStack(join(reports, 'runas.txt'), dataDirs),
         },
-        'two stacks',
+        'three stacks',
       );
 
-      // The guarded worker's config: the world's, with terraform in the container beside it.
-      const guardedConfig = join(w.tf.dir, 'driftgate-guarded.yml');
-      const config = parse(await readFile(w.configFile, 'utf8')) as { runners: Record<string, unknown> };
-      config.runners.terraformContainer = { dir: shared };
-      await writeFile(guardedConfig, stringify(config));
+      // The guarded worker's config: the world's, with terraform in the container beside it; the runas
+      // worker's: the world's, with terraform as nobody.
+      const workerConfig = async (name: string, runners: Record<string, unknown>) => {
+        const path = join(w.tf.dir, `driftgate-${name}.yml`);
+        const config = parse(await readFile(w.configFile, 'utf8')) as { runners: Record<string, unknown> };
+        Object.assign(config.runners, runners);
+        await writeFile(path, stringify(config));
+        return path;
+      };
+      const guardedConfig = await workerConfig('guarded', { terraformContainer: { dir: shared } });
+      const runAsConfig = await workerConfig('runas', { runAs: NOBODY });
 
       // The container refuses to start holding the pool's token, and names it.
       const refused = await runCli(['terraform-runner', '--dir', shared], {
@@ -133,6 +144,7 @@ describe.skipIf(!HAS_BUILD || !IS_ROOT)(
       const agentUrl = w.agentUrl;
       const guardedToken = await poolToken(w, 'guarded');
       const openToken = await poolToken(w, 'open');
+      const runAsToken = await poolToken(w, 'runas');
       const socket = join(shared, 'terraform.sock');
       await startProcess(
         'the terraform container',
@@ -167,27 +179,32 @@ describe.skipIf(!HAS_BUILD || !IS_ROOT)(
       expect(await ask({ ...command, cwd: '/etc' })).toEqual({ status: 400, text: `cwd: /etc is outside ${shared}` });
       expect(await ask({ ...command, cwd: join(shared, '..') })).toMatchObject({ status: 400 });
 
-      const healthPort = await closedPort();
-      await startProcess(
-        'the guarded worker',
-        execa('node', [BIN, 'worker', '--pool', 'guarded', '--config', guardedConfig, '--port', String(healthPort)], {
-          env: {
-            PATH: process.env.PATH,
-            HOME: process.env.HOME,
-            ...w.tf.env,
-            DRIFTGATE_DATA_DIR: join(w.tf.dir, 'data-worker-guarded'),
-            DRIFTGATE_CONTROL_PLANE_URL: agentUrl,
-            DRIFTGATE_POOL_TOKEN: guardedToken,
-          },
-          extendEnv: false,
-          reject: false,
-          cwd: w.tf.dir,
-        }),
-        async () => (await fetch(`http://127.0.0.1:${healthPort}/readyz`).catch(() => undefined))?.status === 200,
-      );
+      /** A worker started by hand with its own config (the world's workers all take the world's). */
+      const startWorker = async (pool: string, config: string, token: string) => {
+        const healthPort = await closedPort();
+        await startProcess(
+          `the ${pool} worker`,
+          execa('node', [BIN, 'worker', '--pool', pool, '--config', config, '--port', String(healthPort)], {
+            env: {
+              PATH: process.env.PATH,
+              HOME: process.env.HOME,
+              ...w.tf.env,
+              DRIFTGATE_DATA_DIR: join(w.tf.dir, `data-worker-${pool}`),
+              DRIFTGATE_CONTROL_PLANE_URL: agentUrl,
+              DRIFTGATE_POOL_TOKEN: token,
+            },
+            extendEnv: false,
+            reject: false,
+            cwd: w.tf.dir,
+          }),
+          async () => (await fetch(`http://127.0.0.1:${healthPort}/readyz`).catch(() => undefined))?.status === 200,
+        );
+      };
+      await startWorker('guarded', guardedConfig, guardedToken);
+      await startWorker('runas', runAsConfig, runAsToken);
       await w.worker('open', { DRIFTGATE_CONTROL_PLANE_URL: agentUrl, DRIFTGATE_POOL_TOKEN: openToken });
 
-      expect((await w.command(serve, `check ${GUARDED} ${OPEN}`, LEAD1)).status).toBe(200);
+      expect((await w.command(serve, `check ${GUARDED} ${OPEN} ${RUN_AS}`, LEAD1)).status).toBe(200);
       const report = async (name: string) => {
         const path = join(reports, `${name}.txt`);
         await waitFor(`the ${name} module to report`, () => (existsSync(path) ? true : undefined), 120_000);
@@ -195,6 +212,7 @@ describe.skipIf(!HAS_BUILD || !IS_ROOT)(
       };
       const guarded = await report('guarded');
       const open = await report('open');
+      const runAs = await report('runas');
 
       // Through the container: its own uid, no token anywhere it can read, no data dir, not its parent's
       // environment (terraform's, which it may read) holding anything of the worker's.
@@ -203,12 +221,19 @@ describe.skipIf(!HAS_BUILD || !IS_ROOT)(
       expect(guarded).not.toContain(guardedToken);
       expect(guarded).toMatch(/data dir \S+data-worker-guarded: denied/);
       expect(guarded).not.toMatch(/data dir \S+: read/);
+      // As the runas worker's user, in a copy of the commit: the same, on a host.
+      expect(runAs).toContain(`uid ${NOBODY.uid}`);
+      expect(runAs).not.toContain('DRIFTGATE_POOL_TOKEN=');
+      expect(runAs).not.toContain(runAsToken);
+      expect(runAs).toContain('environ of the parent: read'); // terraform's own, as nobody
+      expect(runAs).toMatch(/data dir \S+data-worker-runas: denied/);
+      expect(runAs).not.toMatch(/data dir \S+: read/);
       // Spawned by its worker, the same module reads the token from the worker's environment, and its files.
       expect(open).toContain(`DRIFTGATE_POOL_TOKEN=${openToken}`);
       expect(open).toMatch(/data dir \S+data-worker-open\S*: read/);
 
-      // Both plans reached the control plane and were applied; the container's plan was read back from it.
-      for (const stack of [GUARDED, OPEN])
+      // Every plan reached the control plane and was applied; the container's plan was read back from it.
+      for (const stack of [GUARDED, OPEN, RUN_AS])
         await waitFor(
           `${stack} to be applied`,
           () =>

@@ -1,8 +1,12 @@
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createGitSources } from '../../src/adapters/git/git-sources.js';
+import { makeTestRepo, type TestRepo } from '../adapters/git/git-repo.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../helpers/cli.js';
+import { stackEntry } from '../helpers/config-builder.js';
+import { stackHcl } from '../helpers/git-stack.js';
 import { type ServeProcessWorld, startServeProcessWorld, waitFor } from '../helpers/serve-process.js';
 import { LEAD1, APPROVERS } from '../slack/flows/fixtures.js';
 import { localExecStack } from '../helpers/stack-files.js';
@@ -17,11 +21,12 @@ const SECRET_FILE_TEXT = 'a-file-of-driftgate-only-root-may-read';
 
 /**
  * A module that tries to read the driftgate process running it: every ancestor's cmdline and environ
- * (walking PPid up from its own shell), a 0600 file in driftgate's data dir, and the SQLite store.
+ * (walking PPid up from its own shell), a 0600 file in driftgate's data dir, and the SQLite store. It
+ * writes its report to `report` (default: attack.out in its stack dir), and `more` adds to it.
  */
-function attackStack(dataDir: string): string {
+function attackStack(dataDir: string, report = '"$(pwd)/attack.out"', more = ''): string {
   const script = `
-out="$(pwd)/attack.out"
+out=${report}
 {
   echo "uid $(id -u)"
   pid=$$
@@ -32,6 +37,7 @@ out="$(pwd)/attack.out"
   done
   if cat ${dataDir}/secret.txt; then echo "secret file: read"; else echo "secret file: denied"; fi
   if head -c 16 ${dataDir}/driftgate.db; then echo; echo "store: read"; else echo "store: denied"; fi
+${more}
 } > "$out.tmp" 2>&1
 mv "$out.tmp" "$out"
 `;
@@ -39,9 +45,12 @@ mv "$out.tmp" "$out"
 }
 
 let world: ServeProcessWorld | undefined;
+let repo: TestRepo | undefined;
 afterEach(async () => {
   await world?.close();
+  await repo?.cleanup();
   world = undefined;
+  repo = undefined;
 });
 
 async function chownTree(path: string, uid: number, gid: number): Promise<void> {
@@ -85,6 +94,59 @@ async function attack(runAs: boolean): Promise<string> {
   return readFile(report, 'utf8');
 }
 
+/**
+ * The same module in a stack from Git (a bare repository through file://), under `driftgate serve` with
+ * runAs: it also tries the clone's git config and a link, committed in the repository, to driftgate's 0600
+ * file. Its local state lives outside the checkout, in a dir of the run-as user's: the copy terraform runs
+ * in is removed after each command, as a worktree is without runAs. Returns its report and its world's dirs.
+ */
+async function attackFromGit() {
+  repo = await makeTestRepo();
+  world = await startServeProcessWorld({
+    stacks: {},
+    config: {
+      ...APPROVERS,
+      source: { git: { url: repo.url } },
+      stacks: [stackEntry(STACK, 'attack', { environment: 'dev', mode: 'auto-apply', emptyState: 'plan' })],
+      runners: { type: 'local', runAs: RUN_AS },
+    },
+    env: { GITHUB_TOKEN },
+  });
+  const w = world;
+  const dataDir = join(w.tf.dir, 'data');
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await writeFile(join(dataDir, 'secret.txt'), SECRET_FILE_TEXT, { mode: 0o600 });
+  // The clone serve will use, made first so that the module can name its config exactly.
+  await repo.commit({ 'README.md': 'stacks\n' }, 'start');
+  await createGitSources({ dataDir, env: w.env }).checkout({ url: repo.url, branch: 'main' }).fetchHead();
+  const [clone] = await readdir(join(dataDir, 'git'));
+  const gitConfig = join(dataDir, 'git', clone!, 'repo.git', 'config');
+  // The run-as user passes through the test's dir, writes its report and its state, each outside the copy.
+  const reports = join(w.tf.dir, 'reports');
+  const state = join(w.tf.dir, 'state');
+  await chmod(w.tf.dir, 0o711);
+  await mkdir(reports, { mode: 0o777 });
+  await chmod(reports, 0o777);
+  await mkdir(state, { mode: 0o700 });
+  await chown(state, RUN_AS.uid, RUN_AS.gid);
+  const report = join(reports, 'attack.txt');
+  const more = `
+  if cat ${gitConfig}; then echo "git config: read"; else echo "git config: denied"; fi
+  if cat leak; then echo; echo "link: read"; else echo "link: denied"; fi`;
+  await mkdir(join(repo.dir, 'work', 'attack'));
+  await symlink(join(dataDir, 'secret.txt'), join(repo.dir, 'work', 'attack', 'leak'));
+  await repo.commit(
+    {
+      'attack/main.tf': `${stackHcl(join(state, 'attack.tfstate'), 'small')}\n${attackStack(dataDir, report, more)}`,
+    },
+    'a module that attacks',
+  );
+  await w.start();
+  expect((await w.command(`check ${STACK}`, LEAD1)).status).toBe(200);
+  await waitFor('the provisioner to report', () => (existsSync(report) ? true : undefined));
+  return { report: await readFile(report, 'utf8'), dataDir, state, runAsDir: `${dataDir}-terraform` };
+}
+
 /** The report's block for the `driftgate serve` process. */
 function serveBlock(report: string): string {
   const block = report.split('== pid ').find((b) => b.split('\n', 1)[0]!.includes(`${BIN} serve`));
@@ -109,6 +171,32 @@ describe.skipIf(!HAS_BUILD || !IS_ROOT)(
         world!.withStore(async (s) =>
           (await s.listRuns({ stack: STACK })).some((r) => r.state === 'applied') ? true : undefined,
         ),
+      );
+    });
+
+    it('with runners.runAs, a stack from Git runs in a copy its user owns: the clone, the data dir and driftgate stay closed, state is kept', async () => {
+      const { report, dataDir, state, runAsDir } = await attackFromGit();
+      expect(report).toContain(`uid ${RUN_AS.uid}`);
+      expect(serveBlock(report)).toMatch(/environ of \d+: denied/);
+      expect(report).toContain('secret file: denied');
+      expect(report).toContain('store: denied');
+      expect(report).toContain('git config: denied');
+      expect(report).toContain('link: denied');
+      expect(report).not.toContain('[remote "origin"]');
+      expect(report).not.toContain(GITHUB_TOKEN);
+      expect(report).not.toContain(world!.env.SLACK_BOT_TOKEN);
+      expect(report).not.toContain(SECRET_FILE_TEXT);
+      // Handing the copy over gave the user the link, never the file it points to.
+      expect((await lstat(join(dataDir, 'secret.txt'))).uid).toBe(0);
+      // Planned and applied, each in a copy of its own; the state is in the backend, outside them.
+      await waitFor('the run to be applied', () =>
+        world!.withStore(async (s) =>
+          (await s.listRuns({ stack: STACK })).some((r) => r.state === 'applied') ? true : undefined,
+        ),
+      );
+      expect(await readFile(join(state, 'attack.tfstate'), 'utf8')).toContain('"terraform_data"');
+      await waitFor('the copies to be removed', async () =>
+        (await readdir(join(runAsDir, 'checkouts'))).length === 0 ? true : undefined,
       );
     });
 

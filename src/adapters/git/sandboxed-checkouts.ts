@@ -1,12 +1,12 @@
 import type { GitCheckout, GitSources } from '../../ports/git.js';
-import type { SharedDir } from '../terraform/shared-dir.js';
+import type { Sandbox } from '../terraform/run-as.js';
 
 /**
- * Git sources whose worktrees terraform gets as a copy in the dir shared with the terraform container: the
- * clone, its token and its hooks stay in the worker's data dir, and git never runs where terraform writes.
- * The stack dirs a plan resolves are then inside the copy.
+ * Git sources whose worktrees terraform gets as a copy in its sandbox (the run-as user's dir, or the dir
+ * shared with the terraform container): the clone, its token and its hooks stay in driftgate's data dir,
+ * and git never runs where terraform writes. The stack dirs a plan resolves are then inside the copy.
  */
-export function sandboxedCheckouts(git: GitSources, sandbox: Pick<SharedDir, 'takeIn'>): GitSources {
+export function sandboxedCheckouts(git: GitSources, sandbox: Pick<Sandbox, 'takeIn'>): GitSources {
   return {
     checkout(source) {
       const checkout = git.checkout(source);

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { chmod, chown, lstat, mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { giveToUser, type TakenIn, takeInCopy } from './tree-copy.js';
 
 /**
  * terraform as another user: the modules it runs (a `local-exec`, a provider) then cannot read
@@ -64,6 +65,11 @@ export interface Sandbox {
   withRunDir<T>(files: Record<string, Buffer | string>, use: (dir: string) => Promise<T>): Promise<T>;
   /** A file terraform wrote: only a regular file (its user's), never a link to someone else's file. */
   takeOut(path: string): Promise<Buffer>;
+  /**
+   * A copy of `tree` (a Git checkout; `.git` left out) that terraform may read and write, removed by
+   * `remove`: driftgate's own clone stays in its data dir, closed to terraform.
+   */
+  takeIn(tree: string): Promise<TakenIn>;
 }
 
 export interface RunAsSandbox extends Sandbox {
@@ -95,16 +101,18 @@ async function ownedDir(path: string, owner: { uid: number; gid: number }, mode:
 }
 
 /**
- * Lays out `runAs.dir`: the dir itself and `runs/` stay driftgate's (0711: the user passes through but can
- * neither list nor rename them), `home/` and the plugin cache are the user's.
+ * Lays out `runAs.dir`: the dir itself, `runs/` and `checkouts/` stay driftgate's (0711: the user passes
+ * through but can neither list nor rename them), `home/` and the plugin cache are the user's.
  */
 export async function prepareSandbox(runAs: RunAs, pluginCacheDir: string): Promise<RunAsSandbox> {
   const user = { uid: runAs.uid, gid: runAs.gid };
   const self = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
   const home = join(runAs.dir, 'home');
   const runs = join(runAs.dir, 'runs');
+  const checkouts = join(runAs.dir, 'checkouts');
   await ownedDir(runAs.dir, self, 0o711);
   await ownedDir(runs, self, 0o711);
+  await ownedDir(checkouts, self, 0o711);
   await ownedDir(home, user, 0o700);
   await ownedDir(pluginCacheDir, user, 0o700);
   return {
@@ -125,5 +133,13 @@ export async function prepareSandbox(runAs: RunAs, pluginCacheDir: string): Prom
       }
     },
     takeOut: (path) => takeOutFile(path, user.uid),
+    async takeIn(tree) {
+      // driftgate's (0700) while the copy is made and given away: the user reaches it only once it is its.
+      const parent = await mkdtemp(join(checkouts, 'checkout-'));
+      return takeInCopy(parent, tree, async (copy) => {
+        await giveToUser(copy, user);
+        await chmod(parent, 0o711);
+      });
+    },
   };
 }

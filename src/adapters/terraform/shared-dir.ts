@@ -1,7 +1,7 @@
 import { chmod, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Sandbox, takeOutFile } from './run-as.js';
-import { copyTree, shareWithGroup } from './tree-copy.js';
+import { shareWithGroup, takeInCopy } from './tree-copy.js';
 
 /**
  * The dir a worker shares with the terraform container beside it (a pod's emptyDir, whose group is the
@@ -10,13 +10,7 @@ import { copyTree, shareWithGroup } from './tree-copy.js';
  * `checkouts/` (copies of Git checkouts), which only the worker may add to or rename in (02750), so that
  * terraform cannot swap one of them for a link into the worker's own files.
  */
-export interface SharedDir extends Sandbox {
-  /**
-   * A copy of `tree` (a Git checkout; `.git` left out) that terraform may read and write, removed by
-   * `remove`: the worker's own clone stays in its data dir, which the terraform container does not mount.
-   */
-  takeIn(tree: string): Promise<{ dir: string; remove(): Promise<void> }>;
-}
+export type SharedDir = Sandbox;
 
 export async function prepareSharedDir(dir: string, pluginCacheDir: string): Promise<SharedDir> {
   const self = process.getuid?.() ?? 0;
@@ -64,12 +58,7 @@ export async function prepareSharedDir(dir: string, pluginCacheDir: string): Pro
       }
     },
     takeOut: (path) => takeOutFile(path),
-    async takeIn(tree) {
-      const parent = await fresh(checkouts, 'checkout-');
-      const copy = join(parent, 'tree');
-      await copyTree(tree, copy);
-      await shareWithGroup(copy);
-      return { dir: copy, remove: () => rm(parent, { recursive: true, force: true }) };
-    },
+    // The worker's own clone stays in its data dir, which the terraform container does not mount.
+    takeIn: async (tree) => takeInCopy(await fresh(checkouts, 'checkout-'), tree, shareWithGroup),
   };
 }

@@ -1,4 +1,4 @@
-import { chmod, cp, lstat, readdir } from 'node:fs/promises';
+import { chmod, cp, lchown, lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -14,6 +14,34 @@ export async function copyTree(from: string, to: string): Promise<void> {
     errorOnExist: true,
     filter: (source) => source !== gitDir,
   });
+}
+
+/** A copy of a checkout that terraform runs in, and how to remove it. */
+export interface TakenIn {
+  dir: string;
+  remove(): Promise<void>;
+}
+
+/**
+ * `tree` copied (copyTree) to `<parent>/tree` and handed to terraform's side by `handOver`; `remove`
+ * deletes `parent` with it. `parent` is a fresh dir of driftgate's own, in a dir terraform cannot add to or
+ * rename in, so terraform cannot swap the copy for a link into driftgate's files.
+ */
+export async function takeInCopy(
+  parent: string,
+  tree: string,
+  handOver: (copy: string) => Promise<void>,
+): Promise<TakenIn> {
+  const copy = join(parent, 'tree');
+  const remove = () => rm(parent, { recursive: true, force: true });
+  try {
+    await copyTree(tree, copy);
+    await handOver(copy);
+  } catch (err) {
+    await remove();
+    throw err;
+  }
+  return { dir: copy, remove };
 }
 
 /** Calls `visit` on `dir` and on every entry below it (links are visited, not followed). */
@@ -35,4 +63,11 @@ export async function shareWithGroup(dir: string): Promise<void> {
     const executable = ((await lstat(path)).mode & 0o100) !== 0;
     await chmod(path, executable ? 0o770 : 0o660);
   });
+}
+
+/** The tree owned by `user` (links themselves, never what they point to), its top dir closed to others. */
+export async function giveToUser(dir: string, user: { uid: number; gid: number }): Promise<void> {
+  await walk(dir, (path) => lchown(path, user.uid, user.gid));
+  // The commit's files (a varFile may hold secrets) are for terraform's user only.
+  await chmod(dir, 0o700);
 }

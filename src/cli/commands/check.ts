@@ -3,7 +3,6 @@ import { createAppContext } from '../../app/context.js';
 import { loadConfig } from '../../config/load.js';
 import { ConfigError, DriftgateError, errorMessage } from '../../domain/errors.js';
 import type { CheckOutcome } from '../../services/check-stack.js';
-import { createGitSources } from '../../adapters/git/git-sources.js';
 import { checkStackFromSource } from '../../services/check-stack-from-source.js';
 import { createScheduler, SchedulerStoppedError } from '../../services/scheduler.js';
 import { waitForStackLock } from '../../services/stack-lock.js';
@@ -85,7 +84,7 @@ export async function runChecks(
   const { progress } = options;
   const deps = {
     ...context.deps,
-    git: createGitSources({ dataDir: context.config.dataDir, env: io.env, logger: context.logger }),
+    git: context.git,
   };
   const lockWait = context.config.terraform.timeouts.lock;
   const scheduler = createScheduler<CheckOutcome>({
