@@ -79,9 +79,8 @@ function normalise(value: unknown, hint: Hint): unknown {
     return Array.isArray(list) ? list.map((s) => normalise(s, 'statement')) : list;
   }
   if (!isObject(value) || hint === undefined) return value;
-  const out: Json = {};
-  for (const key of Object.keys(value)) out[key] = normalise(value[key], childHint(hint, key));
-  return out;
+  // Object.fromEntries: a key `__proto__` (JSON allows it) stays a key, not the copy's prototype.
+  return Object.fromEntries(Object.keys(value).map((key) => [key, normalise(value[key], childHint(hint, key))]));
 }
 
 function keyPath(path: string, key: string): string {

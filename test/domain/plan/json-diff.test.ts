@@ -155,6 +155,13 @@ describe('diffJsonStrings', () => {
     expect(text).not.toContain('tok-3f9a');
   });
 
+  it('a `__proto__` key in a policy is a key like any other: its change shows', () => {
+    const doc = (v: string) => `{"Statement":[{"Sid":"S","Effect":"Allow","__proto__":{"x":"${v}"}}]}`;
+    expect(lines(diffJsonStrings(doc('a'), doc('b'), none)!.changes)).toEqual([
+      '~ Statement[Sid="S"].__proto__.x = "a" -> "b"',
+    ]);
+  });
+
   it('parseJsonDocument reads only objects and arrays', () => {
     expect(parseJsonDocument(' [1] ')).toEqual([1]);
     expect(parseJsonDocument('"x"')).toBeUndefined();
