@@ -1,19 +1,26 @@
 /**
  * Benchmark: analysing the plan of a 10,000-resource stack must cost little next to terraform's own
- * `show -json`, and fit in memory. The analysis runs in a child node process (this same file with
- * `--child`) so that only its memory counts in the peak RSS.
+ * `show -json`, and fit in memory. Today's analysis (relevant drift only, structural diffs of JSON-encoded
+ * attributes: issue 27) is timed beside the analysis as it was before them, compiled from git at
+ * BASELINE_COMMIT, on the same plan in the same run. Each analysis runs in a child node process (this
+ * same file with `--child`) so that only its memory counts in the peak RSS.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
+import { packageRoot } from '../src/cli/package-root.js';
+import { cloneState, stackSource, withDrift } from './plan-analysis-stack.js';
 
 export const RESOURCE_COUNT = 10_000;
 const ANALYSIS_SHARE_TARGET = 0.1;
 const PEAK_RSS_TARGET_MB = 300;
-/** Both sides are timed this many times (each analysis in a fresh process) and the medians compared. */
+/** Each side is timed this many times (each analysis in a fresh process, the two sides in turn), medians compared. */
 const RUNS = 3;
+/** The last commit before issue 27 changed the analysis: "today's" analysis in the issue's words. */
+const BASELINE_COMMIT = 'c040b27811aec949696c5a8605c5659fdbc7c55a';
+const TOKEN = 'bench-sensitive-token-0123456789';
 
 function median(values: number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -34,25 +41,10 @@ interface ChildReport {
   warmAnalysisMs: number;
   peakRssMb: number;
   changes: number;
+  drift: number;
+  jsonDiffs: number;
   secrets: number;
 }
-
-/** Every resource carries a sensitive input, so masking by mark and by value is part of the cost. */
-const STACK = `
-variable "token" {
-  type      = string
-  sensitive = true
-}
-resource "terraform_data" "item" {
-  count = ${RESOURCE_COUNT}
-  input = {
-    name  = "item-\${count.index}"
-    tags  = { team = "bench", index = tostring(count.index) }
-    ports = [80, 443]
-    token = var.token
-  }
-}
-`;
 
 /** The compiled file to run as the child: this one, or its dist/ twin when run from TypeScript. */
 function childScript(): string {
@@ -64,20 +56,29 @@ function childScript(): string {
   return compiled;
 }
 
-async function runChild(planJsonFile: string): Promise<ChildReport> {
-  const { stdout } = await execa(process.execPath, [childScript(), '--child', planJsonFile]);
+async function runChild(planJsonFile: string, modulesDir: string): Promise<ChildReport> {
+  const { stdout } = await execa(process.execPath, [childScript(), '--child', planJsonFile, modulesDir]);
   return JSON.parse(stdout) as ChildReport;
 }
 
+interface AnalysisModules {
+  parsePlanJson(text: string): unknown;
+  analyzePlan(plan: unknown): {
+    analysis: { changes: { attributes: { json?: unknown }[] }[]; drift: unknown[] };
+    redactor: { size: number };
+  };
+}
+
 /**
- * Child side: the analysis modules loaded, then one cold parse + analysis (what a fresh `driftgate check`
- * pays), then warm ones. The modules are imported here, timed, not at the top of this file.
+ * Child side: the analysis modules of `modulesDir` (the plan domain's directory) loaded, then one cold
+ * parse + analysis (what a fresh `driftgate check` pays), then warm ones. The modules are imported here,
+ * timed, not at the top of this file.
  */
-async function childMain(planJsonFile: string): Promise<void> {
+async function childMain(planJsonFile: string, modulesDir: string): Promise<void> {
   const text = await readFile(planJsonFile, 'utf8');
   const loading = performance.now();
-  const { parsePlanJson } = await import('../src/domain/plan/schema.js');
-  const { analyzePlan } = await import('../src/domain/plan/analyze.js');
+  const { parsePlanJson } = (await import(pathToFileURL(join(modulesDir, 'schema.js')).href)) as AnalysisModules;
+  const { analyzePlan } = (await import(pathToFileURL(join(modulesDir, 'analyze.js')).href)) as AnalysisModules;
   const started = performance.now();
   const loadMs = started - loading;
   const { analysis, redactor } = analyzePlan(parsePlanJson(text));
@@ -96,6 +97,8 @@ async function childMain(planJsonFile: string): Promise<void> {
     warmAnalysisMs: warm.sort((a, b) => a - b)[1]!,
     peakRssMb,
     changes: analysis.changes.length,
+    drift: analysis.drift.length,
+    jsonDiffs: analysis.changes.filter((c) => c.attributes.some((a) => a.json !== undefined)).length,
     secrets: redactor.size,
   };
   process.stdout.write(JSON.stringify(report));
@@ -105,16 +108,29 @@ function verdict(pass: boolean): string {
   return pass ? 'PASS' : 'FAIL';
 }
 
+function summarise(children: ChildReport[]): ChildReport & { coldMs: number } {
+  return {
+    ...children[0]!,
+    loadMs: median(children.map((c) => c.loadMs)),
+    analysisMs: median(children.map((c) => c.analysisMs)),
+    warmAnalysisMs: median(children.map((c) => c.warmAnalysisMs)),
+    peakRssMb: Math.max(...children.map((c) => c.peakRssMb)),
+    coldMs: median(children.map((c) => c.loadMs + c.analysisMs)),
+  };
+}
+
 export async function benchPlanAnalysis(opts: {
   workDir: string;
   env: Record<string, string>;
 }): Promise<PlanAnalysisBench> {
   const dir = join(opts.workDir, 'plan-analysis-stack');
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'main.tf'), STACK);
-  const env = { ...opts.env, TF_VAR_token: 'bench-sensitive-token-0123456789' };
+  await writeFile(join(dir, 'main.tf'), stackSource(RESOURCE_COUNT));
+  const env = { ...opts.env, TF_VAR_token: TOKEN };
   const tf = (args: string[]) => execa('terraform', args, { cwd: dir, env, maxBuffer: 1024 * 1024 * 1024 });
   await tf(['init', '-input=false', '-no-color']);
+  await tf(['apply', '-auto-approve', '-input=false', '-no-color', '-var', 'n=1']);
+  await cloneState(dir, RESOURCE_COUNT, TOKEN);
   await tf(['plan', '-input=false', '-no-color', '-out=plan.tfplan']);
 
   let stdout = '';
@@ -126,44 +142,58 @@ export async function benchPlanAnalysis(opts: {
   }
   const showMs = median(shows);
   const planJsonFile = join(dir, 'plan.json');
-  await writeFile(planJsonFile, stdout);
+  const { text, drifted } = withDrift(stdout);
+  await writeFile(planJsonFile, text);
   const sizeMb = (await stat(planJsonFile)).size / 1024 / 1024;
 
-  const children: ChildReport[] = [];
-  for (let i = 0; i < RUNS; i++) children.push(await runChild(planJsonFile));
-  const child: ChildReport = {
-    loadMs: median(children.map((c) => c.loadMs)),
-    analysisMs: median(children.map((c) => c.analysisMs)),
-    warmAnalysisMs: median(children.map((c) => c.warmAnalysisMs)),
-    peakRssMb: Math.max(...children.map((c) => c.peakRssMb)),
-    changes: children[0]!.changes,
-    secrets: children[0]!.secrets,
+  const root = packageRoot();
+  // Loaded here: it brings the TypeScript compiler, which no other benchmark needs.
+  const { compileModulesAt } = await import('./baseline-modules.js');
+  const baselineDir = await compileModulesAt({
+    root,
+    commit: BASELINE_COMMIT,
+    entries: ['src/domain/plan/analyze.ts', 'src/domain/plan/schema.ts'],
+    dir: join(opts.workDir, 'baseline'),
+  });
+  const sides = {
+    before: join(baselineDir, 'src/domain/plan'),
+    now: resolve(dirname(childScript()), '../src/domain/plan'),
   };
-  if (child.changes !== RESOURCE_COUNT)
-    throw new Error(`analysis found ${child.changes} changes, expected ${RESOURCE_COUNT}`);
+  const runs: Record<keyof typeof sides, ChildReport[]> = { before: [], now: [] };
+  // In turn, so that the machine's noise falls on both sides alike.
+  for (let i = 0; i < RUNS; i++)
+    for (const side of ['before', 'now'] as const) runs[side].push(await runChild(planJsonFile, sides[side]));
+  const before = summarise(runs.before);
+  const now = summarise(runs.now);
+  for (const [name, side] of Object.entries({ before, now }))
+    if (side.changes !== RESOURCE_COUNT)
+      throw new Error(`${name}: analysis found ${side.changes} changes, expected ${RESOURCE_COUNT}`);
+  if (now.jsonDiffs !== RESOURCE_COUNT)
+    throw new Error(`the analysis diffed ${now.jsonDiffs} JSON attributes structurally, expected ${RESOURCE_COUNT}`);
+
   const budgetMs = showMs * ANALYSIS_SHARE_TARGET;
-  const coldMs = median(children.map((c) => c.loadMs + c.analysisMs));
-  const timePass = coldMs <= budgetMs;
-  const rssPass = child.peakRssMb < PEAK_RSS_TARGET_MB;
+  const timePass = now.coldMs <= budgetMs;
+  const rssPass = now.peakRssMb < PEAK_RSS_TARGET_MB;
   const f = (n: number) => Math.round(n).toLocaleString('en-US');
+  const share = (ms: number) => `${f(ms)} ms (${((ms / showMs) * 100).toFixed(1)}% of show)`;
   const markdown = [
     `## Plan analysis: ${f(RESOURCE_COUNT)} terraform_data resources`,
     '',
-    `Plan JSON: ${sizeMb.toFixed(1)} MB, ${f(child.changes)} changes, ${child.secrets} secret(s) masked. Medians of ${RUNS} runs; each analysis (parse + analyse) runs in a fresh node process, so "cold" includes loading the analysis modules, JIT warm-up and heap growth, as a one-shot \`driftgate check\` pays them. "Warm" is what a long-running \`driftgate serve\` pays once it has analysed a plan before.`,
+    `Plan JSON: ${sizeMb.toFixed(1)} MB, ${f(now.changes)} updates, each of a jsonencode()'d IAM policy (an action and a statement added, a statement written with lists where the state has strings), so every change gets a structural JSON diff; ${f(drifted)} drifted resources added to the plan JSON (terraform_data reports none): ${f(drifted / 2)} with the policy edited by hand, ${f(drifted / 2)} with normalisation noise only. ${now.secrets} secret(s) masked. "Before issue 27" is the analysis at ${BASELINE_COMMIT.slice(0, 7)}, compiled from git in the same run; "now" adds relevant drift only (${f(now.drift)} of ${f(before.drift)} drifted resources count) and the structural JSON diffs. Medians of ${RUNS} runs, the two sides in turn; each analysis (parse + analyse) runs in a fresh node process, so "cold" includes loading the analysis modules, JIT warm-up and heap growth, as a one-shot \`driftgate check\` pays them. "Warm" is what a long-running \`driftgate serve\` pays once it has analysed a plan before.`,
     '',
-    '| measure | value | target | result |',
-    '| --- | --- | --- | --- |',
-    `| \`terraform show -json\` (wall) | ${f(showMs)} ms | | |`,
-    `| parse + analyse, cold, module loading included | ${f(coldMs)} ms (${((coldMs / showMs) * 100).toFixed(1)}% of show) | ≤ ${ANALYSIS_SHARE_TARGET * 100}% of show (${f(budgetMs)} ms) | ${verdict(timePass)} |`,
-    `| … of which loading the modules | ${f(child.loadMs)} ms | | |`,
-    `| … of which the first parse + analyse | ${f(child.analysisMs)} ms | | |`,
-    `| parse + analyse, warm | ${f(child.warmAnalysisMs)} ms (${((child.warmAnalysisMs / showMs) * 100).toFixed(1)}% of show) | | |`,
-    `| peak RSS of the analysing process (worst run) | ${f(child.peakRssMb)} MB | < ${PEAK_RSS_TARGET_MB} MB | ${verdict(rssPass)} |`,
+    '| measure | before issue 27 | now | target (now) | result |',
+    '| --- | --- | --- | --- | --- |',
+    `| \`terraform show -json\` (wall) | ${f(showMs)} ms | | | |`,
+    `| parse + analyse, cold, module loading included | ${share(before.coldMs)} | ${share(now.coldMs)} | ≤ ${ANALYSIS_SHARE_TARGET * 100}% of show (${f(budgetMs)} ms) | ${verdict(timePass)} |`,
+    `| … of which loading the modules | ${f(before.loadMs)} ms | ${f(now.loadMs)} ms | | |`,
+    `| … of which the first parse + analyse | ${f(before.analysisMs)} ms | ${f(now.analysisMs)} ms | | |`,
+    `| parse + analyse, warm | ${share(before.warmAnalysisMs)} | ${share(now.warmAnalysisMs)} | | |`,
+    `| peak RSS of the analysing process (worst run) | ${f(before.peakRssMb)} MB | ${f(now.peakRssMb)} MB | < ${PEAK_RSS_TARGET_MB} MB | ${verdict(rssPass)} |`,
     '',
   ].join('\n');
-  return { markdown, analysisMs: coldMs, showMs, peakRssMb: child.peakRssMb };
+  return { markdown, analysisMs: now.coldMs, showMs, peakRssMb: now.peakRssMb };
 }
 
 if (process.argv[2] === '--child' && process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  await childMain(process.argv[3]!);
+  await childMain(process.argv[3]!, process.argv[4]!);
 }

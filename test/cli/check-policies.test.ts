@@ -4,12 +4,11 @@
  */
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editResourceInput } from '../../src/cli/commands/demo-drift.js';
 import { runCli } from '../helpers/cli.js';
 import { approvers, configYaml, type ConfigPatch } from '../helpers/config-builder.js';
-import { SENSITIVE_DATABASE, writeStacks } from '../helpers/stack-files.js';
+import { applyStack, SENSITIVE_DATABASE, writeStacks } from '../helpers/stack-files.js';
 import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-env.js';
 
 const SECRET = 'hunter2-the-terminal-must-never-see-this';
@@ -78,12 +77,7 @@ beforeAll(async () => {
 
   // dev/network is applied, then its VPC CIDR and its subnet's cost tag change out of band; dev/db is new.
   const dir = join(repo, 'dev/network');
-  await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: dir, env, extendEnv: false });
-  await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], {
-    cwd: dir,
-    env,
-    extendEnv: false,
-  });
+  await applyStack(dir, env);
   const cli = { binary: 'terraform', env };
   await editResourceInput(cli, dir, { type: 'terraform_data', name: 'vpc' }, (input) => {
     input.cidr = '10.9.0.0/16';

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { execa } from 'execa';
 import { stackEntry, type StackInput, type StackSettings } from './config-builder.js';
 
 /** A stack whose variable is sensitive: plan JSON holds its value in clear, driftgate must mask it. */
@@ -48,6 +49,16 @@ export async function writeStacks(
     entries.push(stackEntry(name, dir, { emptyState: 'plan', ...settings[name] }));
   }
   return entries;
+}
+
+/** `terraform init` and `apply` in a stack dir, as its owner would before driftgate first checks it. */
+export async function applyStack(dir: string, env: Record<string, string | undefined>): Promise<void> {
+  await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: dir, env, extendEnv: false });
+  await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], {
+    cwd: dir,
+    env,
+    extendEnv: false,
+  });
 }
 
 /** A stream that keeps every line written to it, for asserting what reached the logs. */

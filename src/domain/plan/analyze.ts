@@ -64,7 +64,7 @@ function toResourceChanges(
   redactor: Redactor,
 ): ResourceChange[] {
   const out: ResourceChange[] = [];
-  const walker = new DiffWalker(redactor);
+  const walker = new DiffWalker(redactor, { jsonDiffs: true });
   list?.forEach((rc, i) => {
     const change = toResourceChange(rc, `${field}[${i}]`, redactor, walker);
     if (change) out.push(change);

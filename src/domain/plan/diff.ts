@@ -8,6 +8,7 @@
  */
 import type { AttributeChange, Redactor } from './model.js';
 import { childMark, childValue, isAbsent, jsonEqual, maskSide } from './mask.js';
+import { diffJsonStrings } from './json-diff.js';
 import { formatPath, pathsOverlap, type PathSegment } from './paths.js';
 
 export interface ChangeSides {
@@ -81,7 +82,14 @@ export class DiffWalker {
   private replacePaths: ChangeSides['replacePaths'] = [];
   private readonly root: PathNode = { path: '', segments: Object.freeze([]), children: new Map() };
 
-  constructor(private readonly redactor: Redactor) {}
+  /**
+   * `jsonDiffs`: what changed inside JSON-encoded strings (json-diff.ts), for the diffs people read; the
+   * policy input needs only the paths and does not pay for them.
+   */
+  constructor(
+    private readonly redactor: Redactor,
+    private readonly options: { jsonDiffs?: boolean } = {},
+  ) {}
 
   diff(sides: ChangeSides): AttributeChange[] {
     this.out = [];
@@ -141,12 +149,24 @@ export class DiffWalker {
 
   private leaf(b: unknown, a: unknown, bs: unknown, as: unknown, au: unknown, node: PathNode): void {
     const { redactor } = this;
-    this.out.push({
+    const change: AttributeChange = {
       path: node.path,
       segments: node.segments as PathSegment[],
       before: maskSide(b, bs, undefined, redactor),
       after: maskSide(a, as, au, redactor),
       forcesReplacement: this.replacePaths.length > 0 && this.replacePaths.some((p) => pathsOverlap(p, node.segments)),
-    });
+    };
+    // Only two shown strings: a side masked as a whole (marked sensitive, equal to a secret) shows nothing inside.
+    if (
+      this.options.jsonDiffs &&
+      typeof b === 'string' &&
+      typeof a === 'string' &&
+      change.before.kind === 'value' &&
+      change.after.kind === 'value'
+    ) {
+      const json = diffJsonStrings(b, a, redactor);
+      if (json) change.json = json;
+    }
+    this.out.push(change);
   }
 }

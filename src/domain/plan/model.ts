@@ -28,6 +28,25 @@ export interface AttributeChange {
   after: DiffValue;
   /** True when this attribute is (or is under) one of the plan's replace_paths. */
   forcesReplacement: boolean;
+  /**
+   * Set when both sides are strings holding a JSON object or array (a policy, container definitions): what
+   * changed inside, masked like the rest (json-diff.ts). Empty `changes`: the same document written another way.
+   */
+  json?: JsonDiff;
+}
+
+/** One change inside a JSON-encoded attribute: `before` absent is an addition, `after` absent a removal. */
+export interface JsonChange {
+  /** e.g. `Statement[Sid="ReadLogs"].Action`, `[name="web"].environment[name="LOG_LEVEL"].value`. */
+  path: string;
+  before: DiffValue;
+  after: DiffValue;
+}
+
+export interface JsonDiff {
+  changes: JsonChange[];
+  /** Changes beyond the ones kept (a rewritten document): counted, not listed. */
+  omitted: number;
 }
 
 export interface ResourceChange {

@@ -146,9 +146,15 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
     const text = String(secret);
     if (!isDistinctiveSecret(text)) continue;
     searchable.add(text);
-    // Terraform and JSON quote strings with escapes: a secret holding `"` or a newline appears escaped.
+    // Terraform and JSON quote strings with escapes: a secret holding `"` or a newline appears escaped, and
+    // jsonencode() (Go's encoder) also writes < > & as \u003c \u003e \u0026 inside a JSON-encoded attribute.
     const escaped = JSON.stringify(text).slice(1, -1);
     if (escaped !== text) searchable.add(escaped);
+    const goEscaped = escaped.replace(
+      /[<>&\u2028\u2029]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+    if (goEscaped !== escaped) searchable.add(goEscaped);
   }
   const matcher = buildSecretMatcher(searchable);
 

@@ -5,7 +5,7 @@
  * the lines a reviewer must not miss.
  */
 import type { ActionCounts, AttributeChange, OutputChange, PlanAnalysis, ResourceChange } from './model.js';
-import { formatDiffValue } from './render-value.js';
+import { formatDiffValue, formatJsonChange, formatJsonSummary } from './render-value.js';
 
 export interface RenderTextOptions {
   /** ANSI colours; off unless asked, so text pasted elsewhere stays clean. */
@@ -80,10 +80,25 @@ function attributeLine(attr: AttributeChange, width: number, paint: Paint): stri
   if (attr.after.kind === 'absent')
     return `${paint('-', 'red')} ${name} = ${formatDiffValue(attr.before)} -> null${forces}`;
   const bothSensitive = attr.before.kind === 'sensitive' && attr.after.kind === 'sensitive';
-  const value = bothSensitive
-    ? formatDiffValue(attr.after)
-    : `${formatDiffValue(attr.before)} -> ${formatDiffValue(attr.after)}`;
+  const value = attr.json
+    ? formatJsonSummary(attr.json)
+    : bothSensitive
+      ? formatDiffValue(attr.after)
+      : `${formatDiffValue(attr.before)} -> ${formatDiffValue(attr.after)}`;
   return `${paint('~', 'yellow')} ${name} = ${value}${forces}`;
+}
+
+const JSON_TONE: Record<string, Tone> = { '+': 'green', '-': 'red', '~': 'yellow' };
+
+/** The changes inside a JSON-encoded attribute, one a line under it; the raw strings are in the plan file. */
+function jsonLines(attr: AttributeChange, paint: Paint): string[] {
+  if (!attr.json) return [];
+  const lines = attr.json.changes.map((c) => {
+    const text = formatJsonChange(c);
+    return `    ${paint(text[0]!, JSON_TONE[text[0]!] ?? 'bold')}${text.slice(1)}`;
+  });
+  if (attr.json.omitted > 0) lines.push(`    … ${attr.json.omitted} more change${attr.json.omitted === 1 ? '' : 's'}`);
+  return lines;
 }
 
 function resourceBlock(change: ResourceChange, drift: boolean, paint: Paint): string[] {
@@ -99,7 +114,10 @@ function resourceBlock(change: ResourceChange, drift: boolean, paint: Paint): st
   const symbol = drift && change.action === 'delete' ? '-' : drift ? '~' : symbolOf(change);
   lines.push(`${paint(symbol.padStart(3), tone)} ${kind} "${change.type}" "${change.name}" {`);
   const width = Math.max(0, ...change.attributes.map((a) => a.path.length));
-  for (const attr of change.attributes) lines.push(`      ${attributeLine(attr, width, paint)}`);
+  for (const attr of change.attributes) {
+    lines.push(`      ${attributeLine(attr, width, paint)}`);
+    for (const line of jsonLines(attr, paint)) lines.push(`      ${line}`);
+  }
   lines.push('    }', '');
   return lines;
 }

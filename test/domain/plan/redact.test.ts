@@ -142,6 +142,12 @@ describe('createRedactor', () => {
     ['regex syntax in a secret', ['a.b*c+(d)[e]{f}|g\\h/i^$?'], 'k=a.b*c+(d)[e]{f}|g\\h/i^$?!', `k=${S}!`],
     ['regex syntax does not match other text', ['a.bc-1234'], 'axbc-1234', 'axbc-1234'],
     ['a JSON-escaped copy', ['line1\nline"2'], '{"v":"line1\\nline\\"2"}', `{"v":"${S}"}`],
+    [
+      'a copy inside a jsonencode()d string (< > & as \\u escapes)',
+      ['pa<ss>&word-7f3a'],
+      '{"Condition":{"aws:Tag":"pa\\u003css\\u003e\\u0026word-7f3a"}}',
+      `{"Condition":{"aws:Tag":"${S}"}}`,
+    ],
     ['unicode', ['пароль-🔑-key'], 'x пароль-🔑-key y', `x ${S} y`],
     ['short secrets only when whole', ['80', 'eu'], 'port 80 in eu', 'port 80 in eu'],
     ['plain words only when whole', ['password', 'admin'], 'password for admin', 'password for admin'],
