@@ -3,6 +3,7 @@ import { userInfo } from 'node:os';
 import { openStore } from '../../adapters/store/open-store.js';
 import { loadConfig } from '../../config/load.js';
 import type { CliIo } from '../io.js';
+import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
 import { selectStacks } from '../select-stacks.js';
 
@@ -17,7 +18,7 @@ export async function unlockCommand(args: string[], io: CliIo): Promise<number> 
     options: { config: { type: 'string', short: 'c' } },
   });
   if (positionals.length !== 1) throw new UsageError('name exactly one stack to unlock');
-  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
+  const config = await loadConfig(configOptions(values.config, io));
   const [stack] = selectStacks(config.stacks, positionals);
   const store = await openStore(config);
   try {

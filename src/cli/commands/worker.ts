@@ -5,6 +5,7 @@ import { workerPoolIssues } from '../../config/runners.js';
 import { ConfigError, DriftgateError } from '../../domain/errors.js';
 import { isPoolName, POOL_NAME_RULE } from '../../domain/pool/pool-name.js';
 import type { CliIo } from '../io.js';
+import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
 import { logSettings } from '../log-options.js';
 import { portOption } from '../port-option.js';
@@ -32,7 +33,7 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
     const refused = noControlPlaneUrl(pool);
     throw new DriftgateError('CONFIG_INVALID', `${refused.problem}. ${refused.fix}`);
   }
-  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env, role: 'agent-worker' });
+  const config = await loadConfig({ ...configOptions(values.config, io), role: 'agent-worker' });
   const issues = workerPoolIssues(config, pool, '`driftgate worker` takes the jobs of');
   if (issues.length) throw new ConfigError(issues, config.file);
   // As serve: a stop asked while it starts takes effect once it has started.
