@@ -14,6 +14,7 @@ import type { ClaimedJob, ControlPlane } from '../ports/control-plane.js';
 import { type AgentJobDeps, workAgentJob } from '../services/work-agent-job.js';
 import { ownCloudTrail } from './change-events.js';
 import { buildTerraformRunner, ownSecretNames, processBasics, sharedTerraformDir } from './context.js';
+import { stacksFoundAgain } from './rediscovery.js';
 import { listen } from './serve-ports.js';
 import type { WorkerOptions } from './worker-options.js';
 
@@ -114,7 +115,10 @@ export async function startAgentWorker(
         ...(shared ? { shared } : {}),
       }),
       git: shared ? sandboxedCheckouts(git, shared) : git,
-      stack: (name) => byName.get(name),
+      stack:
+        config.discoveredAt && options.rediscover
+          ? stacksFoundAgain(config, { reload: options.rediscover, git, secrets, logger })
+          : (name) => byName.get(name),
       pool: options.pool,
       secrets,
       logger,

@@ -1,3 +1,4 @@
+import type { ReloadConfig } from './rediscovery.js';
 import type { ListenOptions } from './serve-ports.js';
 
 /** How `driftgate worker` is started: its environment, its pool, and its own health port. */
@@ -9,4 +10,6 @@ export interface WorkerOptions extends ListenOptions {
   now?: () => Date;
   logDestination?: NodeJS.WritableStream;
   log?: { format: 'json' | 'human'; level: string };
+  /** With `discover` on `source.git`: the config loaded again, for a stack found after the start. */
+  rediscover?: ReloadConfig;
 }

@@ -1,9 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sourceHeadCheckouts } from '../../src/adapters/git/source-head.js';
+import { startServe } from '../../src/app/serve.js';
+import { loadConfig } from '../../src/config/load.js';
 import { makeTestRepo, type TestRepo } from '../adapters/git/git-repo.js';
 import { runCli } from '../helpers/cli.js';
 import { configYaml } from '../helpers/config-builder.js';
+import { waitFor } from '../helpers/process-wait.js';
 import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-env.js';
 
 /**
@@ -112,4 +117,47 @@ describe('discover with source.git', () => {
       `discover[0].glob: "stacks/*" matched no directory holding *.tf files (in branch main of ${repo.url}, below infra)`,
     );
   });
+
+  it('serve schedules a stack a commit adds and drops one a commit removes, keeping its stacks while the head is invalid', async () => {
+    const options = { file: await writeConfig(), cwd: tf.dir, env, checkoutHead: sourceHeadCheckouts({ env }) };
+    const logs = new PassThrough();
+    const lines: string[] = [];
+    logs.on('data', (chunk) => lines.push(...String(chunk).split('\n').filter(Boolean)));
+    const running = await startServe(await loadConfig(options), {
+      env,
+      port: 0,
+      logDestination: logs,
+      log: { format: 'json', level: 'info' },
+      rediscover: (checkoutHead) => loadConfig({ ...options, checkoutHead }),
+      rediscoverMs: 50,
+    });
+    const names = () => running.context.config.stacks.map((s) => s.name).sort();
+    try {
+      const atStart = names();
+      expect(atStart).toEqual(expect.arrayContaining(['dev/app', 'dev/network', 'prod/app', 'prod/network']));
+      expect(atStart).not.toContain('prod/cache');
+      await repo.commit({ 'infra/environments/prod/cache/main.tf': STACK }, 'Add prod/cache');
+      await waitFor('prod/cache to be found', () => running.context.stack('prod/cache'));
+      expect(await running.context.store.getStack('prod/cache')).toBeDefined();
+      // Scheduled like the others: a check of it runs, in a checkout of the new head.
+      expect((await running.scheduler.request('prod/cache')).status).toBe('no_changes');
+
+      // A head the config cannot load at: logged, and the stacks known are kept.
+      await repo.commit({ 'infra/environments/prod/bad name/main.tf': STACK }, 'A dir that is no stack name');
+      await waitFor('the failed look to be logged', () =>
+        lines.find((l) => l.includes('the stacks cannot be found again')),
+      );
+      expect(lines.find((l) => l.includes('the stacks cannot be found again'))).toContain(
+        'directory environments/prod/bad name gives the stack name',
+      );
+      expect(names()).toContain('prod/cache');
+
+      await repo.remove(['infra/environments/prod/cache', 'infra/environments/prod/bad name'], 'Remove prod/cache');
+      await waitFor('prod/cache to be gone', () => (running.context.stack('prod/cache') ? undefined : true));
+      expect(names()).toEqual(atStart);
+      await expect(running.scheduler.request('prod/cache')).rejects.toThrow('unknown stack prod/cache');
+    } finally {
+      await running.stop();
+    }
+  }, 60_000);
 });

@@ -32,6 +32,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     portSetting,
     logDestination: io.stderr,
     log: logSettings(io.log, config.log.level, 'server'),
+    rediscover: (checkoutHead) => loadConfig({ ...configOptions(values.config, io), checkoutHead }),
   });
   await running.stop(`${await stopAsked} received`);
   return 0;

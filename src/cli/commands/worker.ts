@@ -6,6 +6,7 @@ import { ConfigError, DriftgateError } from '../../domain/errors.js';
 import { isPoolName, POOL_NAME_RULE } from '../../domain/pool/pool-name.js';
 import type { CliIo } from '../io.js';
 import { configOptions } from '../config-options.js';
+import type { CheckoutSourceHead } from '../../config/discover-in-source.js';
 import { UsageError } from '../io.js';
 import { logSettings } from '../log-options.js';
 import { portOption } from '../port-option.js';
@@ -45,6 +46,8 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
     ...portOption(values.port, io),
     logDestination: io.stderr,
     log: logSettings(io.log, config.log.level, 'server'),
+    rediscover: (checkoutHead: CheckoutSourceHead) =>
+      loadConfig({ ...configOptions(values.config, io), role: 'agent-worker', checkoutHead }),
   };
   const running = await startAgentWorker(config, options);
   // A refused token (revoked, another protocol) ends the worker with the reason, and a non-zero exit.
