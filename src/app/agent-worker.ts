@@ -11,14 +11,10 @@ import type { HttpServer } from '../http/server.js';
 import type { ClaimedJob, ControlPlane } from '../ports/control-plane.js';
 import { type AgentJobDeps, workAgentJob } from '../services/work-agent-job.js';
 import { ownCloudTrail } from './change-events.js';
-import {
-  buildTerraformRunner,
-  ownSecretNames,
-  processBasics,
-  runAsSandbox,
-  sharedTerraformDir,
-  stackGitSources,
-} from './context.js';
+import { createGitSources } from '../adapters/git/git-sources.js';
+import { sandboxedCheckouts } from '../adapters/git/sandboxed-checkouts.js';
+import { buildTerraformRunner, ownSecretNames, processBasics, runAsSandbox, sharedTerraformDir } from './context.js';
+import { stacksFoundAgain } from './rediscovery.js';
 import { listen } from './serve-ports.js';
 import type { WorkerOptions } from './worker-options.js';
 
@@ -117,6 +113,8 @@ export async function startAgentWorker(
     // With runAs or a terraform container, each job's checkout is copied where it runs; the clone stays here.
     const shared = await sharedTerraformDir(config);
     const runAs = await runAsSandbox(config);
+    const sandbox = shared ?? runAs;
+    const git = createGitSources({ dataDir: config.dataDir, env, logger });
     const deps: AgentJobDeps = {
       controlPlane,
       terraform: await buildTerraformRunner(config, {
@@ -127,8 +125,11 @@ export async function startAgentWorker(
         ...(shared ? { shared } : {}),
         ...(runAs ? { runAs } : {}),
       }),
-      git: stackGitSources(config, { env, logger }, shared ?? runAs),
-      stack: (name) => byName.get(name),
+      git: sandbox ? sandboxedCheckouts(git, sandbox) : git,
+      stack:
+        config.discoveredAt && options.rediscover
+          ? stacksFoundAgain(config, { reload: options.rediscover, git, secrets, logger })
+          : (name) => byName.get(name),
       pool: options.pool,
       secrets,
       logger,

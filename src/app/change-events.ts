@@ -44,8 +44,11 @@ export interface ChangeEventsOptions {
   metrics: Pick<Metrics, 'changeEvents' | 'changeEventsIndexed'>;
   /** Queues an event-triggered check of the stack. */
   requestCheck(stack: string): Promise<unknown>;
-  /** The config's stacks: what the store indexed for a stack since removed from it matches nothing. */
-  stacks: readonly string[];
+  /**
+   * The config's stacks now (serve's re-discovery may change them): what the store indexed for a stack
+   * since removed from it matches nothing.
+   */
+  stacks(): ReadonlySet<string>;
   /** The debounce's timer; default the real one. */
   timer?: DebounceTimer;
   /** How often the intake reads what the store's index gained (other processes' plans); default 10 s. */
@@ -157,7 +160,12 @@ export async function startChangeEvents(
 ): Promise<ServeChangeEvents | undefined> {
   const config = context.config.changeEvents;
   if (!config) return undefined;
-  const stacks = context.config.stacks.map((s) => s.name);
+  let names = { of: context.config.stacks, set: new Set(context.config.stacks.map((s) => s.name)) };
+  const stacks = () => {
+    if (names.of !== context.config.stacks)
+      names = { of: context.config.stacks, set: new Set(context.config.stacks.map((s) => s.name)) };
+    return names.set;
+  };
   const hooks = await startCheckHooks(config, env, context.deps, {
     account: 'driftgate',
     region: cloudTrailRegion(config),
@@ -264,9 +272,8 @@ export async function startChangeEventsWith(
   const { config, env, deps, metrics } = options;
   const logger = deps.logger;
   const secret = pushSecret(config, env);
-  const configured = new Set(options.stacks);
   const follower = followStoreIndex(deps, options.loaded?.index ?? new ResourceIndex(), {
-    keep: (stack) => configured.has(stack),
+    keep: (stack) => options.stacks().has(stack),
     everyMs: options.indexRefreshMs ?? 10_000,
     refreshed: (size) => metrics.changeEventsIndexed.set(size),
   });
@@ -378,7 +385,7 @@ export async function startChangeEventsWith(
       return [];
     });
     for (const stack of stacks) {
-      if (stopped || !configured.has(stack)) continue;
+      if (stopped || !options.stacks().has(stack)) continue;
       // Checked since by any process (a replica that started too, a schedule): not stranded.
       const [latest] = await deps.store.listRuns({ stack, limit: 1 }).catch(() => []);
       if (latest && latest.createdAt >= startedAt) continue;

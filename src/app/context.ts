@@ -124,7 +124,9 @@ export function terraformBaseEnv(
  * Each stack's config secrets (vars, env, backend config, varFiles, `${ENV}` values), masked from the
  * first command. A varFile that cannot be read yet (a Git stack's, before checkout) adds nothing here.
  */
-async function configSecrets(config: DriftgateConfig): Promise<Map<string, Redactor>> {
+export async function configSecrets(
+  config: Pick<DriftgateConfig, 'stacks' | 'interpolated'>,
+): Promise<Map<string, Redactor>> {
   const out = new Map<string, Redactor>();
   for (const stack of config.stacks) {
     const files: VarFileText[] = [];
@@ -269,7 +271,8 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
   const bus = createEventBus((err, event) =>
     logger.error({ err, event: event.type, stack: event.stack }, 'event handler failed'),
   );
-  const byName = new Map(config.stacks.map((s) => [s.name, s]));
+  // serve's re-discovery replaces config.stacks: the index follows it.
+  let indexed = { stacks: config.stacks, byName: new Map(config.stacks.map((s) => [s.name, s])) };
   const evaluatePolicies = policyEvaluator(config);
   const deps: ServiceDeps = {
     store,
@@ -294,7 +297,11 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
     store,
     git: stackGitSources(config, { env: options.env, logger }, runAs),
     logger,
-    stack: (name) => byName.get(name),
+    stack: (name) => {
+      if (indexed.stacks !== config.stacks)
+        indexed = { stacks: config.stacks, byName: new Map(config.stacks.map((s) => [s.name, s])) };
+      return indexed.byName.get(name);
+    },
     close: () => store.close(),
   };
 }

@@ -40,6 +40,7 @@ import { agentSettings, startAgentControlPlane } from './agent-control-plane.js'
 import { watchUnservedPools } from './unserved-pools-watch.js';
 import { startChangeEvents } from './change-events.js';
 import { waitForStackLock } from '../services/stack-lock.js';
+import { watchDiscovery, type RediscoveryOptions } from './rediscovery.js';
 
 export interface ServeOptions extends ListenOptions {
   env: Record<string, string | undefined>;
@@ -59,6 +60,10 @@ export interface ServeOptions extends ListenOptions {
   sqliteLeaseMs?: number;
   /** GitHub client tuning (retry waits, write pacing); tests shorten them. */
   github?: Omit<GitHubClientOptions, 'logger'>;
+  /** With `discover` on `source.git`: the config loaded again at a newer head (the serve command's loader). */
+  rediscover?: RediscoveryOptions['reload'];
+  /** How often the branch is fetched to find stacks again; default 60 s. */
+  rediscoverMs?: number;
 }
 
 export interface RunningServe {
@@ -226,6 +231,17 @@ async function serveWith(
     ...(pools ? { pools } : {}),
   });
   scheduler.start();
+  // Stacks a commit adds or removes, found without a restart.
+  const rediscovery =
+    config.discoveredAt && options.rediscover
+      ? watchDiscovery(context, {
+          reload: options.rediscover,
+          git,
+          scheduler,
+          intervalMs: options.rediscoverMs ?? 60_000,
+        })
+      : undefined;
+  if (rediscovery) started.push(rediscovery);
 
   const retentionTask = nodeCron.schedule('17 3 * * *', () => {
     if (!leading()) return;
@@ -322,7 +338,7 @@ async function serveWith(
   const webhook = githubWebhookSecret
     ? createGithubWebhookListener({
         secret: githubWebhookSecret,
-        stacks: config.stacks,
+        stacks: () => config.stacks,
         requestCheck: (name) => scheduler.request(name, 'webhook'),
         logger,
       })
@@ -366,6 +382,7 @@ async function serveWith(
       stopping = true;
       logger.info({ reason }, `stopping: ${reason}`);
       await retentionTask.stop();
+      await rediscovery?.stop();
       // No new check is asked for; the checks still running keep their CloudTrail lookups until they end.
       await changeEvents?.stopIntake();
       // Applies and checks first: they may still have messages to send through the outbox.

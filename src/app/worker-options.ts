@@ -1,3 +1,4 @@
+import type { ReloadConfig } from './rediscovery.js';
 import type { ListenOptions } from './serve-ports.js';
 
 /** How `driftgate worker` is started: its environment, its pool, and its own health port. */
@@ -14,4 +15,6 @@ export interface WorkerOptions extends ListenOptions {
    * still waits for its control plane ends that wait instead of keeping the process up.
    */
   stopAsked?: AbortSignal;
+  /** With `discover` on `source.git`: the config loaded again, for a stack found after the start. */
+  rediscover?: ReloadConfig;
 }

@@ -12,6 +12,12 @@ export interface DiscoveredStack {
   dir: string;
   /** Index of the rule in `discover`. */
   rule: number;
+  /**
+   * Set when found in a checkout of `source.git`: the dir relative to the source's root (`subpath`),
+   * POSIX separators, as `dir` is written for a stack listed under `stacks`. `dir` is then in a checkout
+   * that is gone once the config is loaded.
+   */
+  inSource?: string;
   /** First segment of the name before namePrefix (`prod` for `prod/networking`) when it has several. */
   environment?: string;
 }

@@ -1,6 +1,7 @@
 import { isAbsolute, posix } from 'node:path';
 import type { ConfigIssue } from '../domain/errors.js';
 import { githubRepositoryName } from '../domain/git/repository-web-url.js';
+import type { DiscoveredStack } from './discover.js';
 import type { ConfigFile, DriftgateConfig, GitSourceConfig } from './schema.js';
 import type { StackGitSource } from '../domain/stack.js';
 import { fillPlaceholders } from './stack-placeholders.js';
@@ -34,17 +35,31 @@ export function gitSourceIssues(file: ConfigFile): ConfigIssue[] {
 }
 
 /**
- * Marks the explicit stacks that come from Git (see Stack.git). resolveConfig made their `dir`
- * absolute against the config file's dir, which means nothing for them; it is kept only so that code
- * unaware of Git sources still gets a string, and is replaced at checkout.
+ * Marks the stacks that come from Git (see Stack.git): explicit ones with a source, and those discovery
+ * found in a checkout of `source.git`. resolveConfig made their `dir` absolute against the config file's
+ * dir, which means nothing for them; it is kept only so that code unaware of Git sources still gets a
+ * string, and is replaced at checkout.
  */
-export function withGitSources(file: ConfigFile, config: DriftgateConfig): DriftgateConfig {
-  const byName = new Map(file.stacks.map((entry, i) => [entry.name, i]));
+export function withGitSources(
+  file: ConfigFile,
+  config: DriftgateConfig,
+  discovered: readonly DiscoveredStack[] = [],
+): DriftgateConfig {
+  /** Each Git stack's source, and its dir and varFiles as written (a discovered one's, as if listed). */
+  const written = new Map<string, { git: GitSourceConfig; dir: string; varFiles: readonly string[] }>();
+  file.stacks.forEach((entry, i) => {
+    const git = gitSourceOf(file, i);
+    if (git) written.set(entry.name, { git, dir: entry.dir, varFiles: entry.varFiles ?? [] });
+  });
+  const top = file.source?.git;
+  for (const found of discovered) {
+    if (!top || found.inSource === undefined || written.has(found.name)) continue;
+    written.set(found.name, { git: top, dir: found.inSource, varFiles: file.discover[found.rule]?.varFiles ?? [] });
+  }
   const stacks = config.stacks.map((stack) => {
-    const index = byName.get(stack.name);
-    const git = index === undefined ? undefined : gitSourceOf(file, index);
-    if (index === undefined || !git) return stack;
-    const entry = file.stacks[index]!;
+    const entry = written.get(stack.name);
+    if (!entry) return stack;
+    const { git } = entry;
     const repository = git.repository ?? githubRepositoryName(git.url);
     const source: StackGitSource = {
       url: git.url,
@@ -52,7 +67,7 @@ export function withGitSources(file: ConfigFile, config: DriftgateConfig): Drift
       ...(git.tokenEnv ? { tokenEnv: git.tokenEnv } : {}),
       ...(repository ? { repository } : {}),
       path: posix.normalize(posix.join(git.subpath ?? '.', entry.dir.replaceAll('\\', '/'))),
-      varFiles: fillPlaceholders(entry.varFiles ?? [], {
+      varFiles: fillPlaceholders([...entry.varFiles], {
         name: stack.name,
         dir: entry.dir,
         ...(stack.environment !== undefined ? { environment: stack.environment } : {}),

@@ -3,11 +3,12 @@ import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError, type ConfigIssue } from '../domain/errors.js';
 import { discoverStacks } from './discover.js';
+import { type CheckoutSourceHead, type Discovery, discoverFor, stacksOnDisk } from './discover-in-source.js';
 import { interpolate, maskSubstitutions } from './interpolate.js';
 import { formatIssuePath } from './issue-path.js';
 import { parseYaml } from './parse-yaml.js';
 import { loadPolicies, UNKNOWN_APPROVERS } from './policies.js';
-import { DATA_DIR_ENV, duplicateStackNames, resolveConfig } from './resolve.js';
+import { DATA_DIR_ENV, dataDirOf, duplicateStackNames, resolveConfig } from './resolve.js';
 import { ConfigFile, DEFAULT_OWNER_URL_ENV, StackEntry, type DriftgateConfig } from './schema.js';
 import { schemaIssues } from './schema-issues.js';
 import { slackWarnings } from './slack-warnings.js';
@@ -27,6 +28,11 @@ export interface LoadConfigOptions {
   env: Env;
   /** `agent-worker`: a worker on the agent API, which reads none of the control plane's sections. */
   role?: ConfigRole;
+  /**
+   * How `discover` rules see `source.git`: they are matched in a checkout of its branch head. Without it
+   * they find nothing there; only for commands that use no stack (`migrate`, `backup`).
+   */
+  checkoutHead?: CheckoutSourceHead;
 }
 
 export interface ParseConfigOptions {
@@ -38,6 +44,7 @@ export interface ParseConfigOptions {
   role?: ConfigRole;
   /** What a relative `$DRIFTGATE_DATA_DIR` is relative to; default `baseDir`. */
   cwd?: string;
+  checkoutHead?: CheckoutSourceHead;
 }
 
 export type ConfigRole = 'agent-worker';
@@ -149,6 +156,7 @@ export async function validateConfigFile(options: LoadConfigOptions): Promise<Co
     env: options.env,
     cwd: options.cwd,
     ...(options.role ? { role: options.role } : {}),
+    ...(options.checkoutHead ? { checkoutHead: options.checkoutHead } : {}),
   });
 }
 
@@ -215,37 +223,65 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
     };
   }
 
-  const discovery = await discoverStacks(parsed.data.discover, baseDir);
+  const dataDirFromEnv = options.env[DATA_DIR_ENV]
+    ? resolve(options.cwd ?? baseDir, options.env[DATA_DIR_ENV])
+    : undefined;
+  const dataDir = dataDirOf(parsed.data, { baseDir, dataDirFromEnv });
+  const discovery = await discoverFor(parsed.data, baseDir, options.checkoutHead, dataDir);
+  try {
+    const found = { discovery, issues, warnings, mask, worker, dataDirFromEnv };
+    return await resolveValidated(parsed.data, found, { file, baseDir, substitutions: interpolated.substitutions });
+  } finally {
+    await discovery.tree?.release();
+  }
+}
+
+/** What validateConfigText found before resolving: the stacks discovered, the problems so far. */
+interface Found {
+  discovery: Discovery;
+  issues: ConfigIssue[];
+  warnings: ConfigIssue[];
+  mask: (list: ConfigIssue[]) => ConfigIssue[];
+  worker: ReturnType<typeof withoutControlPlane> | undefined;
+  dataDirFromEnv: string | undefined;
+}
+
+/** A valid file and its discovered stacks -> the config, with the checks that need it resolved. */
+async function resolveValidated(
+  data: ConfigFile,
+  { discovery, issues, warnings, mask, worker, dataDirFromEnv }: Found,
+  { file, baseDir, substitutions }: { file: string | undefined; baseDir: string; substitutions: { value: string }[] },
+): Promise<ConfigValidation> {
   issues.push(...discovery.issues);
   // With no stack listed, a glob that matches nothing leaves nothing to check: an error, not "ok, 0 stacks".
-  const nothing = discovery.stacks.length === 0 && parsed.data.stacks.length === 0;
+  const nothing = discovery.stacks.length === 0 && data.stacks.length === 0;
   const unmatched = new Set(discovery.unmatched.map((i) => `discover[${i}].glob`));
   for (const warning of discovery.warnings) {
     if (nothing && unmatched.has(warning.path))
       issues.push({
         ...warning,
-        message: `${warning.message} (relative to ${baseDir}), and no stack is listed under "stacks:": nothing to check`,
+        message: `${warning.message} (${discovery.where ? `in ${discovery.where}` : `relative to ${baseDir}`}), and no stack is listed under "stacks:": nothing to check`,
       });
     else warnings.push(warning);
   }
-  const policies = await loadPolicies(parsed.data.policies, baseDir, parsed.data.approvers);
+  const policies = await loadPolicies(data.policies, baseDir, data.approvers);
   issues.push(...policies.issues);
-  issues.push(...gitSourceIssues(parsed.data));
-  if (!worker) issues.push(...runnersIssues(parsed.data));
+  issues.push(...gitSourceIssues(data));
+  if (!worker) issues.push(...runnersIssues(data));
   const config = withGitSources(
-    parsed.data,
-    resolveConfig(parsed.data, {
+    data,
+    resolveConfig(data, {
       ...(file ? { file } : {}),
       baseDir,
       discovered: discovery.stacks,
       cpus: availableParallelism(),
       policies: policies.rules,
-      ...(options.env[DATA_DIR_ENV]
-        ? { dataDirFromEnv: resolve(options.cwd ?? baseDir, options.env[DATA_DIR_ENV]) }
-        : {}),
+      ...(dataDirFromEnv ? { dataDirFromEnv } : {}),
     }),
+    discovery.stacks,
   );
-  config.interpolated = interpolated.substitutions.map((s) => s.value);
+  config.interpolated = substitutions.map((s) => s.value);
+  if (discovery.tree) config.discoveredAt = discovery.tree.sha;
   issues.push(...runAsIssues(config), ...terraformContainerIssues(config));
   if (worker) config.controlPlaneVariables = worker.variables;
   warnings.push(...slackWarnings(config));
@@ -253,7 +289,7 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
   issues.push(...autoApplyIssues(config.stacks, (stack) => `${stack.configKey ?? 'stacks'}.mode`));
   issues.push(...unfilledPlaceholderIssues(config.stacks));
   // Two stacks on one state would each offer to destroy the other's resources: never run like that.
-  issues.push(...(await sharedStateConfigIssues(config.stacks.filter((stack) => !stack.git))));
+  issues.push(...(await sharedStateConfigIssues(stacksOnDisk(config.stacks, data.source?.git, discovery.tree))));
   // A stack from Git has a path inside the repository: nothing to look at before a checkout.
   warnings.push(...(await stackDirWarnings(config.stacks.filter((stack) => !stack.git))));
   return { file, ...(issues.length ? {} : { config }), issues: mask(issues), warnings: mask(warnings) };
@@ -278,7 +314,8 @@ async function checkSections(
   const issues: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
   const discover = shape.discover.safeParse(doc.discover);
-  if (discover.success) {
+  // With source.git the rules look in the repository, which is not fetched for a file that is invalid.
+  if (discover.success && doc.source === undefined) {
     const discovery = await discoverStacks(discover.data, baseDir);
     issues.push(...discovery.issues);
     warnings.push(...discovery.warnings);

@@ -30,7 +30,7 @@ type StackSettings = Omit<StackEntry, 'name' | 'dir'>;
  */
 export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateConfig {
   const abs = (p: string) => resolve(ctx.baseDir, p);
-  const dataDir = file.dataDir ? abs(file.dataDir) : (ctx.dataDirFromEnv ?? abs('.driftgate'));
+  const dataDir = dataDirOf(file, ctx);
   const dataDirSetBy = file.dataDir
     ? `dataDir in ${ctx.file ?? 'the config'}`
     : ctx.dataDirFromEnv
@@ -55,7 +55,10 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
     .filter((found) => !named.has(found.name))
     .map((found) =>
       toStack(
-        { name: found.name, dir: found.dir, asWritten: relative(ctx.baseDir, found.dir) },
+        // One found in a Git source is written as a `dir` under `stacks` would be: in the repository.
+        found.inSource !== undefined
+          ? { name: found.name, dir: abs(found.inSource), asWritten: found.inSource }
+          : { name: found.name, dir: found.dir, asWritten: relative(ctx.baseDir, found.dir) },
         `discover[${found.rule}]`,
         ruleSettings(file.discover[found.rule]),
         defaults,
@@ -91,6 +94,15 @@ export function resolveConfig(file: ConfigFile, ctx: ResolveContext): DriftgateC
     policies: ctx.policies,
     log: file.log,
   };
+}
+
+/** `dataDir`, else `$DRIFTGATE_DATA_DIR`, else `.driftgate` beside the config: absolute. */
+export function dataDirOf(
+  file: Pick<ConfigFile, 'dataDir'>,
+  ctx: Pick<ResolveContext, 'baseDir' | 'dataDirFromEnv'>,
+): string {
+  if (file.dataDir) return resolve(ctx.baseDir, file.dataDir);
+  return ctx.dataDirFromEnv ?? resolve(ctx.baseDir, '.driftgate');
 }
 
 function ruleSettings(rule: DiscoverEntry | undefined): StackSettings {

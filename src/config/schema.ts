@@ -122,7 +122,10 @@ export const StackEntry = z.strictObject({
 export type StackEntry = z.infer<typeof StackEntry>;
 
 export const DiscoverEntry = z.strictObject({
-  /** Glob of directories relative to the config file, e.g. `environments/*\/*`; each dir with a *.tf file is a stack. */
+  /**
+   * Glob of directories relative to the config file, or with `source.git` to the repository (its
+   * `subpath`), e.g. `environments/*\/*`; each dir with a *.tf file is a stack.
+   */
   glob: z.string().min(1),
   /** Directories to leave out (globs). */
   exclude: z.array(z.string()).optional(),
@@ -553,7 +556,10 @@ export const ConfigFile = z.strictObject({
   store: StoreConfig.default({ type: 'sqlite' }),
   runners: RunnersConfig.default({ type: 'local' }),
   defaults: DefaultsConfig.prefault({}),
-  /** Where explicit `stacks` live; discovered stacks are always local directories. */
+  /**
+   * Where the stacks live. With `git`, explicit `stacks` are paths in that repository, and `discover`
+   * globs are matched in a checkout of its branch head (below `subpath`) when the config is loaded.
+   */
   source: SourceConfig.optional(),
   stacks: z.array(StackEntry).default([]),
   discover: z.array(DiscoverEntry).default([]),
@@ -606,4 +612,6 @@ export interface DriftgateConfig {
   log: ConfigFile['log'];
   /** The top-level source; each stack's effective one is Stack.git. */
   source?: SourceConfig;
+  /** With `discover` on `source.git`: the commit of its branch the stacks were found in. */
+  discoveredAt?: string;
 }

@@ -6,6 +6,8 @@ export interface TextRedactor {
 export interface SecretRegistry<R extends TextRedactor = TextRedactor> {
   /** Secrets a plan of `stack` showed. */
   add(stack: string, redactor: R): void;
+  /** The config secrets of a stack found after the start (serve's re-discovery): kept as `base` is. */
+  keep(stack: string, redactor: R): void;
   /** `stack`'s redactors (its config's, then its plans'): for a text that must treat them as secret values. */
   forStack(stack: string): R[];
   /** `stack`'s secrets (its config's, then its plans') in a text of that stack; every stack's without one. */
@@ -34,7 +36,7 @@ export function createSecretRegistry<R extends TextRedactor = TextRedactor>(
   options: SecretRegistryOptions<R> = {},
 ): SecretRegistry<R> {
   const max = Math.max(1, options.max ?? 1000);
-  const base = options.base ?? new Map<string, R>();
+  const base = new Map<string, R>(options.base ?? []);
   // A Map keeps insertion order: re-adding moves a redactor to the newest end.
   const recent = new Map<R, string>();
   return {
@@ -42,6 +44,9 @@ export function createSecretRegistry<R extends TextRedactor = TextRedactor>(
       recent.delete(redactor);
       recent.set(redactor, stack);
       while (recent.size > max) recent.delete(recent.keys().next().value!);
+    },
+    keep(stack, redactor) {
+      base.set(stack, redactor);
     },
     forStack(stack) {
       const own = base.get(stack);

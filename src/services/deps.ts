@@ -32,6 +32,8 @@ export interface ServiceDeps {
    */
   secrets: {
     add(stack: string, redactor: Redactor): void;
+    /** A stack's config secrets, for the process's life (a stack found after the start). */
+    keep(stack: string, redactor: Redactor): void;
     redact(text: string, stack?: string): string;
     /** The stack's secrets known so far (config, varFiles, recent plans), as values to mask. */
     forStack(stack: string): Redactor[];

@@ -24,6 +24,11 @@ export interface SchedulerOptions<T> {
 export interface Scheduler<T> {
   /** Registers every stack's cron schedule. */
   start(): void;
+  /**
+   * The stacks found again (serve's re-discovery): new ones are scheduled, gone ones no longer are (their
+   * queued scheduled check is dropped; one running finishes). Stacks kept keep their schedule.
+   */
+  replaceStacks(stacks: readonly Stack[]): Promise<void>;
   /** Queues a check ahead of scheduled ones. A stack already queued is not queued twice. */
   request(stackName: string, trigger?: RunTrigger): Promise<T>;
   /**
@@ -63,7 +68,14 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler<T> {
   const random = options.random ?? Math.random;
   const queue: Job[] = [];
   const running = new Map<string, { job: Job; controller: AbortController; done: Promise<unknown> }>();
-  const tasks: { stop(): void | Promise<void> }[] = [];
+  /** Each stack's cron task, once started. */
+  const tasks = new Map<string, { stop(): void | Promise<void> }>();
+  let started = false;
+  const schedule = (stack: Stack) =>
+    tasks.set(
+      stack.name,
+      (options.cron ?? defaultCron).schedule(stack.schedule, () => onTick(stack)),
+    );
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
 
@@ -132,8 +144,23 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler<T> {
 
   return {
     start() {
-      const cron = options.cron ?? defaultCron;
-      for (const stack of options.stacks) tasks.push(cron.schedule(stack.schedule, () => onTick(stack)));
+      started = true;
+      for (const stack of byName.values()) schedule(stack);
+    },
+    async replaceStacks(stacks) {
+      const next = new Set(stacks.map((s) => s.name));
+      for (const name of [...byName.keys()].filter((n) => !next.has(n))) {
+        byName.delete(name);
+        await tasks.get(name)?.stop();
+        tasks.delete(name);
+        const queued = queue.findIndex((j) => j.stack.name === name && j.trigger === 'schedule');
+        if (queued >= 0) queue.splice(queued, 1)[0]!.settle.reject(new Error(`${name} is no longer found by discover`));
+      }
+      for (const stack of stacks) {
+        if (byName.has(stack.name)) continue;
+        byName.set(stack.name, stack);
+        if (started && !stopped) schedule(stack);
+      }
     },
     request(stackName, trigger = 'manual') {
       const stack = byName.get(stackName);
@@ -149,7 +176,7 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler<T> {
     },
     async stop(timeoutMs) {
       stopped = true;
-      await Promise.all(tasks.map((t) => t.stop()));
+      await Promise.all([...tasks.values()].map((t) => t.stop()));
       for (const timer of timers) clearTimeout(timer);
       const cancelled = queue.splice(0).map((job) => {
         job.settle.reject(new SchedulerStoppedError(job.stack.name));

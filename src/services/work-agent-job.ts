@@ -17,14 +17,14 @@ import type { Stack } from '../domain/stack.js';
 import type { ChangeHistory } from '../ports/change-history.js';
 import type { ClaimedJob, ControlPlane } from '../ports/control-plane.js';
 import type { TerraformRunner } from '../ports/terraform.js';
-import type { ServiceDeps, StackLookup } from './deps.js';
+import type { ServiceDeps } from './deps.js';
 import { resolveStackAtCommit, type SourceDeps } from './resolve-stack-at-commit.js';
 
 export interface AgentJobDeps extends Partial<Pick<SourceDeps, 'git'>> {
   controlPlane: ControlPlane;
   terraform: TerraformRunner;
-  /** This worker's stacks, from its own config (their vars and env are its pool's). */
-  stack: StackLookup;
+  /** This worker's stacks, from its own config (their vars and env are its pool's), found again on a miss. */
+  stack: (name: string) => Stack | undefined | Promise<Stack | undefined>;
   pool: string;
   secrets: ServiceDeps['secrets'];
   logger: ServiceDeps['logger'];
@@ -46,7 +46,7 @@ export async function workAgentJob(deps: AgentJobDeps, claimed: ClaimedJob, sign
   logger.info({ jobId: job.id, kind: job.kind, stack: job.stack, attempt: job.attempts }, 'job started');
   let result: unknown;
   try {
-    const stack = deps.stack(job.stack);
+    const stack = await deps.stack(job.stack);
     if (!stack) throw new WorkerJobError(`stack ${job.stack} is not in this worker's config (pool ${deps.pool})`);
     if (stack.pool !== deps.pool)
       throw new WorkerJobError(

@@ -105,7 +105,7 @@ describe('the resource index read by change events', () => {
       deps: { store: counted.store, logger: quiet, now: () => new Date() },
       metrics: createMetrics(),
       requestCheck: async () => undefined,
-      stacks: [STACK],
+      stacks: () => new Set([STACK]),
       timer: NEVER,
       indexRefreshMs: 10,
     });

@@ -64,6 +64,7 @@ async function startIntake(
   options: { logger?: ServiceLogger; now?: () => Date; stacks?: string[] } = {},
 ) {
   const { logger = quiet, now = () => new Date(), stacks = [STACK, 'dev/app'] } = options;
+  const configured = new Set(stacks);
   const metrics = createMetrics();
   const hand = handTimer();
   const running = await startChangeEventsWith({
@@ -72,7 +73,7 @@ async function startIntake(
     deps: { store, logger, now },
     metrics,
     requestCheck,
-    stacks,
+    stacks: () => configured,
     timer: hand.timer,
     indexRefreshMs: 50,
   });

@@ -6,6 +6,7 @@ import { parse, stringify } from 'yaml';
 import { makeTestRepo, type TestRepo } from '../adapters/git/git-repo.js';
 import { rsaKeyPair } from '../adapters/github/app-fixture.js';
 import { runCli } from '../helpers/cli.js';
+import { EXAMPLES, exampleStackFiles } from '../helpers/example-stacks.js';
 import { closedPort } from '../helpers/ports.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { startGitHubEmulator, type GitHubEmulator } from '../helpers/github-emulator/index.js';
@@ -15,7 +16,6 @@ import { startSqsEmulator } from '../helpers/sqs-emulator.js';
 import { startCloudTrailEmulator } from '../helpers/cloudtrail-emulator.js';
 import { makeTerraformEnv, type TestTerraformEnv } from '../helpers/terraform-env.js';
 
-const EXAMPLES = join(import.meta.dirname, '../../examples');
 const ROUTING_KEY = 'R0UT1NGKEYR0UT1NGKEYR0UT1NGKEY12';
 const WEBHOOK_SECRET = 'whsec-0123456789abcdef0123456789abcdef';
 const SIGNING_SECRET = 'signing-secret-0123456789abcdef';
@@ -43,8 +43,9 @@ beforeAll(async () => {
     usergroups: [{ id: 'S0SRE', handle: 'sre-leads', users: ['U0ADA'] }],
     appToken: APP_TOKEN,
   });
+  // The examples' stacks in a repository, as source.git with discover reads them: its branch head.
   repo = await makeTestRepo();
-  await repo.commit({ 'README.md': '# infrastructure\n' }, 'Seed');
+  await repo.commit({ 'README.md': '# infrastructure\n', ...(await exampleStackFiles()) }, 'Seed');
   github = await startGitHubEmulator({ repoDir: join(repo.dir, 'origin.git'), owner: 'acme', repo: 'infrastructure' });
 });
 afterAll(async () => {
@@ -66,7 +67,7 @@ function fullConfig(overrides: Record<string, unknown> = {}): Record<string, unk
       endpoint: s3.endpoint,
       forcePathStyle: true,
     },
-    source: { git: { url: 'https://github.com/acme/infrastructure.git' } },
+    source: { git: { url: repo.url, repository: 'acme/infrastructure' } },
     slack: {
       defaultChannel: 'C0ALERTS',
       channels: [{ match: 'prod/*', channel: 'C0PROD' }],
@@ -126,9 +127,11 @@ describe('driftgate doctor', () => {
       expect.stringMatching(/^ok {3}terraform: Terraform \d+\.\d+\.\d+ at \//),
       `ok   data dir: ${dir}/.driftgate is writable and its store opens`,
       `ok   plugin cache: ${dir}/.driftgate/plugin-cache is writable`,
+      // Found in the repository's branch head; each check plans its own checkout.
       ...['dev', 'prod', 'staging'].flatMap((env) =>
         ['app', 'database', 'networking'].map(
-          (layer) => `ok   stack ${env}/${layer}: ${dir}/environments/${env}/${layer}: init and validate ok`,
+          (layer) =>
+            `skip stack ${env}/${layer}: from Git (${repo.url} main, environments/${env}/${layer}): checked out at each run`,
         ),
       ),
       'ok   artifacts: s3://driftgate-artifacts/driftgate/: the probe doctor/probe.txt written, read back and deleted',
@@ -140,7 +143,7 @@ describe('driftgate doctor', () => {
       'ok   github acme/infrastructure: GITHUB_TOKEN can push and open pull requests',
       'ok   pagerduty: routing keys set in PD_ROUTING_KEY_PROD',
       'ok   github webhook: GITHUB_WEBHOOK_SECRET set: deliveries to /github/webhook are verified with it',
-      'all good: 22 ok, 0 skipped',
+      'all good: 13 ok, 9 skipped',
     ]);
     expect(code).toBe(0);
   });
@@ -223,7 +226,8 @@ describe('driftgate doctor', () => {
     expect(lines).toContain(
       'FAIL slack socket mode: apps.connections.open failed: invalid_auth; fix: SLACK_APP_TOKEN must be an app-level token with connections:write (Basic Information, App-Level Tokens), and Socket Mode on',
     );
-    expect(lines.at(-1)).toBe('4 failed, 7 ok, 0 skipped');
+    // The stack comes from the repository: checked out at each run, not here.
+    expect(lines.at(-1)).toBe('4 failed, 6 ok, 1 skipped');
     expect(code).toBe(1);
   });
 
@@ -389,6 +393,8 @@ describe('driftgate doctor', () => {
       const config = fullConfig({
         store: { type: 'postgres', url: '${DATABASE_URL}' },
         runners: { type: 'workers' },
+        // Local stacks: a worker checks them in their dirs here.
+        source: undefined,
         discover: [
           { glob: 'environments/dev/app', namePrefix: 'dev/', pool: 'dev' },
           { glob: 'environments/prod/app', namePrefix: 'prod/', pool: 'prod' },

@@ -1,15 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parse } from 'yaml';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTROL_PLANE_URL_ENV, forbiddenVariablesHeld, POOL_TOKEN_ENV } from '../../src/app/agent-worker.js';
 import type { DriftgateConfig } from '../../src/config/schema.js';
 import { byKind, flagValue, loadManifests, type Manifest, named, ROOT, selects } from './deploy-files.js';
 import {
   DEPLOY_ENV,
+  type ExampleRepository,
+  exampleRepository,
   loadDeployedConfig,
   loadWorkerConfig,
-  stackPools,
   validateDeployedConfig,
 } from './deploy-config.js';
 import { CLOUD_CREDENTIAL, podEnv, podSecretNames, secretKeys } from './pod-secrets.js';
@@ -31,17 +32,31 @@ const imageUid = Number(/useradd [^\n]*--uid (\d+)/.exec(readFileSync(join(ROOT,
 let config: DriftgateConfig;
 /** The same file as a worker on the agent API reads it. */
 let workerConfig: DriftgateConfig;
+/** What its `discover` rules find the stacks in: the examples' stacks in a local repository. */
+let repository: ExampleRepository;
 beforeAll(async () => {
-  config = await loadDeployedConfig(document, ROOT);
-  workerConfig = await loadWorkerConfig(document, ROOT);
+  repository = await exampleRepository();
+  config = await loadDeployedConfig(document, ROOT, repository);
+  workerConfig = await loadWorkerConfig(document, ROOT, repository);
 });
+afterAll(() => repository?.cleanup());
 
 describe('deploy/kubernetes: the ConfigMap', () => {
   it("holds a driftgate.yml that driftgate's own loader accepts, with no warning", async () => {
-    const result = await validateDeployedConfig(document, { baseDir: ROOT, env: DEPLOY_ENV });
+    const result = await validateDeployedConfig(document, { baseDir: ROOT, env: DEPLOY_ENV, repository });
     expect(result.issues).toEqual([]);
     expect(result.warnings).toEqual([]);
-    expect(result.config?.stacks.map((s) => s.name)).toHaveLength(9);
+    // Found by discovery in the repository, each a Git stack in its environment and pool.
+    expect(result.config?.stacks.map((s) => [s.name, s.environment, s.pool, s.git?.path])).toEqual(
+      ['dev', 'prod', 'staging'].flatMap((env) =>
+        ['app', 'database', 'networking'].map((layer) => [
+          `${env}/${layer}`,
+          env,
+          env === 'prod' ? 'prod' : 'nonprod',
+          `environments/${env}/${layer}`,
+        ]),
+      ),
+    );
   });
 
   it('names the shared Postgres store, workers on the agent API over TLS, and an S3 artifact bucket', () => {
@@ -180,7 +195,7 @@ describe('deploy/kubernetes: the control plane', () => {
 
 describe('deploy/kubernetes: the workers', () => {
   it("run one Deployment per pool the config's stacks name, `worker --pool <pool>`", () => {
-    const pools = new Set(stackPools(document as never).values());
+    const pools = new Set(config.stacks.map((s) => s.pool));
     expect([...pools].sort()).toEqual(['nonprod', 'prod']);
     const started = workers.map((w) => flagValue(container(w).args, '--pool'));
     expect([...started].sort()).toEqual([...pools].sort());

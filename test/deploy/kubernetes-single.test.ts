@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteStorePath } from '../../src/adapters/store/open-store.js';
 import { ownSecretNames } from '../../src/app/context.js';
 import { byKind, flagValue, KUBERNETES_SINGLE_DIR, loadManifests, manifestFiles, named } from './deploy-files.js';
-import { loadDeployedConfig } from './deploy-config.js';
+import { type ExampleRepository, exampleRepository, loadDeployedConfig } from './deploy-config.js';
 import { model } from './models.js';
 import { podEnv } from './pod-secrets.js';
 import { kindDeclaration, unknownFields } from './unknown-fields.js';
@@ -16,6 +16,12 @@ const deployment = named(manifests, 'Deployment', 'driftgate');
 const pod = deployment.spec.template.spec;
 const container = pod.containers[0];
 const document = parse(named(manifests, 'ConfigMap', 'driftgate-config').data['driftgate.yml']);
+/** What its `discover` rule finds the stacks in: the examples' stacks in a local repository. */
+let repository: ExampleRepository;
+beforeAll(async () => {
+  repository = await exampleRepository();
+});
+afterAll(() => repository?.cleanup());
 
 describe('deploy/kubernetes-single: every object against its Kubernetes schema', () => {
   it.each(manifests.map((m) => [`${m.kind} ${m.metadata.name}`, m] as const))('%s is valid', (_, manifest) => {
@@ -43,8 +49,17 @@ describe('deploy/kubernetes-single: one serve on SQLite', () => {
     expect(pod.volumes.find((v: { name: string }) => v.name === mount.name).configMap.name).toBe('driftgate-config');
   });
 
+  it('finds its stacks with discover in the branch head of its repository, each a Git stack', async () => {
+    const config = await loadDeployedConfig(document, '/etc/driftgate', repository);
+    expect(config.stacks).toHaveLength(9);
+    expect(config.stacks.find((s) => s.name === 'prod/app')?.git).toMatchObject({
+      path: 'environments/prod/app',
+      tokenEnv: 'GIT_TOKEN',
+    });
+  });
+
   it('keeps the SQLite store on the PersistentVolumeClaim: dataDir is its mount', async () => {
-    const config = await loadDeployedConfig(document, '/etc/driftgate');
+    const config = await loadDeployedConfig(document, '/etc/driftgate', repository);
     expect(config.store ?? { type: 'sqlite' }).toEqual({ type: 'sqlite' });
     expect(config.runners?.type ?? 'local').toBe('local');
     const mount = container.volumeMounts.find((m: { mountPath: string }) =>
@@ -56,7 +71,7 @@ describe('deploy/kubernetes-single: one serve on SQLite', () => {
   });
 
   it('reads every secret the config names from keys its Secret holds (or may leave out, when optional)', async () => {
-    const config = await loadDeployedConfig(document, '/etc/driftgate');
+    const config = await loadDeployedConfig(document, '/etc/driftgate', repository);
     const env = podEnv(pod, manifests);
     const secret = named(manifests, 'Secret', 'driftgate');
     for (const name of ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', ...ownSecretNames(config)]) {

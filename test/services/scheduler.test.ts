@@ -92,6 +92,32 @@ describe('scheduler', () => {
     await s.stop(0);
   });
 
+  it('schedules the stacks it is given again (re-discovery) and no longer those gone', async () => {
+    const c = controlledChecks();
+    const m = manualCron();
+    const one = stackConfig('one', '/tmp/one', { schedule: '3 * * * *' });
+    const two = stackConfig('two', '/tmp/two', { schedule: '4 * * * *' });
+    const s = createScheduler({
+      stacks: [one],
+      concurrency: 4,
+      jitterMs: 0,
+      logger: silent,
+      check: c.check,
+      cron: m.cron,
+    });
+    s.start();
+    await s.replaceStacks([two]);
+    expect([...m.tasks.keys()]).toEqual(['4 * * * *']);
+    m.tick('4 * * * *');
+    await new Promise((r) => setTimeout(r, 5));
+    expect(s.status().running).toEqual(['two']);
+    await expect(s.request('one')).rejects.toThrow(/unknown stack one/);
+    c.open.get('two')!.release();
+    await c.settle();
+    expect(c.log).toEqual(['start two schedule', 'end two']);
+    await s.stop(0);
+  });
+
   it('puts on-demand checks ahead of scheduled ones', async () => {
     const c = controlledChecks();
     const m = manualCron();

@@ -5,6 +5,7 @@ import { openStore } from '../../adapters/store/open-store.js';
 import { loadConfig } from '../../config/load.js';
 import type { Stack } from '../../domain/stack.js';
 import type { CliIo } from '../io.js';
+import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
 import { selectStacks } from '../select-stacks.js';
 
@@ -43,7 +44,7 @@ export async function baselineCommand(args: string[], io: CliIo): Promise<number
   });
   if (positionals.length !== 1) throw new UsageError('name exactly one stack to baseline');
   if (values.commit !== undefined) checkCommitArgument(values.commit);
-  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
+  const config = await loadConfig(configOptions(values.config, io));
   const [stack] = selectStacks(config.stacks, positionals);
   const commit = await baselineCommit(stack!, values.commit?.toLowerCase(), config.dataDir, io.env);
   const store = await openStore(config);

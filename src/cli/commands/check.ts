@@ -7,6 +7,7 @@ import { checkStackFromSource } from '../../services/check-stack-from-source.js'
 import { createScheduler, SchedulerStoppedError } from '../../services/scheduler.js';
 import { waitForStackLock } from '../../services/stack-lock.js';
 import type { CliIo } from '../io.js';
+import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
 import { type CheckProgress, checkProgress } from '../render/check-progress.js';
 import { checkExitCode, checkReportJson, type ReportedOutcome, renderCheckReport } from '../render/check-report.js';
@@ -26,7 +27,7 @@ export async function checkCommand(args: string[], io: CliIo): Promise<number> {
     },
   });
   if (!values.all && positionals.length === 0) throw new UsageError('name one or more stacks, or use --all');
-  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env }).catch((err: unknown) => {
+  const config = await loadConfig(configOptions(values.config, io)).catch((err: unknown) => {
     // A script reading stdout gets a document it can parse, and the person the same error on stderr.
     if (values.json) io.stdout.write(`${JSON.stringify(checkErrorJson(err), null, 2)}\n`);
     throw err;

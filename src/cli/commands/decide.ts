@@ -6,6 +6,7 @@ import { describeMissing } from '../../domain/approvals/evaluate.js';
 import type { ApplyOutcome } from '../../services/apply-run.js';
 import type { DecisionRefusal } from '../../services/approval-checks.js';
 import type { CliIo } from '../io.js';
+import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
 import { logSettings } from '../log-options.js';
 import { terminalSafe } from '../render/policy-report.js';
@@ -65,7 +66,7 @@ async function decide(
   if (!userId) throw new UsageError(`--as USER is required: the approver's Slack user id, such as U024BE7LH`);
   if (!SLACK_USER.test(userId))
     throw new UsageError(`--as "${userId}" is not a Slack user id: approvers are named by ids such as U024BE7LH`);
-  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
+  const config = await loadConfig(configOptions(values.config, io));
   const decisions = await openCliDecisions(config, {
     env: io.env,
     logDestination: io.stderr,

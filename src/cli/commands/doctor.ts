@@ -6,6 +6,7 @@ import { runDoctor } from '../../app/doctor/run-doctor.js';
 import { validateConfigFile } from '../../config/load.js';
 import { stacksOfPool, workerPoolIssues } from '../../config/runners.js';
 import type { CliIo } from '../io.js';
+import { configOptions } from '../config-options.js';
 import { doctorLine, doctorSummary } from '../render/doctor-report.js';
 
 /**
@@ -27,9 +28,7 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
     return 1;
   }
   const validation = await validateConfigFile({
-    file: values.config,
-    cwd: io.cwd,
-    env: io.env,
+    ...configOptions(values.config, io),
     ...(values.pool ? { role: 'agent-worker' as const } : {}),
   });
   const file = validation.file ?? 'config';

@@ -8,6 +8,7 @@ import { isPoolName, POOL_NAME_RULE } from '../../domain/pool/pool-name.js';
 import type { PoolToken } from '../../domain/pool/pool-token.js';
 import { createPoolToken, revokePoolToken } from '../../services/pool-tokens.js';
 import type { CliIo } from '../io.js';
+import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
 
 const SUBCOMMANDS = ['create', 'list', 'revoke'] as const;
@@ -29,7 +30,7 @@ export async function poolCommand(args: string[], io: CliIo): Promise<number> {
   const [noun, verb, ...rest] = positionals;
   if (noun !== 'token' || !SUBCOMMANDS.includes(verb as (typeof SUBCOMMANDS)[number]))
     throw new UsageError(`say what to do: pool token ${SUBCOMMANDS.join('|')}`);
-  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
+  const config = await loadConfig(configOptions(values.config, io));
   if (config.runners?.type !== 'workers')
     throw new ConfigError(
       [

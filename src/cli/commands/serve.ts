@@ -5,6 +5,7 @@ import type { DriftgateConfig } from '../../config/schema.js';
 import { ConfigError } from '../../domain/errors.js';
 import { slackEnvIssues } from '../../slack/env.js';
 import type { CliIo } from '../io.js';
+import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
 import { logSettings } from '../log-options.js';
 import { portOption } from '../port-option.js';
@@ -16,7 +17,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     options: { config: { type: 'string', short: 'c' }, port: { type: 'string' }, 'agent-port': { type: 'string' } },
   });
   const { port, portSetting } = portOption(values.port, io);
-  const loaded = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env }).catch((err: unknown) => {
+  const loaded = await loadConfig(configOptions(values.config, io)).catch((err: unknown) => {
     // The SLACK_* variables' problems with the file's, so that one start shows them all.
     if (err instanceof ConfigError) throw new ConfigError([...err.issues, ...slackEnvIssues(io.env)], err.file);
     throw err;
@@ -31,6 +32,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     portSetting,
     logDestination: io.stderr,
     log: logSettings(io.log, config.log.level, 'server'),
+    rediscover: (checkoutHead) => loadConfig({ ...configOptions(values.config, io), checkoutHead }),
   });
   await running.stop(`${await stopAsked} received`);
   return 0;

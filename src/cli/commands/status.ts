@@ -5,6 +5,7 @@ import { loadConfig } from '../../config/load.js';
 import { loadPolicy } from '../../services/stored-analysis.js';
 import { readStackStatus } from '../../services/stack-status.js';
 import type { CliIo } from '../io.js';
+import { configOptions } from '../config-options.js';
 import { renderStatusReport, statusExitCode, statusReportJson } from '../render/status-report.js';
 import { selectStacks } from '../select-stacks.js';
 import { DEAD_SHOWN, deadOutboxJson, renderDeadOutbox } from '../render/outbox-report.js';
@@ -19,7 +20,7 @@ export async function statusCommand(args: string[], io: CliIo): Promise<number> 
     allowPositionals: true,
     options: { json: { type: 'boolean' }, config: { type: 'string', short: 'c' } },
   });
-  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
+  const config = await loadConfig(configOptions(values.config, io));
   const stacks = positionals.length ? selectStacks(config.stacks, positionals) : config.stacks;
   const store = await openStore(config);
   try {

@@ -4,6 +4,7 @@ import { openStore } from '../../adapters/store/open-store.js';
 import { heldByAnother } from '../../adapters/store/process-owner.js';
 import { loadConfig } from '../../config/load.js';
 import type { CliIo } from '../io.js';
+import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
 import { selectStacks } from '../select-stacks.js';
 import { unlockStack } from '../../services/unlock-stack.js';
@@ -19,7 +20,7 @@ export async function unlockCommand(args: string[], io: CliIo): Promise<number> 
     options: { config: { type: 'string', short: 'c' } },
   });
   if (positionals.length !== 1) throw new UsageError('name exactly one stack to unlock');
-  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
+  const config = await loadConfig(configOptions(values.config, io));
   const [stack] = selectStacks(config.stacks, positionals);
   const store = await openStore(config);
   try {

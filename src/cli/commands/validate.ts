@@ -5,11 +5,12 @@ import { validateConfigFile } from '../../config/load.js';
 import { formatValidation } from '../../config/format.js';
 import { DriftgateError } from '../../domain/errors.js';
 import type { CliIo } from '../io.js';
+import { configOptions } from '../config-options.js';
 
 /** `driftgate validate`: every config error with its path, and whether the terraform binary is there. */
 export async function validateCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' } } });
-  const result = await validateConfigFile({ file: values.config, cwd: io.cwd, env: io.env });
+  const result = await validateConfigFile(configOptions(values.config, io));
   // Looked for also when the file has errors elsewhere: one run shows everything.
   const binary = result.config?.terraform.binary ?? result.terraformBinary;
   if (binary) {

@@ -5,6 +5,8 @@ import { workerPoolIssues } from '../../config/runners.js';
 import { ConfigError, DriftgateError } from '../../domain/errors.js';
 import { isPoolName, POOL_NAME_RULE } from '../../domain/pool/pool-name.js';
 import type { CliIo } from '../io.js';
+import { configOptions } from '../config-options.js';
+import type { CheckoutSourceHead } from '../../config/discover-in-source.js';
 import { UsageError } from '../io.js';
 import { logSettings } from '../log-options.js';
 import { portOption } from '../port-option.js';
@@ -32,7 +34,7 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
     const refused = noControlPlaneUrl(pool);
     throw new DriftgateError('CONFIG_INVALID', `${refused.problem}. ${refused.fix}`);
   }
-  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env, role: 'agent-worker' });
+  const config = await loadConfig({ ...configOptions(values.config, io), role: 'agent-worker' });
   const issues = workerPoolIssues(config, pool, '`driftgate worker` takes the jobs of');
   if (issues.length) throw new ConfigError(issues, config.file);
   // A stop asked while it starts (waiting for its control plane, say) ends that start, and is logged.
@@ -51,6 +53,8 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
     logDestination: io.stderr,
     log: logSettings(io.log, config.log.level, 'server'),
     stopAsked: stop.signal,
+    rediscover: (checkoutHead: CheckoutSourceHead) =>
+      loadConfig({ ...configOptions(values.config, io), role: 'agent-worker', checkoutHead }),
   };
   const running = await startAgentWorker(config, options);
   // A refused token (revoked, another protocol) ends the worker with the reason, and a non-zero exit.

@@ -6,6 +6,7 @@ import type { AgentOpStore } from '../../ports/agent-ops.js';
 import type { WorkerRegistry } from '../../ports/worker-registry.js';
 import { createPoolStatus } from '../../services/pool-status.js';
 import type { CliIo } from '../io.js';
+import { configOptions } from '../config-options.js';
 import { renderWorkersReport, workersExitCode, workersReportJson } from '../render/workers-report.js';
 
 /**
@@ -18,7 +19,7 @@ export async function workersCommand(args: string[], io: CliIo): Promise<number>
     args,
     options: { json: { type: 'boolean' }, config: { type: 'string', short: 'c' } },
   });
-  const config = await loadConfig({ file: values.config, cwd: io.cwd, env: io.env });
+  const config = await loadConfig(configOptions(values.config, io));
   const runners = config.runners;
   if (runners?.type !== 'workers' || config.store?.type !== 'postgres') {
     // Not a mistake in the file: a one-process deployment has no workers to list.

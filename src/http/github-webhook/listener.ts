@@ -16,7 +16,8 @@ const JSON_CONTENT_TYPE = /^\s*application\/json\s*(;|$)/i;
 export interface GithubWebhookOptions {
   /** GITHUB_WEBHOOK_SECRET: the webhook's secret, which signs every delivery (X-Hub-Signature-256). */
   secret: string;
-  stacks: readonly Stack[];
+  /** The stacks now: serve's re-discovery may have found others since the start. */
+  stacks(): readonly Stack[];
   /** Queues a check of the stack (the scheduler's `request`); settles when it is done. */
   requestCheck(stackName: string): Promise<{ status: string }>;
   logger: ServiceLogger;
@@ -72,7 +73,7 @@ export function createGithubWebhookListener(options: GithubWebhookOptions): Requ
   function dispatch(event: string, delivery: string, payload: unknown): void {
     const result = branchMoved(event, payload);
     if ('ignored' in result) return logger.debug({ delivery, event, reason: result.ignored }, 'github webhook ignored');
-    const stacks = stacksOnBranch(options.stacks, result.moved);
+    const stacks = stacksOnBranch(options.stacks(), result.moved);
     if (stacks.length === 0) {
       return logger.debug(
         { delivery, event, ...result.moved },

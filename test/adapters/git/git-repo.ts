@@ -30,6 +30,8 @@ export interface TestRepo {
    * The author is Ada Lovelace unless `author` names another.
    */
   commit(files: Record<string, string>, message: string, author?: CommitAuthor): Promise<string>;
+  /** Removes paths (files or dirs) from the work tree, commits that on `main` and pushes; returns the sha. */
+  remove(paths: string[], message: string): Promise<string>;
   /** `count` commits by Ada on `main` (`Step 0`, `Step 1`, …, each changing `file`), pushed at once; returns the last sha. */
   commitSteps(count: number, file: string): Promise<string>;
   /** The same on a new branch started from the work tree's `main`, pushed as that branch; the work tree goes back to `main`. */
@@ -65,6 +67,10 @@ export async function makeTestRepo(): Promise<TestRepo> {
     dir,
     url: `file://${origin}`,
     commit: (files, message, author) => commitAndPush(files, message, 'main', author),
+    async remove(paths, message) {
+      await git(['rm', '-r', '--quiet', '--', ...paths], work);
+      return commitAndPush({}, message, 'main');
+    },
     async commitSteps(count, file) {
       await mkdir(dirname(join(work, file)), { recursive: true });
       for (let i = 0; i < count; i += 1) {

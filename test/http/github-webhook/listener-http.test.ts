@@ -17,7 +17,7 @@ async function start(requestCheck: (name: string) => Promise<{ status: string }>
     { name: 'prod/db', git: { url: 'u', branch: 'main', repository: 'acme/infra', path: 'db', varFiles: [] } },
   ] as never;
   server = createServer(
-    createGithubWebhookListener({ secret: SECRET, stacks, requestCheck, logger, maxBodyBytes: 1024 }),
+    createGithubWebhookListener({ secret: SECRET, stacks: () => stacks, requestCheck, logger, maxBodyBytes: 1024 }),
   );
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', () => resolve()));
   const url = `http://127.0.0.1:${(server!.address() as AddressInfo).port}/github/webhook`;
