@@ -79,18 +79,38 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       ...(detail ? { detail } : {}),
     });
 
+  /**
+   * The run to post for one held: the newest re-plan of the same changes, if checks superseded it while it
+   * waited in its window (their own alerts, held as well, then find it posted): one alert, with live buttons.
+   */
+  async function newest(run: Run): Promise<Run> {
+    let current = (await store.getRun(run.id)) ?? run;
+    for (let i = 0; i < 100 && current.state === 'superseded' && current.supersededBy; i++) {
+      const next = await store.getRun(current.supersededBy);
+      if (!next || next.fingerprint !== run.fingerprint) break;
+      current = next;
+    }
+    return current;
+  }
+
   const batcher = createAlertBatcher<Run>({
     windowMs: slack?.digestWindow ?? 0,
     threshold: slack?.digestThreshold ?? Number.POSITIVE_INFINITY,
-    async single(run) {
+    async single(held) {
+      const run = await newest(held);
       // An automatic apply may have posted it already, while the alert waited in its digest window: post() checks.
       if (await messages.post(run)) await audit(run, 'alert_posted');
     },
-    async digest(channel, all) {
+    async digest(channel, held) {
+      const all = new Map<string, Run>();
+      for (const run of held) {
+        const latest = await newest(run);
+        all.set(latest.id, latest);
+      }
       // One transaction: a run posted meanwhile (an automatic apply) is either in the digest or posted.
       await store.atomically(async (tx) => {
         const runs: Run[] = [];
-        for (const run of all) if (!(await tx.hasMessage(run.id))) runs.push(run);
+        for (const run of all.values()) if (!(await tx.hasMessage(run.id))) runs.push(run);
         if (runs.length === 0) return;
         const entries = runs.map((run) => ({
           stack: run.stack,
