@@ -93,11 +93,28 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     return current;
   }
 
+  /** A run this one replaced with the same changes, whose alert went out: its message is this run's to take. */
+  async function postedPredecessor(run: Run): Promise<Run | undefined> {
+    if (await store.hasMessage(run.id)) return undefined;
+    const replaced = (await store.listRuns({ stack: run.stack, states: ['superseded'], limit: 20 })).filter(
+      (r) => r.supersededBy === run.id && r.fingerprint === run.fingerprint,
+    );
+    for (const previous of replaced) if (await store.hasMessage(previous.id)) return previous;
+    return undefined;
+  }
+
   const batcher = createAlertBatcher<Run>({
     windowMs: slack?.digestWindow ?? 0,
     threshold: slack?.digestThreshold ?? Number.POSITIVE_INFINITY,
     async single(held) {
       const run = await newest(held);
+      // Its predecessor's alert was being posted when this re-plan came (its window had just closed): this
+      // run takes that message over, as a re-plan does, instead of a second alert of the same drift.
+      const posted = await postedPredecessor(run);
+      if (posted) {
+        await messages.update(run, { kind: 'awaiting' }, { messageOf: posted.id });
+        return;
+      }
       // An automatic apply may have posted it already, while the alert waited in its digest window: post() checks.
       if (await messages.post(run)) await audit(run, 'alert_posted');
     },
