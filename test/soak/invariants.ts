@@ -30,7 +30,8 @@ export interface Observed {
   errorLogs: Record<string, number>;
 }
 
-const TERMINAL_DECIDED = ['applied', 'apply_failed', 'interrupted', 'expired', 'rejected'];
+/** A run that ends a drift's telling: decided and done (an apply that never started errs the run), so the next plan of the same changes is alerted anew. */
+const TERMINAL_DECIDED = ['applied', 'apply_failed', 'interrupted', 'expired', 'rejected', 'errored'];
 const SUPPRESSED = ['alert_ignored', 'alert_silenced', 'alert_snoozed'];
 
 export async function observe(world: SoakWorld, store: Store): Promise<Observed> {
