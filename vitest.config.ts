@@ -11,6 +11,7 @@ const ALONE = [
   'test/slack/flows/{worker,agent}-*.test.ts',
   'test/adapters/queue/worker-killed.test.ts',
   'test/adapters/terraform/aws-mirror.test.ts',
+  'test/soak/*.test.ts',
 ];
 
 export default defineConfig({

@@ -138,7 +138,9 @@ export async function checkStack(deps: ServiceDeps, stack: Stack, options: Check
     const reason = failureReason(err);
     if (!(err instanceof DriftgateError)) logger.error({ err, stack: stack.name, runId: run.id }, 'check failed');
     const finding = err instanceof NoStateError ? 'no_state' : undefined;
-    return fail(
+    // Awaited here, not returned: the finally below awaits the lock's release first, and a fail() that
+    // rejects meanwhile (the store went away) would be a rejection nobody handles yet, which ends the process.
+    return await fail(
       deps,
       run,
       deps.secrets.redact(reason, stack.name),

@@ -2,8 +2,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
+import { packageRoot } from '../../src/cli/package-root.js';
 
-export const BIN = join(import.meta.dirname, '../../dist/src/bin/driftgate.js');
+// From the package root: this file also runs compiled, from dist/test/helpers (the soak).
+export const BIN = join(packageRoot(), 'dist/src/bin/driftgate.js');
 export const HAS_BUILD = existsSync(BIN);
 export const NO_BUILD_REASON = `${BIN} is missing: run \`npm run build\` (npm test does)`;
 

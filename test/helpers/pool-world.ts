@@ -34,6 +34,8 @@ export interface DriftgateProcess {
   pid: number;
   /** The lines it wrote on stderr so far (JSON logs). */
   logs(): string[];
+  /** How it ended (its exit code, or the signal that ended it); undefined while it runs. */
+  exited(): { code: number | null; signal: string | null } | undefined;
   /** kill -9 of its whole process group (driftgate, terraform, provisioners). */
   kill9(): Promise<void>;
   stop(): Promise<void>;
@@ -86,6 +88,8 @@ export interface PoolWorldOptions {
   config?: ConfigPatch;
   /** More variables for the control plane only (GitHub credentials). */
   serveEnv?: Record<string, string>;
+  /** More variables for every process and the CLI (what the config's `${VAR}`s name). */
+  env?: Record<string, string>;
 }
 
 export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWorld> {
@@ -112,6 +116,7 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
     DATABASE_URL: options.databaseUrl,
     AWS_ACCESS_KEY_ID: s3.accessKeyId,
     AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    ...options.env,
   };
   const serveEnv = {
     ...baseEnv,
@@ -145,7 +150,14 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
       cwd: tf.dir,
     });
     const lines: string[] = [];
-    child.stderr?.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+    // A chunk may end inside a line: its start waits for the rest.
+    let partial = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      const parts = (partial + chunk.toString('utf8')).split('\n');
+      partial = parts.pop() ?? '';
+      lines.push(...parts.filter(Boolean));
+    });
+    child.stderr?.on('end', () => partial && lines.push(partial));
     const ready = async () => {
       try {
         return (await fetch(`${base}/readyz`)).status === 200 ? true : undefined;
@@ -153,10 +165,17 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
         return undefined;
       }
     };
-    await waitFor(`${role} to be ready`, async () => {
-      if (child.exitCode !== null) throw new Error(`${role} exited: ${lines.join('\n')}`);
-      return ready();
-    });
+    try {
+      await waitFor(`${role} to be ready`, async () => {
+        if (child.exitCode !== null) throw new Error(`${role} exited: ${lines.join('\n')}`);
+        return ready();
+      });
+    } catch (err) {
+      // Never ready: not left running behind the caller's back.
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+      await child;
+      throw err;
+    }
     if (agentPort !== undefined) service.add(agentPort);
     const gone = () => agentPort !== undefined && service.remove(agentPort);
     const proc: DriftgateProcess = {
@@ -165,6 +184,10 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
       ...(agentPort !== undefined ? { agentUrl: `http://127.0.0.1:${agentPort}` } : {}),
       pid: child.pid!,
       logs: () => lines,
+      exited: () =>
+        child.exitCode === null && child.signalCode === null
+          ? undefined
+          : { code: child.exitCode, signal: child.signalCode },
       async kill9() {
         if (!running.delete(proc)) return;
         gone();
@@ -220,6 +243,7 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
         HOME: process.env.HOME,
         ...tf.env,
         DRIFTGATE_CONTROL_PLANE_URL: service.url,
+        ...options.env,
         ...(env.DRIFTGATE_POOL_TOKEN ? {} : { DRIFTGATE_POOL_TOKEN: await tokens.get(pool)! }),
         ...env,
       });

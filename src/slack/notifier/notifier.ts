@@ -79,18 +79,55 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       ...(detail ? { detail } : {}),
     });
 
+  /**
+   * The run to post for one held: the newest re-plan of the same changes, if checks superseded it while it
+   * waited in its window (their own alerts, held as well, then find it posted): one alert, with live buttons.
+   */
+  async function newest(run: Run): Promise<Run> {
+    let current = (await store.getRun(run.id)) ?? run;
+    for (let i = 0; i < 100 && current.state === 'superseded' && current.supersededBy; i++) {
+      const next = await store.getRun(current.supersededBy);
+      if (!next || next.fingerprint !== run.fingerprint) break;
+      current = next;
+    }
+    return current;
+  }
+
+  /** A run this one replaced with the same changes, whose alert went out: its message is this run's to take. */
+  async function postedPredecessor(run: Run): Promise<Run | undefined> {
+    if (await store.hasMessage(run.id)) return undefined;
+    const replaced = (await store.listRuns({ stack: run.stack, states: ['superseded'], limit: 20 })).filter(
+      (r) => r.supersededBy === run.id && r.fingerprint === run.fingerprint,
+    );
+    for (const previous of replaced) if (await store.hasMessage(previous.id)) return previous;
+    return undefined;
+  }
+
   const batcher = createAlertBatcher<Run>({
     windowMs: slack?.digestWindow ?? 0,
     threshold: slack?.digestThreshold ?? Number.POSITIVE_INFINITY,
-    async single(run) {
+    async single(held) {
+      const run = await newest(held);
+      // Its predecessor's alert was being posted when this re-plan came (its window had just closed): this
+      // run takes that message over, as a re-plan does, instead of a second alert of the same drift.
+      const posted = await postedPredecessor(run);
+      if (posted) {
+        await messages.update(run, { kind: 'awaiting' }, { messageOf: posted.id });
+        return;
+      }
       // An automatic apply may have posted it already, while the alert waited in its digest window: post() checks.
       if (await messages.post(run)) await audit(run, 'alert_posted');
     },
-    async digest(channel, all) {
+    async digest(channel, held) {
+      const all = new Map<string, Run>();
+      for (const run of held) {
+        const latest = await newest(run);
+        all.set(latest.id, latest);
+      }
       // One transaction: a run posted meanwhile (an automatic apply) is either in the digest or posted.
       await store.atomically(async (tx) => {
         const runs: Run[] = [];
-        for (const run of all) if (!(await tx.hasMessage(run.id))) runs.push(run);
+        for (const run of all.values()) if (!(await tx.hasMessage(run.id))) runs.push(run);
         if (runs.length === 0) return;
         const entries = runs.map((run) => ({
           stack: run.stack,

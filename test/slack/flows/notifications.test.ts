@@ -64,6 +64,27 @@ describe('what the notifier posts as runs come and go', () => {
     expect(actionIds(h.emulator.message(second.channel, second.ts))).toEqual([]);
   });
 
+  it('alerts once when the same drift is planned again while its alert waits in the digest window', async () => {
+    // Found by the soak: two checks a second apart each posted an alert of the same drift.
+    const h = await startServe({
+      stacks: { 'dev/network': NETWORK },
+      config: { ...APPROVERS, slack: { digestWindow: '10m' } },
+    });
+    await makeDrift(h, 'dev/network');
+    const first = await h.running.scheduler.request('dev/network');
+    const again = await h.running.scheduler.request('dev/network');
+    expect([first.status, again.status]).toEqual(['drifted', 'drifted']);
+    await h.settle();
+
+    const [alert, ...more] = alerts(h, CHANNEL);
+    expect(more).toEqual([]);
+    // The newer plan, whose buttons still work: the first one was superseded.
+    expect(buttonValues(alert)).toContain(runIdOf(again));
+    expect(buttonValues(alert)).not.toContain(runIdOf(first));
+    const store = h.running.context.store;
+    expect((await store.listAudit({ runId: runIdOf(again) })).map((a) => a.action)).toContain('alert_posted');
+  });
+
   it('posts a failing plan once per distinct error, with the end of stderr', async () => {
     const h = await startServe({
       stacks: { 'dev/broken': 'resource "terraform_data" "x" {\n  input = \n}\n' },
