@@ -144,6 +144,10 @@ async function startServing(
   }
 }
 
+/** How often the leader looks for runs left in flight by a replica that died, and how old another host's must be. */
+const DEAD_RUNS_SWEEP_MS = 10_000;
+const OTHERS_RUN_GRACE_MS = 30_000;
+
 interface Promotion {
   lead?: () => void;
 }
@@ -333,6 +337,19 @@ async function serveWith(
   // A standby that takes the lead (the leader stopped or died) recovers what the leader left, as a start does.
   promotion.lead = () => jobs.run('take-the-lead', async () => tellRecovered(await recover(false)));
   if (!ledAtStart && leading()) promotion.lead();
+  // A standby that dies mid-check or mid-apply while this process keeps the lead leaves its run in flight
+  // with nobody to recover it until the next start: the leader looks for such runs as it goes.
+  const deadRunsSweep = lease
+    ? setInterval(() => {
+        if (!leading() || stopping) return;
+        jobs.run('recover-runs-of-dead-replicas', async () => {
+          const interrupted = await store.recoverInterrupted({ othersOlderThanMs: OTHERS_RUN_GRACE_MS });
+          for (const run of interrupted)
+            logger.warn({ runId: run.id, stack: run.stack, error: run.error }, 'run interrupted: its replica died');
+          if (interrupted.length) await reportInterruptedApplies(deps, interrupted, []);
+        });
+      }, DEAD_RUNS_SWEEP_MS)
+    : undefined;
 
   let stopping = false;
   const webhook = githubWebhookSecret
@@ -381,6 +398,7 @@ async function serveWith(
       if (stopping) return;
       stopping = true;
       logger.info({ reason }, `stopping: ${reason}`);
+      clearInterval(deadRunsSweep);
       await retentionTask.stop();
       await rediscovery?.stop();
       // No new check is asked for; the checks still running keep their CloudTrail lookups until they end.

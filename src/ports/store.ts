@@ -38,6 +38,12 @@ export interface RecoverOptions {
    * left over (an earlier serve in the same process).
    */
   ownRunsLive?: boolean;
+  /**
+   * The leader's sweep while it runs, for runs of other processes that died (a standby killed mid-check):
+   * this process's own runs are never touched, and another host's run counts only once it is older than
+   * this (a run is created a moment before it takes its lock).
+   */
+  othersOlderThanMs?: number;
 }
 
 /** Waiting changes as read; `unreadable` counts rows this version cannot read (another version wrote them). */

@@ -39,10 +39,10 @@ export interface DriftgateProcess {
   /** kill -9 of its whole process group (driftgate, terraform, provisioners). */
   kill9(): Promise<void>;
   stop(): Promise<void>;
-  /** SIGTERM without waiting for the end: `exited` says how it ended. */
+  /** SIGTERM without waiting for the end: `ended` says how it ended. */
   sigterm(): void;
   /** Its exit code once it has exited. */
-  exited: Promise<number | undefined>;
+  ended: Promise<number | undefined>;
 }
 
 export interface PoolWorld {
@@ -205,7 +205,7 @@ export async function startPoolWorld(options: PoolWorldOptions): Promise<PoolWor
         gone();
         child.kill('SIGTERM');
       },
-      exited: child.then((result) => result.exitCode),
+      ended: child.then((result) => result.exitCode),
     };
     running.add(proc);
     return proc;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { ProcessOwner, StackLock } from '../../domain/run/model.js';
+import type { RecoverOptions } from '../../ports/store.js';
 
 /** Reads a /proc file; throws when it cannot (no such process, or no procfs). */
 export type ProcReader = (path: string) => string;
@@ -55,11 +56,16 @@ export function leftOver(
   owner: ProcessOwner | undefined,
   held: () => boolean,
   self: { owner: ProcessOwner; ownerState: (owner: ProcessOwner) => OwnerState },
-  ownRunsLive: boolean,
+  options: RecoverOptions,
+  /** How long ago the run was created. */
+  ageMs: number,
 ): boolean {
-  if (ownRunsLive && owner && sameProcess(owner, self.owner)) return !held();
+  const own = owner !== undefined && sameProcess(owner, self.owner);
+  if (own && options.othersOlderThanMs !== undefined) return false;
+  if (own && options.ownRunsLive) return !held();
   const state = owner ? self.ownerState(owner) : 'gone';
   if (state !== 'unknown') return state === 'gone';
+  if (options.othersOlderThanMs !== undefined && ageMs < options.othersOlderThanMs) return false;
   return !held();
 }
 

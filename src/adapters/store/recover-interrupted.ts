@@ -55,5 +55,6 @@ function ownerGone(ctx: StoreContext, row: unknown, now: number, options: Recove
   const held = () =>
     ctx.stmt('SELECT 1 FROM locks WHERE run_id = ? AND expires_at > ?').get((row as { id: string }).id, now) !==
     undefined;
-  return leftOver(toOwner(parseRow(OwnerColumns, 'runs', row)), held, ctx, Boolean(options.ownRunsLive));
+  const age = now - (row as { created_at: number }).created_at;
+  return leftOver(toOwner(parseRow(OwnerColumns, 'runs', row)), held, ctx, options, age);
 }

@@ -97,4 +97,35 @@ describe.skipIf(!HAS_BUILD)(`the leader killed (${HAS_BUILD ? BIN : NO_BUILD_REA
     const actions = (await store.listAudit({ runId: held.runId })).map((a) => a.action);
     expect(actions.filter((a) => a === 'alert_posted')).toHaveLength(1);
   });
+
+  // Recovery ran only at a start or a change of leader: a standby killed mid-check left its run planning
+  // for as long as the leader lived (found by the soak).
+  it('recovers the run of a standby killed mid-check while it keeps the lead', async () => {
+    const w = await leaderAndStandby();
+    // The in-process serve takes the lead; the process comes back as the standby.
+    await w.kill9();
+    await waitFor('the in-process serve to lead', () => (standby!.leading() ? true : undefined));
+    await w.start();
+    const store = standby!.context.store;
+    const before = new Set((await store.listRuns({ stack: STACK })).map((r) => r.id));
+
+    // The check runs on the process that was asked: kill -9 while its terraform plans.
+    expect((await w.command(`check ${STACK}`, LEAD1)).status).toBe(200);
+    const planning = await waitFor(
+      'the standby to plan',
+      async () => (await store.listRuns({ stack: STACK })).find((r) => !before.has(r.id) && r.state === 'planning'),
+    );
+    await w.kill9();
+    const ended = await waitFor(
+      'the leader to recover the run',
+      async () => {
+        const run = await store.getRun(planning.id);
+        return run?.state === 'planning' ? undefined : run;
+      },
+      60_000,
+    );
+    expect(ended.state).toBe('interrupted');
+    expect(standby!.leading()).toBe(true);
+    expect(await store.getLock(STACK)).toBeUndefined();
+  });
 });

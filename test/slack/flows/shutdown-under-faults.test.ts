@@ -119,7 +119,7 @@ describe.skipIf(!HAS_BUILD)(`shutdown under faults (${HAS_BUILD ? BIN : NO_BUILD
     holder.stdin?.end('no\n');
     await holder;
     // It finished the plan it held and answered it before leaving: the drift is told, once.
-    expect(await first.exited).toBe(0);
+    expect(await first.ended).toBe(0);
     const firstLogs = first.logs().join('\n');
     expect(firstLogs).not.toMatch(unhandled);
     expect(firstLogs).toMatch(/"taken":true[^\n]*"job done"/);
@@ -138,7 +138,7 @@ describe.skipIf(!HAS_BUILD)(`shutdown under faults (${HAS_BUILD ? BIN : NO_BUILD
       second.logs().some((l) => l.includes('"job done"')) ? true : undefined,
     );
     serve.sigterm();
-    expect(await serve.exited).toBe(0);
+    expect(await serve.ended).toBe(0);
     const serveLogs = serve.logs().join('\n');
     expect(serveLogs).not.toMatch(unhandled);
     expect(serveLogs).toContain('stopped: SIGTERM received');
@@ -148,7 +148,7 @@ describe.skipIf(!HAS_BUILD)(`shutdown under faults (${HAS_BUILD ? BIN : NO_BUILD
       second.logs().some((l) => l.includes('claiming a job failed')) ? true : undefined,
     );
     second.sigterm();
-    expect(await second.exited).toBe(0);
+    expect(await second.ended).toBe(0);
     const secondLogs = second.logs().join('\n');
     expect(secondLogs).not.toMatch(unhandled);
     expect(secondLogs).toContain('stopped: SIGTERM received');

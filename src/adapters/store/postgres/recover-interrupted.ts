@@ -24,7 +24,7 @@ export function recoverInterrupted(ctx: PgContext, options: RecoverOptions = {})
       [IN_FLIGHT, now],
     );
     const changed: Run[] = [];
-    for (const run of inFlight.filter((row) => ownerGone(tx, row, options)).map(toRun)) {
+    for (const run of inFlight.filter((row) => ownerGone(tx, row, now, options)).map(toRun)) {
       const step = STEP[run.state] ?? run.state;
       const error = `driftgate stopped during the ${step} step (state ${run.state}); the run did not finish`;
       const row = await firstRow(
@@ -52,7 +52,8 @@ export function recoverInterrupted(ctx: PgContext, options: RecoverOptions = {})
   });
 }
 
-function ownerGone(ctx: PgContext, row: unknown, options: RecoverOptions): boolean {
-  const held = (row as { held: boolean }).held;
-  return leftOver(toOwner(parseRow(OwnerColumns, 'runs', row)), () => held, ctx, Boolean(options.ownRunsLive));
+function ownerGone(ctx: PgContext, row: unknown, now: number, options: RecoverOptions): boolean {
+  const { held, created_at } = row as { held: boolean; created_at: number | string };
+  const age = now - Number(created_at);
+  return leftOver(toOwner(parseRow(OwnerColumns, 'runs', row)), () => held, ctx, options, age);
 }
