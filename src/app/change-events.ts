@@ -25,7 +25,8 @@ import { createDriftAttributor } from '../services/attribute-drift.js';
 import type { CheckChangeEvents, ServiceDeps } from '../services/deps.js';
 import type { AppContext } from './context.js';
 import type { ChangeHistory } from '../ports/change-history.js';
-import { createResourceIndexKeeper } from '../services/resource-index-keeper.js';
+import { indexUnplannedStacks } from '../services/index-unplanned-stacks.js';
+import { createResourceIndexKeeper, type ResourceIndexKeeper } from '../services/resource-index-keeper.js';
 import { createUnmatchedChangeRecorder } from '../services/unmatched-changes.js';
 
 /**
@@ -75,6 +76,8 @@ export interface RunningCheckHooks {
   index: ResourceIndex;
   /** The newest save the index was loaded with: the intake reads on from it, not the whole index again. */
   loadedUpTo: Date | undefined;
+  /** What keeps `index`: serve indexes the stacks never planned with it at start. */
+  keeper: ResourceIndexKeeper;
   stop(): void;
 }
 
@@ -183,11 +186,26 @@ export async function startChangeEvents(
       loaded: { index: hooks.index, upTo: hooks.loadedUpTo },
       ...(options.indexRefreshMs ? { indexRefreshMs: options.indexRefreshMs } : {}),
     });
+    // Meanwhile the stacks never planned are indexed from their state: their events match from now on.
+    const unplanned = new AbortController();
+    const indexing = indexUnplannedStacks(
+      { logger: context.deps.logger, keeper: hooks.keeper },
+      context.config.stacks,
+      {
+        concurrency: Math.min(context.config.defaults.concurrency, 4),
+        signal: unplanned.signal,
+      },
+    );
+    const stopIntake = async () => {
+      unplanned.abort();
+      await indexing;
+      await doors.stop();
+    };
     return {
       mounts: doors.mounts,
-      stopIntake: () => doors.stop(),
+      stopIntake,
       async stop() {
-        await doors.stop();
+        await stopIntake();
         hooks.stop();
       },
     };
@@ -236,6 +254,7 @@ export async function startCheckHooks(
   return {
     index,
     loadedUpTo,
+    keeper,
     checks: {
       markWaiting: (stack) =>
         deps.store.markPendingChanges(stack.name).catch((err: unknown) => {
@@ -243,7 +262,9 @@ export async function startCheckHooks(
           return 0;
         }),
       indexPlan: (stack, plan) => keeper.fromPlan(stack, plan),
-      cleanPlan: (stack, signal) => keeper.fromState(stack, signal),
+      async cleanPlan(stack, signal) {
+        await keeper.fromState(stack, signal);
+      },
       attribute: (stack, drifted, options) => attribute(stack.name, drifted, options),
       async answered(stack, upTo) {
         if (upTo === 0) return;

@@ -1,7 +1,7 @@
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Stack } from '../domain/stack.js';
-import { DriftgateError, NoStateError, TerraformError, failureReason } from '../domain/errors.js';
+import { DriftgateError, NoStateError, TerraformError, errorMessage, failureReason } from '../domain/errors.js';
 import { analyzePlan, noChangesAnalysis } from '../domain/plan/analyze.js';
 import { fingerprintChanges } from '../domain/plan/fingerprint.js';
 import type { PlanAnalysis } from '../domain/plan/model.js';
@@ -16,7 +16,7 @@ import { type RunKind, UNDECIDED, type RunTrigger } from '../domain/run/state.js
 import { planSignature } from '../domain/plan/signature.js';
 import { stackLockedMessage } from '../domain/run/lock-holder.js';
 import { storeArtifact } from './artifacts.js';
-import { loadAttribution } from './stored-attribution.js';
+import { standingAttribution } from './stored-attribution.js';
 import { reusableAnalysis } from './reuse-analysis.js';
 import type { ServiceDeps } from './deps.js';
 import { holdStackLock } from './stack-lock.js';
@@ -191,9 +191,8 @@ async function reuseEarlierAnalysis(
   if (kind !== earlier.from.kind) return undefined;
   const { planJson, planLog } = earlier;
   // The same drift as the earlier run: who made it stands, and events kept since may add to it.
-  const drifted = earlier.analysis.drift.length > 0;
   const named = await attributeDrift(deps, stack, earlier.analysis, { upTo: waitingUpTo, lookUp: false });
-  const before = drifted ? await loadAttribution(deps, earlier.from.id).catch(() => undefined) : undefined;
+  const before = await standing(deps, stack, earlier.analysis);
   const attribution = mergeAttributions(before, named);
   // Who made it is new to the policies (`drift.changes`): they judge the same plan again with all of it.
   // Calls already known (kept again after an answer was not cleared) are nothing new to judge.
@@ -277,7 +276,13 @@ async function analyseAfresh(
     commitSha: run.commitSha,
     lastAppliedCommit: (await store.getStack(stack.name))?.lastAppliedCommit,
   });
-  const attribution = kind ? await attributeDrift(deps, stack, analysis, { upTo: options.waitingUpTo }) : undefined;
+  // Who made the drift that still stands is kept; this check adds who made what is new.
+  const attribution = kind
+    ? mergeAttributions(
+        await standing(deps, stack, analysis),
+        await attributeDrift(deps, stack, analysis, { upTo: options.waitingUpTo }),
+      )
+    : undefined;
   const causes = kind
     ? await causesOf(deps, {
         stack,
@@ -316,6 +321,19 @@ function attributeDrift(
 ): Promise<Attribution | undefined> {
   if (!deps.changeEvents || analysis.drift.length === 0) return Promise.resolve(undefined);
   return deps.changeEvents.attribute(stack, [...new Set(analysis.drift.map((d) => d.address))], options);
+}
+
+/**
+ * Who changed the resources of this plan's drift as the checks before it knew (per resource, until its
+ * drift ends). Unreadable (retention took it, its sha256 fails) costs only that knowledge.
+ */
+async function standing(deps: ServiceDeps, stack: Stack, analysis: PlanAnalysis): Promise<Attribution | undefined> {
+  if (!deps.changeEvents || analysis.drift.length === 0) return undefined;
+  const drifted = new Set(analysis.drift.map((d) => d.address));
+  return standingAttribution(deps, stack.name, drifted).catch((err: unknown) => {
+    deps.logger.warn({ stack: stack.name, err: errorMessage(err) }, 'who made the earlier drift was not read');
+    return undefined;
+  });
 }
 
 /** Keeps the saved plan and what was found in it with the run; returns the plan's sha256. */

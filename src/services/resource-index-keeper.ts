@@ -14,9 +14,14 @@ import type { ServiceDeps } from './deps.js';
 export interface ResourceIndexKeeper {
   /** Fills the index from the store (at start); answers the newest save it read, if any. */
   load(): Promise<Date | undefined>;
+  /** Whether the stack was ever indexed, from a plan or its state, by this process or one before it. */
+  has(stack: string): boolean;
   fromPlan(stack: Stack, plan: PlanJson): Promise<void>;
-  fromState(stack: Stack, signal?: AbortSignal): Promise<void>;
+  /** `none`: the stack was never applied (no state); `failed` was logged. */
+  fromState(stack: Stack, signal?: AbortSignal): Promise<FromState>;
 }
+
+export type FromState = 'indexed' | 'unchanged' | 'none' | 'failed';
 
 export function createResourceIndexKeeper(
   deps: Pick<ServiceDeps, 'store' | 'terraform' | 'logger'>,
@@ -48,6 +53,7 @@ export function createResourceIndexKeeper(
       }
       return newest;
     },
+    has: (stack) => versions.has(stack),
     async fromPlan(stack, plan) {
       // The prior state has no serial: the next clean plan reads the state once to learn it.
       await save(stack.name, {}, indexEntriesOfPlan(plan)).catch(failed(stack.name, 'plan'));
@@ -56,12 +62,14 @@ export function createResourceIndexKeeper(
       try {
         const text = await deps.terraform.statePull(stack, signal ? { signal } : {});
         // A stack never applied has no state: `state pull` prints nothing.
-        if (text.trim() === '') return;
+        if (text.trim() === '') return 'none';
         const found = stateResources(parseState(text));
-        if (sameState(versions.get(stack.name), found.version)) return;
+        if (sameState(versions.get(stack.name), found.version)) return 'unchanged';
         await save(stack.name, found.version, found.resources);
+        return 'indexed';
       } catch (err) {
         if (!signal?.aborted) failed(stack.name, 'state')(err);
+        return 'failed';
       }
     },
   };

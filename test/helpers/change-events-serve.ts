@@ -5,13 +5,17 @@
  *
  * - `startChangeEventsServe(options)`: s3rver, the SQS emulator (queue `QUEUE`), the Slack serve with
  *   `changeEvents` (push secret `SECRET`, the queue, `debounce`, CloudTrail lookups when given an
- *   emulator's endpoint), the stack applied with terraform.
+ *   emulator's endpoint), the stack applied with terraform, and checked once unless `firstCheck: false`.
  * - `tagEvent(bucket, key, who, id)`: the event of a PutObjectTagging call by `who`.
  * - `postChangeEvent(base, body, secret?)`: POST /events/aws as an EventBridge API destination does.
+ * - `changeEventsCounted(h, labels)`: `driftgate_change_events_total{labels}` on serve's `/metrics`.
+ * - `eventRun(h, n)`: the stack's `n`th check an event queued, once finished.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { execa } from 'execa';
+import type { Run } from '../../src/domain/run/model.js';
 import type { ConfigPatch } from './config-builder.js';
+import { waitFor } from './process-wait.js';
 import { type S3ObjectSpec, s3ObjectStackHcl, s3StackSettings, s3TestClient, tagAsCreated } from './s3-object-stack.js';
 import { type LocalS3, startLocalS3 } from './s3rver.js';
 import { type SlackServe, startSlackServe } from './slack-serve.js';
@@ -39,6 +43,8 @@ export async function startChangeEventsServe(options: {
   config?: ConfigPatch;
   /** Where sweeps ask CloudTrail who made drift (its emulator); default they do not. */
   cloudTrailEndpoint?: string;
+  /** false: the stack is applied and never planned by driftgate (it is indexed from its state at the next start). */
+  firstCheck?: boolean;
 }): Promise<ChangeEventsServe> {
   const s3 = await startLocalS3();
   const client = s3TestClient(s3);
@@ -71,14 +77,20 @@ export async function startChangeEventsServe(options: {
       AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
     },
   });
+  // serve indexes the stack (never planned) from its state as it starts: terraform runs there first.
+  await waitFor(
+    'the stacks never planned indexed at start',
+    () => (h.logs.some(atStartIndexed) ? true : undefined),
+    300_000,
+  );
   const cwd = h.stackDir(EVENTS_STACK);
   const env = { ...h.env, ...settings.env, TF_VAR_s3_endpoint: s3.endpoint };
   await execa('terraform', ['init', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
   await execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
   await tagAsCreated(client, EVENTS_BUCKET, options.objects);
   // The first check is clean: it reads the state and indexes the bucket and objects.
-  const first = await h.running.scheduler.request(EVENTS_STACK);
-  if (first.status !== 'no_changes') throw new Error(`the first check was ${first.status}, not clean`);
+  const first = options.firstCheck === false ? undefined : await h.running.scheduler.request(EVENTS_STACK);
+  if (first && first.status !== 'no_changes') throw new Error(`the first check was ${first.status}, not clean`);
   return {
     h,
     s3,
@@ -92,6 +104,9 @@ export async function startChangeEventsServe(options: {
     },
   };
 }
+
+/** serve's log line once it indexed the stacks never planned from their state. */
+export const atStartIndexed = (line: string) => line.includes('stacks never planned indexed from their state');
 
 /** Who made a call, as CloudTrail records them. */
 const PRINCIPALS = {
@@ -180,3 +195,24 @@ export const postChangeEvent = (base: string, body: unknown, secret = SECRET) =>
     headers: { 'content-type': 'application/json', 'x-driftgate-events-secret': secret },
     body: JSON.stringify(body),
   });
+
+/** The change events serve counted with these labels (`outcome="matched",reason="scheduled"`). */
+export async function changeEventsCounted(h: SlackServe, labels: string): Promise<number> {
+  const text = await (await fetch(`${h.base}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`driftgate_change_events_total{${labels}}`));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
+/** Waits for the `n`th finished check of EVENTS_STACK that an event queued. */
+export async function eventRun(h: SlackServe, n: number): Promise<Run> {
+  return waitFor(
+    `event check #${n}`,
+    async () => {
+      const runs = (await h.running.context.store.listRuns({ stack: EVENTS_STACK }))
+        .filter((r) => r.trigger === 'event' && r.state !== 'planning')
+        .reverse();
+      return runs[n - 1];
+    },
+    300_000,
+  );
+}

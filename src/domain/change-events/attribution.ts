@@ -55,6 +55,18 @@ export function policyChanges(attribution: Attribution | undefined): PolicyChang
 export const ATTRIBUTED_CHANGES_KEPT = 50;
 
 /**
+ * What an earlier check knew of who changed a stack's drift, for the resources that still drift: a
+ * resource whose drift ended (reverted, applied) takes its authors with it, and a call the index could not
+ * tie to a resource says nothing about today's drift. Only the calls found carry over: what that check
+ * could not ask about was its own to say.
+ */
+export function stillDrifting(earlier: Attribution | undefined, drifted: ReadonlySet<string>): Attribution | undefined {
+  if (earlier?.status !== 'found') return undefined;
+  const changes = earlier.changes.filter((c) => c.resource !== undefined && drifted.has(c.resource));
+  return changes.length ? { status: 'found', changes } : undefined;
+}
+
+/**
  * What was known of who changed a drift, with what was just learned: each call once, oldest first, the
  * newest kept. An answer that found nothing never hides one that did, and CloudTrail not answering about
  * some of the resources stays said.

@@ -4,6 +4,7 @@ import {
   type AttributedChange,
   type Attribution,
   mergeAttributions,
+  stillDrifting,
 } from '../../../src/domain/change-events/attribution.js';
 import { matchedChange } from './fixtures.js';
 
@@ -44,5 +45,22 @@ describe('who made a drift, as known before and as just learned', () => {
     const many = Array.from({ length: ATTRIBUTED_CHANGES_KEPT + 10 }, (_, i) => change(`e${i}`, i));
     const merged = mergeAttributions(found(...many.slice(0, 30)), found(...many.slice(30)));
     expect(ids(merged)).toEqual(many.slice(10).map((c) => c.eventId));
+  });
+
+  it('carries who made the drift of the resources still drifting, and nothing else of an earlier check', () => {
+    // A call the index could not tie to a resource of the stack.
+    const { resource: _, ...untied } = change('x', 3);
+    const earlier: Attribution = {
+      status: 'found',
+      changes: [change('a', 1, 'aws_s3_object.a'), change('b', 2, 'aws_s3_object.b'), untied],
+      unanswered: true,
+      notLookedUp: 2,
+    };
+    expect(stillDrifting(earlier, new Set(['aws_s3_object.b', 'aws_s3_bucket.assets']))).toEqual(
+      found(change('b', 2, 'aws_s3_object.b')),
+    );
+    expect(stillDrifting(earlier, new Set(['aws_s3_object.c']))).toBeUndefined();
+    expect(stillDrifting({ status: 'none', notLookedUp: 3 }, new Set(['aws_s3_object.a']))).toBeUndefined();
+    expect(stillDrifting(undefined, new Set(['aws_s3_object.a']))).toBeUndefined();
   });
 });
