@@ -111,9 +111,8 @@ describe.skipIf(!HAS_BUILD)(`the leader killed (${HAS_BUILD ? BIN : NO_BUILD_REA
 
     // The check runs on the process that was asked: kill -9 while its terraform plans.
     expect((await w.command(`check ${STACK}`, LEAD1)).status).toBe(200);
-    const planning = await waitFor(
-      'the standby to plan',
-      async () => (await store.listRuns({ stack: STACK })).find((r) => !before.has(r.id) && r.state === 'planning'),
+    const planning = await waitFor('the standby to plan', async () =>
+      (await store.listRuns({ stack: STACK })).find((r) => !before.has(r.id) && r.state === 'planning'),
     );
     await w.kill9();
     const ended = await waitFor(
