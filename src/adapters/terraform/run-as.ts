@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
-import { chmod, chown, lstat, mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, mkdtemp, open, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { execa } from 'execa';
 import { join } from 'node:path';
 import { giveToUser, type TakenIn, takeInCopy } from './tree-copy.js';
 
@@ -129,17 +130,42 @@ export async function prepareSandbox(runAs: RunAs, pluginCacheDir: string): Prom
         await chown(dir, user.uid, user.gid);
         return await use(dir);
       } finally {
-        await rm(dir, { recursive: true, force: true });
+        await removeAsUser(dir, user);
       }
     },
     takeOut: (path) => takeOutFile(path, user.uid),
     async takeIn(tree) {
       // driftgate's (0700) while the copy is made and given away: the user reaches it only once it is its.
       const parent = await mkdtemp(join(checkouts, 'checkout-'));
-      return takeInCopy(parent, tree, async (copy) => {
-        await giveToUser(copy, user);
-        await chmod(parent, 0o711);
-      });
+      return takeInCopy(
+        parent,
+        tree,
+        async (copy) => {
+          await giveToUser(copy, user);
+          await chmod(parent, 0o711);
+        },
+        (copy) => removeAsUser(copy, user),
+      );
     },
   };
+}
+
+/**
+ * Removes `dir`, a tree the run-as user wrote, in a dir of driftgate's. Not walked as root: a process the
+ * module left running could swap one of its dirs for a link while the walk is inside it, and root would
+ * then delete what the link points to. The user's own `find -delete` (which never follows links) deletes
+ * only what the user may; driftgate then removes the emptied dir itself, which the user cannot swap.
+ */
+export async function removeAsUser(dir: string, user: { uid: number; gid: number }): Promise<void> {
+  const found = await lstat(dir).catch(() => undefined);
+  if (!found) return;
+  if (found.isDirectory())
+    await execa('find', [dir, '-mindepth', '1', '-delete'], {
+      uid: user.uid,
+      gid: user.gid,
+      reject: false,
+      extendEnv: false,
+      env: { PATH: '/usr/bin:/bin' },
+    });
+  await (found.isDirectory() ? rmdir(dir) : rm(dir, { force: true }));
 }

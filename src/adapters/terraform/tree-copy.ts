@@ -31,17 +31,26 @@ export async function takeInCopy(
   parent: string,
   tree: string,
   handOver: (copy: string) => Promise<void>,
+  /** Removes the copy once terraform's side may have written it (before `parent` goes). */
+  removeCopy?: (copy: string) => Promise<void>,
 ): Promise<TakenIn> {
   const copy = join(parent, 'tree');
-  const remove = () => rm(parent, { recursive: true, force: true });
+  const removeAll = () => rm(parent, { recursive: true, force: true });
   try {
     await copyTree(tree, copy);
     await handOver(copy);
   } catch (err) {
-    await remove();
+    // Nothing of terraform's ran in it yet.
+    await removeAll();
     throw err;
   }
-  return { dir: copy, remove };
+  return {
+    dir: copy,
+    async remove() {
+      if (removeCopy) await removeCopy(copy);
+      await removeAll();
+    },
+  };
 }
 
 /** Calls `visit` on `dir` and on every entry below it (links are visited, not followed). */

@@ -1,9 +1,9 @@
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RUN_AS_CAPABILITIES, runAsRefusal } from '../../../src/adapters/terraform/run-as.js';
+import { prepareSandbox, RUN_AS_CAPABILITIES, runAsRefusal } from '../../../src/adapters/terraform/run-as.js';
 import { checkRunAs } from '../../../src/app/doctor/terraform-checks.js';
 import { validateConfigText } from '../../../src/config/load.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../../helpers/cli.js';
@@ -109,3 +109,41 @@ describe.skipIf(!HAS_BUILD || process.getuid?.() !== 0)(
     });
   },
 );
+
+/**
+ * What terraform's user leaves in its dirs is removed by that user, not walked by root: a tree the user
+ * wrote (nested dirs, a link to root's files) goes, and what the link points to stays.
+ */
+describe.skipIf(process.getuid?.() !== 0)('removing what the run-as user wrote', () => {
+  it('empties and removes the run dir and the checkout copy, never following a link', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'driftgate-run-as-rm-'));
+    try {
+      await chmod(base, 0o755);
+      const victim = join(base, 'victim');
+      await mkdir(victim, { mode: 0o755 });
+      await writeFile(join(victim, 'keep'), 'root-owned');
+      const repo = join(base, 'repo');
+      await mkdir(repo, { mode: 0o755 });
+      await writeFile(join(repo, 'main.tf'), '# stack\n');
+      const sandbox = await prepareSandbox({ ...NOBODY, dir: join(base, 'tf') }, join(base, 'tf', 'cache'));
+      const plant = (dir: string) =>
+        execa('sh', ['-c', `mkdir -p "${dir}/a/b" && echo x > "${dir}/a/b/f" && ln -s "${victim}" "${dir}/a/link"`], {
+          ...NOBODY,
+        });
+      let runDir = '';
+      await sandbox.withRunDir({ 'plan.tfplan': 'x' }, async (dir) => {
+        runDir = dir;
+        await plant(dir);
+      });
+      const copy = await sandbox.takeIn(repo);
+      await plant(copy.dir);
+      await copy.remove();
+      await expect(access(runDir)).rejects.toThrow();
+      await expect(access(copy.dir)).rejects.toThrow();
+      expect(await readdir(join(base, 'tf', 'checkouts'))).toEqual([]);
+      expect(await readFile(join(victim, 'keep'), 'utf8')).toBe('root-owned');
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+});
