@@ -8,7 +8,6 @@ import { defineConfig } from 'vitest/config';
  */
 const ALONE = [
   'test/slack/flows/{crash-restart,leader-killed,change-events,s3-remediation,real-drift-alerts}.test.ts',
-  'test/slack/flows/index-before-first-plan.test.ts',
   'test/slack/flows/{worker,agent}-*.test.ts',
   'test/adapters/queue/worker-killed.test.ts',
   'test/adapters/terraform/aws-mirror.test.ts',

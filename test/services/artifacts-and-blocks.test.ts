@@ -37,6 +37,7 @@ describe('artifact store and blocked stacks', () => {
     expect(deps.artifacts.location).toContain('s3://plans/');
     expect((await store.listArtifacts(planned.run.id)).map((a) => a.kind).sort()).toEqual([
       'analysis',
+      'evidence',
       'plan',
       'plan_json',
       'plan_log',
@@ -96,12 +97,13 @@ describe('artifact store and blocked stacks', () => {
     const oldRun = 'run' in old ? old.run! : undefined;
     const recentRun = 'run' in recent ? recent.run! : undefined;
     const oldKeys = (await store.listArtifacts(oldRun!.id)).map((a) => a.key);
-    expect(oldKeys).toHaveLength(4);
+    // The saved plan, its JSON, its log, the analysis and the evidence of why it drifted.
+    expect(oldKeys).toHaveLength(5);
 
     const removed = await pruneArtifacts(deps, new Date(app.now.value.getTime() - 30 * 86_400_000));
-    expect(removed).toBe(4);
+    expect(removed).toBe(5);
     expect(await store.listArtifacts(oldRun!.id)).toEqual([]);
     for (const key of oldKeys) await expect(deps.artifacts.get(key)).rejects.toThrow();
-    expect(await store.listArtifacts(recentRun!.id)).toHaveLength(4);
+    expect(await store.listArtifacts(recentRun!.id)).toHaveLength(5);
   });
 });

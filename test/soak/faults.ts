@@ -146,7 +146,8 @@ export async function inject(kind: FaultKind, ctx: FaultContext): Promise<Inject
       return { detail: { requests: n, retryAfter: 1 } };
     }
     case 'pagerduty-5xx': {
-      const n = rng.int(2, 8);
+      // Counted in requests, which a failing item's backoff doubles: a few, or the outage outlasts the quiet.
+      const n = rng.int(1, 2);
       world.pagerduty.failNext(n, { status: rng.pick([500, 502, 503] as const)! });
       return { detail: { requests: n } };
     }
