@@ -159,7 +159,7 @@ function render(r: {
       last.stacks === DEFAULT_ESTATE
         ? ''
         : ` This run set DRIFTGATE_BENCH_AGENT_ESTATE=${last.stacks} (the target names ${DEFAULT_ESTATE.toLocaleString('en')} and a tenth of it; a smaller run, for time).`
-    } Most of its Postgres transactions per job are the op runner reading each waiting op every 250 ms.`,
+    } A waiting op costs no reads while it waits: its result wakes the waiter (pg_notify), which reads it once.`,
     '',
     `Load average when the benchmark ended: ${loadavg()[0]!.toFixed(1)}.`,
   ].join('\n');
