@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../../helpers/cli.js';
 import { usePostgres } from '../../helpers/postgres.js';
-import { type PoolWorld, startPoolWorld, topLevel } from '../../helpers/pool-world.js';
+import { holdStateLock, type PoolWorld, startPoolWorld, topLevel } from '../../helpers/pool-world.js';
 import { waitFor } from '../../helpers/process-wait.js';
 import { APPROVERS, LEAD1, LEAD2, textOf } from './fixtures.js';
 
@@ -62,19 +62,8 @@ describe.skipIf(!HAS_BUILD)(`applies of one stack on two replicas (${HAS_BUILD ?
     const [first] = await w.withStore((s) => s.listRuns({ stack: STACK, states: ['drifted'] }));
 
     // Replica B checks the stack again, its plan held by a person's terraform holding the state lock.
-    const holder = execa('terraform', ['apply', '-input=true', '-no-color'], {
-      cwd: w.stackDir(STACK),
-      env: w.baseEnv,
-      extendEnv: false,
-      reject: false,
-      stdin: 'pipe',
-    });
+    const { terraform: holder } = await holdStateLock(w, STACK);
     holders.push(holder);
-    let prompt = '';
-    holder.stdout?.on('data', (chunk: Buffer) => {
-      prompt += chunk.toString('utf8');
-    });
-    await waitFor('the state lock to be held', () => (prompt.includes('Enter a value') ? true : undefined));
     expect((await w.command(serveB, `check ${STACK}`, LEAD1)).status).toBe(200);
     await waitFor('replica B to hold the stack', async () =>
       (await w.withStore((s) => s.getLock(STACK)))?.runId !== undefined ? true : undefined,

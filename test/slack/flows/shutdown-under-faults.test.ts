@@ -6,7 +6,7 @@ import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../../helpers/cli.js';
 import { configYaml, stackEntry } from '../../helpers/config-builder.js';
 import { closedPort } from '../../helpers/ports.js';
 import { usePostgres } from '../../helpers/postgres.js';
-import { driftTags, type PoolWorld, startPoolWorld, topLevel } from '../../helpers/pool-world.js';
+import { driftTags, holdStateLock, type PoolWorld, startPoolWorld, topLevel } from '../../helpers/pool-world.js';
 import { waitFor } from '../../helpers/process-wait.js';
 import { makeTerraformEnv } from '../../helpers/terraform-env.js';
 import { APPROVERS, LEAD1, NETWORK, textOf } from './fixtures.js';
@@ -95,19 +95,8 @@ describe.skipIf(!HAS_BUILD)(`shutdown under faults (${HAS_BUILD ? BIN : NO_BUILD
     await driftTags(w, PROD);
 
     // A person's terraform holds the state lock: the worker's plan waits on it, its job running.
-    const holder = execa('terraform', ['apply', '-input=true', '-no-color'], {
-      cwd: w.stackDir(PROD),
-      env: w.baseEnv,
-      extendEnv: false,
-      reject: false,
-      stdin: 'pipe',
-    });
+    const { terraform: holder } = await holdStateLock(w, PROD);
     holders.push(holder);
-    let prompt = '';
-    holder.stdout?.on('data', (chunk: Buffer) => {
-      prompt += chunk.toString('utf8');
-    });
-    await waitFor('the state lock to be held', () => (prompt.includes('Enter a value') ? true : undefined));
     expect((await w.command(serve, `check ${PROD}`, LEAD1)).status).toBe(200);
     await waitFor('the worker to start the plan', () =>
       first.logs().some((l) => l.includes('"job started"')) ? true : undefined,

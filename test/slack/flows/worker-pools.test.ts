@@ -6,7 +6,7 @@ import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../../helpers/cli.js';
 import { usePostgres } from '../../helpers/postgres.js';
-import { driftTags, type PoolWorld, startPoolWorld, topLevel } from '../../helpers/pool-world.js';
+import { driftTags, holdStateLock, type PoolWorld, startPoolWorld, topLevel } from '../../helpers/pool-world.js';
 import { waitFor } from '../../helpers/process-wait.js';
 import { APPROVERS, LEAD1, LEAD2, textOf } from './fixtures.js';
 
@@ -211,19 +211,7 @@ describe.skipIf(!HAS_BUILD)(`runners: workers, two replicas (${HAS_BUILD ? BIN :
 
     // Mid-plan: a person's terraform holds the state lock, so the plan waits; its worker is killed.
     await driftTags(w, PROD);
-    const holder = execa('terraform', ['apply', '-input=true', '-no-color'], {
-      cwd: w.stackDir(PROD),
-      env: w.baseEnv,
-      extendEnv: false,
-      reject: false,
-      stdin: 'pipe',
-    });
-    let prompt = '';
-    holder.stdout?.on('data', (chunk: Buffer) => {
-      prompt += chunk.toString('utf8');
-    });
-    // terraform asks for "yes" holding the state lock.
-    await waitFor('the state lock to be held', () => (prompt.includes('Enter a value') ? true : undefined));
+    const { terraform: holder } = await holdStateLock(w, PROD);
     expect((await w.command(serveA, `check ${PROD}`, LEAD1)).status).toBe(200);
     const first = await waitFor('a prod worker to take the plan', () => prodWorkers.find((p) => started(p, PROD, 1)));
     const other = prodWorkers.find((p) => p !== first)!;
