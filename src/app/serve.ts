@@ -166,6 +166,13 @@ async function serveWith(
   const githubWebhookSecret = options.env.GITHUB_WEBHOOK_SECRET || undefined;
 
   const leading = (): boolean => !lease || lease.isLeader();
+  // Gauges read the store at each scrape: right after a start they show the drift stored before it.
+  const storeGauges = {
+    driftedStacks: async () => (await store.listStacks()).filter((s) => s.openDrift).length,
+    outboxPending: () => store.pendingCount(),
+    leading,
+  };
+  metrics.readGaugesFrom(storeGauges);
   // What a process that died left behind is the leader's to recover: a standby recovers when it leads.
   const recover = async (atStart: boolean) => {
     // Runs left planning or applying by a process that died; an interrupted apply blocks its stack. Taking
@@ -227,13 +234,7 @@ async function serveWith(
   const poolWatch = agentPlane ? watchUnservedPools(context, agentPlane.pools, leading) : undefined;
   if (poolWatch) started.push({ stop: async () => poolWatch.stop() });
   eventCheck = (name) => runners.queueCheck(name, 'event');
-  // Gauges read the store at each scrape: right after a start they show the drift stored before it.
-  metrics.readGaugesFrom({
-    driftedStacks: async () => (await store.listStacks()).filter((s) => s.openDrift).length,
-    outboxPending: () => store.pendingCount(),
-    leading,
-    ...(pools ? { pools } : {}),
-  });
+  if (pools) metrics.readGaugesFrom({ ...storeGauges, pools });
   scheduler.start();
   // Stacks a commit adds or removes, found without a restart.
   const rediscovery =

@@ -63,7 +63,13 @@ export function createMetrics(initial?: GaugeSources): Metrics {
         for (const h of health ?? []) this.set({ pool: h.pool }, value(h));
       },
     });
-  return {
+  // Read from the store: absent until it is open, rather than a 0 (or a lead) nobody read while it opens.
+  const storeGauges: Gauge[] = [];
+  const fromStore = (gauge: Gauge): Gauge => {
+    storeGauges.push(gauge);
+    return gauge;
+  };
+  const metrics: Metrics = {
     registry,
     planDuration: new Histogram({
       name: 'driftgate_plan_duration_seconds',
@@ -78,14 +84,16 @@ export function createMetrics(initial?: GaugeSources): Metrics {
       labelNames: ['outcome'],
       registers: [registry],
     }),
-    driftedStacks: new Gauge({
-      name: 'driftgate_drifted_stacks',
-      help: 'Stacks with an open drift',
-      registers: [registry],
-      async collect(this: Gauge) {
-        if (sources) this.set(await sources.driftedStacks());
-      },
-    }),
+    driftedStacks: fromStore(
+      new Gauge({
+        name: 'driftgate_drifted_stacks',
+        help: 'Stacks with an open drift',
+        registers: [],
+        async collect(this: Gauge) {
+          if (sources) this.set(await sources.driftedStacks());
+        },
+      }),
+    ),
     slackApiErrors: new Counter({
       name: 'driftgate_slack_api_errors_total',
       help: 'Slack Web API calls that failed, by method and whether they are retried',
@@ -98,22 +106,26 @@ export function createMetrics(initial?: GaugeSources): Metrics {
       labelNames: ['retriable'],
       registers: [registry],
     }),
-    outboxPending: new Gauge({
-      name: 'driftgate_outbox_pending',
-      help: 'Outgoing Slack calls not yet delivered',
-      registers: [registry],
-      async collect(this: Gauge) {
-        if (sources) this.set(await sources.outboxPending());
-      },
-    }),
-    leader: new Gauge({
-      name: 'driftgate_leader',
-      help: '1 when this serve runs the schedule and delivers the outbox (the leader of its store), else 0',
-      registers: [registry],
-      collect(this: Gauge) {
-        this.set(!sources || (sources.leading?.() ?? true) ? 1 : 0);
-      },
-    }),
+    outboxPending: fromStore(
+      new Gauge({
+        name: 'driftgate_outbox_pending',
+        help: 'Outgoing Slack calls not yet delivered',
+        registers: [],
+        async collect(this: Gauge) {
+          if (sources) this.set(await sources.outboxPending());
+        },
+      }),
+    ),
+    leader: fromStore(
+      new Gauge({
+        name: 'driftgate_leader',
+        help: '1 when this serve runs the schedule and delivers the outbox (the leader of its store), else 0',
+        registers: [],
+        collect(this: Gauge) {
+          this.set((sources?.leading?.() ?? true) ? 1 : 0);
+        },
+      }),
+    ),
     poolWorkers: poolGauge(
       'driftgate_pool_workers',
       'Live workers of each pool (heartbeat within runners.workerStaleAfter)',
@@ -142,9 +154,12 @@ export function createMetrics(initial?: GaugeSources): Metrics {
       registers: [registry],
     }),
     readGaugesFrom(next) {
+      if (!sources) for (const gauge of storeGauges) registry.registerMetric(gauge);
       sources = next;
     },
   };
+  if (sources) for (const gauge of storeGauges) registry.registerMetric(gauge);
+  return metrics;
 }
 
 /**

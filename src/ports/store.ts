@@ -39,9 +39,10 @@ export interface RecoverOptions {
    */
   ownRunsLive?: boolean;
   /**
-   * The leader's sweep while it runs, for runs of other processes that died (a standby killed mid-check):
-   * this process's own runs are never touched, and another host's run counts only once it is older than
-   * this (a run is created a moment before it takes its lock).
+   * The leader's sweep while it runs, for runs of other processes that died (a standby killed mid-check),
+   * and for its own runs nobody drives any more (their end could not be recorded and their lock lapsed):
+   * another host's run, or its own, counts only once it is older than this and no longer holds its lock
+   * (a run is created a moment before it takes its lock).
    */
   othersOlderThanMs?: number;
 }

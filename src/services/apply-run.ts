@@ -106,16 +106,44 @@ export async function applyRun(
 
   const runDir = applyDir(deps.workDir, run.id);
   let result: ApplyAttempt;
+  let finished: Run | undefined;
   try {
     result = await applySavedPlan(deps, stack, applying, runDir);
+    // Its end is recorded while the lock is held: a run applying without its lock is one nobody drives any
+    // more (its end could not be recorded: the store was out of reach), which the leader's sweep interrupts.
+    if (!result.ok && (result.lost || result.refused)) return await endUnapplied(deps, stack, applying, actor, result);
+    finished = await recordApplied(deps, stack, run, actor, result);
   } finally {
-    await lock.release();
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+    // A store out of reach: the lock lapses at its TTL, as a stopped process's does.
+    await lock
+      .release()
+      .catch((err: unknown) =>
+        deps.logger.warn({ err, stack: stack.name, runId: run.id }, 'stack lock release failed'),
+      );
   }
 
-  if (!result.ok && result.lost) {
+  const verification = await checkStack(deps, stack, { trigger: 'verify', commitSha: run.commitSha });
+  // What the apply left (state, inputs, providers), failed or not, is what later checks' causes compare with.
+  await recordAppliedEvidence(deps, run.id, 'run' in verification ? verification.run?.id : undefined);
+  const final = finished ?? (await store.getRun(run.id)) ?? applying;
+  return result.ok
+    ? { status: 'applied', run: final, output: result.output, verification }
+    : { status: 'apply_failed', run: final, error: result.error, output: result.output, verification };
+}
+
+/** An apply that changed nothing (refused) or whose worker went away (interrupted, its stack blocked). */
+async function endUnapplied(
+  deps: ServiceDeps,
+  stack: Stack,
+  run: Run,
+  actor: string,
+  result: ApplyAttempt & { ok: false },
+): Promise<ApplyOutcome> {
+  const { store } = deps;
+  if (result.lost) {
     const reason = `${result.error}: the stack may be partly applied, and terraform may still hold its state lock`;
-    const interrupted = (await store.transition(run.id, 'applying', 'interrupted', { error: reason })) ?? applying;
+    const interrupted = (await store.transition(run.id, 'applying', 'interrupted', { error: reason })) ?? run;
     await store.blockStack(
       stack.name,
       `apply of run ${run.id} was interrupted: the real infrastructure may be half applied; check its state before unblocking`,
@@ -123,18 +151,28 @@ export async function applyRun(
     await reportInterruptedApplies(deps, [interrupted]);
     return { status: 'interrupted', run: interrupted, reason };
   }
-  if (!result.ok && result.refused) {
-    await store.transition(run.id, 'applying', 'expired', { error: result.error });
-    await store.appendAudit({
-      at: deps.now(),
-      actor,
-      action: `apply_refused_${result.refused}`,
-      runId: run.id,
-      stack: stack.name,
-      planSha256: run.planSha256,
-    });
-    return { status: 'refused', code: result.refused, reason: result.error };
-  }
+  const code = result.refused ?? 'stale';
+  await store.transition(run.id, 'applying', 'expired', { error: result.error });
+  await store.appendAudit({
+    at: deps.now(),
+    actor,
+    action: `apply_refused_${code}`,
+    runId: run.id,
+    stack: stack.name,
+    planSha256: run.planSha256,
+  });
+  return { status: 'refused', code, reason: result.error };
+}
+
+/** The run's end (applied or apply_failed), its audit, and the commit now applied. */
+async function recordApplied(
+  deps: ServiceDeps,
+  stack: Stack,
+  run: Run,
+  actor: string,
+  result: ApplyAttempt,
+): Promise<Run | undefined> {
+  const { store } = deps;
   const finished = result.ok
     ? await store.transition(run.id, 'applying', 'applied')
     : await store.transition(run.id, 'applying', 'apply_failed', { error: result.error });
@@ -148,14 +186,7 @@ export async function applyRun(
     detail: result.ok ? undefined : { error: result.error },
   });
   if (result.ok && run.commitSha) await store.setLastAppliedCommit(stack.name, run.commitSha);
-
-  const verification = await checkStack(deps, stack, { trigger: 'verify', commitSha: run.commitSha });
-  // What the apply left (state, inputs, providers), failed or not, is what later checks' causes compare with.
-  await recordAppliedEvidence(deps, run.id, 'run' in verification ? verification.run?.id : undefined);
-  const final = finished ?? (await store.getRun(run.id)) ?? applying;
-  return result.ok
-    ? { status: 'applied', run: final, output: result.output, verification }
-    : { status: 'apply_failed', run: final, error: result.error, output: result.output, verification };
+  return finished;
 }
 
 /** `refused`: terraform stopped before changing anything, for a reason a fresh plan resolves. */

@@ -58,7 +58,9 @@ describe.skipIf(!HAS_BUILD)(`driftgate serve /metrics at start (${HAS_BUILD ? 'b
     const metrics = await waitFor('/metrics', async () => {
       if (child?.exitCode !== null) throw new Error(`serve exited: ${(await child)?.stderr}`);
       const res = await fetch(`http://127.0.0.1:${port}/metrics`).catch(() => undefined);
-      return res?.ok ? res.text() : undefined;
+      const text = res?.ok ? await res.text() : undefined;
+      // The store's gauges appear once serve has opened it (the port is taken before).
+      return text?.includes('driftgate_drifted_stacks') ? text : undefined;
     });
     expect(metrics).toMatch(/^driftgate_drifted_stacks 2$/m);
     expect(metrics).toMatch(/^driftgate_outbox_pending 0$/m);

@@ -47,3 +47,26 @@ describe('pool gauges on /metrics', () => {
     expect(await metrics.registry.metrics()).not.toMatch(/driftgate_pool_\w+\{/);
   });
 });
+
+describe('store gauges on /metrics', () => {
+  it('are absent until the store is read, then read it at each scrape (no 0 nor lead nobody read)', async () => {
+    const metrics = createMetrics();
+    const before = await metrics.registry.metrics();
+    for (const name of ['driftgate_drifted_stacks', 'driftgate_outbox_pending', 'driftgate_leader'])
+      expect(before).not.toContain(name);
+
+    let drifted = 2;
+    metrics.readGaugesFrom({ driftedStacks: async () => drifted, outboxPending: async () => 5, leading: () => false });
+    const wired = (await metrics.registry.metrics()).split('\n');
+    expect(wired).toContain('driftgate_drifted_stacks 2');
+    expect(wired).toContain('driftgate_outbox_pending 5');
+    expect(wired).toContain('driftgate_leader 0');
+
+    // Wired again (serve adds the pools once they start): each gauge is registered once, and reads the new sources.
+    drifted = 3;
+    metrics.readGaugesFrom({ driftedStacks: async () => drifted, outboxPending: async () => 0 });
+    const again = (await metrics.registry.metrics()).split('\n');
+    expect(again.filter((l) => l.startsWith('driftgate_drifted_stacks '))).toEqual(['driftgate_drifted_stacks 3']);
+    expect(again).toContain('driftgate_leader 1');
+  });
+});

@@ -50,6 +50,8 @@ afterAll(async () => {
   await store?.close();
 });
 
+const APPLY_OK = { ok: true, stdout: 'Apply complete!', stderr: '', exitCode: 0, durationMs: 5, truncated: false };
+
 const refusals = async () =>
   (await store.listAudit({ limit: 1000 })).filter((a) => a.action === 'agent_request_refused');
 
@@ -189,4 +191,39 @@ describe('agent jobs', () => {
       await replica.close();
     }
   }, 20_000);
+
+  it('waits out a store that stops answering, and takes the result stored once it is back', async () => {
+    let n = 0;
+    const runner = createOpRunner({
+      ops,
+      logger: silent,
+      newId: () => `outage-${++n}`,
+      queueWaitMs: 60_000,
+      pollMs: 100,
+    });
+    const applying = runner('apply', { pool: 'nonprod', stack: 'dev/app' }, {}, { runMs: 60_000, attempts: 1 });
+    const claimed = await claimOp(deps, dev, 10_000);
+    expect(claimed?.op.id).toBe('outage-1');
+    let settled = false;
+    void applying.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    // Postgres restarts while the worker applies: the waiter reads nothing for a while, and goes on waiting.
+    await postgres.outage!.begin();
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(settled).toBe(false);
+    await postgres.outage!.end();
+    const worker = await openPostgresAgentOps({ url });
+    try {
+      expect(await reportOpResult({ ...deps, ops: worker }, dev, 'outage-1', claimed!.lease, APPLY_OK)).toEqual({
+        ok: true,
+      });
+      const outcome = await applying;
+      expect(outcome.result).toMatchObject({ ok: true });
+      await outcome.done();
+    } finally {
+      await worker.close();
+    }
+  }, 60_000);
 });

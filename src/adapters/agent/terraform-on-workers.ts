@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readFile, writeFile } from 'node:fs/promises';
 import {
   type ApplyOpResult,
@@ -11,6 +12,7 @@ import {
   BackendCredentialsError,
   DriftgateError,
   StalePlanError,
+  StoreUnavailableError,
   TerraformError,
   WorkerLostError,
 } from '../../domain/errors.js';
@@ -59,7 +61,19 @@ export function createOpRunner(options: OpRunnerOptions): AgentOpRunner {
     try {
       for (;;) {
         if (limits.signal?.aborted) throw new TerraformError(kind, undefined, 'stopped', 'TERRAFORM_TIMEOUT');
-        const op = await ops.get(id);
+        const op = await ops.get(id).catch((err: unknown) => {
+          // The worker goes on and stores its answer once the store is back: wait for it, as for a worker.
+          if (err instanceof StoreUnavailableError) return 'unreachable' as const;
+          throw err;
+        });
+        if (op === 'unreachable') {
+          if (Date.now() > deadline)
+            throw new WorkerLostError(
+              `the store did not answer while ${kind} of ${target.stack} ran on pool ${target.pool}`,
+            );
+          await sleep(pollMs, undefined, limits.signal ? { signal: limits.signal } : {}).catch(() => undefined);
+          continue;
+        }
         if (!op) throw new DriftgateError('EXTERNAL_SERVICE', `agent op ${id} for ${target.stack} disappeared`);
         if (op.state === 'done') {
           taken = true;

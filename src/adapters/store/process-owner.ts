@@ -61,7 +61,9 @@ export function leftOver(
   ageMs: number,
 ): boolean {
   const own = owner !== undefined && sameProcess(owner, self.owner);
-  if (own && options.othersOlderThanMs !== undefined) return false;
+  // This process's own run in the leader's sweep: one it still drives holds its lock until its end is
+  // recorded; one whose end could not be recorded (the store was out of reach) lost it at its TTL.
+  if (own && options.othersOlderThanMs !== undefined) return ageMs >= options.othersOlderThanMs && !held();
   if (own && options.ownRunsLive) return !held();
   const state = owner ? self.ownerState(owner) : 'gone';
   if (state !== 'unknown') return state === 'gone';

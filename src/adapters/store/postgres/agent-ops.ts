@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AGENT_OP_KINDS, type AgentOp, type AgentOpStore, type LeaseCheck } from '../../../ports/agent-ops.js';
 import { openMigratedPool, type PostgresConnection } from './connect.js';
-import { changes, firstRow, type Queryable, rows, withTransaction } from './context.js';
+import { changes, firstRow, guarded, type Queryable, rows, withTransaction } from './context.js';
 import pg from 'pg';
 
 const PgClient = pg.Client;
@@ -71,7 +71,8 @@ function waitIn(waiters: Map<string, Set<() => void>>, key: string, ms: number, 
 }
 
 export function agentOpsOn(pool: pg.Pool, close: () => Promise<void>, listen?: () => Promise<pg.Client>): AgentOpStore {
-  const db: Queryable = pool;
+  // A lost connection is a StoreUnavailableError, as in the rest of the store: the op runner waits it out.
+  const db: Queryable = guarded(pool);
   const wake = new Map<string, Set<() => void>>();
   const settledWake = new Map<string, Set<() => void>>();
   const notify = (waiters: Map<string, Set<() => void>>, key: string) => {

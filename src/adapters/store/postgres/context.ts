@@ -80,7 +80,7 @@ function rethrow(err: unknown): never {
 }
 
 /** The pool (or a connection) with its failures to reach the server named as such. */
-function guarded(db: Queryable): Queryable {
+export function guarded(db: Queryable): Queryable {
   const query = ((...args: Parameters<pg.Pool['query']>) =>
     (db.query as (...a: unknown[]) => Promise<unknown>)(...args).catch(rethrow)) as pg.Pool['query'];
   return { query };

@@ -122,6 +122,29 @@ export function runsContract(target: StoreContractTarget): void {
       expect((await store.recoverInterrupted()).map((r) => r.id)).toEqual([planning.id]);
     });
 
+    it("in the leader's sweep, interrupts its own runs only once old enough and no longer holding their lock", async () => {
+      const clock = manualClock();
+      const store = await target.open({ now: clock.now });
+      const sweep = () => store.recoverInterrupted({ othersOlderThanMs: 30_000 });
+      // A check this process drives: just created (its lock comes a moment later), then holding its lock.
+      const checking = await store.createRun({ stack: 'plan-stack', trigger: 'schedule' });
+      expect(await sweep()).toEqual([]);
+      await store.acquireLock('plan-stack', checking.id, 600_000);
+      clock.advance(40_000);
+      expect(await sweep()).toEqual([]);
+      // An apply whose end could not be recorded (the store was out of reach): its lock lapsed at its TTL.
+      const stranded = await store.createRun({ stack: 'apply-stack', trigger: 'manual' });
+      await store.transition(stranded.id, 'planning', 'pending_approval');
+      await store.transition(stranded.id, 'pending_approval', 'applying');
+      await store.acquireLock('apply-stack', stranded.id, 10_000);
+      clock.advance(5_000);
+      expect(await sweep()).toEqual([]);
+      clock.advance(30_000);
+      expect((await sweep()).map((r) => r.id)).toEqual([stranded.id]);
+      expect((await store.getStack('apply-stack'))?.status).toBe('blocked');
+      expect((await store.getRun(checking.id))?.state).toBe('planning');
+    });
+
     it('finds the latest other run with the same plan signature', async () => {
       const clock = manualClock();
       const store = await target.open({ now: clock.now });
