@@ -44,6 +44,66 @@ interface ChildReport {
   drift: number;
   jsonDiffs: number;
   secrets: number;
+  /** Deciding each resource's drift causes (issue 27, item 2), within analysisMs; 0 before they existed. */
+  causesMs: number;
+  /** Resources given causes. */
+  causes: number;
+}
+
+interface CausesModules {
+  decideDriftCauses(evidence: object): Record<string, { kind: string }[]>;
+  variableReferences(plan: unknown): Map<string, Set<string>>;
+}
+
+/** The drift-cause modules beside the plan domain's directory, when that commit has them. */
+async function causesModules(modulesDir: string): Promise<CausesModules | undefined> {
+  const dir = join(modulesDir, '../drift-causes');
+  if (!existsSync(join(dir, 'decide.js'))) return undefined;
+  const { decideDriftCauses } = (await import(pathToFileURL(join(dir, 'decide.js')).href)) as CausesModules;
+  const { variableReferences } = (await import(pathToFileURL(join(dir, 'references.js')).href)) as CausesModules;
+  return { decideDriftCauses, variableReferences };
+}
+
+type AnalysedResource = { address: string; mode?: string; providerName: string; moduleAddress?: string };
+
+/**
+ * The causes of every resource of the plan, in the costliest case a check meets: the provider's version
+ * and the state moved since the last apply, and an input every resource reads changed (so the plan's
+ * configuration is walked for who reads it); every drifted resource is also named by a CloudTrail call.
+ */
+function decideAll(modules: CausesModules, plan: unknown, analysis: { changes: unknown[]; drift: unknown[] }): number {
+  const drift = analysis.drift as AnalysedResource[];
+  const drifted = new Set(drift.map((d) => d.address));
+  const resources = new Map<string, object>();
+  for (const r of [...drift, ...(analysis.changes as AnalysedResource[])])
+    if (!resources.has(r.address))
+      resources.set(r.address, { address: r.address, providerName: r.providerName, drifted: drifted.has(r.address) });
+  const at = new Date('2026-12-01T10:00:00Z');
+  const provider = (analysis.changes as AnalysedResource[])[0]?.providerName ?? '';
+  const causes = modules.decideDriftCauses({
+    resources: [...resources.values()],
+    kind: 'drift',
+    reference: {
+      made: 'apply',
+      runId: 'r_bench',
+      at,
+      evidence: { providers: { [provider]: '0.9.0' }, state: { serial: 1, lineage: 'l' } },
+    },
+    current: { providers: { [provider]: '1.0.0' }, state: { serial: 3, lineage: 'l' } },
+    changedInputs: [{ source: 'env', name: 'token', change: 'changed' }],
+    variableReferences: modules.variableReferences(plan),
+    attribution: {
+      status: 'found',
+      changes: drift.map((d) => ({
+        resource: d.address,
+        principal: { display: 'alice' },
+        how: 'console',
+        eventName: 'PutRolePolicy',
+        at,
+      })),
+    },
+  });
+  return Object.keys(causes).length;
 }
 
 /** The compiled file to run as the child: this one, or its dist/ twin when run from TypeScript. */
@@ -79,16 +139,23 @@ async function childMain(planJsonFile: string, modulesDir: string): Promise<void
   const loading = performance.now();
   const { parsePlanJson } = (await import(pathToFileURL(join(modulesDir, 'schema.js')).href)) as AnalysisModules;
   const { analyzePlan } = (await import(pathToFileURL(join(modulesDir, 'analyze.js')).href)) as AnalysisModules;
+  const causes = await causesModules(modulesDir);
   const started = performance.now();
   const loadMs = started - loading;
-  const { analysis, redactor } = analyzePlan(parsePlanJson(text));
+  const plan = parsePlanJson(text);
+  const { analysis, redactor } = analyzePlan(plan);
+  const causesStarted = performance.now();
+  const causeCount = causes ? decideAll(causes, plan, analysis) : 0;
   const analysisMs = performance.now() - started;
+  const causesMs = performance.now() - causesStarted;
   // Peak RSS of one analysis: read before the warm runs pile up their garbage.
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
   const warm: number[] = [];
   for (let i = 0; i < 3; i++) {
     const t = performance.now();
-    analyzePlan(parsePlanJson(text));
+    const again = parsePlanJson(text);
+    const analysed = analyzePlan(again);
+    if (causes) decideAll(causes, again, analysed.analysis);
     warm.push(performance.now() - t);
   }
   const report: ChildReport = {
@@ -100,6 +167,8 @@ async function childMain(planJsonFile: string, modulesDir: string): Promise<void
     drift: analysis.drift.length,
     jsonDiffs: analysis.changes.filter((c) => c.attributes.some((a) => a.json !== undefined)).length,
     secrets: redactor.size,
+    causesMs,
+    causes: causeCount,
   };
   process.stdout.write(JSON.stringify(report));
 }
@@ -114,6 +183,7 @@ function summarise(children: ChildReport[]): ChildReport & { coldMs: number } {
     loadMs: median(children.map((c) => c.loadMs)),
     analysisMs: median(children.map((c) => c.analysisMs)),
     warmAnalysisMs: median(children.map((c) => c.warmAnalysisMs)),
+    causesMs: median(children.map((c) => c.causesMs)),
     peakRssMb: Math.max(...children.map((c) => c.peakRssMb)),
     coldMs: median(children.map((c) => c.loadMs + c.analysisMs)),
   };
@@ -168,6 +238,8 @@ export async function benchPlanAnalysis(opts: {
   for (const [name, side] of Object.entries({ before, now }))
     if (side.changes !== RESOURCE_COUNT)
       throw new Error(`${name}: analysis found ${side.changes} changes, expected ${RESOURCE_COUNT}`);
+  if (now.causes !== RESOURCE_COUNT)
+    throw new Error(`the analysis decided the causes of ${now.causes} resources, expected ${RESOURCE_COUNT}`);
   if (now.jsonDiffs !== RESOURCE_COUNT)
     throw new Error(`the analysis diffed ${now.jsonDiffs} JSON attributes structurally, expected ${RESOURCE_COUNT}`);
 
@@ -179,7 +251,7 @@ export async function benchPlanAnalysis(opts: {
   const markdown = [
     `## Plan analysis: ${f(RESOURCE_COUNT)} terraform_data resources`,
     '',
-    `Plan JSON: ${sizeMb.toFixed(1)} MB, ${f(now.changes)} updates, each of a jsonencode()'d IAM policy (an action and a statement added, a statement written with lists where the state has strings), so every change gets a structural JSON diff; ${f(drifted)} drifted resources added to the plan JSON (terraform_data reports none): ${f(drifted / 2)} with the policy edited by hand, ${f(drifted / 2)} with normalisation noise only. ${now.secrets} secret(s) masked. "Before issue 27" is the analysis at ${BASELINE_COMMIT.slice(0, 7)}, compiled from git in the same run; "now" adds relevant drift only (${f(now.drift)} of ${f(before.drift)} drifted resources count) and the structural JSON diffs. Medians of ${RUNS} runs, the two sides in turn; each analysis (parse + analyse) runs in a fresh node process, so "cold" includes loading the analysis modules, JIT warm-up and heap growth, as a one-shot \`driftgate check\` pays them. "Warm" is what a long-running \`driftgate serve\` pays once it has analysed a plan before.`,
+    `Plan JSON: ${sizeMb.toFixed(1)} MB, ${f(now.changes)} updates, each of a jsonencode()'d IAM policy (an action and a statement added, a statement written with lists where the state has strings), so every change gets a structural JSON diff; ${f(drifted)} drifted resources added to the plan JSON (terraform_data reports none): ${f(drifted / 2)} with the policy edited by hand, ${f(drifted / 2)} with normalisation noise only. ${now.secrets} secret(s) masked. "Before issue 27" is the analysis at ${BASELINE_COMMIT.slice(0, 7)}, compiled from git in the same run; "now" adds relevant drift only (${f(now.drift)} of ${f(before.drift)} drifted resources count) and the structural JSON diffs, and decides every resource's drift causes in the costliest case (the provider's version and the state moved since the last apply, an input every resource reads changed, each drifted resource named by a CloudTrail call). Medians of ${RUNS} runs, the two sides in turn; each analysis (parse + analyse) runs in a fresh node process, so "cold" includes loading the analysis modules, JIT warm-up and heap growth, as a one-shot \`driftgate check\` pays them. "Warm" is what a long-running \`driftgate serve\` pays once it has analysed a plan before.`,
     '',
     '| measure | before issue 27 | now | target (now) | result |',
     '| --- | --- | --- | --- | --- |',
@@ -187,6 +259,7 @@ export async function benchPlanAnalysis(opts: {
     `| parse + analyse, cold, module loading included | ${share(before.coldMs)} | ${share(now.coldMs)} | ≤ ${ANALYSIS_SHARE_TARGET * 100}% of show (${f(budgetMs)} ms) | ${verdict(timePass)} |`,
     `| … of which loading the modules | ${f(before.loadMs)} ms | ${f(now.loadMs)} ms | | |`,
     `| … of which the first parse + analyse | ${f(before.analysisMs)} ms | ${f(now.analysisMs)} ms | | |`,
+    `| … … of which deciding every resource's drift causes | (none) | ${f(now.causesMs)} ms | | |`,
     `| parse + analyse, warm | ${share(before.warmAnalysisMs)} | ${share(now.warmAnalysisMs)} | | |`,
     `| peak RSS of the analysing process (worst run) | ${f(before.peakRssMb)} MB | ${f(now.peakRssMb)} MB | < ${PEAK_RSS_TARGET_MB} MB | ${verdict(rssPass)} |`,
     '',

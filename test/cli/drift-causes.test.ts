@@ -40,6 +40,17 @@ resource "terraform_data" "app" {
   input = { size = "small" }
 }
 `;
+/** A root calling a local module; v1 and v2 of the module set different values. */
+const moduleCall = (version: string) => `
+module "net" {
+  source = "./modules/${version}"
+}
+`;
+const moduleCode = (value: string) => `
+resource "terraform_data" "subnet" {
+  input = "${value}"
+}
+`;
 
 const POLICIES: ConfigPatch = {
   ...approvers({ ops: [ALICE] }, [{ stacks: '*', count: 1, from: ['ops'] }], { allowCli: true }),
@@ -67,7 +78,11 @@ const writeConfig = (size: string, token: string) =>
       {
         dataDir: join(tf.dir, 'data'),
         log: { level: 'silent' },
-        stacks: [stackEntry('inputs', dir('inputs'), { vars: { size, token } }), stackEntry('state', dir('state'))],
+        stacks: [
+          stackEntry('inputs', dir('inputs'), { vars: { size, token } }),
+          stackEntry('state', dir('state')),
+          stackEntry('module', dir('module')),
+        ],
       },
       POLICIES,
     ),
@@ -110,11 +125,16 @@ beforeAll(async () => {
   tf = await makeTerraformEnv('driftgate-causes-');
   env = { PATH: process.env.PATH, HOME: tf.dir, USER: 'grace', ...tf.env };
   file = join(tf.dir, 'driftgate.yml');
+  for (const version of ['v1', 'v2']) {
+    await mkdir(join(dir('module'), 'modules', version), { recursive: true });
+    await writeFile(join(dir('module'), 'modules', version, 'main.tf'), moduleCode(`10.0.${version.slice(1)}.0/24`));
+  }
   for (const [stack, hcl] of [
     ['inputs', INPUTS],
     ['state', STATE],
+    ['module', moduleCall('v1')],
   ] as const) {
-    await mkdir(dir(stack));
+    await mkdir(dir(stack), { recursive: true });
     await writeFile(join(dir(stack), 'main.tf'), hcl);
     await terraform(dir(stack), 'init');
   }
@@ -129,6 +149,7 @@ beforeAll(async () => {
     },
   );
   await terraform(dir('state'), 'apply', '-auto-approve');
+  await terraform(dir('module'), 'apply', '-auto-approve');
   await writeConfig('small', OLD_TOKEN);
 }, 120_000);
 afterAll(() => tf.cleanup());
@@ -201,6 +222,30 @@ describe('drift causes', () => {
     expect(await alertText(report.runId)).toContain(text);
     const human = await cli('check', 'state');
     expect(human.stdout).toContain(`Why:\n  terraform_data.app: ${text}`);
+  });
+});
+
+describe('drift causes of a module', () => {
+  it('module: a module call whose source changed since the last clean check is named with both sources', async () => {
+    expect((await check('module')).code).toBe(0);
+    await writeFile(join(dir('module'), 'main.tf'), moduleCall('v2'));
+    const { code, report } = await check('module');
+    expect(code).toBe(2);
+    expect(report.changes.map((c) => c.address)).toEqual(['module.net.terraform_data.subnet']);
+    expect(causesOf(report, 'module.net.terraform_data.subnet')).toEqual([
+      {
+        kind: 'module_version',
+        module: 'net',
+        from: { source: './modules/v1', version: '' },
+        to: { source: './modules/v2', version: '' },
+        since: 'clean_check',
+      },
+    ]);
+    const text = report.changes[0]!.causes[0]!.text;
+    expect(text).toContain('./modules/v1');
+    expect(text).toContain('./modules/v2');
+    expect(echoed(report)).toBe('["module.net.terraform_data.subnet module_version ./modules/v1>./modules/v2"]');
+    expect(await alertText(report.runId)).toContain(text);
   });
 });
 

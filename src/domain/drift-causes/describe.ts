@@ -75,7 +75,7 @@ export interface PolicyCause {
   /** provider_version: the provider's address; module_version: the module key. */
   provider: string;
   module: string;
-  /** provider_version, module_version: versions; state_outside: serials. */
+  /** provider_version, module_version: versions (a module without one: its source); state_outside: serials. */
   from: string;
   to: string;
   /** input: the variable and where it is set (config, env, var_file). */
@@ -105,7 +105,12 @@ export function policyCauses(causes: DriftCauses | undefined): PolicyCause[] {
           Object.assign(base, { provider: cause.provider, from: cause.from, to: cause.to });
           break;
         case 'module_version':
-          Object.assign(base, { module: cause.module, from: cause.from.version, to: cause.to.version });
+          // A module from a path or Git has no version: its source is what moved.
+          Object.assign(base, {
+            module: cause.module,
+            from: cause.from.version || cause.from.source,
+            to: cause.to.version || cause.to.source,
+          });
           break;
         case 'input':
           Object.assign(base, { variable: cause.name, source: cause.source });
