@@ -71,4 +71,9 @@ export interface TerraformRunner {
   validate(stack: Stack, options?: RunOptions): Promise<void>;
   /** `apply` of a saved plan file. */
   apply(stack: Stack, planFile: string, options?: RunOptions): Promise<CommandOutput>;
+  /**
+   * The TF_VAR_* every terraform child inherits from the environment driftgate gives it (a stack's `env`
+   * wins over them): inputs too. Absent where driftgate cannot see that environment (a pool's workers).
+   */
+  inheritedVars?(): Readonly<Record<string, string>>;
 }

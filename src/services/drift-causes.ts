@@ -46,7 +46,7 @@ function fileLabel(stack: Stack, file: string): string {
 }
 
 export async function readCheckEvidence(
-  deps: Pick<ServiceDeps, 'logger'>,
+  deps: Pick<ServiceDeps, 'logger' | 'terraform'>,
   stack: Stack,
   planFile: string,
   terraformVersion: string | undefined,
@@ -57,7 +57,8 @@ export async function readCheckEvidence(
       text: await readFile(file, 'utf8').catch(() => undefined),
     })),
   );
-  const sources: InputSources = { vars: stack.vars, env: stack.env, varFiles };
+  const inherited = deps.terraform.inheritedVars?.();
+  const sources: InputSources = { vars: stack.vars, env: stack.env, varFiles, ...(inherited ? { inherited } : {}) };
   const salt = randomBytes(16).toString('hex');
   const evidence: StackEvidence = {
     ...(terraformVersion ? { terraformVersion } : {}),
@@ -85,7 +86,7 @@ const StoredEvidence = z.object({
       salt: z.string(),
       digests: z.array(
         z.object({
-          source: z.enum(['config', 'env', 'var_file']),
+          source: z.enum(['config', 'env', 'var_file', 'process_env']),
           file: z.string().optional(),
           name: z.string(),
           digest: z.string(),

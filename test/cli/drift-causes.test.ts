@@ -40,6 +40,14 @@ resource "terraform_data" "app" {
   input = { size = "small" }
 }
 `;
+const INHERITED = `
+variable "region" {
+  type = string
+}
+resource "terraform_data" "bucket" {
+  input = { region = var.region }
+}
+`;
 /** A root calling a local module; v1 and v2 of the module set different values. */
 const moduleCall = (version: string) => `
 module "net" {
@@ -82,6 +90,7 @@ const writeConfig = (size: string, token: string) =>
           stackEntry('inputs', dir('inputs'), { vars: { size, token } }),
           stackEntry('state', dir('state')),
           stackEntry('module', dir('module')),
+          stackEntry('inherited', dir('inherited')),
         ],
       },
       POLICIES,
@@ -101,8 +110,15 @@ interface JsonStack {
   drift: JsonResource[];
   policy: { findings: { rule: string; message: string }[] } | null;
 }
-async function check(stack: string, config = file): Promise<{ code: number; report: JsonStack; stdout: string }> {
-  const result = await runCli(['check', stack, '--json', '--config', config], { cwd: tf.dir, env });
+async function check(
+  stack: string,
+  config = file,
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number; report: JsonStack; stdout: string }> {
+  const result = await runCli(['check', stack, '--json', '--config', config], {
+    cwd: tf.dir,
+    env: { ...env, ...extraEnv },
+  });
   const report = (JSON.parse(result.stdout) as { stacks: JsonStack[] }).stacks[0]!;
   return { code: result.code, report, stdout: result.stdout };
 }
@@ -133,6 +149,7 @@ beforeAll(async () => {
     ['inputs', INPUTS],
     ['state', STATE],
     ['module', moduleCall('v1')],
+    ['inherited', INHERITED],
   ] as const) {
     await mkdir(dir(stack), { recursive: true });
     await writeFile(join(dir(stack), 'main.tf'), hcl);
@@ -150,6 +167,7 @@ beforeAll(async () => {
   );
   await terraform(dir('state'), 'apply', '-auto-approve');
   await terraform(dir('module'), 'apply', '-auto-approve');
+  await terraform(dir('inherited'), 'apply', '-auto-approve', '-var', 'region=eu-west-1');
   await writeConfig('small', OLD_TOKEN);
 }, 120_000);
 afterAll(() => tf.cleanup());
@@ -245,6 +263,20 @@ describe('drift causes of a module', () => {
     expect(text).toContain('./modules/v1');
     expect(text).toContain('./modules/v2');
     expect(echoed(report)).toBe('["module.net.terraform_data.subnet module_version ./modules/v1>./modules/v2"]');
+    expect(await alertText(report.runId)).toContain(text);
+  });
+});
+
+describe('drift causes of an inherited variable', () => {
+  it("input: a TF_VAR_* of driftgate's own environment that changed since the last clean check is named", async () => {
+    expect((await check('inherited', file, { TF_VAR_region: 'eu-west-1' })).code).toBe(0);
+    const { code, report } = await check('inherited', file, { TF_VAR_region: 'us-east-1' });
+    expect(code).toBe(2);
+    expect(causesOf(report, 'terraform_data.bucket')).toEqual([
+      { kind: 'input', source: 'process_env', name: 'region', change: 'changed', since: 'clean_check' },
+    ]);
+    const text = "var.region changed in driftgate's own environment (TF_VAR_region) since the last clean check";
+    expect(report.changes[0]!.causes[0]!.text).toBe(text);
     expect(await alertText(report.runId)).toContain(text);
   });
 });

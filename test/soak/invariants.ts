@@ -164,6 +164,8 @@ function judgeDrift(drift: Run[], postsOf: Map<string, string[]>, observed: Obse
   const actions = (run: Run) => (observed.audit.get(run.id) ?? []).map((a) => a.action);
   const tellings = drift.flatMap((run) => (postsOf.get(run.id) ?? []).map((ts) => ({ runId: run.id, ts })));
   const suppressed = drift.some((run) => actions(run).some((a) => SUPPRESSED.includes(a)));
+  // Opened from a digest's Open button: the digest told it, and its message is in the digest's thread.
+  const opened = drift.some((run) => actions(run).includes('alert_opened'));
   const first = drift[0]!;
   const ids = drift.map((r) => `${r.id} ${r.state}`);
   const evidence = drift.map((run) => ({ run: run.id, state: run.state, audit: actions(run) }));
@@ -179,7 +181,7 @@ function judgeDrift(drift: Run[], postsOf: Map<string, string[]>, observed: Obse
     ];
   // Replaced by other changes before anyone was told: the drift that replaced it is judged on its own.
   const replaced = drift[drift.length - 1]!.state === 'superseded';
-  if (tellings.length === 0 && !suppressed && !replaced && first.createdAt < cutoff)
+  if (tellings.length === 0 && !suppressed && !opened && !replaced && first.createdAt < cutoff)
     return [
       {
         invariant: 'told-once',

@@ -71,6 +71,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
   const baseEnv = Object.fromEntries(
     Object.entries(options.env).filter((e): e is [string, string] => e[1] !== undefined),
   );
+  const inherited = Object.fromEntries(Object.entries(baseEnv).filter(([name]) => name.startsWith('TF_VAR_')));
   let detection: Promise<TerraformVersion> | undefined;
   const version = (): Promise<TerraformVersion> => {
     detection ??= detectTerraform(options.binary, baseEnv, tmpdir()).catch((err: unknown) => {
@@ -147,6 +148,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions): Terrafor
 
   return {
     version,
+    inheritedVars: () => inherited,
 
     async plan(stack: Stack, planFile: string, runOptions: RunOptions = {}): Promise<PlanResult> {
       const { initRan, request } = await prepare(stack, runOptions.signal);

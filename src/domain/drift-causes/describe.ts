@@ -21,6 +21,7 @@ const since = (made: 'apply' | 'clean_check') => (made === 'apply' ? 'the last a
 function where(source: InputSource, file: string | undefined, name: string): string {
   if (source === 'config') return 'in driftgate.yml';
   if (source === 'env') return `in the stack's env (TF_VAR_${name})`;
+  if (source === 'process_env') return `in driftgate's own environment (TF_VAR_${name})`;
   return `in ${file ?? 'a varFile'}`;
 }
 

@@ -1,6 +1,6 @@
 /**
  * A stack's inputs as digests: each variable driftgate.yml sets (`vars`), each TF_VAR_* of the stack's
- * `env`, each variable a varFile sets. Compared with the digests of the last apply or clean check, they
+ * `env` and of driftgate's own environment (which terraform inherits), each variable a varFile sets. Compared with the digests of the last apply or clean check, they
  * name the variables whose values changed and where, never a value: the digests are salted per record, so
  * a stored digest of a short secret cannot be matched against a list of guesses made in advance.
  */
@@ -11,6 +11,8 @@ import type { ChangedInput, InputDigest } from './model.js';
 export interface InputSources {
   vars: Readonly<Record<string, unknown>>;
   env: Readonly<Record<string, string>>;
+  /** TF_VAR_* terraform inherits from driftgate's environment; `env` wins where both set one. */
+  inherited?: Readonly<Record<string, string>>;
   /** Each varFile as the config names it, with its text; `text` undefined when it could not be read. */
   varFiles: readonly { file: string; text: string | undefined }[];
 }
@@ -37,6 +39,9 @@ export function digestInputs(sources: InputSources, salt: string): InputDigest[]
   for (const [key, value] of Object.entries(sources.env))
     if (key.startsWith(TF_VAR) && key.length > TF_VAR.length)
       out.push({ source: 'env', name: key.slice(TF_VAR.length), digest: digest(value) });
+  for (const [key, value] of Object.entries(sources.inherited ?? {}))
+    if (key.startsWith(TF_VAR) && key.length > TF_VAR.length && !(key in sources.env))
+      out.push({ source: 'process_env', name: key.slice(TF_VAR.length), digest: digest(value) });
   for (const { file, text } of sources.varFiles) {
     let values: [string, string][];
     try {

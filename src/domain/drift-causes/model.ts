@@ -12,8 +12,11 @@ export interface ModuleSource {
   version: string;
 }
 
-/** Where an input variable's value came from: driftgate.yml `vars`, the stack's `env` (TF_VAR_*) or a varFile. */
-export type InputSource = 'config' | 'env' | 'var_file';
+/**
+ * Where an input variable's value came from: driftgate.yml `vars`, the stack's `env` (TF_VAR_*), a varFile,
+ * or a TF_VAR_* of driftgate's own environment that terraform inherits.
+ */
+export type InputSource = 'config' | 'env' | 'var_file' | 'process_env';
 
 /** One input's digest (salted: a low-entropy secret's plain hash could be guessed back). */
 export interface InputDigest {

@@ -103,6 +103,10 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     return undefined;
   }
 
+  /** Posted or listed in a digest already (by any process). */
+  const alerted = async (run: Run, db: Store = store) =>
+    (await db.listAudit({ runId: run.id })).some((a) => ALERTED.includes(a.action));
+
   const batcher = createAlertBatcher<Run>({
     windowMs: slack?.digestWindow ?? 0,
     threshold: slack?.digestThreshold ?? Number.POSITIVE_INFINITY,
@@ -115,6 +119,9 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         await messages.update(run, { kind: 'awaiting' }, { messageOf: posted.id });
         return;
       }
+      // Another process's digest may have listed it already: a held predecessor's window closed first, and
+      // its digest took the newest re-plan, this run (the soak found it posted twice).
+      if (await alerted(run)) return;
       // An automatic apply may have posted it already, while the alert waited in its digest window: post() checks.
       if (await messages.post(run)) await audit(run, 'alert_posted');
     },
@@ -127,7 +134,7 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       // One transaction: a run posted meanwhile (an automatic apply) is either in the digest or posted.
       await store.atomically(async (tx) => {
         const runs: Run[] = [];
-        for (const run of all.values()) if (!(await tx.hasMessage(run.id))) runs.push(run);
+        for (const run of all.values()) if (!(await tx.hasMessage(run.id)) && !(await alerted(run, tx))) runs.push(run);
         if (runs.length === 0) return;
         const entries = runs.map((run) => ({
           stack: run.stack,

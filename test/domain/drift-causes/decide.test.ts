@@ -176,6 +176,23 @@ describe('decideDriftCauses', () => {
     );
   });
 
+  it("inherited: a TF_VAR_* of driftgate's own environment counts unless the stack's env sets the same one", () => {
+    const digests = (inherited: Record<string, string>, env: Record<string, string> = {}) =>
+      digestInputs({ vars: {}, env, inherited, varFiles: [] }, 's');
+    expect(changedInputs(digests({ TF_VAR_region: 'eu-west-1' }), digests({ TF_VAR_region: 'us-east-1' }))).toEqual([
+      { source: 'process_env', name: 'region', change: 'changed' },
+    ]);
+    // The stack's env wins in terraform's environment, so the inherited value is no input there.
+    const shadowed = { TF_VAR_region: 'eu-west-1' };
+    expect(
+      changedInputs(
+        digests({ TF_VAR_region: 'eu-west-1' }, shadowed),
+        digests({ TF_VAR_region: 'us-east-1' }, shadowed),
+      ),
+    ).toEqual([]);
+    expect(digests({ AWS_REGION: 'x', TF_VAR_: 'y' })).toEqual([]);
+  });
+
   it('merged not applied: the planned changes of a pending change that did not drift', () => {
     const causes = decide({
       kind: 'pending_change',

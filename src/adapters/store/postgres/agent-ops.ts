@@ -280,6 +280,8 @@ export async function openPostgresAgentOps(options: PostgresConnection): Promise
     'url' in options
       ? async () => {
           const client = new PgClient({ connectionString: options.url, application_name: 'driftgate-agent-listen' });
+          // Until the waiter's own listener is on (after connect), a connection that ends is not a crash.
+          client.on('error', () => undefined);
           await client.connect();
           return client;
         }

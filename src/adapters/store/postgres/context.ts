@@ -101,6 +101,13 @@ export function poolContext(options: PgContextOptions): PgContext {
 export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect().catch(rethrow);
   let broken: Error | undefined;
+  // A checked-out client has no listener of the pool's: a connection that ends between two statements
+  // (Postgres restarting) would emit an 'error' nobody handles, which ends the process. The statement
+  // that comes next fails instead, and the connection is dropped at release.
+  const lost = (err: Error) => {
+    broken = err;
+  };
+  client.on('error', lost);
   try {
     await client.query('BEGIN');
     const result = await work(client);
@@ -113,6 +120,7 @@ export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolCl
     });
     throw err;
   } finally {
+    client.removeListener('error', lost);
     client.release(broken);
   }
 }
