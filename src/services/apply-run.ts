@@ -143,7 +143,10 @@ async function endUnapplied(
   const { store } = deps;
   if (result.lost) {
     const reason = `${result.error}: the stack may be partly applied, and terraform may still hold its state lock`;
-    const interrupted = (await store.transition(run.id, 'applying', 'interrupted', { error: reason })) ?? run;
+    const interrupted = await store.transition(run.id, 'applying', 'interrupted', { error: reason });
+    // Already interrupted by a recovery (its lock lapsed while the store was out of reach): that recovery
+    // blocked the stack and told it; a second telling would page twice.
+    if (!interrupted) return { status: 'interrupted', run: (await store.getRun(run.id)) ?? run, reason };
     await store.blockStack(
       stack.name,
       `apply of run ${run.id} was interrupted: the real infrastructure may be half applied; check its state before unblocking`,

@@ -17,7 +17,8 @@ export type RunPhase =
   | { kind: 'interrupted'; stack: string }
   | { kind: 'rejected'; by: string; reason?: string }
   | { kind: 'superseded'; by: string }
-  | { kind: 'drift_resolved' }
+  /** `afterInterrupted`: the run's own apply was interrupted, then a later check found nothing to change. */
+  | { kind: 'drift_resolved'; afterInterrupted?: boolean }
   /**
    * `stale`: terraform refused the plan because the state changed after it was made; `credentials`: the
    * backend refused the credentials saved with the plan before anything changed.
@@ -88,7 +89,10 @@ export function phaseStatusLine(phase: RunPhase, approval?: ApprovalInfo): strin
     case 'superseded':
       return `:fast_forward: Superseded by a newer plan (run ${escapeMrkdwn(phase.by)})`;
     case 'drift_resolved':
-      return ':white_check_mark: Drift resolved: the infrastructure matches the code again';
+      // The interruption stays said: it is why the stack was blocked, and the thread explains it.
+      return phase.afterInterrupted
+        ? ':white_check_mark: Apply interrupted, then drift resolved: a later check found the infrastructure matching the code'
+        : ':white_check_mark: Drift resolved: the infrastructure matches the code again';
     case 'expired':
       if (phase.credentials)
         return ':clock3: Not applied: the backend rejected the credentials saved with this plan (expired while it waited); nothing was changed. A fresh plan follows';

@@ -271,7 +271,10 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         previous.state === 'apply_failed'
       )
         return;
-      await messages.update(previous, { kind: 'drift_resolved' });
+      await messages.update(previous, {
+        kind: 'drift_resolved',
+        ...(previous.state === 'interrupted' ? { afterInterrupted: true } : {}),
+      });
     }),
     deps.bus.on('no_changes', async ({ run }) => {
       await markSuperseded(run);

@@ -46,6 +46,7 @@ const PHASES: [RunPhase, string, boolean][] = [
   [{ kind: 'rejected', by: 'U2' }, 'Rejected by <@U2>', false],
   [{ kind: 'superseded', by: 'run-0002' }, 'Superseded by a newer plan', false],
   [{ kind: 'drift_resolved' }, 'Drift resolved', false],
+  [{ kind: 'drift_resolved', afterInterrupted: true }, 'Apply interrupted, then drift resolved', false],
   [{ kind: 'expired' }, 'Expired', false],
 ];
 
