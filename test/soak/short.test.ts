@@ -6,7 +6,7 @@ import { HAS_BUILD, NO_BUILD_REASON } from '../helpers/cli.js';
 import { formatReport, runSoak } from './soak.js';
 
 /**
- * The soak's short version, in every `npm test`: eighty seconds of faults on the two-replica world
+ * The soak's short version, in every `npm test`: two and a half minutes of faults on the two-replica world (about 3 minutes in all)
  * (`npm run soak -- --minutes N` runs it longer). The seed is random, printed with any violation, and
  * DRIFTGATE_SOAK_SEED runs one again.
  */
@@ -16,7 +16,7 @@ describe.skipIf(!HAS_BUILD)(`soak (${HAS_BUILD ? 'built' : NO_BUILD_REASON})`, (
     const dir = await mkdtemp(join(tmpdir(), `driftgate-soak-${seed}-`));
     const report = await runSoak({
       seed,
-      faultsForMs: 80_000,
+      faultsForMs: 150_000,
       faultGapMs: [2_000, 5_000],
       settleMs: 75_000,
       dir,
