@@ -64,8 +64,17 @@ export function createMetrics(initial?: GaugeSources): Metrics {
       },
     });
   // Read from the store: absent until it is open, rather than a 0 (or a lead) nobody read while it opens.
+  // Registered once `sources` are known, so `collect` always has them.
   const storeGauges: Gauge[] = [];
-  const fromStore = (gauge: Gauge): Gauge => {
+  const storeGauge = (name: string, help: string, value: (s: GaugeSources) => number | Promise<number>) => {
+    const gauge = new Gauge({
+      name,
+      help,
+      registers: [],
+      async collect(this: Gauge) {
+        if (sources) this.set(await value(sources));
+      },
+    });
     storeGauges.push(gauge);
     return gauge;
   };
@@ -84,16 +93,7 @@ export function createMetrics(initial?: GaugeSources): Metrics {
       labelNames: ['outcome'],
       registers: [registry],
     }),
-    driftedStacks: fromStore(
-      new Gauge({
-        name: 'driftgate_drifted_stacks',
-        help: 'Stacks with an open drift',
-        registers: [],
-        async collect(this: Gauge) {
-          if (sources) this.set(await sources.driftedStacks());
-        },
-      }),
-    ),
+    driftedStacks: storeGauge('driftgate_drifted_stacks', 'Stacks with an open drift', (s) => s.driftedStacks()),
     slackApiErrors: new Counter({
       name: 'driftgate_slack_api_errors_total',
       help: 'Slack Web API calls that failed, by method and whether they are retried',
@@ -106,25 +106,13 @@ export function createMetrics(initial?: GaugeSources): Metrics {
       labelNames: ['retriable'],
       registers: [registry],
     }),
-    outboxPending: fromStore(
-      new Gauge({
-        name: 'driftgate_outbox_pending',
-        help: 'Outgoing Slack calls not yet delivered',
-        registers: [],
-        async collect(this: Gauge) {
-          if (sources) this.set(await sources.outboxPending());
-        },
-      }),
+    outboxPending: storeGauge('driftgate_outbox_pending', 'Outgoing Slack calls not yet delivered', (s) =>
+      s.outboxPending(),
     ),
-    leader: fromStore(
-      new Gauge({
-        name: 'driftgate_leader',
-        help: '1 when this serve runs the schedule and delivers the outbox (the leader of its store), else 0',
-        registers: [],
-        collect(this: Gauge) {
-          this.set((sources?.leading?.() ?? true) ? 1 : 0);
-        },
-      }),
+    leader: storeGauge(
+      'driftgate_leader',
+      '1 when this serve runs the schedule and delivers the outbox (the leader of its store), else 0',
+      (s) => ((s.leading?.() ?? true) ? 1 : 0),
     ),
     poolWorkers: poolGauge(
       'driftgate_pool_workers',

@@ -20,6 +20,7 @@ import { buttonClick, interactionForm, postSigned, slashCommand } from './slack-
 import { writeStacks } from './stack-files.js';
 import { makeTerraformEnv, type TestTerraformEnv } from './terraform-env.js';
 import { waitFor } from './process-wait.js';
+import { holdStateLock as holdStateLockIn } from './state-lock.js';
 
 export const POOL_SIGNING_SECRET = 'signing-secret-for-driftgate-pool-tests';
 export const POOL_CHANNEL = 'C0ALERTS';
@@ -301,27 +302,9 @@ export async function driftTags(w: PoolWorld, stack: string): Promise<void> {
   );
 }
 
-/** The channel's messages that start a thread: one per alert. */
-/**
- * A person's terraform holding the stack's state lock: `terraform apply` waiting at its "yes" prompt,
- * returned (in an object: awaiting the process itself would wait for its end) once it waits there. End it
- * with `terraform.stdin?.end('no\n')` and await it.
- */
-export async function holdStateLock(w: PoolWorld, stack: string): Promise<{ terraform: ResultPromise }> {
-  const holder = execa('terraform', ['apply', '-input=true', '-no-color'], {
-    cwd: w.stackDir(stack),
-    env: w.baseEnv,
-    extendEnv: false,
-    reject: false,
-    stdin: 'pipe',
-  });
-  let prompt = '';
-  holder.stdout?.on('data', (chunk: Buffer) => {
-    prompt += chunk.toString('utf8');
-  });
-  await waitFor('the state lock to be held', () => (prompt.includes('Enter a value') ? true : undefined));
-  return { terraform: holder };
-}
+/** A person's terraform holding the stack's state lock (state-lock.ts), in the pool world's stack dir. */
+export const holdStateLock = (w: PoolWorld, stack: string) => holdStateLockIn(w.stackDir(stack), w.baseEnv);
 
+/** The channel's messages that start a thread: one per alert. */
 export const topLevel = (w: PoolWorld): EmulatedMessage[] =>
   w.emulator.messages(POOL_CHANNEL).filter((m) => m.threadTs === undefined);

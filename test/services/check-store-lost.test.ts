@@ -1,10 +1,10 @@
-import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { editResourceInput } from '../../src/cli/commands/demo-drift.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { checkStack } from '../../src/services/check-stack.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { holdStateLock } from '../helpers/state-lock.js';
 import { waitFor } from '../helpers/process-wait.js';
 
 const NETWORK = `
@@ -44,18 +44,7 @@ describe('a check that loses its store', () => {
       },
     );
     // A person's terraform waits for "yes" holding the state lock: the check's plan waits behind it.
-    const holder = execa('terraform', ['apply', '-input=true', '-no-color'], {
-      cwd: stack.dir,
-      env: a.env,
-      extendEnv: false,
-      reject: false,
-      stdin: 'pipe',
-    });
-    let prompt = '';
-    holder.stdout?.on('data', (chunk: Buffer) => {
-      prompt += chunk.toString('utf8');
-    });
-    await waitFor('the state lock to be held', () => (prompt.includes('Enter a value') ? true : undefined));
+    const { terraform: holder } = await holdStateLock(stack.dir, a.env);
     const checked = checkStack(a.context.deps, stack, { trigger: 'manual' }).then(
       () => undefined,
       (err: unknown) => err,

@@ -103,9 +103,11 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     return undefined;
   }
 
-  /** Posted or listed in a digest already (by any process). */
-  const alerted = async (run: Run, db: Store = store) =>
-    (await db.listAudit({ runId: run.id })).some((a) => ALERTED.includes(a.action));
+  /** Whether the run's audit holds one of `actions` (by any process). */
+  const auditedAs = async (runId: string, actions: readonly string[], db: Store = store) =>
+    (await db.listAudit({ runId })).some((a) => actions.includes(a.action));
+  /** Posted or listed in a digest already. */
+  const alerted = (run: Run, db?: Store) => auditedAs(run.id, ALERTED, db);
 
   const batcher = createAlertBatcher<Run>({
     windowMs: slack?.digestWindow ?? 0,
@@ -162,8 +164,7 @@ export function createNotifier(deps: NotifierDeps): Notifier {
     return undefined;
   }
 
-  const decided = async (run: Run, db: Store = store) =>
-    (await db.listAudit({ runId: run.id })).some((a) => DECIDED.includes(a.action));
+  const decided = (run: Run, db?: Store) => auditedAs(run.id, DECIDED, db);
 
   async function alert(run: Run, found: { analysis: PlanAnalysis; policy?: PolicyEvaluation }): Promise<void> {
     // Decided in one transaction: an announcement told twice (a replay at start) alerts once.
@@ -253,8 +254,7 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       if (notConverging) await notConvergingOnce(run, notConverging, updated);
       if (updated) return;
       // The predecessor went out in a digest: its stack is listed there already.
-      const previous = previousRunId ? await store.listAudit({ runId: previousRunId }) : [];
-      if (previous.some((a) => ALERTED.includes(a.action))) {
+      if (previousRunId && (await auditedAs(previousRunId, ALERTED))) {
         if (!(await decided(run))) await audit(run, 'alert_digested', { carriedFrom: previousRunId });
         return;
       }
