@@ -14,7 +14,8 @@ import type { Logger } from '../logging/logger.js';
 import { applyApprovedRun, type ApplyDeps } from '../services/apply-approved-run.js';
 import type { ApplyOutcome } from '../services/apply-run.js';
 import type { ApprovalServiceDeps } from '../services/approval-deps.js';
-import { approveRun, type ApproveOutcome } from '../services/approve-run.js';
+import { approveAndApply } from '../services/approve-and-apply.js';
+import type { ApproveOutcome } from '../services/approve-run.js';
 import type { DecisionRefusal } from '../services/approval-checks.js';
 import { rejectRun, type RejectOutcome } from '../services/reject-run.js';
 import { waitForStackLock } from '../services/stack-lock.js';
@@ -145,23 +146,13 @@ export async function openCliDecisions(config: DriftgateConfig, options: CliDeci
     async approve(runId, userId) {
       const target = await found(runId);
       if ('status' in target) return { outcome: target };
-      const outcome = await approveRun(deps, target.stack, runId, userId);
-      if (outcome.status === 'recorded') await messages?.update(outcome.run, { kind: 'awaiting' });
-      if (outcome.status !== 'complete') return { outcome };
-      const applied = await applyApprovedRun(applies, outcome.run, userId);
-      return { outcome, ...(applied ? { applied } : {}) };
+      const apply = (run: Run, actor: string) => applyApprovedRun(applies, run, actor);
+      return await approveAndApply({ ...deps, apply }, target.stack, runId, userId);
     },
     async reject(runId, userId, reason) {
       const target = await found(runId);
       if ('status' in target) return target;
-      const outcome = await rejectRun(deps, target.stack, runId, userId, reason);
-      if (outcome.status === 'rejected')
-        await messages?.update(outcome.run, {
-          kind: 'rejected',
-          by: userId,
-          ...(outcome.reason ? { reason: outcome.reason } : {}),
-        });
-      return outcome;
+      return await rejectRun(deps, target.stack, runId, userId, reason);
     },
     checksAsked: () => [...asked],
     async close() {

@@ -23,6 +23,7 @@ import { createSlackRuntime, type SlackRuntime } from '../slack/slack-runtime.js
 import { removeWorkLeftovers, runRetention } from '../services/retention.js';
 import { createScheduler, type Scheduler } from '../services/scheduler.js';
 import { applyApprovedRun, type ApplyDeps } from '../services/apply-approved-run.js';
+import type { ApplyOutcome } from '../services/apply-run.js';
 import {
   type Recovered,
   recoverLeftRuns,
@@ -573,7 +574,7 @@ async function stopServing(s: Serving, reason: string): Promise<void> {
 
 interface Runners {
   scheduler: Scheduler<CheckOutcome>;
-  apply(run: Run, actor: string): Promise<unknown>;
+  apply(run: Run, actor: string): Promise<ApplyOutcome | undefined>;
   requestCheck(stack: string): void;
   /** Queues a check whose outcome nobody waits for (a change event's): resolves once it is queued. */
   queueCheck(stack: string, trigger: RunTrigger): Promise<unknown>;

@@ -6,7 +6,6 @@ import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import type { GitSources } from '../ports/git.js';
 import { errorMessage } from '../domain/errors.js';
-import type { Run } from '../domain/run/model.js';
 import { countOutboxFailure, type Metrics } from '../metrics/registry.js';
 import type { GitHubClient } from '../ports/github.js';
 import type { CheckOutcome } from '../services/check-stack.js';
@@ -61,7 +60,7 @@ export interface SlackAppOptions {
   /** Background work (shared with `serve`, so that shutdown waits for all of it). */
   jobs: Jobs;
   /** The apply use case, for the click that completes a run's approvals. */
-  apply(run: Run, actor: string): Promise<unknown>;
+  apply: SlackDeps['apply'];
   /** Asks for a fresh plan of a stack. */
   requestCheck(stack: string): void;
   metrics: Metrics;

@@ -1,3 +1,4 @@
+import type { ApprovalProgress } from './approvals/model.js';
 import type { PlanAnalysis } from './plan/model.js';
 import type { PolicyEvaluation } from './policy/model.js';
 import type { Run } from './run/model.js';
@@ -24,6 +25,12 @@ export type DomainEvent =
   | { type: 'drift_resolved'; stack: string; run: Run; previousFingerprint: string; previousRunId: string }
   | { type: 'plan_failed'; stack: string; run: Run; error: string; stderrTail: string }
   | { type: 'no_changes'; stack: string; run: Run }
+  /** `actor`'s approval counts and more are needed: the run's message shows the new count. */
+  | { type: 'approval_recorded'; stack: string; run: Run; actor: string; progress: ApprovalProgress }
+  /** `actor`'s approval was the last one needed: the run is `approved`, and its apply is asked for next. */
+  | { type: 'approval_completed'; stack: string; run: Run; actor: string; progress: ApprovalProgress }
+  /** `actor` rejected the run (`reason` already masked); its drift stays quiet until `snoozedUntil`. */
+  | { type: 'rejected'; stack: string; run: Run; actor: string; reason?: string; snoozedUntil?: Date }
   /** An apply was asked for (the last approval, or an automatic mode): it waits for the stack, then runs. */
   | { type: 'apply_queued'; stack: string; run: Run; actor: string }
   /** terraform applied the saved plan; `verification` is what the plan made right after it found. */

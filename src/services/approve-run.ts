@@ -23,15 +23,15 @@ export type ApproveOutcome =
   | DecisionRefusal
   /** The approval counts; more are needed. */
   | { status: 'recorded'; run: Run; progress: ApprovalProgress }
-  /** The last required approval: the run is `approved` and the caller applies it (applyRun). */
+  /** The last required approval: the run is `approved`, and approveAndApply applies it. */
   | { status: 'complete'; run: Run; progress: ApprovalProgress };
 
 /**
  * One click on Approve. Refused (and audited) when the run no longer waits for a decision, when its plan
  * is too old to trust (the run becomes `expired` and a new plan is asked for), when no rule covers the stack,
- * or when the user may not approve. Otherwise the approval is recorded; the one that completes the
- * requirement moves the run to `approved` by compare-and-set, so of several concurrent completing clicks
- * exactly one wins.
+ * or when the user may not approve. Otherwise the approval is recorded (`approval_recorded`); the one that
+ * completes the requirement moves the run to `approved` by compare-and-set (`approval_completed`), so of
+ * several concurrent completing clicks exactly one wins.
  */
 export async function approveRun(
   deps: ApprovalServiceDeps,
@@ -105,7 +105,18 @@ export async function approveRun(
   const settled = await deps.store.atomically((tx) =>
     decide({ ...deps, store: tx }, stack, runId, userId, { authors, rights, policy }),
   );
-  return 'refusal' in settled ? await refuse(settled.refusal) : settled.outcome;
+  if ('refusal' in settled) return await refuse(settled.refusal);
+  const { outcome } = settled;
+  // Once committed: whoever shows the run (its Slack message) reads the approval it renders from the store.
+  if (outcome.status !== 'refused')
+    await deps.bus.publish({
+      type: outcome.status === 'recorded' ? 'approval_recorded' : 'approval_completed',
+      stack: stack.name,
+      run: outcome.run,
+      actor: userId,
+      progress: outcome.progress,
+    });
+  return outcome;
 }
 
 /** Records the approval and, when it completes the requirement, approves the run; writes only through deps.store. */

@@ -14,7 +14,7 @@ const MAX_REASON = 500;
 /**
  * One click on Reject. Only people who could approve the run may reject it (its author may: saying no to
  * one's own change is always safe). The run ends `rejected` by compare-and-set and its fingerprint is
- * snoozed for `defaults.snooze`, so the same drift does not alert again meanwhile.
+ * snoozed for `defaults.snooze`, so the same drift does not alert again meanwhile; published as `rejected`.
  */
 export async function rejectRun(
   deps: ApprovalServiceDeps,
@@ -60,6 +60,14 @@ export async function rejectRun(
       fingerprint: rejected.fingerprint,
       ...(deps.via ? { via: deps.via } : {}),
     },
+  });
+  await deps.bus.publish({
+    type: 'rejected',
+    stack: stack.name,
+    run: rejected,
+    actor: userId,
+    ...(text ? { reason: text } : {}),
+    ...(snoozedUntil ? { snoozedUntil } : {}),
   });
   return { status: 'rejected', run: rejected, reason: text, snoozedUntil };
 }

@@ -1,7 +1,7 @@
 import type { DriftgateConfig } from '../../config/schema.js';
 import type { Stack } from '../../domain/stack.js';
-import type { Run, StackLock } from '../../domain/run/model.js';
-import type { ApprovalServiceDeps } from '../../services/approval-deps.js';
+import type { StackLock } from '../../domain/run/model.js';
+import type { ApproveAndApplyDeps } from '../../services/approve-and-apply.js';
 import type { CheckOutcome } from '../../services/check-stack.js';
 import type { RemediationDeps } from '../../services/open-remediation-pr.js';
 import type { Scheduler } from '../../services/scheduler.js';
@@ -13,18 +13,16 @@ import type { PoolHealth } from '../../domain/pool/pool-health.js';
 
 /**
  * Everything the Slack listeners may use, built once by the composition root (src/app/slack-app.ts).
- * It is the approval services' deps (so a handler passes itself to approveRun), plus the Slack side.
+ * It is the approval services' deps (so a handler passes itself to approveAndApply), plus the Slack side.
  * Each handler takes the `Pick<>` of it that it uses.
  */
-export interface SlackDeps extends ApprovalServiceDeps {
+export interface SlackDeps extends ApproveAndApplyDeps {
   config: Pick<DriftgateConfig, 'stacks' | 'slack' | 'approvers' | 'changeEvents'> & {
     defaults: Pick<DriftgateConfig['defaults'], 'notConvergingAfter'>;
   };
   /** `/drift check` queues checks; `/drift status` reads what runs. */
   scheduler: Pick<Scheduler<CheckOutcome>, 'request' | 'exclusive' | 'status'>;
   messages: RunMessages;
-  /** The apply use case, for the click that completes a run's approvals. */
-  apply(run: Run, actor: string): Promise<unknown>;
   /** Work handed off after ack(). */
   jobs: Jobs;
   /** For calls that cannot wait in the outbox: views.open must use its trigger_id within 3 s. */

@@ -2,7 +2,7 @@
  * Domain events -> Slack. New drift or a new pending change is alerted (unless the stack is silenced or
  * that drift was rejected and is snoozed), a re-plan of the same changes takes over its predecessor's
  * message, resolved drift and superseded runs update their messages, and a failing plan is reported
- * once per distinct error, and applies are followed in their run's message. What was alerted how is
+ * once per distinct error, and decisions and applies are followed in their run's message. What was alerted how is
  * written to the audit log, which is also how a re-plan of a digested alert knows not to alert again, and
  * how a restart finds the alerts a crash caught in their digest window (`alert_held`, nothing after it).
  */
@@ -22,6 +22,7 @@ import { renderPlanFailed } from '../blocks/render-plan-failed.js';
 import { errorMessage } from '../../domain/errors.js';
 import { createAlertBatcher } from './alert-batcher.js';
 import { followApplies } from './apply-messages.js';
+import { followDecisions } from './decision-messages.js';
 import { stackKey, type RunMessages } from './run-messages.js';
 
 export interface NotifierDeps {
@@ -237,6 +238,7 @@ export function createNotifier(deps: NotifierDeps): Notifier {
   }
 
   const unsubscribe = [
+    ...followDecisions(deps.bus, messages),
     ...followApplies(deps.bus, messages),
     deps.bus.on('drift_detected', async ({ run, ...found }) => {
       await markSuperseded(run);

@@ -1,8 +1,8 @@
 /**
  * The real parts a listener's handler is given, without `serve`: the composition root over a real SQLite
  * file (makeTestApp), the real usergroup resolver and Slack API against the emulator, the real run
- * messages, and recording seams for what a handler only asks for (apply, requestCheck, the scheduler).
- * `told` keeps every text the person was told.
+ * messages and notifier, and recording seams for what a handler only asks for (apply, requestCheck, the
+ * scheduler). `told` keeps every text the person was told.
  */
 import { App, type Receiver } from '@slack/bolt';
 import Database from 'better-sqlite3';
@@ -18,6 +18,7 @@ import { createSlackApi } from '../../../src/slack/api.js';
 import type { SlackMessage } from '../../../src/slack/blocks/message.js';
 import type { SlackDeps } from '../../../src/slack/listeners/deps.js';
 import type { Tell } from '../../../src/slack/listeners/tell.js';
+import { createNotifier, type Notifier } from '../../../src/slack/notifier/notifier.js';
 import { createRunMessages } from '../../../src/slack/notifier/run-messages.js';
 import type { ButtonClick } from '../../../src/slack/payloads.js';
 import { createSlackDirectory } from '../../../src/slack/directory.js';
@@ -80,6 +81,8 @@ export interface Recorded {
 
 export interface ListenerWorld {
   app: TestApp;
+  /** The real notifier on the app's bus: it renders what the services publish (an approval, a rejection). */
+  notifier: Notifier;
   emulator: SlackEmulator;
   deps: SlackDeps;
   store: SlackDeps['store'];
@@ -110,6 +113,7 @@ export interface ListenerWorld {
 export function useListenerWorld(): (options?: { remediation?: SlackDeps['remediation'] }) => Promise<ListenerWorld> {
   let current: ListenerWorld | undefined;
   afterEach(async () => {
+    current?.notifier.stop();
     await current?.emulator.close();
     await current?.app.close();
     current = undefined;
@@ -156,6 +160,15 @@ async function listenerWorld(options: { remediation?: SlackDeps['remediation'] }
     services: context.deps,
     stack: context.stack,
     canRemediate: Boolean(options.remediation),
+  });
+  const notifier = createNotifier({
+    config,
+    store,
+    bus: context.deps.bus,
+    messages,
+    stack: context.stack,
+    now,
+    logger,
   });
   const deps: SlackDeps = {
     ...context.deps,
@@ -211,6 +224,7 @@ async function listenerWorld(options: { remediation?: SlackDeps['remediation'] }
 
   return {
     app,
+    notifier,
     emulator,
     deps,
     store,

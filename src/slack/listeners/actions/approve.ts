@@ -1,33 +1,31 @@
-import { approveRun } from '../../../services/approve-run.js';
+import { approveAndApply, type ApproveAndApplyDeps } from '../../../services/approve-and-apply.js';
+import type { ApproveOutcome } from '../../../services/approve-run.js';
 import { renderAck, renderNotAllowed } from '../../blocks/render-command-replies.js';
+import type { SlackMessage } from '../../blocks/message.js';
 import type { ButtonClick } from '../../payloads.js';
-import type { ApprovalServiceDeps } from '../../../services/approval-deps.js';
 import type { SlackDeps } from '../deps.js';
 import type { Tell } from '../tell.js';
 import { runOfClick } from './run-of-click.js';
 
 /**
- * Approve & apply, after the ack. Every click is checked (rules, groups, author, plan age) by approveRun
- * and audited; a refused click changes nothing and is told why. The click that completes the approvals
- * starts the apply; of concurrent completing clicks the store's compare-and-set lets exactly one win.
+ * Approve & apply, after the ack: approveAndApply checks (rules, groups, author, plan age), audits and
+ * applies when this click completes the approvals; the run's message follows its events. The person who
+ * clicked is told the outcome before any apply starts.
  */
 export async function handleApprove(
-  deps: ApprovalServiceDeps & Pick<SlackDeps, 'stack' | 'messages' | 'apply'>,
+  deps: ApproveAndApplyDeps & Pick<SlackDeps, 'stack'>,
   click: ButtonClick,
   tell: Tell,
 ): Promise<void> {
   const found = await runOfClick(deps, click.value, tell);
   if (!found) return;
   const { stack } = found;
-  const outcome = await approveRun(deps, stack, found.run.id, click.userId);
+  await approveAndApply(deps, stack, found.run.id, click.userId, (outcome) => tell(renderOutcome(stack.name, outcome)));
+}
 
-  if (outcome.status === 'refused') return tell(renderNotAllowed(outcome.message));
-  if (outcome.status === 'recorded') {
-    await deps.messages.update(outcome.run, { kind: 'awaiting' });
-    const { have, need } = outcome.progress;
-    await tell(renderAck(`Your approval of ${stack.name} is recorded (${have}/${need}).`));
-    return;
-  }
-  await tell(renderAck(`Approved (${outcome.progress.have}/${outcome.progress.need}): applying ${stack.name} now.`));
-  await deps.apply(outcome.run, click.userId);
+function renderOutcome(stack: string, outcome: ApproveOutcome): SlackMessage {
+  if (outcome.status === 'refused') return renderNotAllowed(outcome.message);
+  const { have, need } = outcome.progress;
+  if (outcome.status === 'recorded') return renderAck(`Your approval of ${stack} is recorded (${have}/${need}).`);
+  return renderAck(`Approved (${have}/${need}): applying ${stack} now.`);
 }

@@ -5,9 +5,9 @@ import type { ApprovalServiceDeps } from '../../../services/approval-deps.js';
 import type { SlackDeps } from '../deps.js';
 import type { Tell } from '../tell.js';
 
-/** The modal's submission: reject (checked and audited by rejectRun), then the message says who and why. */
+/** The modal's submission: reject (checked and audited by rejectRun, which the notifier renders), or say why not. */
 export async function handleRejectSubmission(
-  deps: ApprovalServiceDeps & Pick<SlackDeps, 'stack' | 'messages'>,
+  deps: ApprovalServiceDeps & Pick<SlackDeps, 'stack'>,
   submission: { userId: string; runId: string; values: Record<string, Record<string, { value?: string | null }>> },
   tellFor: (stack: string) => Tell,
 ): Promise<void> {
@@ -16,10 +16,5 @@ export async function handleRejectSubmission(
   if (!run || !stack) return;
   const reason = submission.values[REJECT_MODAL.reasonBlockId]?.[REJECT_MODAL.reasonActionId]?.value ?? undefined;
   const outcome = await rejectRun(deps, stack, run.id, submission.userId, reason);
-  if (outcome.status === 'refused') return tellFor(stack.name)(renderNotAllowed(outcome.message));
-  await deps.messages.update(outcome.run, {
-    kind: 'rejected',
-    by: submission.userId,
-    ...(outcome.reason ? { reason: outcome.reason } : {}),
-  });
+  if (outcome.status === 'refused') await tellFor(stack.name)(renderNotAllowed(outcome.message));
 }
