@@ -1,10 +1,7 @@
 import { DriftgateError, errorMessage, failureReason } from '../../../domain/errors.js';
 import { slackPermalink } from '../../message-links.js';
-import {
-  openRemediationPr,
-  remediationRefusal,
-  type RemediationOutcome,
-} from '../../../services/open-remediation-pr.js';
+import { remediationRefusal, type RemediationOutcome } from '../../../services/open-remediation-pr.js';
+import { remediateRun } from '../../../services/remediate-run.js';
 import { renderAck, renderCommandError, renderNotAllowed } from '../../blocks/render-command-replies.js';
 import {
   renderNothingToCodify,
@@ -48,27 +45,16 @@ export async function handleRemediate(deps: SlackDeps, click: ButtonClick, tell:
   const workspace = deps.workspaceUrl();
   let outcome: RemediationOutcome;
   try {
-    outcome = await deps.scheduler.exclusive(stack.name, (signal) =>
-      openRemediationPr(remediation, stack, run, {
-        actor: click.userId,
-        requestedBy: click.userName ? `@${click.userName} in Slack` : `Slack user ${click.userId}`,
-        ...(message && workspace ? { threadUrl: slackPermalink(workspace, message) } : {}),
-        signal,
-      }),
-    );
+    outcome = await remediateRun({ ...remediation, exclusive: deps.scheduler.exclusive }, stack, run, {
+      actor: click.userId,
+      requestedBy: click.userName ? `@${click.userName} in Slack` : `Slack user ${click.userId}`,
+      ...(message && workspace ? { threadUrl: slackPermalink(workspace, message) } : {}),
+    });
   } catch (err) {
     const reason = failureReason(err);
     if (!(err instanceof DriftgateError))
       deps.logger.error({ err, runId: run.id, stack: stack.name }, 'remediation failed');
     else deps.logger.warn({ runId: run.id, stack: stack.name, error: reason }, 'remediation failed');
-    await deps.store.appendAudit({
-      at: deps.now(),
-      actor: click.userId,
-      action: 'remediation_failed',
-      runId: run.id,
-      stack: stack.name,
-      detail: { error: reason },
-    });
     await tell(renderCommandError(`No remediation PR for ${stack.name}: ${reason}`));
     return;
   }
@@ -97,14 +83,6 @@ export async function handleRemediate(deps: SlackDeps, click: ButtonClick, tell:
         );
       return;
     case 'nothing_to_codify':
-      await deps.store.appendAudit({
-        at: deps.now(),
-        actor: click.userId,
-        action: 'remediation_nothing_to_codify',
-        runId: run.id,
-        stack: stack.name,
-        detail: { left: outcome.skipped.length },
-      });
       await deps.messages.reply(run, renderNothingToCodify(stack.name, outcome.skipped));
       return;
   }

@@ -2,6 +2,7 @@ import { renderAck, renderCommandError } from '../../blocks/render-command-repli
 import { NOT_VISIBLE, VISIBILITY_UNKNOWN, type ViewerDeps, visibleTo } from '../../visible.js';
 import { renderShow } from '../../blocks/render-show.js';
 import type { SlackDeps } from '../deps.js';
+import { postPlanFileOnce } from '../../../services/notify/plan-file.js';
 import { loadAnalysis } from '../../../services/stored-analysis.js';
 import type { ButtonClick } from '../../payloads.js';
 import type { Tell } from '../tell.js';
@@ -30,17 +31,7 @@ export async function handleViewPlan(
       }),
     );
   }
-  const posted = (await deps.store.listAudit({ runId: run.id })).some((a) => a.action === 'plan_file_posted');
-  if (!posted) {
-    await deps.messages.uploadPlan(run);
-    await deps.store.appendAudit({
-      at: deps.now(),
-      actor: click.userId,
-      action: 'plan_file_posted',
-      runId: run.id,
-      stack: stack.name,
-    });
-  }
+  const posted = await postPlanFileOnce(deps, run, click.userId, () => deps.messages.uploadPlan(run));
   await tell(
     renderAck(
       `The full plan of ${stack.name} (sensitive values masked) is ${posted ? 'already' : 'being posted'} in the message's thread.`,
