@@ -1,6 +1,8 @@
 import type { ApprovalProgress } from './approvals/model.js';
 import type { PlanAnalysis } from './plan/model.js';
 import type { PolicyEvaluation } from './policy/model.js';
+import type { RemediationSkip } from './remediation/plan-remediation.js';
+import type { RemediationRecord } from './remediation/record.js';
 import type { Run } from './run/model.js';
 
 /** Domain events published by the runner; the Slack layer (and others) subscribe. */
@@ -31,6 +33,8 @@ export type DomainEvent =
   | { type: 'approval_completed'; stack: string; run: Run; actor: string; progress: ApprovalProgress }
   /** `actor` rejected the run (`reason` already masked); its drift stays quiet until `snoozedUntil`. */
   | { type: 'rejected'; stack: string; run: Run; actor: string; reason?: string; snoozedUntil?: Date }
+  /** `actor` asked for a remediation PR of the run's drift: what came of it. */
+  | { type: 'remediation_answered'; stack: string; run: Run; actor: string; result: RemediationResult }
   /** An apply was asked for (the last approval, or an automatic mode): it waits for the stack, then runs. */
   | { type: 'apply_queued'; stack: string; run: Run; actor: string }
   /** terraform applied the saved plan; `verification` is what the plan made right after it found. */
@@ -67,6 +71,11 @@ export type DomainEvent =
    */
   /** `credentials`: the backend refused the credentials saved with the plan, before anything changed. */
   | { type: 'plan_expired'; stack: string; run: Run; stale: boolean; credentials?: boolean };
+
+/** A PR opened, one already open (`existing`) or merged for the same drift, or nothing codifiable. */
+export type RemediationResult =
+  | { status: 'opened' | 'existing' | 'merged'; record: RemediationRecord }
+  | { status: 'nothing_to_codify'; skipped: RemediationSkip[] };
 
 /** What the plan right after an apply found: nothing left, changes still there, or no plan at all. */
 export type Verification = 'clean' | 'still_drifting' | 'failed';

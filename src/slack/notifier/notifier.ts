@@ -1,8 +1,8 @@
 /**
  * Domain events -> Slack. New drift or a new pending change is alerted (one by one, or as a digest when
  * many come within a window), a re-plan of the same changes takes over its predecessor's message, resolved
- * drift and superseded runs update their messages, a failing plan is reported, and decisions and applies
- * are followed in their run's message. Whether to tell (silences, snoozes, de-duplication) and the audit of
+ * drift and superseded runs update their messages, a failing plan is reported, and decisions, applies
+ * and remediation PRs are followed in their run's message. Whether to tell (silences, snoozes, de-duplication) and the audit of
  * what was told are decided in services/notify; this renders and delivers.
  */
 import type { Store } from '../../ports/store.js';
@@ -37,6 +37,7 @@ import { errorMessage } from '../../domain/errors.js';
 import { createAlertBatcher } from './alert-batcher.js';
 import { followApplies } from './apply-messages.js';
 import { followDecisions } from './decision-messages.js';
+import { followRemediations } from './remediation-messages.js';
 import { stackKey, type RunMessages } from './run-messages.js';
 
 export interface NotifierDeps extends Pick<AlertDeps, 'holder'> {
@@ -130,6 +131,7 @@ export function createNotifier(deps: NotifierDeps): Notifier {
   const unsubscribe = [
     ...followDecisions(deps.bus, messages),
     ...followApplies(deps.bus, messages),
+    ...followRemediations(deps.bus, messages),
     deps.bus.on('drift_detected', async ({ run, ...found }) => {
       await markSuperseded(run);
       await alert(run, found);

@@ -1,13 +1,8 @@
-import { DriftgateError, errorMessage, failureReason } from '../../../domain/errors.js';
+import { DriftgateError, failureReason } from '../../../domain/errors.js';
 import { slackPermalink } from '../../message-links.js';
-import { remediationRefusal, type RemediationOutcome } from '../../../services/open-remediation-pr.js';
+import { remediationRefusal } from '../../../services/open-remediation-pr.js';
 import { remediateRun } from '../../../services/remediate-run.js';
 import { renderAck, renderCommandError, renderNotAllowed } from '../../blocks/render-command-replies.js';
-import {
-  renderNothingToCodify,
-  renderRemediationMerged,
-  renderRemediationOpened,
-} from '../../blocks/render-remediation.js';
 import type { SlackDeps } from '../deps.js';
 import type { ButtonClick } from '../../payloads.js';
 import { mayActOn, refuse } from '../commands/stack-rights.js';
@@ -16,8 +11,8 @@ import { runOfClick } from './run-of-click.js';
 
 /**
  * Open remediation PR, after the ack. It writes to the stack's repository, so it takes someone who may
- * approve the stack's plans; it runs as exclusive work on the stack (its worktree and terraform init never
- * beside a check), which also makes a double click find the PR the first one opened.
+ * approve the stack's plans; remediateRun opens it as exclusive work on the stack, and the notifier shows
+ * what came of it in the alert's thread. A failure is told to the person who clicked.
  */
 export async function handleRemediate(deps: SlackDeps, click: ButtonClick, tell: Tell): Promise<void> {
   const remediation = deps.remediation;
@@ -43,47 +38,24 @@ export async function handleRemediate(deps: SlackDeps, click: ButtonClick, tell:
   await tell(renderAck(`Writing the drift of ${stack.name} into its code; the PR link follows in the alert's thread.`));
   const message = await deps.store.getMessage(run.id);
   const workspace = deps.workspaceUrl();
-  let outcome: RemediationOutcome;
   try {
-    outcome = await remediateRun({ ...remediation, exclusive: deps.scheduler.exclusive }, stack, run, {
-      actor: click.userId,
-      requestedBy: click.userName ? `@${click.userName} in Slack` : `Slack user ${click.userId}`,
-      ...(message && workspace ? { threadUrl: slackPermalink(workspace, message) } : {}),
-    });
+    await remediateRun(
+      { ...remediation, bus: deps.bus, exclusive: deps.scheduler.exclusive, checkNow: checkNow(deps) },
+      stack,
+      run,
+      {
+        actor: click.userId,
+        requestedBy: click.userName ? `@${click.userName} in Slack` : `Slack user ${click.userId}`,
+        ...(message && workspace ? { threadUrl: slackPermalink(workspace, message) } : {}),
+      },
+    );
   } catch (err) {
     const reason = failureReason(err);
     if (!(err instanceof DriftgateError))
       deps.logger.error({ err, runId: run.id, stack: stack.name }, 'remediation failed');
     else deps.logger.warn({ runId: run.id, stack: stack.name, error: reason }, 'remediation failed');
     await tell(renderCommandError(`No remediation PR for ${stack.name}: ${reason}`));
-    return;
-  }
-
-  switch (outcome.status) {
-    case 'opened':
-    case 'existing': {
-      const current = (await deps.store.getRun(run.id)) ?? run;
-      await deps.messages.update(current, { kind: 'awaiting' });
-      await deps.messages.reply(
-        current,
-        renderRemediationOpened(outcome.record, click.userId, outcome.status === 'existing'),
-      );
-      return;
-    }
-    case 'merged':
-      await deps.messages.reply(run, renderRemediationMerged(outcome.record, click.userId));
-      // The merge may have resolved the drift: find out now rather than at the next scheduled check.
-      deps.scheduler
-        .request(stack.name, 'manual')
-        .catch((err: unknown) =>
-          deps.logger.warn(
-            { stack: stack.name, error: errorMessage(err) },
-            'check after a merged remediation PR failed',
-          ),
-        );
-      return;
-    case 'nothing_to_codify':
-      await deps.messages.reply(run, renderNothingToCodify(stack.name, outcome.skipped));
-      return;
   }
 }
+
+const checkNow = (deps: Pick<SlackDeps, 'scheduler'>) => (stack: string) => deps.scheduler.request(stack, 'manual');
