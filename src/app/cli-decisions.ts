@@ -25,6 +25,8 @@ import { createUsergroupResolver, type SlackCall } from '../slack/usergroups.js'
 import { approvalDeps } from './approval-deps.js';
 import { createAppContext, type AppContextOptions } from './context.js';
 
+export type { ApplyOutcome, DecisionRefusal };
+
 export interface CliDecisions {
   /** The approval, and the apply when it was the last one needed. */
   approve(runId: string, userId: string): Promise<{ outcome: ApproveOutcome; applied?: ApplyOutcome }>;

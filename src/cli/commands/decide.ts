@@ -1,10 +1,13 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { openCliDecisions, type CliDecisions } from '../../app/cli-decisions.js';
+import {
+  type ApplyOutcome,
+  type CliDecisions,
+  type DecisionRefusal,
+  openCliDecisions,
+} from '../../app/cli-decisions.js';
 import { loadConfig } from '../../config/load.js';
 import { describeMissing } from '../../domain/approvals/evaluate.js';
-import type { ApplyOutcome } from '../../services/apply-run.js';
-import type { DecisionRefusal } from '../../services/approval-checks.js';
 import type { CliIo } from '../io.js';
 import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
