@@ -5,6 +5,7 @@ import {
 } from '../adapters/aws/cloudtrail-lookup.js';
 import { createSqsClient, runSqsChangeEvents } from '../adapters/aws/sqs-change-events.js';
 import { type ChangeEventsConfig, sqsQueueRegion } from '../config/schema.js';
+import { stateObjectOf } from '../config/shared-state.js';
 import { createClassifier } from '../domain/change-events/classify.js';
 import { createCheckDebouncer, type DebounceTimer } from '../domain/change-events/debounce.js';
 import {
@@ -232,7 +233,7 @@ export async function startCheckHooks(
   },
 ): Promise<RunningCheckHooks> {
   const index = new ResourceIndex();
-  const keeper = createResourceIndexKeeper(deps, index);
+  const keeper = createResourceIndexKeeper({ ...deps, stateObjectOf }, index);
   const loadedUpTo = await keeper.load();
   const classify = createClassifier({ ownIdentities: config.ownIdentities, automation: config.automation });
   const { account, region } = cloudTrail;
