@@ -96,26 +96,7 @@ export async function startAgentControlPlane(
       now: deps.now,
       staleAfterMs: config.runners?.type === 'workers' ? config.runners.workerStaleAfter : 30_000,
     });
-    // Leases that ran out, looked for once a second by each replica (not by every claim and every waiter):
-    // a plan's job goes back to its pool, an apply's is lost, and its waiter sees which.
-    const expiry = setInterval(
-      () =>
-        void ops
-          .expireLeases()
-          .catch((err: unknown) => logger.warn({ err: errorMessage(err) }, 'looking for expired leases failed')),
-      1_000,
-    );
-    expiry.unref();
-    // What a waiter that died left behind (its replica was killed): dropped after a day, files and all.
-    const pruning = setInterval(
-      () =>
-        void ops
-          .prune(24 * 3600_000)
-          .then((n) => n > 0 && logger.info({ removed: n }, 'agent jobs nobody waits for removed'))
-          .catch((err: unknown) => logger.warn({ err: errorMessage(err) }, 'removing old agent jobs failed')),
-      3600_000,
-    );
-    pruning.unref();
+    const upkeep = keepOpsTidy(ops, logger);
     return {
       server,
       terraform,
@@ -128,8 +109,7 @@ export async function startAgentControlPlane(
       },
       async stop() {
         stopping = true;
-        clearInterval(pruning);
-        clearInterval(expiry);
+        upkeep.stop();
         shutdown.abort();
         await server.close();
         for (const part of parts.reverse()) await part.close().catch(() => undefined);
@@ -157,4 +137,35 @@ async function readTls(
     }
   };
   return { cert: await read('certFile'), key: await read('keyFile') };
+}
+
+/**
+ * Leases that ran out, looked for once a second by each replica (not by every claim and every waiter): a
+ * plan's job goes back to its pool, an apply's is lost, and its waiter sees which. What a waiter that died
+ * left behind (its replica was killed) is dropped after a day, files and all.
+ */
+function keepOpsTidy(ops: Awaited<ReturnType<typeof openAgentOps>>, logger: AppContext['logger']) {
+  const expiry = setInterval(
+    () =>
+      void ops
+        .expireLeases()
+        .catch((err: unknown) => logger.warn({ err: errorMessage(err) }, 'looking for expired leases failed')),
+    1_000,
+  );
+  expiry.unref();
+  const pruning = setInterval(
+    () =>
+      void ops
+        .prune(24 * 3600_000)
+        .then((n) => n > 0 && logger.info({ removed: n }, 'agent jobs nobody waits for removed'))
+        .catch((err: unknown) => logger.warn({ err: errorMessage(err) }, 'removing old agent jobs failed')),
+    3600_000,
+  );
+  pruning.unref();
+  return {
+    stop() {
+      clearInterval(pruning);
+      clearInterval(expiry);
+    },
+  };
 }

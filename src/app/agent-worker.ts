@@ -78,17 +78,7 @@ export async function startAgentWorker(
     "a worker on the agent API must not hold the control plane's secrets: remove it from this worker's environment",
     config.file,
   );
-  const url = env[CONTROL_PLANE_URL_ENV];
-  const token = env[POOL_TOKEN_ENV];
-  if (!url || !token)
-    throw new ConfigError([
-      {
-        path: `environment ${url ? POOL_TOKEN_ENV : CONTROL_PLANE_URL_ENV}`,
-        message: url
-          ? 'the pool token this worker presents (driftgate pool token create POOL, on the control plane)'
-          : "the control plane's agent API, e.g. https://driftgate-agent:3001",
-      },
-    ]);
+  const { url, token } = controlPlaneAddress(env);
   const concurrency = options.concurrency ?? config.defaults.concurrency;
   const { workDir, secrets, logger } = await processBasics(config, options);
   const controlPlane = options.controlPlane ?? createAgentClient({ url, token });
@@ -109,39 +99,7 @@ export async function startAgentWorker(
           message: `the token is pool ${identity.pool}'s, and this worker was started for pool ${options.pool} (--pool)`,
         },
       ]);
-    const byName = new Map(config.stacks.map((s) => [s.name, s]));
-    // With runAs or a terraform container, each job's checkout is copied where it runs; the clone stays here.
-    const shared = await sharedTerraformDir(config);
-    const runAs = await runAsSandbox(config);
-    const sandbox = shared ?? runAs;
-    const git = createGitSources({ dataDir: config.dataDir, env, logger });
-    const deps: AgentJobDeps = {
-      controlPlane,
-      terraform: await buildTerraformRunner(config, {
-        env,
-        secrets,
-        logger,
-        concurrency,
-        ...(shared ? { shared } : {}),
-        ...(runAs ? { runAs } : {}),
-      }),
-      git: sandbox ? sandboxedCheckouts(git, sandbox) : git,
-      stack:
-        config.discoveredAt && options.rediscover
-          ? stacksFoundAgain(config, { reload: options.rediscover, git, secrets, logger })
-          : (name) => byName.get(name),
-      pool: options.pool,
-      secrets,
-      logger,
-      workDir,
-    };
-    // Who changed a stack's drift is asked here, with this pool's credentials, when the control plane asks.
-    const history = ownCloudTrail(config.changeEvents, env, options.pool);
-    if (history) deps.history = history;
-    else if (config.changeEvents?.cloudTrail.lookup)
-      logger.warn(
-        'no region to ask CloudTrail in (changeEvents.cloudTrail.region, or AWS_REGION here): drift this pool finds is attributed from change events only',
-      );
+    const deps = await agentJobDeps(config, options, { controlPlane, concurrency, workDir, secrets, logger });
     const loop = takeJobs(deps, concurrency, logger);
     const heartbeat = startHeartbeat(controlPlane, { concurrency, running: loop.running }, logger);
     let stopping = false;
@@ -310,4 +268,69 @@ function startHeartbeat(
       await send(true);
     },
   };
+}
+
+/** The control plane's agent API and the pool token this worker presents, both from the environment. */
+function controlPlaneAddress(env: Record<string, string | undefined>): { url: string; token: string } {
+  const url = env[CONTROL_PLANE_URL_ENV];
+  const token = env[POOL_TOKEN_ENV];
+  if (url && token) return { url, token };
+  throw new ConfigError([
+    {
+      path: `environment ${url ? POOL_TOKEN_ENV : CONTROL_PLANE_URL_ENV}`,
+      message: url
+        ? 'the pool token this worker presents (driftgate pool token create POOL, on the control plane)'
+        : "the control plane's agent API, e.g. https://driftgate-agent:3001",
+    },
+  ]);
+}
+
+/**
+ * What a job runs with on this worker: terraform (sandboxed as configured), Git checkouts, the stacks of
+ * the config, and CloudTrail asked with this pool's credentials when the control plane asks who changed
+ * a stack's drift.
+ */
+async function agentJobDeps(
+  config: DriftgateConfig,
+  options: WorkerOptions,
+  basics: Pick<AgentJobDeps, 'controlPlane' | 'workDir' | 'secrets'> & {
+    logger: Awaited<ReturnType<typeof processBasics>>['logger'];
+    concurrency: number;
+  },
+): Promise<AgentJobDeps> {
+  const { env } = options;
+  const { secrets, logger, concurrency } = basics;
+  const byName = new Map(config.stacks.map((s) => [s.name, s]));
+  // With runAs or a terraform container, each job's checkout is copied where it runs; the clone stays here.
+  const shared = await sharedTerraformDir(config);
+  const runAs = await runAsSandbox(config);
+  const sandbox = shared ?? runAs;
+  const git = createGitSources({ dataDir: config.dataDir, env, logger });
+  const deps: AgentJobDeps = {
+    controlPlane: basics.controlPlane,
+    terraform: await buildTerraformRunner(config, {
+      env,
+      secrets,
+      logger,
+      concurrency,
+      ...(shared ? { shared } : {}),
+      ...(runAs ? { runAs } : {}),
+    }),
+    git: sandbox ? sandboxedCheckouts(git, sandbox) : git,
+    stack:
+      config.discoveredAt && options.rediscover
+        ? stacksFoundAgain(config, { reload: options.rediscover, git, secrets, logger })
+        : (name) => byName.get(name),
+    pool: options.pool,
+    secrets,
+    logger,
+    workDir: basics.workDir,
+  };
+  const history = ownCloudTrail(config.changeEvents, env, options.pool);
+  if (history) deps.history = history;
+  else if (config.changeEvents?.cloudTrail.lookup)
+    logger.warn(
+      'no region to ask CloudTrail in (changeEvents.cloudTrail.region, or AWS_REGION here): drift this pool finds is attributed from change events only',
+    );
+  return deps;
 }

@@ -5,14 +5,10 @@ import {
 } from '../adapters/aws/cloudtrail-lookup.js';
 import { createSqsClient, runSqsChangeEvents } from '../adapters/aws/sqs-change-events.js';
 import { type ChangeEventsConfig, sqsQueueRegion } from '../config/schema.js';
+import { stateObjectOf } from '../config/shared-state.js';
 import { createClassifier } from '../domain/change-events/classify.js';
-import { createCheckDebouncer, type DebounceTimer } from '../domain/change-events/debounce.js';
-import {
-  type IntakeOutcome,
-  ignoredReason,
-  type MatchedChange,
-  takeChangeEvent,
-} from '../domain/change-events/intake.js';
+import type { DebounceTimer } from '../domain/change-events/debounce.js';
+import { type IntakeOutcome, ignoredReason } from '../domain/change-events/intake.js';
 import { ResourceIndex } from '../domain/change-events/resource-index.js';
 import type { ChangeEvent } from '../domain/change-events/schema.js';
 import { ConfigError, errorMessage } from '../domain/errors.js';
@@ -28,6 +24,9 @@ import type { ChangeHistory } from '../ports/change-history.js';
 import { indexUnplannedStacks } from '../services/index-unplanned-stacks.js';
 import { createResourceIndexKeeper, type ResourceIndexKeeper } from '../services/resource-index-keeper.js';
 import { createUnmatchedChangeRecorder } from '../services/unmatched-changes.js';
+import { createCheckChangeEvents } from '../services/change-events/check-hooks.js';
+import { followStoreIndex } from '../services/change-events/index-follower.js';
+import { startChangeEventIntake } from '../services/change-events/intake.js';
 
 /**
  * Change events in `serve`: the push door (`POST /events/aws`) and the pull door (the SQS long poll)
@@ -232,7 +231,7 @@ export async function startCheckHooks(
   },
 ): Promise<RunningCheckHooks> {
   const index = new ResourceIndex();
-  const keeper = createResourceIndexKeeper(deps, index);
+  const keeper = createResourceIndexKeeper({ ...deps, stateObjectOf }, index);
   const loadedUpTo = await keeper.load();
   const classify = createClassifier({ ownIdentities: config.ownIdentities, automation: config.automation });
   const { account, region } = cloudTrail;
@@ -255,26 +254,7 @@ export async function startCheckHooks(
     index,
     loadedUpTo,
     keeper,
-    checks: {
-      markWaiting: (stack) =>
-        deps.store.markPendingChanges(stack.name).catch((err: unknown) => {
-          deps.logger.warn({ stack: stack.name, err: errorMessage(err) }, 'waiting changes not marked');
-          return 0;
-        }),
-      indexPlan: (stack, plan) => keeper.fromPlan(stack, plan),
-      async cleanPlan(stack, signal) {
-        await keeper.fromState(stack, signal);
-      },
-      attribute: (stack, drifted, options) => attribute(stack.name, drifted, options),
-      async answered(stack, upTo) {
-        if (upTo === 0) return;
-        await deps.store
-          .dropPendingChanges(stack.name, upTo)
-          .catch((err: unknown) =>
-            deps.logger.warn({ stack: stack.name, err: errorMessage(err) }, 'answered changes not cleared'),
-          );
-      },
-    },
+    checks: createCheckChangeEvents(deps, keeper, attribute),
     stop() {
       client?.destroy();
     },
@@ -301,130 +281,21 @@ export async function startChangeEventsWith(
   // The keeper's load was a full read of the same index: one read of it at start is enough.
   if (options.loaded) follower.readUpTo(options.loaded.upTo);
   else await follower.refresh();
-  const index = follower.index;
-  const classify = createClassifier({ ownIdentities: config.ownIdentities, automation: config.automation });
   const unmatched = createUnmatchedChangeRecorder(deps);
-  let stopped = false;
-  const waiting = new Set<Promise<unknown>>();
-  const track = (work: Promise<unknown>) => {
-    waiting.add(work);
-    void work.finally(() => waiting.delete(work));
-  };
-  const timer = options.timer ?? realTimer;
-  /** The change of each open window already in the store (`keepOpening`): stack -> event id. */
-  const keptAtOpen = new Map<string, string>();
-  const debouncer = createCheckDebouncer<MatchedChange>({
-    timer,
+  const intake = startChangeEventIntake(deps, {
     windowMs: config.debounce,
-    onDue: (request) => {
-      logger.info(
-        { stack: request.stack, resources: request.resources, events: request.coalesced + 1 },
-        'change events: checking the stack',
-      );
-      // Kept before the check is queued, so whichever process runs it finds them. Stopping waits for the
-      // write, not for the check (the runners stop those within the shutdown timeout). The window's first
-      // change is there already, unless a check answered it meanwhile: it is not kept for a second one.
-      const kept = keptAtOpen.get(request.stack);
-      keptAtOpen.delete(request.stack);
-      const changes = request.changes.filter((c) => c.eventId !== kept);
-      const keep = deps.store
-        .addPendingChanges(request.stack, changes)
-        .catch((err: unknown) =>
-          logger.warn(
-            { stack: request.stack, err: errorMessage(err) },
-            'change events: the changes were not kept; the check goes ahead without who',
-          ),
-        );
-      track(keep);
-      void keep.then(() => {
-        // Stopped meanwhile: the kept changes wait for the stack's next check.
-        if (stopped) return;
-        options
-          .requestCheck(request.stack)
-          .catch((err: unknown) =>
-            logger.warn({ stack: request.stack, err: errorMessage(err) }, 'change events: the check was not queued'),
-          );
-      });
-    },
+    index: follower.index,
+    classify: createClassifier({ ownIdentities: config.ownIdentities, automation: config.automation }),
+    requestCheck: options.requestCheck,
+    stacks: options.stacks,
+    timer: options.timer ?? realTimer,
+    counted: intakeCounter(deps, metrics, unmatched),
   });
-
-  // Counted each; logged a line a minute at most, so that a burst of thousands is not thousands of lines.
-  const logUnmatched = sampledLog(60_000, deps.now);
-  const logOverCapacity = sampledLog(60_000, deps.now);
-  const count = (outcome: IntakeOutcome) => {
-    if (outcome.kind === 'ignored') {
-      metrics.changeEvents.inc({ outcome: 'ignored', reason: ignoredReason(outcome.classification) });
-    } else if (outcome.kind === 'unmatched') {
-      metrics.changeEvents.inc({ outcome: 'unmatched', reason: '' });
-      unmatched.add(outcome.change);
-      const { eventId, eventName, eventSource: source } = outcome.change;
-      logUnmatched((unsaid) =>
-        logger.info({ eventId, eventName, source, unsaid }, 'change event names no resource a stack manages'),
-      );
-    } else {
-      for (const s of outcome.stacks) {
-        metrics.changeEvents.inc({ outcome: 'matched', reason: s.result });
-        if (s.result === 'over_capacity')
-          logOverCapacity((unsaid) =>
-            logger.warn(
-              { stack: s.stack, unsaid },
-              'change events: too many stacks wait for their window; this change is counted, not checked (the sweep finds its drift)',
-            ),
-          );
-      }
-    }
-  };
-  // Each open window has a change in the store before its events are acknowledged (202, the SQS message
-  // deleted): its first, or, when that write failed, the next one taken. A process killed within the
-  // window leaves it there, and a later start checks its stack (`checkStranded`). The rest of a window is
-  // kept when it closes: one write per window, not per event. A write that fails fails the event: the
-  // push door answers 503 and SQS hands the message out again, so EventBridge or SQS sends it again.
-  const keepOpening = async (stack: string, change: MatchedChange) => {
-    await deps.store.addPendingChanges(stack, [change]).catch((err: unknown) => {
-      logger.warn({ stack, err: errorMessage(err) }, 'change events: a window was not kept at its opening');
-      throw err;
-    });
-    if (debouncer.pendingStacks().includes(stack)) keptAtOpen.set(stack, change.eventId);
-  };
-  const take = async (event: ChangeEvent) => {
-    const outcome = takeChangeEvent({ classify, index, debouncer }, event);
-    count(outcome);
-    if (outcome.kind !== 'queued') return;
-    const unkept = outcome.stacks.filter((s) => s.result !== 'over_capacity' && !keptAtOpen.has(s.stack));
-    await Promise.all(unkept.map(({ stack }) => keepOpening(stack, outcome.change)));
-  };
-
-  // Changes kept before this start that still wait a window later: the process that took them died
-  // before its check (or the check failed). Each such stack is checked once now.
-  const startedAt = deps.now();
-  const checkStranded = async () => {
-    const stacks = await deps.store.listWaitingStacks(startedAt).catch((err: unknown) => {
-      logger.warn(
-        { err: errorMessage(err) },
-        'change events: the changes waiting since before this start were not read',
-      );
-      return [];
-    });
-    for (const stack of stacks) {
-      if (stopped || !options.stacks().has(stack)) continue;
-      // Checked since by any process (a replica that started too, a schedule): not stranded.
-      const [latest] = await deps.store.listRuns({ stack, limit: 1 }).catch(() => []);
-      if (latest && latest.createdAt >= startedAt) continue;
-      logger.info({ stack }, 'change events: checking a stack whose changes have waited since before this start');
-      options
-        .requestCheck(stack)
-        .catch((err: unknown) =>
-          logger.warn({ stack, err: errorMessage(err) }, 'change events: the check was not queued'),
-        );
-    }
-  };
-  // Replicas started together look at different times, so that one's check is seen by the others.
-  const strandedAfter = config.debounce + Math.floor(Math.random() * (config.debounce / 2));
-  const stranded = timer.setTimeout(() => track(checkStranded()), strandedAfter);
-
+  let stopped = false;
   // Both doors refuse an event by its time alike, and count it so.
   const age = { maxAgeMs: config.maxEventAge, now: deps.now };
   const refused = (reason: 'too_old' | 'in_future') => metrics.changeEvents.inc({ outcome: 'refused', reason });
+  const take = (event: ChangeEvent) => intake.take(event);
   const mounts: HttpMount[] = secret
     ? [
         {
@@ -434,30 +305,9 @@ export async function startChangeEventsWith(
         },
       ]
     : [];
-
-  const sqs = config.sqs;
-  const controller = new AbortController();
-  const sqsClient = sqs
-    ? createSqsClient({ region: sqs.region ?? sqsQueueRegion(sqs.queueUrl)!, env, ...awsCredentials(env) })
-    : undefined;
-  const polling =
-    sqs && sqsClient
-      ? runSqsChangeEvents({
-          client: sqsClient,
-          queueUrl: sqs.queueUrl,
-          handle: async (event) => take(event),
-          logger,
-          signal: controller.signal,
-          waitTimeSeconds: sqs.waitTime,
-          age,
-          refused,
-        }).catch((err: unknown) => {
-          logger.error({ err: errorMessage(err) }, 'change events: the SQS loop stopped');
-          return undefined;
-        })
-      : undefined;
+  const sqs = config.sqs ? startSqsDoor(config.sqs, env, { logger, take, age, refused }) : undefined;
   follower.start();
-  logger.info({ push: Boolean(secret), sqs: Boolean(sqs), indexed: index.size }, 'change events on');
+  logger.info({ push: Boolean(secret), sqs: Boolean(sqs), indexed: follower.index.size }, 'change events on');
 
   return {
     mounts,
@@ -466,88 +316,76 @@ export async function startChangeEventsWith(
       stopped = true;
       // The doors first (an SQS batch in hand is still taken), then every open window is kept in the
       // store for the stack's next check: a deploy must not lose the changes of the last `debounce`.
-      controller.abort();
-      await polling;
-      timer.clearTimeout(stranded);
-      debouncer.flush();
-      debouncer.stop();
-      keptAtOpen.clear();
+      await intake.stop(async () => sqs?.stop());
       await follower.stop();
-      await Promise.allSettled([...waiting]);
       await unmatched.flush();
-      sqsClient?.destroy();
+      sqs?.destroy();
       logger.info({}, 'change events off: no more checks asked for, open windows kept');
     },
   };
 }
 
-/**
- * Overlap of each incremental read: a row's time is its writer's clock, and replicas' and workers'
- * clocks may differ by this much without an update being missed.
- */
-const CLOCK_OVERLAP_MS = 60_000;
-/** Now and then the whole index is read again: a writer whose clock lags by more is caught up too. */
-const FULL_READ_EVERY_MS = 10 * 60_000;
+/** Counted each; logged a line a minute at most, so that a burst of thousands is not thousands of lines. */
+function intakeCounter(
+  deps: Pick<ServiceDeps, 'logger' | 'now'>,
+  metrics: Pick<Metrics, 'changeEvents'>,
+  unmatched: ReturnType<typeof createUnmatchedChangeRecorder>,
+): (outcome: IntakeOutcome) => void {
+  const logUnmatched = sampledLog(60_000, deps.now);
+  const logOverCapacity = sampledLog(60_000, deps.now);
+  return (outcome) => {
+    if (outcome.kind === 'ignored') {
+      metrics.changeEvents.inc({ outcome: 'ignored', reason: ignoredReason(outcome.classification) });
+    } else if (outcome.kind === 'unmatched') {
+      metrics.changeEvents.inc({ outcome: 'unmatched', reason: '' });
+      unmatched.add(outcome.change);
+      const { eventId, eventName, eventSource: source } = outcome.change;
+      logUnmatched((unsaid) =>
+        deps.logger.info({ eventId, eventName, source, unsaid }, 'change event names no resource a stack manages'),
+      );
+    } else {
+      for (const s of outcome.stacks) {
+        metrics.changeEvents.inc({ outcome: 'matched', reason: s.result });
+        if (s.result === 'over_capacity')
+          logOverCapacity((unsaid) =>
+            deps.logger.warn(
+              { stack: s.stack, unsaid },
+              'change events: too many stacks wait for their window; this change is counted, not checked (the sweep finds its drift)',
+            ),
+          );
+      }
+    }
+  };
+}
 
-/**
- * Keeps `index` as the store has it: each refresh reads the stacks saved since the last (with overlap).
- * The next refresh is timed from the end of the last: on a slow store they never overlap, and stopping
- * waits for the one under way.
- */
-function followStoreIndex(
-  deps: Pick<ServiceDeps, 'logger'> & { store: Pick<RunStore, 'listResourceIndexes'> },
-  index: ResourceIndex,
-  options: { keep: (stack: string) => boolean; everyMs: number; refreshed: (size: number) => void },
+/** The pull door: SQS long-polled until `stop`, each message's event taken as the push door takes one. */
+function startSqsDoor(
+  sqs: NonNullable<ChangeEventsConfig['sqs']>,
+  env: Record<string, string | undefined>,
+  door: Pick<Parameters<typeof runSqsChangeEvents>[0], 'logger' | 'age' | 'refused'> & {
+    take: (event: ChangeEvent) => Promise<void>;
+  },
 ) {
-  let newest: number | undefined;
-  let lastFull = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
-  /** A stack since removed from the config matches nothing, whatever the store still holds for it. */
-  const dropRemoved = () => {
-    for (const stack of index.stacks()) if (!options.keep(stack)) index.removeStack(stack);
-  };
-  const refresh = async () => {
-    const full = newest === undefined || performance.now() - lastFull >= FULL_READ_EVERY_MS;
-    if (full) lastFull = performance.now();
-    const entries = await deps.store.listResourceIndexes(
-      full ? {} : { updatedSince: new Date(newest! - CLOCK_OVERLAP_MS) },
-    );
-    for (const entry of entries) if (options.keep(entry.stack)) index.replaceStack(entry.stack, entry.resources);
-    for (const entry of entries) newest = Math.max(newest ?? 0, entry.updatedAt.getTime());
-    if (full) dropRemoved();
-    options.refreshed(index.size);
-  };
-  const next = () => {
-    timer = setTimeout(() => {
-      running = refresh()
-        .catch((err: unknown) =>
-          deps.logger.warn({ err: errorMessage(err) }, 'change events: the index was not refreshed (retried)'),
-        )
-        .then(() => {
-          if (!stopped) next();
-        });
-    }, options.everyMs);
-    timer.unref();
-  };
+  const controller = new AbortController();
+  const client = createSqsClient({ region: sqs.region ?? sqsQueueRegion(sqs.queueUrl)!, env, ...awsCredentials(env) });
+  const polling = runSqsChangeEvents({
+    client,
+    queueUrl: sqs.queueUrl,
+    handle: door.take,
+    logger: door.logger,
+    signal: controller.signal,
+    waitTimeSeconds: sqs.waitTime,
+    age: door.age,
+    refused: door.refused,
+  }).catch((err: unknown) => {
+    door.logger.error({ err: errorMessage(err) }, 'change events: the SQS loop stopped');
+    return undefined;
+  });
   return {
-    index,
-    refresh,
-    /** `index` was just read whole from the store, up to the save `upTo`: that counts as a full read. */
-    readUpTo(upTo: Date | undefined) {
-      newest = upTo?.getTime();
-      lastFull = performance.now();
-      dropRemoved();
-      options.refreshed(index.size);
+    async stop() {
+      controller.abort();
+      await polling;
     },
-    start() {
-      next();
-    },
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-      return running;
-    },
+    destroy: () => client.destroy(),
   };
 }

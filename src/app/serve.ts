@@ -22,14 +22,17 @@ import { createSlackApp, type SlackApp } from './slack-app.js';
 import { createSlackRuntime, type SlackRuntime } from '../slack/slack-runtime.js';
 import { removeWorkLeftovers, runRetention } from '../services/retention.js';
 import { createScheduler, type Scheduler } from '../services/scheduler.js';
-import { applyApprovedRun, approvedRunsLeftOver, type ApplyDeps } from '../services/apply-approved-run.js';
-import { interruptHandedApplies } from '../services/apply-handoff.js';
+import { applyApprovedRun, type ApplyDeps } from '../services/apply-approved-run.js';
+import {
+  type Recovered,
+  recoverLeftRuns,
+  sweepRunsOfDeadReplicas,
+  tellRecovered,
+} from '../services/recover-at-start.js';
 import { autoApplyAfterCheck } from '../services/auto-apply.js';
 import { createJobs, type Jobs } from '../services/jobs.js';
 import type { SourceDeps } from '../services/resolve-stack-at-commit.js';
 import type { GitHubClient } from '../ports/github.js';
-import { replayAnnouncements } from '../services/replay-announcements.js';
-import { reportInterruptedApplies } from '../services/report-interrupted-applies.js';
 import { createAppContext, type AppContext } from './context.js';
 import { startServeLease, takeSqliteLease } from './serve-lease.js';
 import { announceServing } from './serve-announce.js';
@@ -144,12 +147,33 @@ async function startServing(
   }
 }
 
-/** How often the leader looks for runs left in flight by a replica that died, and how old another host's must be. */
+/** How often the leader looks for runs left in flight by a replica that died. */
 const DEAD_RUNS_SWEEP_MS = 10_000;
-const OTHERS_RUN_GRACE_MS = 30_000;
 
 interface Promotion {
   lead?: () => void;
+}
+
+/** What serve starts, in the order it stops them (see `stopServing`). */
+interface Serving {
+  context: AppContext;
+  scheduler: Scheduler<CheckOutcome>;
+  jobs: Jobs;
+  retention: { stop(): void | Promise<void> };
+  rediscovery?: { stop(): Promise<void> };
+  changeEvents?: Awaited<ReturnType<typeof startChangeEvents>>;
+  poolWatch?: { stop(): void };
+  agentPlane?: Awaited<ReturnType<typeof startAgentControlPlane>>;
+  pager?: { stop(): void };
+  storeHealth: { stop(): void };
+  pageWorker?: { stop(): Promise<void> };
+  slackApp?: SlackApp;
+  slack?: SlackRuntime;
+  deadRunsSweep?: NodeJS.Timeout;
+  ports: ServePorts;
+  lease?: LeaderLease;
+  /** Set when a stop began: readiness says so, and the leader's sweep stops. */
+  state: { stopping: boolean };
 }
 
 async function serveWith(
@@ -158,13 +182,11 @@ async function serveWith(
   promotion: Promotion,
   started: { stop(): Promise<void> }[],
   options: ServeOptions,
-  { health, metricsServer, metrics, mounts, setReady }: ServePorts,
-  { slackSettings, pagerdutySettings, githubSettings }: ServeSettings,
+  ports: ServePorts,
+  settings: ServeSettings,
 ): Promise<RunningServe> {
-  const { config, logger, store, deps } = context;
-  // The GitHub webhook is on when its secret is set; the secret signs every delivery and is never logged.
-  const githubWebhookSecret = options.env.GITHUB_WEBHOOK_SECRET || undefined;
-
+  const { logger, store, deps } = context;
+  const { metrics } = ports;
   const leading = (): boolean => !lease || lease.isLeader();
   // Gauges read the store at each scrape: right after a start they show the drift stored before it.
   const storeGauges = {
@@ -174,48 +196,161 @@ async function serveWith(
   };
   metrics.readGaugesFrom(storeGauges);
   // What a process that died left behind is the leader's to recover: a standby recovers when it leads.
-  const recover = async (atStart: boolean) => {
-    // Runs left planning or applying by a process that died; an interrupted apply blocks its stack. Taking
-    // the lead again later (it was lost while the store was out of reach), this process's own runs are live.
-    const interrupted = await store.recoverInterrupted(atStart ? {} : { ownRunsLive: true });
-    for (const run of interrupted) {
-      logger.warn({ runId: run.id, stack: run.stack, error: run.error }, 'run interrupted by an earlier stop');
-    }
-    // Runs whose `applying` was lost (a power cut) but whose apply was handed to terraform: interrupted too.
-    const handed = await interruptHandedApplies(deps);
-    for (const run of handed) {
-      logger.warn({ runId: run.id, stack: run.stack }, 'apply was handed to terraform before an earlier stop');
-    }
-    return { interrupted, handed };
-  };
   const ledAtStart = leading();
-  const recovered = ledAtStart ? await recover(true) : undefined;
+  const recovered = ledAtStart ? await recoverLeftRuns(deps, true) : undefined;
+  await prepareStore(context);
+  deps.bus.onAny((event) => logger.info({ event: event.type, stack: event.stack, runId: event.run.id }, 'event'));
+  const slackRef: { app?: SlackApp } = {};
+  const outside = connectOutside(context, options, settings, () => slackRef.app?.workspaceUrl());
+  // Background work (Slack handlers after their ack, automatic applies): shutdown and tests wait for it.
+  const jobs = createJobs({ logger, busy: () => slackRef.app?.busy() ?? false });
+  const work = await startWork(context, { options, metrics, leading, jobs, started, sources: outside.sources });
+  if (work.agentPlane?.pools) metrics.readGaugesFrom({ ...storeGauges, pools: work.agentPlane.pools });
+  const delivery = startDelivery(context, {
+    options,
+    settings,
+    metrics,
+    leading,
+    leased: Boolean(lease),
+    jobs,
+    outside,
+    work,
+  });
+  slackRef.app = delivery.slackApp;
+  const state = { stopping: false };
+  const deadRunsSweep = await takeOverLeftWork(deps, promotion, {
+    jobs,
+    apply: work.apply,
+    recovered,
+    ledAtStart,
+    leading,
+    sweep: lease !== undefined,
+    stopping: () => state.stopping,
+  });
+  const storeHealth = openDoors(context, ports, options, {
+    stopping: () => state.stopping,
+    scheduler: work.scheduler,
+    ...(delivery.slack ? { slack: delivery.slack } : {}),
+    ...(work.changeEvents ? { changeEvents: work.changeEvents } : {}),
+  });
+  return exposeServing(
+    {
+      context,
+      jobs,
+      storeHealth,
+      ports,
+      state,
+      ...work,
+      ...delivery,
+      ...(outside.pager ? { pager: outside.pager } : {}),
+      ...(deadRunsSweep ? { deadRunsSweep } : {}),
+      ...(lease ? { lease } : {}),
+    },
+    leading,
+  );
+}
+
+/** Says serve is up, and hands out what callers (the CLI, tests) reach: the stop above all. */
+function exposeServing(s: Serving, leading: () => boolean): RunningServe {
+  const { ports } = s;
+  announceServing(s.context.logger, {
+    stacks: s.context.config.stacks,
+    port: ports.health.port,
+    ...(ports.metricsServer ? { metricsPort: ports.metricsServer.port } : {}),
+    slack: Boolean(s.slackApp),
+    standby: !leading(),
+  });
+  return {
+    context: s.context,
+    scheduler: s.scheduler,
+    health: ports.health,
+    ...(ports.metricsServer ? { metricsServer: ports.metricsServer } : {}),
+    ...(s.agentPlane ? { agent: s.agentPlane.server } : {}),
+    ...(s.slack ? { slack: s.slack } : {}),
+    ...(s.slackApp ? { slackApp: s.slackApp } : {}),
+    leading,
+    async stop(reason = 'asked to stop') {
+      if (s.state.stopping) return;
+      s.state.stopping = true;
+      await stopServing(s, reason);
+    },
+  };
+}
+
+/**
+ * What the runs a process left were recovered to is told now that every listener is up. A standby that
+ * takes the lead (the leader stopped or died) recovers what the leader left, as a start does; and with
+ * several processes on one store, the leader sweeps for runs a replica that died left in flight.
+ */
+async function takeOverLeftWork(
+  deps: AppContext['deps'],
+  promotion: Promotion,
+  o: {
+    jobs: Jobs;
+    apply: Runners['apply'];
+    recovered: Recovered | undefined;
+    ledAtStart: boolean;
+    leading: () => boolean;
+    sweep: boolean;
+    stopping: () => boolean;
+  },
+): Promise<NodeJS.Timeout | undefined> {
+  const tell = (found: Recovered) => tellRecovered(deps, o.jobs, o.apply, found);
+  if (o.recovered) await tell(o.recovered);
+  promotion.lead = () => o.jobs.run('take-the-lead', async () => tell(await recoverLeftRuns(deps, false)));
+  if (!o.ledAtStart && o.leading()) promotion.lead();
+  if (!o.sweep) return undefined;
+  return setInterval(() => {
+    if (o.leading() && !o.stopping()) o.jobs.run('recover-runs-of-dead-replicas', () => sweepRunsOfDeadReplicas(deps));
+  }, DEAD_RUNS_SWEEP_MS);
+}
+
+/** Runs left by a process that died have no scratch dir worth keeping, and every stack has its row. */
+async function prepareStore({ config, logger, store, deps }: AppContext): Promise<void> {
   // Their scratch dirs may still hold a raw saved plan: only the artifact store keeps one.
   const leftovers = await removeWorkLeftovers({ store, workDir: deps.workDir });
   if (leftovers.length) logger.warn({ removed: leftovers }, 'removed work dirs left by an earlier stop');
   for (const stack of config.stacks) await store.upsertStack(stack.name);
-  deps.bus.onAny((event) => logger.info({ event: event.type, stack: event.stack, runId: event.run.id }, 'event'));
-  const pager = pagerdutySettings ? createPager({ ...deps, config, stack: context.stack }) : undefined;
-  // The Slack app is created below; pages only ask for links once its worker delivers them.
-  const links =
-    slackSettings && config.slack
-      ? slackLinks({ slack: config.slack, store, workspaceUrl: (): string | undefined => slackApp?.workspaceUrl() })
-      : undefined;
-  const deliverers = pagerdutySettings ? pagerdutyDeliverers(pagerdutySettings, links) : undefined;
+}
 
-  const { git } = context;
+/** PagerDuty and GitHub, as the environment configures them; Slack links once the Slack app is up. */
+function connectOutside(
+  context: AppContext,
+  options: ServeOptions,
+  { slackSettings, pagerdutySettings, githubSettings }: ServeSettings,
+  workspaceUrl: () => string | undefined,
+) {
+  const { config, logger, store, deps, git } = context;
+  const pager = pagerdutySettings ? createPager({ ...deps, config, stack: context.stack }) : undefined;
+  // The Slack app is created later; pages only ask for links once its worker delivers them.
+  const links = slackSettings && config.slack ? slackLinks({ slack: config.slack, store, workspaceUrl }) : undefined;
+  const deliverers = pagerdutySettings ? pagerdutyDeliverers(pagerdutySettings, links) : undefined;
   // GitHub, with credentials: remediation PRs, and the PRs (and their authors) of pending commits.
   const github = githubSettings
     ? createGitHubClient(githubSettings, { ...options.github, logger: logger.child({ component: 'github' }) })
     : undefined;
-  const sources = { git, ...(github ? { github } : {}) };
-  // Background work (Slack handlers after their ack, automatic applies): shutdown and tests wait for it.
-  const jobs = createJobs({ logger, busy: () => slackApp?.busy() ?? false });
-  // Change events (when configured): their doors and debounce; every check keeps their index and attributes
-  // drift (here with local runners, on the workers otherwise). Started before the runners: the checks'
-  // deps carry their hooks from here on.
+  return { pager, deliverers, github, sources: { git, ...(github ? { github } : {}) } };
+}
+
+/**
+ * The work serve does: the agent API (checks and applies here, their terraform on the pools' workers),
+ * change events, the scheduler and its runners, re-discovery and the daily retention. Change events start
+ * before the runners: the checks' deps carry their hooks from there on.
+ */
+async function startWork(
+  context: AppContext,
+  parts: {
+    options: ServeOptions;
+    metrics: ServePorts['metrics'];
+    leading: () => boolean;
+    jobs: Jobs;
+    started: { stop(): Promise<void> }[];
+    sources: Pick<SourceDeps, 'git'> & { github?: GitHubClient };
+  },
+) {
+  const { config, deps } = context;
+  const { options, metrics, leading, started } = parts;
   let eventCheck: (name: string) => Promise<unknown> = async () => undefined;
-  // With the agent API, checks and applies run here, their terraform on the pools' workers.
   const agent = agentSettings(config);
   const agentPlane = agent ? await startAgentControlPlane(context, agent) : undefined;
   if (agentPlane) {
@@ -227,28 +362,43 @@ async function serveWith(
     ...(options.indexRefreshMs ? { indexRefreshMs: options.indexRefreshMs } : {}),
   });
   if (changeEvents) started.push(changeEvents);
-  const runners = localRunners(context, { ...deps, ...sources }, jobs, leading, metrics, agent?.concurrency);
-  const { scheduler, apply, requestCheck } = runners;
-  const pools = agentPlane?.pools;
+  const runners = localRunners(
+    context,
+    { ...deps, ...parts.sources },
+    parts.jobs,
+    leading,
+    metrics,
+    agent?.concurrency,
+  );
   // The workers' pools: work that waits with no live worker is said in Slack.
   const poolWatch = agentPlane ? watchUnservedPools(context, agentPlane.pools, leading) : undefined;
   if (poolWatch) started.push({ stop: async () => poolWatch.stop() });
   eventCheck = (name) => runners.queueCheck(name, 'event');
-  if (pools) metrics.readGaugesFrom({ ...storeGauges, pools });
-  scheduler.start();
+  runners.scheduler.start();
   // Stacks a commit adds or removes, found without a restart.
   const rediscovery =
     config.discoveredAt && options.rediscover
       ? watchDiscovery(context, {
           reload: options.rediscover,
-          git,
-          scheduler,
+          git: context.git,
+          scheduler: runners.scheduler,
           intervalMs: options.rediscoverMs ?? 60_000,
         })
       : undefined;
   if (rediscovery) started.push(rediscovery);
+  return {
+    ...runners,
+    retention: scheduleRetention(context, leading),
+    ...(agentPlane ? { agentPlane } : {}),
+    ...(changeEvents ? { changeEvents } : {}),
+    ...(poolWatch ? { poolWatch } : {}),
+    ...(rediscovery ? { rediscovery } : {}),
+  };
+}
 
-  const retentionTask = nodeCron.schedule('17 3 * * *', () => {
+/** Retention runs daily on the leader. */
+function scheduleRetention({ config, store, deps, logger }: AppContext, leading: () => boolean) {
+  return nodeCron.schedule('17 3 * * *', () => {
     if (!leading()) return;
     runRetention(
       { store, artifacts: deps.artifacts, workDir: deps.workDir, now: deps.now },
@@ -261,50 +411,75 @@ async function serveWith(
       .then((removed) => logger.info({ removed }, 'retention'))
       .catch((err: unknown) => logger.error({ err }, 'retention failed'));
   });
+}
 
+/** Remediation PRs: GitHub credentials are enough; without them the button says what is missing. */
+function remediationDeps(
+  { store, deps, logger, git, config }: AppContext,
+  github: GitHubClient | undefined,
   // Remediation's code is written where terraform runs: a pool's worker, or here.
-  const codify = agentPlane?.codify;
-  // Remediation PRs: GitHub credentials are enough; without them the button says what is missing.
-  const remediation: RemediationDeps | undefined = github
-    ? {
-        store,
-        artifacts: deps.artifacts,
-        logger,
-        now: deps.now,
-        secrets: deps.secrets,
-        git,
-        github,
-        checks: terraformCodeChecks(deps.terraform, logger),
-        ...(codify ? { codify } : {}),
-        settings: config.github ?? GithubConfig.parse({}),
-      }
-    : undefined;
+  codify: RemediationDeps['codify'] | undefined,
+): RemediationDeps | undefined {
+  if (!github) return undefined;
+  return {
+    store,
+    artifacts: deps.artifacts,
+    logger,
+    now: deps.now,
+    secrets: deps.secrets,
+    git,
+    github,
+    checks: terraformCodeChecks(deps.terraform, logger),
+    ...(codify ? { codify } : {}),
+    settings: config.github ?? GithubConfig.parse({}),
+  };
+}
+
+/** The Slack app and its connection; without Slack, a worker that still delivers the pages. */
+function startDelivery(
+  context: AppContext,
+  parts: {
+    options: ServeOptions;
+    settings: ServeSettings;
+    metrics: ServePorts['metrics'];
+    leading: () => boolean;
+    /** Several processes may serve one store: the Slack app acts only while this one leads. */
+    leased: boolean;
+    jobs: Jobs;
+    outside: ReturnType<typeof connectOutside>;
+    work: Awaited<ReturnType<typeof startWork>>;
+  },
+) {
+  const { options, metrics, leading, outside, work } = parts;
+  const { slackSettings } = parts.settings;
+  const { deliverers, github } = outside;
+  const remediation = remediationDeps(context, github, work.agentPlane?.codify);
+  const pools = work.agentPlane?.pools;
   const slackApp = slackSettings
     ? createSlackApp({
         context,
-        scheduler,
-        jobs,
-        apply,
-        requestCheck,
+        scheduler: work.scheduler,
+        jobs: parts.jobs,
+        apply: work.apply,
+        requestCheck: work.requestCheck,
         metrics,
         settings: slackSettings,
-        git,
+        git: context.git,
         ...(options.outboxPollMs ? { outboxPollMs: options.outboxPollMs } : {}),
         ...(deliverers ? { deliverers } : {}),
         ...(remediation ? { remediation } : {}),
         ...(github ? { github } : {}),
-        ...(lease ? { leading } : {}),
+        ...(parts.leased ? { leading } : {}),
         ...(pools ? { pools } : {}),
       })
     : undefined;
-  // Without Slack, pages still need a worker; with it, the Slack app's worker delivers them too.
   const pageWorker =
     deliverers && !slackApp
       ? createOutboxWorker({
-          store,
+          store: context.store,
           deliverers,
-          now: deps.now,
-          logger,
+          now: context.deps.now,
+          logger: context.logger,
           active: leading,
           onFailed: (item, _error, outcome) => countOutboxFailure(metrics, item.method, outcome.dead),
         })
@@ -313,51 +488,38 @@ async function serveWith(
   const slack = slackSettings
     ? createSlackRuntime({
         settings: slackSettings,
-        logger,
+        logger: context.logger,
         register: (app) => slackApp!.register(app),
         onConnectError: () => metrics.slackApiErrors.inc({ method: 'auth.test', retriable: 'true' }),
       })
     : undefined;
   slackApp?.start();
   void slack?.connect();
-  const tellRecovered = async ({ interrupted, handed }: Awaited<ReturnType<typeof recover>>) => {
-    // Told where people look (its message, its thread, the audit log, on-call), now that all of them listen.
-    jobs.run('report-interrupted-applies', () => reportInterruptedApplies(deps, interrupted, handed));
-    // Outcomes recorded by an earlier process that died before telling them (after the held alerts resume).
-    jobs.run('replay-announcements', () => replayAnnouncements(deps));
-    // Approvals complete before an earlier stop whose apply had not started: applied now.
-    for (const { run, actor } of await approvedRunsLeftOver(store)) {
-      logger.warn(
-        { runId: run.id, stack: run.stack },
-        'approved run was not applied before the last stop; applying it now',
-      );
-      jobs.run('apply-after-restart', () => apply(run, actor));
-    }
-  };
-  if (recovered) await tellRecovered(recovered);
-  // A standby that takes the lead (the leader stopped or died) recovers what the leader left, as a start does.
-  promotion.lead = () => jobs.run('take-the-lead', async () => tellRecovered(await recover(false)));
-  if (!ledAtStart && leading()) promotion.lead();
-  // A standby that dies mid-check or mid-apply while this process keeps the lead leaves its run in flight
-  // with nobody to recover it until the next start: the leader looks for such runs as it goes.
-  const deadRunsSweep = lease
-    ? setInterval(() => {
-        if (!leading() || stopping) return;
-        jobs.run('recover-runs-of-dead-replicas', async () => {
-          const interrupted = await store.recoverInterrupted({ othersOlderThanMs: OTHERS_RUN_GRACE_MS });
-          for (const run of interrupted)
-            logger.warn({ runId: run.id, stack: run.stack, error: run.error }, 'run interrupted: its replica died');
-          if (interrupted.length) await reportInterruptedApplies(deps, interrupted, []);
-        });
-      }, DEAD_RUNS_SWEEP_MS)
-    : undefined;
+  return { ...(slackApp ? { slackApp } : {}), ...(pageWorker ? { pageWorker } : {}), ...(slack ? { slack } : {}) };
+}
 
-  let stopping = false;
-  const webhook = githubWebhookSecret
+/**
+ * `/readyz` (the store answers, Slack is connected, not shutting down) and the doors: Slack's events, the
+ * GitHub webhook when GITHUB_WEBHOOK_SECRET is set (it signs every delivery, never logged), change events.
+ */
+function openDoors(
+  { config, logger, store }: AppContext,
+  { mounts, setReady }: ServePorts,
+  options: ServeOptions,
+  parts: {
+    stopping: () => boolean;
+    scheduler: Scheduler<CheckOutcome>;
+    slack?: SlackRuntime;
+    changeEvents?: { mounts: ServePorts['mounts'] };
+  },
+) {
+  const { slack, stopping } = parts;
+  const secret = options.env.GITHUB_WEBHOOK_SECRET || undefined;
+  const webhook = secret
     ? createGithubWebhookListener({
-        secret: githubWebhookSecret,
+        secret,
         stacks: () => config.stacks,
-        requestCheck: (name) => scheduler.request(name, 'webhook'),
+        requestCheck: (name) => parts.scheduler.request(name, 'webhook'),
         logger,
       })
     : undefined;
@@ -367,7 +529,7 @@ async function serveWith(
       ok ? logger.info('the store answers again') : logger.error({ reason }, 'the store does not answer: not ready'),
   });
   setReady(() => {
-    if (stopping) return { ok: false as const, reason: 'shutting down' };
+    if (stopping()) return { ok: false as const, reason: 'shutting down' };
     const stored = storeHealth.current();
     if (!stored.ok) return stored;
     if (slack && !slack.isReady())
@@ -376,56 +538,39 @@ async function serveWith(
   });
   if (slack?.listener)
     mounts.push({ path: '/slack/events', listener: slack.listener, available: () => slack.isReady() });
-  if (webhook) mounts.push({ path: GITHUB_WEBHOOK_PATH, listener: webhook, available: () => !stopping });
-  mounts.push(...(changeEvents?.mounts ?? []));
-  announceServing(logger, {
-    stacks: config.stacks,
-    port: health.port,
-    ...(metricsServer ? { metricsPort: metricsServer.port } : {}),
-    slack: Boolean(slackApp),
-    standby: !leading(),
-  });
-
-  return {
-    context,
-    scheduler,
-    health,
-    ...(metricsServer ? { metricsServer } : {}),
-    ...(agentPlane ? { agent: agentPlane.server } : {}),
-    ...(slack ? { slack } : {}),
-    ...(slackApp ? { slackApp } : {}),
-    leading,
-    async stop(reason = 'asked to stop') {
-      if (stopping) return;
-      stopping = true;
-      logger.info({ reason }, `stopping: ${reason}`);
-      clearInterval(deadRunsSweep);
-      await retentionTask.stop();
-      await rediscovery?.stop();
-      // No new check is asked for; the checks still running keep their CloudTrail lookups until they end.
-      await changeEvents?.stopIntake();
-      // Applies and checks first: they may still have messages to send through the outbox.
-      const { aborted, cancelled } = await scheduler.stop(config.defaults.shutdownTimeout);
-      logger.info({ aborted, cancelled }, 'scheduler stopped');
-      poolWatch?.stop();
-      await agentPlane?.stop();
-      await changeEvents?.stop();
-      pager?.stop();
-      storeHealth.stop();
-      await pageWorker?.stop();
-      await slackApp?.stop();
-      await jobs.idle();
-      await slack?.stop();
-      await health.close();
-      await metricsServer?.close();
-      await lease?.stop();
-      await context.close();
-      logger.info({ reason }, `stopped: ${reason}`);
-    },
-  };
+  if (webhook) mounts.push({ path: GITHUB_WEBHOOK_PATH, listener: webhook, available: () => !stopping() });
+  mounts.push(...(parts.changeEvents?.mounts ?? []));
+  return storeHealth;
 }
 
-/** How a serve gets checks and applies run (their terraform here, or on the pools' workers). */
+/** Stops what serve started: no new work first, then the work under way, then delivery and the ports. */
+async function stopServing(s: Serving, reason: string): Promise<void> {
+  const { logger, config } = s.context;
+  logger.info({ reason }, `stopping: ${reason}`);
+  clearInterval(s.deadRunsSweep);
+  await s.retention.stop();
+  await s.rediscovery?.stop();
+  // No new check is asked for; the checks still running keep their CloudTrail lookups until they end.
+  await s.changeEvents?.stopIntake();
+  // Applies and checks first: they may still have messages to send through the outbox.
+  const { aborted, cancelled } = await s.scheduler.stop(config.defaults.shutdownTimeout);
+  logger.info({ aborted, cancelled }, 'scheduler stopped');
+  s.poolWatch?.stop();
+  await s.agentPlane?.stop();
+  await s.changeEvents?.stop();
+  s.pager?.stop();
+  s.storeHealth.stop();
+  await s.pageWorker?.stop();
+  await s.slackApp?.stop();
+  await s.jobs.idle();
+  await s.slack?.stop();
+  await s.ports.health.close();
+  await s.ports.metricsServer?.close();
+  await s.lease?.stop();
+  await s.context.close();
+  logger.info({ reason }, `stopped: ${reason}`);
+}
+
 interface Runners {
   scheduler: Scheduler<CheckOutcome>;
   apply(run: Run, actor: string): Promise<unknown>;

@@ -83,7 +83,7 @@ export interface SlackAppOptions {
 }
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
-  const { context, scheduler, metrics, settings } = options;
+  const { context, settings } = options;
   const { config, logger, store } = context;
   // slackSettingsFor checked this before anything started.
   if (!config.slack) throw new Error('createSlackApp needs config.slack');
@@ -103,52 +103,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   // When the last Slack request came in: background work yields to a burst of them (see services/jobs.ts).
   let lastRequestAt = Number.NEGATIVE_INFINITY;
   const { jobs } = options;
-  let workspaceUrl: string | undefined;
-  const deps: SlackDeps = {
-    ...context.deps,
-    ...(options.git ? { git: options.git } : {}),
-    store,
-    ...approvalDeps(context, {
-      usergroups: createUsergroupResolver({ call: api.call, ttlMs: config.slack.usergroupCacheTtl, now, logger }),
-      requestCheck: options.requestCheck,
-      ...(options.git ? { git: options.git } : {}),
-      ...(options.github ? { github: options.github } : {}),
-    }),
-    directory: createSlackDirectory({ call: api.call, ttlMs: config.slack.usergroupCacheTtl, now }),
-    ...(options.pools ? { pools: options.pools } : {}),
-    config,
-    scheduler,
-    messages,
-    apply: options.apply,
-    jobs,
-    api,
-    stack: context.stack,
-    heldByAnother: (lock) => heldByAnother(lock, now()),
-    ...(options.remediation ? { remediation: options.remediation } : {}),
-    workspaceUrl: () => {
-      lookUpWorkspace();
-      return workspaceUrl;
-    },
-  };
-
-  let lookup: Promise<void> | undefined;
-  // Never awaited on the way to a page (settle() aside): a page goes without its link rather than wait for it.
-  function lookUpWorkspace(): void {
-    if (workspaceUrl !== undefined || lookup) return;
-    lookup = api
-      .call('auth.test', {})
-      .then((answer) => {
-        workspaceUrl = AuthTestAnswer.parse(answer).url;
-      })
-      .catch((err: unknown) =>
-        logger.debug({ err: errorMessage(err) }, 'workspace address not known yet; asked again when a link needs it'),
-      )
-      .finally(() => (lookup = undefined));
-  }
-
-  const escalateDeps = { config, store, messages, stack: context.stack, now };
-  let escalation: NodeJS.Timeout | undefined;
-  let heldSweep: NodeJS.Timeout | undefined;
+  const workspace = workspaceLookup(api, logger);
+  const deps = slackDeps(options, api, messages, workspace.url);
   const notifier = createNotifier({
     config,
     store,
@@ -159,19 +115,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     logger,
     holder: inMemoryHolder(),
   });
-  const worker = createOutboxWorker({
-    store,
-    api,
-    ...(options.deliverers ? { deliverers: options.deliverers } : {}),
-    now,
-    logger,
-    ...(options.leading ? { active: options.leading } : {}),
-    onDelivered: async () => metrics.outboxPending.set(await store.pendingCount()),
-    onFailed: async (item, _error, outcome) => {
-      countOutboxFailure(metrics, item.method, outcome.dead);
-      metrics.outboxPending.set(await store.pendingCount());
-    },
-  });
+  const worker = outboxWorker(options, api);
+  const escalateDeps = { config, store, messages, stack: context.stack, now };
+  let loops: { stop(): void } | undefined;
 
   return {
     register(app) {
@@ -186,40 +132,136 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     },
     busy: () => performance.now() - lastRequestAt < 2,
     start() {
-      lookUpWorkspace();
+      workspace.url();
       worker.start(options.outboxPollMs ?? 250);
-      // Held alerts belong to the store: whichever process leads posts those a dead one held, at start,
-      // when it takes the lead, and every few seconds after (one sweep at a time).
-      let sweeping = false;
-      const resumeHeld = () => {
-        if (sweeping || !(options.leading?.() ?? true)) return;
-        sweeping = true;
-        jobs.run('resume-held-alerts', () => notifier.resume().finally(() => (sweeping = false)));
-      };
-      resumeHeld();
-      heldSweep = setInterval(resumeHeld, HELD_SWEEP_MS);
-      heldSweep.unref();
-      escalation = setInterval(() => {
-        if (options.leading?.() ?? true) jobs.run('escalate', () => escalateStaleDrift(escalateDeps));
-      }, 60_000);
-      escalation.unref();
+      loops = startLeaderLoops(jobs, options.leading ?? (() => true), {
+        resumeHeld: () => notifier.resume(),
+        escalate: () => escalateStaleDrift(escalateDeps),
+      });
     },
     escalate: () => escalateStaleDrift(escalateDeps),
     workspaceUrl: deps.workspaceUrl,
     async stop() {
-      clearInterval(escalation);
-      clearInterval(heldSweep);
+      loops?.stop();
       notifier.stop();
       await jobs.idle();
       await notifier.flush().catch((err: unknown) => logger.error({ err: errorMessage(err) }, 'held alerts not sent'));
       await worker.stop();
     },
     async settle() {
-      await lookup;
+      await workspace.pending();
       await jobs.idle();
       await notifier.flush();
       await jobs.idle();
       await worker.drain();
+    },
+  };
+}
+
+/** Delivers the outbox (Slack messages, and pages when PagerDuty is on) while this process leads. */
+function outboxWorker(options: SlackAppOptions, api: ReturnType<typeof createSlackApi>) {
+  const { context, metrics } = options;
+  const { store, logger } = context;
+  return createOutboxWorker({
+    store,
+    api,
+    ...(options.deliverers ? { deliverers: options.deliverers } : {}),
+    now: context.deps.now,
+    logger,
+    ...(options.leading ? { active: options.leading } : {}),
+    onDelivered: async () => metrics.outboxPending.set(await store.pendingCount()),
+    onFailed: async (item, _error, outcome) => {
+      countOutboxFailure(metrics, item.method, outcome.dead);
+      metrics.outboxPending.set(await store.pendingCount());
+    },
+  });
+}
+
+/** What the Slack listeners are handed: the services, the approval rules, Slack's API and lookups. */
+function slackDeps(
+  options: SlackAppOptions,
+  api: ReturnType<typeof createSlackApi>,
+  messages: SlackDeps['messages'],
+  workspaceUrl: () => string | undefined,
+): SlackDeps {
+  const { context, scheduler } = options;
+  const { config, store, logger } = context;
+  const slack = config.slack!;
+  const now = context.deps.now;
+  return {
+    ...context.deps,
+    ...(options.git ? { git: options.git } : {}),
+    store,
+    ...approvalDeps(context, {
+      usergroups: createUsergroupResolver({ call: api.call, ttlMs: slack.usergroupCacheTtl, now, logger }),
+      requestCheck: options.requestCheck,
+      ...(options.git ? { git: options.git } : {}),
+      ...(options.github ? { github: options.github } : {}),
+    }),
+    directory: createSlackDirectory({ call: api.call, ttlMs: slack.usergroupCacheTtl, now }),
+    ...(options.pools ? { pools: options.pools } : {}),
+    config,
+    scheduler,
+    messages,
+    apply: options.apply,
+    jobs: options.jobs,
+    api,
+    stack: context.stack,
+    heldByAnother: (lock) => heldByAnother(lock, now()),
+    ...(options.remediation ? { remediation: options.remediation } : {}),
+    workspaceUrl,
+  };
+}
+
+/**
+ * The workspace's address, for links in pages: asked of Slack once (`auth.test`), again while unknown.
+ * Never awaited on the way to a page (settle() aside): a page goes without its link rather than wait for it.
+ */
+function workspaceLookup(api: ReturnType<typeof createSlackApi>, logger: AppContext['logger']) {
+  let known: string | undefined;
+  let lookup: Promise<void> | undefined;
+  const url = (): string | undefined => {
+    if (known === undefined && !lookup)
+      lookup = api
+        .call('auth.test', {})
+        .then((answer) => {
+          known = AuthTestAnswer.parse(answer).url;
+        })
+        .catch((err: unknown) =>
+          logger.debug({ err: errorMessage(err) }, 'workspace address not known yet; asked again when a link needs it'),
+        )
+        .finally(() => (lookup = undefined));
+    return known;
+  };
+  return { url, pending: () => lookup };
+}
+
+/**
+ * Held alerts belong to the store: whichever process leads posts those a dead one held, at start, when it
+ * takes the lead, and every few seconds after (one sweep at a time). Stale drift is escalated each minute.
+ */
+function startLeaderLoops(
+  jobs: SlackAppOptions['jobs'],
+  leading: () => boolean,
+  work: { resumeHeld: () => Promise<unknown>; escalate: () => Promise<unknown> },
+) {
+  let sweeping = false;
+  const resumeHeld = () => {
+    if (sweeping || !leading()) return;
+    sweeping = true;
+    jobs.run('resume-held-alerts', () => work.resumeHeld().finally(() => (sweeping = false)));
+  };
+  resumeHeld();
+  const heldSweep = setInterval(resumeHeld, HELD_SWEEP_MS);
+  heldSweep.unref();
+  const escalation = setInterval(() => {
+    if (leading()) jobs.run('escalate', work.escalate);
+  }, 60_000);
+  escalation.unref();
+  return {
+    stop() {
+      clearInterval(escalation);
+      clearInterval(heldSweep);
     },
   };
 }

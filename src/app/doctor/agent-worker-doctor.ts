@@ -40,41 +40,7 @@ export async function agentWorkerDoctor(
         )
       : ok('environment', "holds nothing of the control plane's (no store, bucket or bot secret)"),
   );
-  const url = env[CONTROL_PLANE_URL_ENV]!;
-  const token = env[POOL_TOKEN_ENV];
-  if (!token)
-    say(
-      fail(
-        'control plane',
-        `${POOL_TOKEN_ENV} is not set`,
-        `driftgate pool token create ${pool}, on the control plane`,
-      ),
-    );
-  else {
-    const controlPlane = options.controlPlane ?? createAgentClient({ url, token, timeoutMs: 10_000 });
-    try {
-      const who = await controlPlane.whoami();
-      say(
-        who.pool === pool
-          ? ok('control plane', `${url} answers and takes token ${who.tokenId} as pool ${pool}'s`)
-          : fail(
-              'control plane',
-              `the token is pool ${who.pool}'s, not ${pool}'s`,
-              `give this worker a token of pool ${pool} (driftgate pool token create ${pool})`,
-            ),
-      );
-    } catch (err) {
-      say(
-        fail(
-          'control plane',
-          reason(err),
-          err instanceof AgentRefusedError
-            ? `create a live token (driftgate pool token create ${pool}) and run the same driftgate version here`
-            : `check ${CONTROL_PLANE_URL_ENV} (its agent port, runners.agent.port), the network policy, and NODE_EXTRA_CA_CERTS for a private CA`,
-        ),
-      );
-    }
-  }
+  say(await checkControlPlane(env, pool, options.controlPlane));
   const runAs = await checkRunAs(config);
   const { runAs: _, ...withoutRunAs } = config;
   const { secrets, logger } = await processBasics({ ...config, log: { level: 'silent' } }, {});
@@ -97,4 +63,39 @@ export async function agentWorkerDoctor(
   );
   say(...(await checkChangeEvents(config, env, { pool })));
   return all;
+}
+
+/** The control plane answers at its address, and takes this worker's token as its pool's. */
+async function checkControlPlane(
+  env: Record<string, string | undefined>,
+  pool: string,
+  given: ControlPlane | undefined,
+): Promise<CheckResult> {
+  const url = env[CONTROL_PLANE_URL_ENV]!;
+  const token = env[POOL_TOKEN_ENV];
+  if (!token)
+    return fail(
+      'control plane',
+      `${POOL_TOKEN_ENV} is not set`,
+      `driftgate pool token create ${pool}, on the control plane`,
+    );
+  const controlPlane = given ?? createAgentClient({ url, token, timeoutMs: 10_000 });
+  try {
+    const who = await controlPlane.whoami();
+    return who.pool === pool
+      ? ok('control plane', `${url} answers and takes token ${who.tokenId} as pool ${pool}'s`)
+      : fail(
+          'control plane',
+          `the token is pool ${who.pool}'s, not ${pool}'s`,
+          `give this worker a token of pool ${pool} (driftgate pool token create ${pool})`,
+        );
+  } catch (err) {
+    return fail(
+      'control plane',
+      reason(err),
+      err instanceof AgentRefusedError
+        ? `create a live token (driftgate pool token create ${pool}) and run the same driftgate version here`
+        : `check ${CONTROL_PLANE_URL_ENV} (its agent port, runners.agent.port), the network policy, and NODE_EXTRA_CA_CERTS for a private CA`,
+    );
+  }
 }

@@ -10,3 +10,4 @@ export * from './state-resources.js';
 export * from './stored-change.js';
 export * from './unmatched.js';
 export * from './event-age.js';
+export * from './state-object.js';
