@@ -28,6 +28,7 @@ import type { ChangeHistory } from '../ports/change-history.js';
 import { indexUnplannedStacks } from '../services/index-unplanned-stacks.js';
 import { createResourceIndexKeeper, type ResourceIndexKeeper } from '../services/resource-index-keeper.js';
 import { createUnmatchedChangeRecorder } from '../services/unmatched-changes.js';
+import { environmentValue } from '../config/environment.js';
 
 /**
  * Change events in `serve`: the push door (`POST /events/aws`) and the pull door (the SQS long poll)
@@ -110,7 +111,9 @@ export function workerCloudTrailRegion(
   config: ChangeEventsConfig,
   env: Record<string, string | undefined>,
 ): string | undefined {
-  return config.cloudTrail.region ?? (env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined);
+  return (
+    config.cloudTrail.region ?? (environmentValue(env, 'AWS_REGION') || environmentValue(env, 'AWS_DEFAULT_REGION'))
+  );
 }
 
 /**

@@ -41,6 +41,7 @@ import { watchUnservedPools } from './unserved-pools-watch.js';
 import { startChangeEvents } from './change-events.js';
 import { waitForStackLock } from '../services/stack-lock.js';
 import { watchDiscovery, type RediscoveryOptions } from './rediscovery.js';
+import { environmentValue } from '../config/environment.js';
 
 export interface ServeOptions extends ListenOptions {
   env: Record<string, string | undefined>;
@@ -163,7 +164,7 @@ async function serveWith(
 ): Promise<RunningServe> {
   const { config, logger, store, deps } = context;
   // The GitHub webhook is on when its secret is set; the secret signs every delivery and is never logged.
-  const githubWebhookSecret = options.env.GITHUB_WEBHOOK_SECRET || undefined;
+  const githubWebhookSecret = environmentValue(options.env, 'GITHUB_WEBHOOK_SECRET');
 
   const leading = (): boolean => !lease || lease.isLeader();
   // Gauges read the store at each scrape: right after a start they show the drift stored before it.

@@ -1,3 +1,4 @@
+import { environmentTable } from '../../src/config/environment.js';
 import { configurationReference } from '../../src/config/reference.js';
 
 /**
@@ -14,6 +15,7 @@ export interface GeneratedSection {
 
 export const GENERATED_SECTIONS: readonly GeneratedSection[] = [
   { file: 'docs/configuration.md', name: 'options', source: 'src/config/schema.ts', render: configurationReference },
+  { file: 'docs/production.md', name: 'environment', source: 'src/config/environment.ts', render: environmentTable },
 ];
 
 export const REGENERATE = 'npm run docs:config';

@@ -7,6 +7,7 @@ import { checkStackFromSource } from '../../services/check-stack-from-source.js'
 import { createScheduler, SchedulerStoppedError } from '../../services/scheduler.js';
 import { waitForStackLock } from '../../services/stack-lock.js';
 import type { CliIo } from '../io.js';
+import { useColor } from '../color.js';
 import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
 import { type CheckProgress, checkProgress } from '../render/check-progress.js';
@@ -52,7 +53,7 @@ export async function checkCommand(args: string[], io: CliIo): Promise<number> {
   io.stdout.write(
     values.json
       ? `${JSON.stringify(checkReportJson(outcomes), null, 2)}\n`
-      : renderCheckReport(outcomes, { color: Boolean(io.stdout.isTTY) && !io.env.NO_COLOR }),
+      : renderCheckReport(outcomes, { color: useColor(io) }),
   );
   return checkExitCode(outcomes);
 }

@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { openPoolTokens, openStore } from '../../adapters/store/open-store.js';
 import { loadConfig } from '../../config/load.js';
@@ -7,6 +6,7 @@ import { configuredPools } from '../../domain/pool/configured-pools.js';
 import { isPoolName, POOL_NAME_RULE } from '../../domain/pool/pool-name.js';
 import type { PoolToken } from '../../domain/pool/pool-token.js';
 import { createPoolToken, revokePoolToken } from '../../services/pool-tokens.js';
+import { cliActor } from '../cli-actor.js';
 import type { CliIo } from '../io.js';
 import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
@@ -42,7 +42,7 @@ export async function poolCommand(args: string[], io: CliIo): Promise<number> {
       ],
       config.file,
     );
-  const by = `cli:${io.env.USER ?? userInfo().username}`;
+  const by = cliActor(io);
   const tokens = await openPoolTokens(config);
   const audit = await openStore(config).catch(async (err: unknown) => {
     await tokens.close();
