@@ -27,6 +27,7 @@ import { createUnmatchedChangeRecorder } from '../services/unmatched-changes.js'
 import { createCheckChangeEvents } from '../services/change-events/check-hooks.js';
 import { followStoreIndex } from '../services/change-events/index-follower.js';
 import { startChangeEventIntake } from '../services/change-events/intake.js';
+import { environmentValue } from '../config/environment.js';
 
 /**
  * Change events in `serve`: the push door (`POST /events/aws`) and the pull door (the SQS long poll)
@@ -109,7 +110,9 @@ export function workerCloudTrailRegion(
   config: ChangeEventsConfig,
   env: Record<string, string | undefined>,
 ): string | undefined {
-  return config.cloudTrail.region ?? (env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined);
+  return (
+    config.cloudTrail.region ?? (environmentValue(env, 'AWS_REGION') || environmentValue(env, 'AWS_DEFAULT_REGION'))
+  );
 }
 
 /**

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { userInfo } from 'node:os';
 import { baselineCommitFromGit, recordBaseline } from '../../app/cli/baseline.js';
 import { loadConfig } from '../../config/load.js';
 import type { Stack } from '../../domain/stack.js';
@@ -7,6 +6,7 @@ import type { CliIo } from '../io.js';
 import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
 import { selectStacks } from '../select-stacks.js';
+import { cliActor } from '../cli-actor.js';
 
 /** A stack not from Git names its commit with `--commit`, in full: there is no repository to expand it in. */
 function commitOutsideGit(stack: Stack, commit: string | undefined): { sha: string } {
@@ -48,7 +48,7 @@ export async function baselineCommand(args: string[], io: CliIo): Promise<number
     config,
     stack!.name,
     { sha: baseline.sha, source: values.commit ? 'argument' : 'branch_head' },
-    `cli:${io.env.USER ?? userInfo().username}`,
+    cliActor(io),
   );
   const title = 'title' in baseline ? ` (${baseline.title})` : '';
   io.stdout.write(`${stack!.name}: baseline set to ${baseline.sha}${title}${previous ? `, was ${previous}` : ''}\n`);

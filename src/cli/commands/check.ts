@@ -4,6 +4,7 @@ import { createAppContext } from '../../app/context.js';
 import { loadConfig } from '../../config/load.js';
 import { ConfigError, DriftgateError, errorMessage } from '../../domain/errors.js';
 import type { CliIo } from '../io.js';
+import { useColor } from '../color.js';
 import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
 import { checkProgress } from '../render/check-progress.js';
@@ -53,7 +54,7 @@ export async function checkCommand(args: string[], io: CliIo): Promise<number> {
   io.stdout.write(
     values.json
       ? `${JSON.stringify(checkReportJson(outcomes), null, 2)}\n`
-      : renderCheckReport(outcomes, { color: Boolean(io.stdout.isTTY) && !io.env.NO_COLOR }),
+      : renderCheckReport(outcomes, { color: useColor(io) }),
   );
   return checkExitCode(outcomes);
 }

@@ -7,6 +7,7 @@ import { runChecks } from '../../app/cli/checks.js';
 import { createAppContext, type AppContext } from '../../app/context.js';
 import { loadConfig } from '../../config/load.js';
 import type { Stack } from '../../domain/stack.js';
+import { useColor } from '../color.js';
 import type { CliIo } from '../io.js';
 import { checkExitCode, renderCheckReport } from '../render/check-report.js';
 import { logSettings } from '../log-options.js';
@@ -76,7 +77,7 @@ export async function demoCommand(args: string[], io: CliIo): Promise<number> {
     const outcomes = await runChecks(context, config.stacks, { onShutdown: (stop) => io.onShutdown(stop) }).finally(
       () => context.close(),
     );
-    io.stdout.write(renderCheckReport(outcomes, { color: Boolean(io.stdout.isTTY) && !io.env.NO_COLOR }));
+    io.stdout.write(renderCheckReport(outcomes, { color: useColor(io) }));
     say('');
     const kept = values.keep || values.dir ? work : undefined;
     const featured = outcomes.find((o) => o.stack === 'prod/database');

@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { openPoolTokenAdmin } from '../../app/cli/pool-tokens.js';
 import { loadConfig } from '../../config/load.js';
@@ -6,6 +5,7 @@ import { ConfigError } from '../../domain/errors.js';
 import { configuredPools } from '../../domain/pool/configured-pools.js';
 import { isPoolName, POOL_NAME_RULE } from '../../domain/pool/pool-name.js';
 import type { PoolToken } from '../../domain/pool/pool-token.js';
+import { cliActor } from '../cli-actor.js';
 import type { CliIo } from '../io.js';
 import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
@@ -41,7 +41,7 @@ export async function poolCommand(args: string[], io: CliIo): Promise<number> {
       ],
       config.file,
     );
-  const by = `cli:${io.env.USER ?? userInfo().username}`;
+  const by = cliActor(io);
   const tokens = await openPoolTokenAdmin(config);
   try {
     if (verb === 'list') {

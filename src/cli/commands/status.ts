@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { readStatus } from '../../app/cli/status.js';
 import { loadConfig } from '../../config/load.js';
 import type { CliIo } from '../io.js';
+import { useColor } from '../color.js';
 import { configOptions } from '../config-options.js';
 import { renderStatusReport, statusExitCode, statusReportJson } from '../render/status-report.js';
 import { selectStacks } from '../select-stacks.js';
@@ -24,7 +25,7 @@ export async function statusCommand(args: string[], io: CliIo): Promise<number> 
   io.stdout.write(
     values.json
       ? `${JSON.stringify({ ...statusReportJson(states, now), outbox: deadOutboxJson(dead) }, null, 2)}\n`
-      : `${renderStatusReport(states, now, { color: Boolean(io.stdout.isTTY) && !io.env.NO_COLOR })}${outbox.map((l) => `${l}\n`).join('')}`,
+      : `${renderStatusReport(states, now, { color: useColor(io) })}${outbox.map((l) => `${l}\n`).join('')}`,
   );
   return statusExitCode(states);
 }

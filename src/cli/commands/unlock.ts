@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
-import { userInfo } from 'node:os';
 import { unlockFromTerminal } from '../../app/cli/unlock.js';
 import { loadConfig } from '../../config/load.js';
 import type { CliIo } from '../io.js';
 import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
 import { selectStacks } from '../select-stacks.js';
+import { cliActor } from '../cli-actor.js';
 
 /**
  * `driftgate unlock STACK`: lifts the block left by an interrupted apply and breaks a stale stack lock.
@@ -20,7 +20,7 @@ export async function unlockCommand(args: string[], io: CliIo): Promise<number> 
   if (positionals.length !== 1) throw new UsageError('name exactly one stack to unlock');
   const config = await loadConfig(configOptions(values.config, io));
   const [stack] = selectStacks(config.stacks, positionals);
-  const actor = `cli:${io.env.USER ?? userInfo().username}`;
+  const actor = cliActor(io);
   const unlocked = await unlockFromTerminal(config, stack!, actor);
   if (unlocked.status === 'refused') {
     io.stderr.write(
