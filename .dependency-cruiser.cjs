@@ -27,6 +27,7 @@ module.exports = {
     up('slack-notifier-below-listeners', '^src/slack/(notifier|outbox)/', '^src/slack/listeners/', 'listeners use the notifier, never the other way'),
     up('app-below-cli', '^src/app/', '^src/(cli|bin)/', 'the composition root is called by the entry points'),
     up('cli-below-bin', '^src/cli/', '^src/bin/', 'bin only starts the CLI'),
+    up('cli-calls-app', '^src/cli/', '^src/(adapters|services)/', 'a command parses and calls src/app, which wires the adapters and use cases'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -17,6 +17,7 @@ import { buildTerraformRunner, ownSecretNames, processBasics, runAsSandbox, shar
 import { stacksFoundAgain } from './rediscovery.js';
 import { listen } from './serve-ports.js';
 import type { WorkerOptions } from './worker-options.js';
+import { environmentValue } from '../config/environment.js';
 
 /** What a worker on the agent API is given: the control plane's address and its pool's token. */
 export const CONTROL_PLANE_URL_ENV = 'DRIFTGATE_CONTROL_PLANE_URL';
@@ -35,7 +36,7 @@ export interface RunningAgentWorker {
 
 /** A worker on the agent API is started with one and not the other: which one this environment asks for. */
 export function usesAgentApi(env: Record<string, string | undefined>): boolean {
-  return Boolean(env[CONTROL_PLANE_URL_ENV]);
+  return Boolean(environmentValue(env, CONTROL_PLANE_URL_ENV));
 }
 
 /**
@@ -272,8 +273,8 @@ function startHeartbeat(
 
 /** The control plane's agent API and the pool token this worker presents, both from the environment. */
 function controlPlaneAddress(env: Record<string, string | undefined>): { url: string; token: string } {
-  const url = env[CONTROL_PLANE_URL_ENV];
-  const token = env[POOL_TOKEN_ENV];
+  const url = environmentValue(env, CONTROL_PLANE_URL_ENV);
+  const token = environmentValue(env, POOL_TOKEN_ENV);
   if (url && token) return { url, token };
   throw new ConfigError([
     {

@@ -5,6 +5,7 @@ import {
 } from '../adapters/aws/cloudtrail-lookup.js';
 import { createSqsClient, runSqsChangeEvents } from '../adapters/aws/sqs-change-events.js';
 import { type ChangeEventsConfig, sqsQueueRegion } from '../config/schema.js';
+import { stateObjectOf } from '../config/shared-state.js';
 import { createClassifier } from '../domain/change-events/classify.js';
 import type { DebounceTimer } from '../domain/change-events/debounce.js';
 import { type IntakeOutcome, ignoredReason } from '../domain/change-events/intake.js';
@@ -26,6 +27,7 @@ import { createUnmatchedChangeRecorder } from '../services/unmatched-changes.js'
 import { createCheckChangeEvents } from '../services/change-events/check-hooks.js';
 import { followStoreIndex } from '../services/change-events/index-follower.js';
 import { startChangeEventIntake } from '../services/change-events/intake.js';
+import { environmentValue } from '../config/environment.js';
 
 /**
  * Change events in `serve`: the push door (`POST /events/aws`) and the pull door (the SQS long poll)
@@ -108,7 +110,9 @@ export function workerCloudTrailRegion(
   config: ChangeEventsConfig,
   env: Record<string, string | undefined>,
 ): string | undefined {
-  return config.cloudTrail.region ?? (env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined);
+  return (
+    config.cloudTrail.region ?? (environmentValue(env, 'AWS_REGION') || environmentValue(env, 'AWS_DEFAULT_REGION'))
+  );
 }
 
 /**
@@ -230,7 +234,7 @@ export async function startCheckHooks(
   },
 ): Promise<RunningCheckHooks> {
   const index = new ResourceIndex();
-  const keeper = createResourceIndexKeeper(deps, index);
+  const keeper = createResourceIndexKeeper({ ...deps, stateObjectOf }, index);
   const loadedUpTo = await keeper.load();
   const classify = createClassifier({ ownIdentities: config.ownIdentities, automation: config.automation });
   const { account, region } = cloudTrail;

@@ -6,6 +6,7 @@
 import { inMemoryHolder } from '../adapters/store/process-owner.js';
 import { createGitHubClient } from '../adapters/github/client.js';
 import { githubSettingsFor } from '../adapters/github/env.js';
+import { type Env, readEnvironment } from '../config/environment.js';
 import type { DriftgateConfig } from '../config/schema.js';
 import { ConfigError, ExternalServiceError } from '../domain/errors.js';
 import type { Run } from '../domain/run/model.js';
@@ -25,6 +26,8 @@ import { createRunMessages } from '../slack/notifier/run-messages.js';
 import { createUsergroupResolver, type SlackCall } from '../slack/usergroups.js';
 import { approvalDeps } from './approval-deps.js';
 import { createAppContext, type AppContextOptions } from './context.js';
+
+export type { ApplyOutcome, DecisionRefusal };
 
 export interface CliDecisions {
   /** The approval, and the apply when it was the last one needed. */
@@ -68,15 +71,15 @@ function refusal(config: DriftgateConfig, verb: CliDecisionOptions['verb']): Con
 }
 
 /** Slack user groups are read with the bot token when there is one; without it only `users` lists count. */
-function usergroupCall(env: Record<string, string | undefined>, logger: Logger): SlackCall {
-  const token = env.SLACK_BOT_TOKEN;
-  if (token) return createSlackApi({ token, logger, ...(env.SLACK_API_URL ? { apiUrl: env.SLACK_API_URL } : {}) }).call;
+function usergroupCall(env: Env, logger: Logger): SlackCall {
+  const { values, issues } = readEnvironment(env, ['SLACK_BOT_TOKEN', 'SLACK_API_URL']);
+  const { SLACK_BOT_TOKEN: token, SLACK_API_URL: apiUrl } = values;
+  if (token && !issues.length) return createSlackApi({ token, logger, ...(apiUrl ? { apiUrl } : {}) }).call;
+  const why = issues.length
+    ? issues.map((i) => `${i.path.replace(/^env\./, '')} ${i.message}`).join('; ')
+    : 'SLACK_BOT_TOKEN is not set';
   return async () => {
-    throw new ExternalServiceError(
-      'slack',
-      'SLACK_BOT_TOKEN is not set, so the members of Slack user groups cannot be read',
-      false,
-    );
+    throw new ExternalServiceError('slack', `${why}, so the members of Slack user groups cannot be read`, false);
   };
 }
 

@@ -45,6 +45,7 @@ import { watchUnservedPools } from './unserved-pools-watch.js';
 import { startChangeEvents } from './change-events.js';
 import { waitForStackLock } from '../services/stack-lock.js';
 import { watchDiscovery, type RediscoveryOptions } from './rediscovery.js';
+import { environmentValue } from '../config/environment.js';
 
 export interface ServeOptions extends ListenOptions {
   env: Record<string, string | undefined>;
@@ -515,7 +516,7 @@ function openDoors(
   },
 ) {
   const { slack, stopping } = parts;
-  const secret = options.env.GITHUB_WEBHOOK_SECRET || undefined;
+  const secret = environmentValue(options.env, 'GITHUB_WEBHOOK_SECRET');
   const webhook = secret
     ? createGithubWebhookListener({
         secret,

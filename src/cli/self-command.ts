@@ -1,5 +1,6 @@
 import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { environmentValue } from '../config/environment.js';
 import { packageRoot } from './package-root.js';
 
 /**
@@ -12,7 +13,7 @@ export function selfCommand(
 ): { command: string; onPath: boolean } {
   const self = existsSync(bin) ? realpathSync(bin) : bin;
   // The shell runs the first executable `driftgate` on the PATH: only if that is this one will it work.
-  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
+  for (const dir of (environmentValue(env, 'PATH') ?? '').split(delimiter).filter(Boolean)) {
     const found = executableRealpath(join(dir, 'driftgate'));
     if (found !== undefined) return found === self ? { command: 'driftgate', onPath: true } : notOnPath(bin);
   }

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError, type ConfigIssue } from '../domain/errors.js';
 import { discoverStacks } from './discover.js';
+import { environmentValue } from './environment.js';
 import { type CheckoutSourceHead, type Discovery, discoverFor, stacksOnDisk } from './discover-in-source.js';
 import { interpolate, maskSubstitutions } from './interpolate.js';
 import { formatIssuePath } from './issue-path.js';
@@ -88,7 +89,7 @@ function unwrap(result: ConfigValidation): DriftgateConfig {
 /** `--config` > `DRIFTGATE_CONFIG` > `<cwd>/driftgate.yml`, with how the file was chosen for messages. */
 export function resolveConfigPath(options: LoadConfigOptions): { path: string; chosenBy: string } {
   if (options.file) return { path: resolve(options.cwd, options.file), chosenBy: 'given with --config' };
-  const fromEnv = options.env.DRIFTGATE_CONFIG;
+  const fromEnv = environmentValue(options.env, 'DRIFTGATE_CONFIG');
   if (fromEnv)
     return { path: resolve(options.cwd, fromEnv), chosenBy: 'from the DRIFTGATE_CONFIG environment variable' };
   return {
@@ -109,7 +110,7 @@ async function kindOf(path: string): Promise<'file' | 'dir' | 'other' | undefine
  */
 export async function findConfigPath(options: LoadConfigOptions): Promise<{ path: string; chosenBy: string }> {
   const chosen = resolveConfigPath(options);
-  if (options.file || options.env.DRIFTGATE_CONFIG) {
+  if (options.file || environmentValue(options.env, 'DRIFTGATE_CONFIG')) {
     if ((await kindOf(chosen.path)) !== 'dir') return chosen;
     const inside = join(chosen.path, CONFIG_NAME);
     return { path: inside, chosenBy: `in the directory ${chosen.chosenBy}` };
@@ -223,9 +224,8 @@ export async function validateConfigText(text: string, options: ParseConfigOptio
     };
   }
 
-  const dataDirFromEnv = options.env[DATA_DIR_ENV]
-    ? resolve(options.cwd ?? baseDir, options.env[DATA_DIR_ENV])
-    : undefined;
+  const dataDirEnv = environmentValue(options.env, DATA_DIR_ENV);
+  const dataDirFromEnv = dataDirEnv ? resolve(options.cwd ?? baseDir, dataDirEnv) : undefined;
   const dataDir = dataDirOf(parsed.data, { baseDir, dataDirFromEnv });
   const discovery = await discoverFor(parsed.data, baseDir, options.checkoutHead, dataDir);
   try {

@@ -19,3 +19,11 @@ export async function sharedStateConfigIssues(stacks: readonly Stack[]): Promise
   );
   return sharedStateIssues(located.filter((s): s is LocatedStack => s !== undefined));
 }
+
+/** The S3 object a stack's state is kept in, as its root module's backend block and backendConfig say. */
+export async function stateObjectOf(
+  stack: Pick<Stack, 'dir' | 'workspace' | 'backendConfig'>,
+): Promise<{ bucket: string; key: string } | undefined> {
+  const { backend } = await readRootModule(stack.dir);
+  return stateLocation(backend, stack)?.s3Object;
+}

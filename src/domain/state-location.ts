@@ -13,6 +13,8 @@ export interface StateLocation {
   key: string;
   /** For people: `s3 bucket "b", key "k"`, never a setting's value that could be a secret. */
   describe: string;
+  /** An S3 backend's object, workspace included: what S3's change events name when someone writes it. */
+  s3Object?: { bucket: string; key: string };
 }
 
 type Settings = Record<string, string | number | boolean>;
@@ -47,6 +49,7 @@ export function stateLocation(
       return {
         key: `s3:${endpoint}:${s.bucket}/${object}`,
         describe: `s3 bucket "${s.bucket}", key "${s.key}"${ws}`,
+        s3Object: { bucket: s.bucket, key: object },
       };
     }
     case 'gcs': {

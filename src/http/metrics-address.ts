@@ -1,27 +1,15 @@
+import { type Env, type ListenAddress, readEnvironment } from '../config/environment.js';
 import { ConfigError } from '../domain/errors.js';
 
-export interface ListenAddress {
-  host: string;
-  port: number;
-}
+export type { ListenAddress };
 
 /**
  * `METRICS_ADDRESS`: where `/metrics` listens when it must not share the public port (Slack's requests
- * come in there; Prometheus should scrape from inside the cluster only). `host:port`, `[v6]:port` or
- * `:port` (all interfaces). Unset: `/metrics` stays on the main port.
+ * come in there; Prometheus should scrape from inside the cluster only). Unset: `/metrics` stays on the
+ * main port.
  */
-export function metricsAddressFrom(env: Record<string, string | undefined>): ListenAddress | undefined {
-  const raw = env.METRICS_ADDRESS?.trim();
-  if (!raw) return undefined;
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]*)):(\d{1,5})$/.exec(raw);
-  const port = match ? Number(match[3]) : Number.NaN;
-  if (!match || port > 65_535) {
-    throw new ConfigError([
-      {
-        path: 'METRICS_ADDRESS',
-        message: `"${raw}" is not an address to listen on: use host:port (127.0.0.1:9464), [::1]:9464 or :9464`,
-      },
-    ]);
-  }
-  return { host: match[1] ?? (match[2] || '0.0.0.0'), port };
+export function metricsAddressFrom(env: Env): ListenAddress | undefined {
+  const { values, issues } = readEnvironment(env, ['METRICS_ADDRESS']);
+  if (issues.length) throw new ConfigError(issues);
+  return values.METRICS_ADDRESS;
 }

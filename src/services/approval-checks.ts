@@ -73,7 +73,7 @@ function notAwaitingMessage(run: Run): string {
  * be in one of its groups. When Slack cannot tell us the user's groups, the answer is no, with the reason.
  */
 export async function decisionRights(
-  deps: ApprovalServiceDeps,
+  deps: Pick<ApprovalServiceDeps, 'approvers' | 'usergroups' | 'logger'>,
   stack: Stack,
   userId: string,
   verb: 'approve' | 'reject',

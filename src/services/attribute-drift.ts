@@ -4,6 +4,7 @@ import { describeChange } from '../domain/change-events/describe.js';
 import { identifiersOf } from '../domain/change-events/identifiers.js';
 import type { MatchedChange } from '../domain/change-events/intake.js';
 import type { ResourceIndex } from '../domain/change-events/resource-index.js';
+import { STATE_ADDRESS } from '../domain/change-events/state-object.js';
 import type { ChangeEvent } from '../domain/change-events/schema.js';
 import { errorMessage } from '../domain/errors.js';
 import type { ChangeHistory } from '../ports/change-history.js';
@@ -140,7 +141,8 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
 
   /**
    * `upTo`: the check's mark of the waiting changes (none: none are read). `lookUp: false`: the cloud's
-   * audit log is not asked (drift already attributed).
+   * audit log is not asked (drift already attributed). The events also name who wrote the stack's state
+   * object (STATE_ADDRESS), drift or not: CloudTrail's LookupEvents holds no S3 object writes to ask.
    */
   return async (
     stack: string,
@@ -149,7 +151,7 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
   ): Promise<Attribution | undefined> => {
     const drifted = new Set(driftedList);
     const waiting = options.upTo ? await waitingChanges(stack, options.upTo) : [];
-    const fromPush = fromEvents(stack, waiting, drifted);
+    const fromPush = fromEvents(stack, waiting, new Set([...drifted, STATE_ADDRESS]));
     const found: Attribution | undefined = fromPush.length ? { status: 'found', changes: fromPush } : undefined;
     // Events may name some of the drifted resources: CloudTrail is asked about the others.
     const named = new Set(fromPush.map((c) => c.resource));

@@ -7,6 +7,7 @@ import { fingerprintChanges } from '../domain/plan/fingerprint.js';
 import type { PlanAnalysis } from '../domain/plan/model.js';
 import type { PolicyEvaluation } from '../domain/policy/model.js';
 import { type Attribution, mergeAttributions, policyChanges } from '../domain/change-events/attribution.js';
+import { STATE_ADDRESS } from '../domain/change-events/state-object.js';
 import { policyCauses } from '../domain/drift-causes/describe.js';
 import { type PlanJson, parsePlanJson } from '../domain/plan/schema.js';
 import { type Announcement, announcementEvent } from '../domain/events.js';
@@ -319,7 +320,7 @@ function attributeDrift(
   analysis: PlanAnalysis,
   options: { upTo: number; lookUp?: boolean },
 ): Promise<Attribution | undefined> {
-  if (!deps.changeEvents || analysis.drift.length === 0) return Promise.resolve(undefined);
+  if (!deps.changeEvents) return Promise.resolve(undefined);
   return deps.changeEvents.attribute(stack, [...new Set(analysis.drift.map((d) => d.address))], options);
 }
 
@@ -328,8 +329,10 @@ function attributeDrift(
  * drift ends). Unreadable (retention took it, its sha256 fails) costs only that knowledge.
  */
 async function standing(deps: ServiceDeps, stack: Stack, analysis: PlanAnalysis): Promise<Attribution | undefined> {
-  if (!deps.changeEvents || analysis.drift.length === 0) return undefined;
-  const drifted = new Set(analysis.drift.map((d) => d.address));
+  if (!deps.changeEvents) return undefined;
+  // Who wrote the state stands with the drift too: the state_outside cause it explains stands until an
+  // apply or a clean check records the state again.
+  const drifted = new Set([...analysis.drift.map((d) => d.address), STATE_ADDRESS]);
   return standingAttribution(deps, stack.name, drifted).catch((err: unknown) => {
     deps.logger.warn({ stack: stack.name, err: errorMessage(err) }, 'who made the earlier drift was not read');
     return undefined;

@@ -1,5 +1,6 @@
 import { type StateVersion, sameState, stateResources } from '../domain/change-events/state-resources.js';
 import { indexEntriesOfPlan, type ResourceIndex } from '../domain/change-events/resource-index.js';
+import { stateObjectEntries } from '../domain/change-events/state-object.js';
 import { errorMessage } from '../domain/errors.js';
 import type { PlanJson } from '../domain/plan/schema.js';
 import type { Stack } from '../domain/stack.js';
@@ -23,20 +24,29 @@ export interface ResourceIndexKeeper {
 
 export type FromState = 'indexed' | 'unchanged' | 'none' | 'failed';
 
+/** Where a stack's state is an S3 object (its backend block and backendConfig say), if it is one. */
+export type StateObjectOf = (stack: Stack) => Promise<{ bucket: string; key: string } | undefined>;
+
 export function createResourceIndexKeeper(
-  deps: Pick<ServiceDeps, 'store' | 'terraform' | 'logger'>,
+  deps: Pick<ServiceDeps, 'store' | 'terraform' | 'logger'> & { stateObjectOf?: StateObjectOf },
   index: ResourceIndex,
 ): ResourceIndexKeeper {
   const versions = new Map<string, StateVersion>();
 
-  const save = async (
-    stack: string,
-    version: StateVersion,
-    resources: { address: string; identifiers: string[] }[],
-  ) => {
-    index.replaceStack(stack, resources);
-    versions.set(stack, version);
-    await deps.store.saveResourceIndex({ stack, ...version, resources });
+  /** The stack's state object is indexed with its resources; not knowing where it is costs only that entry. */
+  const stateEntries = async (stack: Stack) => {
+    try {
+      return stateObjectEntries(await deps.stateObjectOf?.(stack));
+    } catch (err) {
+      deps.logger.debug({ stack: stack.name, err: errorMessage(err) }, 'where the state is kept was not read');
+      return [];
+    }
+  };
+  const save = async (stack: Stack, version: StateVersion, found: { address: string; identifiers: string[] }[]) => {
+    const resources = [...found, ...(await stateEntries(stack))];
+    index.replaceStack(stack.name, resources);
+    versions.set(stack.name, version);
+    await deps.store.saveResourceIndex({ stack: stack.name, ...version, resources });
   };
   const failed = (stack: string, source: string) => (err: unknown) =>
     deps.logger.warn({ stack, source, err: errorMessage(err) }, 'resource index not updated');
@@ -56,7 +66,7 @@ export function createResourceIndexKeeper(
     has: (stack) => versions.has(stack),
     async fromPlan(stack, plan) {
       // The prior state has no serial: the next clean plan reads the state once to learn it.
-      await save(stack.name, {}, indexEntriesOfPlan(plan)).catch(failed(stack.name, 'plan'));
+      await save(stack, {}, indexEntriesOfPlan(plan)).catch(failed(stack.name, 'plan'));
     },
     async fromState(stack, signal) {
       try {
@@ -65,7 +75,7 @@ export function createResourceIndexKeeper(
         if (text.trim() === '') return 'none';
         const found = stateResources(parseState(text));
         if (sameState(versions.get(stack.name), found.version)) return 'unchanged';
-        await save(stack.name, found.version, found.resources);
+        await save(stack, found.version, found.resources);
         return 'indexed';
       } catch (err) {
         if (!signal?.aborted) failed(stack.name, 'state')(err);

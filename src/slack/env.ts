@@ -1,41 +1,30 @@
-import { z } from 'zod';
+import { readEnvironment, type Env } from '../config/environment.js';
 import { ConfigError, type ConfigIssue } from '../domain/errors.js';
 
-/** Slack settings come from the environment only: they are secrets, never config-file values. */
-const SlackEnv = z.object({
-  SLACK_BOT_TOKEN: z.string().regex(/^xoxb-/, "must be a bot token (xoxb-…), from the app's OAuth & Permissions page"),
-  SLACK_SIGNING_SECRET: z
-    .string()
-    .min(
-      8,
-      "is too short for a signing secret (Slack's are 32 characters): copy it from the app's Basic Information page",
-    )
-    .optional(),
-  SLACK_APP_TOKEN: z
-    .string()
-    .regex(/^xapp-/, "must be an app-level token (xapp-…), from the app's Basic Information page")
-    .optional(),
-  SLACK_API_URL: z.url('must be a URL such as https://slack.com/api/').optional(),
-});
+const SLACK_VARIABLES = ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'SLACK_API_URL'] as const;
 
 export type SlackSettings =
   | { mode: 'http'; botToken: string; signingSecret: string; apiUrl?: string }
   | { mode: 'socket'; botToken: string; appToken: string; signingSecret?: string; apiUrl?: string };
 
 /** Read when SLACK_BOT_TOKEN is set: every problem of the SLACK_* variables at once, naming the variable, never the value. */
-export function slackEnvIssues(env: Record<string, string | undefined>): ConfigIssue[] {
-  if (!env.SLACK_BOT_TOKEN) return [];
-  const parsed = SlackEnv.safeParse(env);
-  const issues = parsed.success
-    ? []
-    : parsed.error.issues.map((i) => ({ path: `env.${String(i.path[0])}`, message: i.message }));
-  if (!env.SLACK_APP_TOKEN && env.SLACK_SIGNING_SECRET === undefined) {
+export function slackEnvIssues(env: Env): ConfigIssue[] {
+  return slackEnvironment(env).issues;
+}
+
+/** Slack settings come from the environment only: they are secrets, never config-file values. */
+function slackEnvironment(env: Env) {
+  const read = readEnvironment(env, SLACK_VARIABLES);
+  if (!read.present.has('SLACK_BOT_TOKEN')) return { ...read, issues: [] };
+  const issues = [...read.issues];
+  const signingSecretGiven = read.present.has('SLACK_SIGNING_SECRET') || read.invalid.has('SLACK_SIGNING_SECRET');
+  if (!read.present.has('SLACK_APP_TOKEN') && !signingSecretGiven) {
     issues.push({
       path: 'env.SLACK_SIGNING_SECRET',
       message: 'is required in HTTP mode (set SLACK_APP_TOKEN to use Socket Mode instead)',
     });
   }
-  return issues;
+  return { ...read, issues };
 }
 
 const SLACK_HEADING = 'Slack is on (SLACK_BOT_TOKEN is set) but cannot start:';
@@ -46,30 +35,27 @@ const SLACK_HEADING = 'Slack is on (SLACK_BOT_TOKEN is set) but cannot start:';
  * Slack on needs a `slack` section saying where alerts go. Every problem, of the environment and of the
  * section, in one ConfigError.
  */
-export function slackSettingsFor(
-  config: { slack?: unknown },
-  env: Record<string, string | undefined>,
-): SlackSettings | undefined {
-  if (!env.SLACK_BOT_TOKEN) return undefined;
-  const issues = slackEnvIssues(env);
+export function slackSettingsFor(config: { slack?: unknown }, env: Env): SlackSettings | undefined {
+  const { values, present, issues } = slackEnvironment(env);
+  if (!present.has('SLACK_BOT_TOKEN')) return undefined;
   if (!config.slack) {
     issues.push({
       path: 'slack',
       message: 'is required when SLACK_BOT_TOKEN is set: at least slack.defaultChannel, where alerts go',
     });
   }
-  const parsed = SlackEnv.safeParse(env);
-  if (issues.length || !parsed.success) throw new ConfigError(issues, undefined, SLACK_HEADING);
+  if (issues.length) throw new ConfigError(issues, undefined, SLACK_HEADING);
   const {
     SLACK_BOT_TOKEN: botToken,
     SLACK_SIGNING_SECRET: signingSecret,
     SLACK_APP_TOKEN: appToken,
     SLACK_API_URL: apiUrl,
-  } = parsed.data;
+  } = values;
   const withUrl = apiUrl ? { apiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/` } : {};
-  if (appToken) return { mode: 'socket', botToken, appToken, ...(signingSecret ? { signingSecret } : {}), ...withUrl };
+  if (appToken)
+    return { mode: 'socket', botToken: botToken!, appToken, ...(signingSecret ? { signingSecret } : {}), ...withUrl };
   // slackEnvIssues required it in HTTP mode.
-  return { mode: 'http', botToken, signingSecret: signingSecret!, ...withUrl };
+  return { mode: 'http', botToken: botToken!, signingSecret: signingSecret!, ...withUrl };
 }
 
 /** The host Slack's API calls go to (SLACK_API_URL's, or slack.com's). */

@@ -261,4 +261,34 @@ describe('driftgate approve and reject', () => {
     const unknown = await cli('approve', 'r_nothing', '--as', BOB);
     expect(unknown).toMatchObject({ code: 1, stderr: 'refused: there is no run r_nothing\n' });
   });
+
+  it('say which Slack variable is wrong, and send the bot token nowhere, when user groups cannot be read for it', async () => {
+    await drift('app');
+    expect((await cli('check', 'app')).code).toBe(2);
+    const runId = await appRun();
+    const groupsFile = join(tf.dir, 'usergroups.yml');
+    await writeFile(
+      groupsFile,
+      configYaml(
+        {
+          dataDir: join(tf.dir, 'data'),
+          log: { level: 'warn' },
+          stacks: ['app', 'web', 'fresh'].map((s) => stackEntry(s, dir(s))),
+        },
+        approvers({ leads: { usergroups: ['sre-leads'] } }, [{ stacks: 'app', count: 1, from: ['leads'] }], {
+          allowCli: true,
+        }),
+      ),
+    );
+    const slackEnv = { ...env, SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_API_URL: 'slack.internal/api' };
+    const result = await runCli(['approve', runId, '--as', ALICE, '--log-level', 'warn', '--config', groupsFile], {
+      cwd: tf.dir,
+      env: slackEnv,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('refused: driftgate could not check with Slack whether you are in');
+    expect(result.stderr).toContain('SLACK_API_URL must be a URL such as https://slack.com/api/');
+    expect(result.stderr).not.toContain('xoxb-test-token');
+    expect(await withStore((s) => s.listApprovals(runId))).toEqual([]);
+  });
 });

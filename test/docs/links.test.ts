@@ -1,12 +1,15 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { OTHER_VARIABLES, VARIABLES } from '../../src/config/environment.js';
+import { GENERATED_SECTIONS, generatedPart, REGENERATE } from './generated-sections.js';
 
 /**
  * The README is short and the reference lives in docs/: a moved or renamed section must not leave a link,
  * or one of driftgate's own messages ("see docs/production.md: \"Two database roles\""), pointing nowhere.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
+const ENVIRONMENT_SECTION = GENERATED_SECTIONS.find((s) => s.name === 'environment')!;
 const DOCS = ['README.md', 'deploy/README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((f) =>
   f.endsWith('.md'),
 );
@@ -89,7 +92,16 @@ describe('documentation links', () => {
 
 describe('docs/production.md: Environment variables', () => {
   it('names every variable driftgate reads by a fixed name', () => {
-    const table = readFileSync(join(ROOT, 'docs/production.md'), 'utf8');
+    const doc = readFileSync(join(ROOT, 'docs/production.md'), 'utf8');
+    const table = generatedPart(doc, ENVIRONMENT_SECTION) ?? '';
+    expect(
+      table,
+      `docs/production.md's table is not what src/config/environment.ts generates: run \`${REGENERATE}\``,
+    ).toBe(ENVIRONMENT_SECTION.render());
+    const listed = new Set([
+      ...Object.keys(VARIABLES),
+      ...OTHER_VARIABLES.flatMap((v) => [...v.names.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)),
+    ]);
     const read = new Set<string>();
     const walk = (dir: string): void => {
       for (const name of readdirSync(dir)) {
@@ -106,9 +118,12 @@ describe('docs/production.md: Environment variables', () => {
       }
     };
     walk(join(ROOT, 'src'));
-    // Process basics and the AWS SDK's own variables are named as a family, not one by one.
-    const family = /^(PATH|HOME|USER|TF_WORKSPACE|AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|DEFAULT_REGION))$/;
-    const missing = [...read].filter((v) => !family.test(v) && !table.includes(`\`${v}\``)).sort();
+    // Written for terraform, not read: the workspace of each command.
+    const written = /^TF_WORKSPACE$/;
+    const lowercase = (v: string) => /^[a-z_]+$/.test(v) && listed.has(v.toUpperCase());
+    const unlisted = [...read].filter((v) => !written.test(v) && !lowercase(v) && !listed.has(v)).sort();
+    expect(unlisted, 'read in src/ but not in src/config/environment.ts').toEqual([]);
+    const missing = [...listed].filter((v) => !table.includes(`\`${v}\``)).sort();
     expect(missing).toEqual([]);
   });
 });

@@ -31,6 +31,18 @@ describe('stateLocation', () => {
     expect(stateLocation(backend, stack)?.key).toBe(key);
   });
 
+  it("names an S3 backend's object, workspace included: what S3's change events name", () => {
+    expect(stateLocation({ type: 's3', settings: { bucket: 'b', key: 'k' } }, at({}))?.s3Object).toEqual({
+      bucket: 'b',
+      key: 'k',
+    });
+    expect(stateLocation({ type: 's3', settings: {} }, at({ bucket: 'b', key: 'k' }, 'w'))?.s3Object).toEqual({
+      bucket: 'b',
+      key: 'env:/w/k',
+    });
+    expect(stateLocation(undefined, at({}))?.s3Object).toBeUndefined();
+  });
+
   it('is unknown when the settings that say where are missing, or for another backend', () => {
     expect(stateLocation({ type: 's3', settings: { bucket: 'b' } }, at({}))).toBeUndefined();
     expect(stateLocation({ type: 'remote', settings: { organization: 'o' } }, at({}))).toBeUndefined();

@@ -6,7 +6,7 @@
  * - `startChangeEventsServe(options)`: s3rver, the SQS emulator (queue `QUEUE`), the Slack serve with
  *   `changeEvents` (push secret `SECRET`, the queue, `debounce`, CloudTrail lookups when given an
  *   emulator's endpoint), the stack applied with terraform, and checked once unless `firstCheck: false`.
- * - `tagEvent(bucket, key, who, id)`: the event of a PutObjectTagging call by `who`.
+ * - `tagEvent(bucket, key, who, id)`: the event of a PutObjectTagging call by `who`; `s3CallEvent` of another.
  * - `postChangeEvent(base, body, secret?)`: POST /events/aws as an EventBridge API destination does.
  * - `changeEventsCounted(h, labels)`: `driftgate_change_events_total{labels}` on serve's `/metrics`.
  * - `eventRun(h, n)`: the stack's `n`th check an event queued, once finished.
@@ -156,7 +156,11 @@ const PRINCIPALS = {
 } as const;
 
 /** The EventBridge event S3 sends for PutObjectTagging on `key` by `who`. */
-export function tagEvent(bucket: string, key: string, who: keyof typeof PRINCIPALS, id: string) {
+export const tagEvent = (bucket: string, key: string, who: keyof typeof PRINCIPALS, id: string) =>
+  s3CallEvent('PutObjectTagging', bucket, key, who, id);
+
+/** The EventBridge event S3 sends for a call on object `key` (a data event: the trail logs object writes). */
+export function s3CallEvent(eventName: string, bucket: string, key: string, who: keyof typeof PRINCIPALS, id: string) {
   const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   return {
     version: '0',
@@ -172,9 +176,9 @@ export function tagEvent(bucket: string, key: string, who: keyof typeof PRINCIPA
       ...PRINCIPALS[who],
       eventTime: at,
       eventSource: 's3.amazonaws.com',
-      eventName: 'PutObjectTagging',
+      eventName,
       awsRegion: 'eu-west-1',
-      requestParameters: { bucketName: bucket, key, tagging: '' },
+      requestParameters: { bucketName: bucket, key, ...(eventName === 'PutObjectTagging' ? { tagging: '' } : {}) },
       responseElements: null,
       eventID: id,
       readOnly: false,
@@ -203,12 +207,12 @@ export async function changeEventsCounted(h: SlackServe, labels: string): Promis
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
-/** Waits for the `n`th finished check of EVENTS_STACK that an event queued. */
-export async function eventRun(h: SlackServe, n: number): Promise<Run> {
+/** Waits for the `n`th finished check of `stack` (EVENTS_STACK unless given) that an event queued. */
+export async function eventRun(h: SlackServe, n: number, stack = EVENTS_STACK): Promise<Run> {
   return waitFor(
     `event check #${n}`,
     async () => {
-      const runs = (await h.running.context.store.listRuns({ stack: EVENTS_STACK }))
+      const runs = (await h.running.context.store.listRuns({ stack }))
         .filter((r) => r.trigger === 'event' && r.state !== 'planning')
         .reverse();
       return runs[n - 1];

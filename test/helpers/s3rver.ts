@@ -62,3 +62,24 @@ export async function startLocalS3(buckets: string[] = []): Promise<LocalS3> {
     },
   };
 }
+
+/**
+ * A root module's `terraform { backend "s3" }` block that keeps the state as `key` in `bucket` on the local
+ * server; credentials come from the environment or the stack's `backendConfig`.
+ */
+export function s3BackendHcl(endpoint: string, at: { bucket: string; key: string }): string {
+  return `terraform {
+  backend "s3" {
+    bucket                      = "${at.bucket}"
+    key                         = "${at.key}"
+    region                      = "us-east-1"
+    endpoints                   = { s3 = "${endpoint}" }
+    use_path_style              = true
+    skip_credentials_validation = true
+    skip_requesting_account_id  = true
+    skip_metadata_api_check     = true
+    skip_region_validation      = true
+  }
+}
+`;
+}

@@ -10,6 +10,7 @@ import {
 } from '../../src/adapters/aws/cloudtrail-lookup.js';
 import { createClassifier } from '../../src/domain/change-events/classify.js';
 import { ResourceIndex } from '../../src/domain/change-events/resource-index.js';
+import { STATE_ADDRESS, stateObjectEntries } from '../../src/domain/change-events/state-object.js';
 import { createDriftAttributor } from '../../src/services/attribute-drift.js';
 import { matchedChange, rawFixture } from '../domain/change-events/fixtures.js';
 import { useTempStore } from '../adapters/store/temp-store.js';
@@ -48,6 +49,7 @@ function attributor(options: { maxAttempts?: number; timeoutMs?: number; maxLook
       address: 'aws_s3_object.config',
       identifiers: [`${BUCKET}/config/app.json`, `arn:aws:s3:::${BUCKET}/config/app.json`],
     },
+    ...stateObjectEntries({ bucket: 'acme-state', key: `${STACK}/terraform.tfstate` }),
   ]);
   const store = tmp.open({ now: () => NOW });
   const history = createCloudTrailLookup({
@@ -113,6 +115,24 @@ describe('attributing drift a sweep found', () => {
       LookupAttributes: [{ AttributeKey: 'ResourceName', AttributeValue: BUCKET }],
     });
     expect(lookups[0]!.body.StartTime).toBe(CLEAN_AT.getTime() / 1000);
+  });
+
+  it("names who wrote the stack's state object from the waiting changes, drift or not, and never asks CloudTrail about it", async () => {
+    const { attribute, store } = attributor();
+    await store.addPendingChanges(STACK, [
+      matchedChange('0000e010-0000', { stack: STACK, address: STATE_ADDRESS, name: 'bob', eventName: 'PutObject' }),
+    ]);
+    const mark = await store.markPendingChanges(STACK);
+    const found = await attribute(STACK, [], { upTo: mark });
+    expect(found?.status === 'found' ? found.changes.map((c) => [c.principal.name, c.resource]) : found).toEqual([
+      ['bob', STATE_ADDRESS],
+    ]);
+    // Beside drift: CloudTrail is asked about the drifted bucket only (LookupEvents has no object writes).
+    await attribute(STACK, ['aws_s3_bucket.assets'], { upTo: mark });
+    expect(emulator.calls().map((c) => (c.body as { LookupAttributes: unknown }).LookupAttributes)).toEqual([
+      [{ AttributeKey: 'ResourceName', AttributeValue: BUCKET }],
+      [{ AttributeKey: 'ResourceName', AttributeValue: `arn:aws:s3:::${BUCKET}` }],
+    ]);
   });
 
   it('asks CloudTrail only about drift the waiting changes do not name, and reads those up to its mark', async () => {

@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import type { DriftgateConfig } from '../../config/schema.js';
 import type { ArtifactStore } from '../../ports/artifacts.js';
 import { createLocalArtifactStore } from './local-artifact-store.js';
+import { type Env, readEnvironment } from '../../config/environment.js';
 
 export interface ArtifactStoreDeps {
   dataDir: string;
@@ -37,10 +38,12 @@ export async function createArtifactStore(
  * Static keys from the injected environment when both are present; otherwise undefined, and the SDK's
  * default chain (profile, SSO, web identity, instance role) finds them.
  */
-function credentialsFromEnv(env: Record<string, string | undefined>) {
-  const accessKeyId = env.AWS_ACCESS_KEY_ID;
-  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
+function credentialsFromEnv(env: Env) {
+  const {
+    AWS_ACCESS_KEY_ID: accessKeyId,
+    AWS_SECRET_ACCESS_KEY: secretAccessKey,
+    AWS_SESSION_TOKEN: sessionToken,
+  } = readEnvironment(env, ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']).values;
   if (!accessKeyId || !secretAccessKey) return undefined;
-  const sessionToken = env.AWS_SESSION_TOKEN;
   return sessionToken ? { accessKeyId, secretAccessKey, sessionToken } : { accessKeyId, secretAccessKey };
 }

@@ -4,6 +4,7 @@ import Bottleneck from 'bottleneck';
 import { ChangeEventError, parseLookupRecord } from '../../domain/change-events/schema.js';
 import { ExternalServiceError } from '../../domain/errors.js';
 import type { ChangeHistory, ChangeHistoryResult } from '../../ports/change-history.js';
+import { environmentValue } from '../../config/environment.js';
 
 /**
  * CloudTrail LookupEvents by resource name: who changed the resources a scheduled sweep found drifted.
@@ -47,7 +48,7 @@ export function createCloudTrailClient(options: {
   env?: Record<string, string | undefined>;
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 }): CloudTrailClient {
-  const endpoint = options.endpoint ?? options.env?.AWS_ENDPOINT_URL_CLOUDTRAIL;
+  const endpoint = options.endpoint ?? (options.env && environmentValue(options.env, 'AWS_ENDPOINT_URL_CLOUDTRAIL'));
   return new CloudTrailClient({
     region: options.region,
     maxAttempts: 1,

@@ -2,6 +2,7 @@ import { awsProxyHandler } from '../proxy/aws-request-handler.js';
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { eventAge } from '../../domain/change-events/event-age.js';
 import { ChangeEventError, type ChangeEvent, parseEventBridgeEvent } from '../../domain/change-events/schema.js';
+import { environmentValue } from '../../config/environment.js';
 
 /**
  * The pull door for change events: a long-poll loop on the SQS queue an EventBridge rule targets, for a
@@ -60,7 +61,7 @@ export function createSqsClient(options: {
   env?: Record<string, string | undefined>;
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 }): SQSClient {
-  const endpoint = options.endpoint ?? options.env?.AWS_ENDPOINT_URL_SQS;
+  const endpoint = options.endpoint ?? (options.env && environmentValue(options.env, 'AWS_ENDPOINT_URL_SQS'));
   return new SQSClient({
     region: options.region,
     ...(endpoint ? { endpoint } : {}),

@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { DEFAULT_PAGERDUTY_EVENTS_URL, type Env, readEnvironment } from '../../config/environment.js';
 import type { PagerdutyConfig } from '../../config/schema.js';
-import { ConfigError, type ConfigIssue } from '../../domain/errors.js';
+import { ConfigError } from '../../domain/errors.js';
 
-export const DEFAULT_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
+export const DEFAULT_EVENTS_URL = DEFAULT_PAGERDUTY_EVENTS_URL;
 
-const PagerdutyEnv = z.object({ PAGERDUTY_EVENTS_URL: z.url({ protocol: /^https?$/ }).default(DEFAULT_EVENTS_URL) });
 /** An Events API v2 integration key. */
 const RoutingKey = z.string().regex(/^[A-Za-z0-9]{32}$/);
 
@@ -23,16 +23,11 @@ export interface PagerdutySettings {
  */
 export function pagerdutySettingsFor(
   config: { pagerduty?: Pick<PagerdutyConfig, 'routing'> },
-  env: Record<string, string | undefined>,
+  env: Env,
 ): PagerdutySettings | undefined {
   if (!config.pagerduty) return undefined;
-  const issues: ConfigIssue[] = [];
-  const parsed = PagerdutyEnv.safeParse(env);
-  if (!parsed.success)
-    issues.push({
-      path: 'env.PAGERDUTY_EVENTS_URL',
-      message: 'must be an http(s) URL, e.g. https://events.eu.pagerduty.com/v2/enqueue',
-    });
+  const { values, issues } = readEnvironment(env, ['PAGERDUTY_EVENTS_URL']);
+  // The routing keys' variables are named by the config, not fixed: read here, by those names.
   const names = [...new Set(config.pagerduty.routing.map((r) => r.routingKeyEnv))];
   for (const name of names) {
     if (env[name] === undefined || env[name] === '') {
@@ -44,9 +39,9 @@ export function pagerdutySettingsFor(
       });
     }
   }
-  if (!parsed.success || issues.length) throw new ConfigError(issues);
+  if (issues.length) throw new ConfigError(issues);
   return {
-    eventsUrl: parsed.data.PAGERDUTY_EVENTS_URL,
+    eventsUrl: values.PAGERDUTY_EVENTS_URL!,
     routingKey(name) {
       const key = RoutingKey.safeParse(env[name]);
       return key.success ? key.data : undefined;

@@ -1,4 +1,5 @@
 import { EnvHttpProxyAgent, setGlobalDispatcher } from 'undici';
+import { type Env, readEnvironment } from '../../config/environment.js';
 
 /** The proxy settings of the environment, as curl and most tools read them (lowercase first). */
 export interface ProxySettings {
@@ -7,12 +8,13 @@ export interface ProxySettings {
   noProxy?: string;
 }
 
-export function proxySettingsFrom(env: Record<string, string | undefined>): ProxySettings | undefined {
-  const pick = (name: string) => env[name.toLowerCase()] || env[name] || undefined;
-  const httpsProxy = pick('HTTPS_PROXY');
-  const httpProxy = pick('HTTP_PROXY');
+export function proxySettingsFrom(env: Env): ProxySettings | undefined {
+  const {
+    HTTPS_PROXY: httpsProxy,
+    HTTP_PROXY: httpProxy,
+    NO_PROXY: noProxy,
+  } = readEnvironment(env, ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY']).values;
   if (!httpsProxy && !httpProxy) return undefined;
-  const noProxy = pick('NO_PROXY');
   return {
     ...(httpsProxy ? { httpsProxy } : {}),
     ...(httpProxy ? { httpProxy } : {}),
@@ -25,7 +27,7 @@ export function proxySettingsFrom(env: Record<string, string | undefined>): Prox
  * (Slack, GitHub, PagerDuty, and the AWS clients, given a fetch handler by awsProxyHandler) goes through
  * it, tunnelled with CONNECT, except to the hosts NO_PROXY names. terraform and git read the same variables themselves.
  */
-export function useProxyFromEnv(env: Record<string, string | undefined>): ProxySettings | undefined {
+export function useProxyFromEnv(env: Env): ProxySettings | undefined {
   const settings = proxySettingsFrom(env);
   if (!settings) return undefined;
   // Empty strings rather than undefined: the agent would read process.env for a missing one.

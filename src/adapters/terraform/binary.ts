@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
+import { environmentValue } from '../../config/environment.js';
 import { TerraformBinaryMissingError } from '../../domain/errors.js';
 import type { TerraformVersion } from '../../ports/terraform.js';
 import { runProcess } from './process.js';
@@ -25,7 +26,7 @@ export async function resolveBinary(
     const path = isAbsolute(binary) ? binary : resolve(binary);
     return (await isExecutableFile(path)) ? path : undefined;
   }
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
+  for (const dir of (environmentValue(env, 'PATH') ?? '').split(delimiter)) {
     if (!dir) continue;
     const candidate = join(dir, binary);
     if (await isExecutableFile(candidate)) return resolve(candidate);

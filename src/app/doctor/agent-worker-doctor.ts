@@ -7,6 +7,7 @@ import { buildTerraformRunner, processBasics } from '../context.js';
 import { checkChangeEvents } from './change-events-checks.js';
 import { type CheckResult, fail, ok, reason, skip } from './check-result.js';
 import { checkRunAs, checkStacks, checkTerraformBinary, checkWritableDir } from './terraform-checks.js';
+import { environmentValue } from '../../config/environment.js';
 
 /**
  * `driftgate doctor --pool P` where a worker on the agent API runs: what it holds (nothing of the control
@@ -71,8 +72,8 @@ async function checkControlPlane(
   pool: string,
   given: ControlPlane | undefined,
 ): Promise<CheckResult> {
-  const url = env[CONTROL_PLANE_URL_ENV]!;
-  const token = env[POOL_TOKEN_ENV];
+  const url = environmentValue(env, CONTROL_PLANE_URL_ENV)!;
+  const token = environmentValue(env, POOL_TOKEN_ENV);
   if (!token)
     return fail(
       'control plane',

@@ -1,3 +1,4 @@
+import { environmentValue } from '../../config/environment.js';
 import type { DriftgateConfig } from '../../config/schema.js';
 import { ConfigError } from '../../domain/errors.js';
 import { type CheckResult, fail, ok, skip } from './check-result.js';
@@ -29,7 +30,7 @@ export function checkPagerduty(
 
 /** The GitHub webhook is on exactly when its secret is set. */
 export function checkWebhookSecret(env: Record<string, string | undefined>): CheckResult {
-  const secret = env.GITHUB_WEBHOOK_SECRET;
+  const secret = environmentValue(env, 'GITHUB_WEBHOOK_SECRET');
   if (!secret) {
     return skip(
       'github webhook',

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { backupSqliteStore } from '../../adapters/store/backup-sqlite.js';
-import { sqliteStorePath } from '../../adapters/store/open-store.js';
+import { backupSqliteStore, sqliteStorePath } from '../../app/cli/store-admin.js';
 import { loadConfig } from '../../config/load.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';

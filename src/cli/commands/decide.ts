@@ -1,10 +1,14 @@
-import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { openCliDecisions, type CliDecisions } from '../../app/cli-decisions.js';
+import {
+  type ApplyOutcome,
+  type CliDecisions,
+  type DecisionRefusal,
+  openCliDecisions,
+} from '../../app/cli-decisions.js';
 import { loadConfig } from '../../config/load.js';
 import { describeMissing } from '../../domain/approvals/evaluate.js';
-import type { ApplyOutcome } from '../../services/apply-run.js';
-import type { DecisionRefusal } from '../../services/approval-checks.js';
+import { isSet } from '../../config/environment.js';
+import { cliActor } from '../cli-actor.js';
 import type { CliIo } from '../io.js';
 import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
@@ -71,7 +75,7 @@ async function decide(
     env: io.env,
     logDestination: io.stderr,
     log: logSettings(io.log, config.log.level, 'human'),
-    via: `cli:${io.env.USER ?? userInfo().username}`,
+    via: cliActor(io),
     verb,
   });
   const say: Say = (line) => io.stdout.write(`${line}\n`);
@@ -88,7 +92,7 @@ async function decide(
 
 function refused(refusal: DecisionRefusal, io: CliIo): number {
   io.stderr.write(`refused: ${refusal.message}\n`);
-  if (refusal.reason === 'slack_unavailable' && !io.env.SLACK_BOT_TOKEN)
+  if (refusal.reason === 'slack_unavailable' && !isSet(io.env, 'SLACK_BOT_TOKEN'))
     io.stderr.write(
       'The approver groups of this stack name Slack user groups: set SLACK_BOT_TOKEN so their members can be read.\n',
     );

@@ -3,9 +3,11 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { runChecks } from '../../app/cli/checks.js';
 import { createAppContext, type AppContext } from '../../app/context.js';
 import { loadConfig } from '../../config/load.js';
 import type { Stack } from '../../domain/stack.js';
+import { useColor } from '../color.js';
 import type { CliIo } from '../io.js';
 import { checkExitCode, renderCheckReport } from '../render/check-report.js';
 import { logSettings } from '../log-options.js';
@@ -13,7 +15,6 @@ import { packageRoot } from '../package-root.js';
 import { selfCommand, shellQuote } from '../self-command.js';
 import { editResourceInput, forgetResource, type TerraformCli } from './demo-drift.js';
 import { writeSlackPreview } from './demo-slack-preview.js';
-import { runChecks } from './check.js';
 
 /**
  * `driftgate demo`: fully offline. Copies the example stacks to a temp dir, applies them, changes three of
@@ -73,8 +74,10 @@ export async function demoCommand(args: string[], io: CliIo): Promise<number> {
     say('');
     say('3/3 driftgate check --all');
     say('');
-    const outcomes = await runChecks(context, config.stacks, io).finally(() => context.close());
-    io.stdout.write(renderCheckReport(outcomes, { color: Boolean(io.stdout.isTTY) && !io.env.NO_COLOR }));
+    const outcomes = await runChecks(context, config.stacks, { onShutdown: (stop) => io.onShutdown(stop) }).finally(
+      () => context.close(),
+    );
+    io.stdout.write(renderCheckReport(outcomes, { color: useColor(io) }));
     say('');
     const kept = values.keep || values.dir ? work : undefined;
     const featured = outcomes.find((o) => o.stack === 'prod/database');

@@ -2,7 +2,7 @@ import { selfCommand } from '../self-command.js';
 import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { resolveBinary } from '../../adapters/terraform/binary.js';
+import { installedBinary } from '../../app/cli/terraform-binary.js';
 import { scanRepository } from '../../config/scaffold/find-stack-dirs.js';
 import { inferLayout } from '../../config/scaffold/infer-layout.js';
 import { adviceFor, renderConfig } from '../../config/scaffold/render-config.js';
@@ -46,9 +46,7 @@ export async function initCommand(args: string[], io: CliIo): Promise<number> {
     return 1;
   }
   const layout = inferLayout(scan.stacks, scan.modules, basename(root));
-  // OpenTofu only when it is the one installed here.
-  const onlyTofu = !(await resolveBinary('terraform', io.env)) && Boolean(await resolveBinary('tofu', io.env));
-  const binary = onlyTofu ? 'tofu' : 'terraform';
+  const binary = await installedBinary(io.env);
   await writeFile(file, renderConfig(layout, { binary, project: basename(root) }));
 
   const total = layout.rules.reduce((n, r) => n + r.names.length, 0) + layout.stacks.length;

@@ -1,9 +1,6 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { openSqliteStore } from '../../adapters/store/open-sqlite-store.js';
-import { openStore, sqliteStorePath, storeOwnerVariable } from '../../adapters/store/open-store.js';
-import { copySqliteStoreToPostgres } from '../../adapters/store/postgres/copy-from-sqlite.js';
-import { POSTGRES_MIGRATIONS } from '../../adapters/store/postgres/migrations.js';
+import { copySqliteStoreToPostgres, migratePostgresSchema, sqliteStorePath } from '../../app/cli/store-admin.js';
 import { loadConfig } from '../../config/load.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
@@ -27,14 +24,17 @@ export async function migrateCommand(args: string[], io: CliIo): Promise<number>
     );
   const from = values.from ?? sqliteStorePath(config.dataDir);
   if (values.to && !existsSync(from)) throw new UsageError(`no SQLite store at ${from} (--from names another file)`);
-  const variable = storeOwnerVariable(config)!;
-  const ownerUrl = io.env[variable] || undefined;
-  const exposed: string[] = [];
-  // Opening brings each side's schema up to date: the copy moves rows between two current schemas.
-  if (values.to) await (await openSqliteStore({ path: from })).close();
-  await (await openStore(config, { env: io.env, onAuditExposed: (reasons) => exposed.push(...reasons) })).close();
+  const {
+    version,
+    ownerVariable: variable,
+    ownerUrl,
+    exposed,
+  } = await migratePostgresSchema(config, {
+    env: io.env,
+    ...(values.to ? { sqliteFrom: from } : {}),
+  });
   io.stdout.write(
-    `the Postgres store's schema is at version ${POSTGRES_MIGRATIONS.length}${
+    `the Postgres store's schema is at version ${version}${
       ownerUrl
         ? `, the owner role's (${variable}); store.url's role may only read and add to its audit`
         : ` (${variable} is not set: store.url's role made any step it needed)`

@@ -1,12 +1,11 @@
-import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { openPoolTokens, openStore } from '../../adapters/store/open-store.js';
+import { openPoolTokenAdmin } from '../../app/cli/pool-tokens.js';
 import { loadConfig } from '../../config/load.js';
 import { ConfigError } from '../../domain/errors.js';
 import { configuredPools } from '../../domain/pool/configured-pools.js';
 import { isPoolName, POOL_NAME_RULE } from '../../domain/pool/pool-name.js';
 import type { PoolToken } from '../../domain/pool/pool-token.js';
-import { createPoolToken, revokePoolToken } from '../../services/pool-tokens.js';
+import { cliActor } from '../cli-actor.js';
 import type { CliIo } from '../io.js';
 import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
@@ -42,17 +41,12 @@ export async function poolCommand(args: string[], io: CliIo): Promise<number> {
       ],
       config.file,
     );
-  const by = `cli:${io.env.USER ?? userInfo().username}`;
-  const tokens = await openPoolTokens(config);
-  const audit = await openStore(config).catch(async (err: unknown) => {
-    await tokens.close();
-    throw err;
-  });
+  const by = cliActor(io);
+  const tokens = await openPoolTokenAdmin(config);
   try {
-    const deps = { tokens, audit, now: () => new Date() };
     if (verb === 'list') {
       if (rest.length > 1) throw new UsageError('pool token list takes at most one pool');
-      const list = await tokens.listPoolTokens(rest[0]);
+      const list = await tokens.list(rest[0]);
       io.stdout.write(values.json ? `${JSON.stringify({ version: 1, tokens: list }, null, 2)}\n` : renderList(list));
       return 0;
     }
@@ -67,7 +61,7 @@ export async function poolCommand(args: string[], io: CliIo): Promise<number> {
           config.file,
         );
       const name = values.name ?? `${pool}-${new Date().toISOString().slice(0, 10)}`;
-      const { token, record } = await createPoolToken(deps, { pool, name, by });
+      const { token, record } = await tokens.create({ pool, name, by });
       if (values.json) io.stdout.write(`${JSON.stringify({ version: 1, token, ...record }, null, 2)}\n`);
       else
         io.stdout.write(
@@ -79,7 +73,7 @@ export async function poolCommand(args: string[], io: CliIo): Promise<number> {
     const id = rest[1];
     if (!id || rest.length !== 2)
       throw new UsageError('pool token revoke POOL TOKEN_ID (the id `pool token list` shows)');
-    const revoked = await revokePoolToken(deps, { pool, id, by });
+    const revoked = await tokens.revoke({ pool, id, by });
     if (!revoked) {
       io.stderr.write(`driftgate pool: pool ${pool} has no token ${id} (driftgate pool token list ${pool})\n`);
       return 1;
@@ -88,7 +82,6 @@ export async function poolCommand(args: string[], io: CliIo): Promise<number> {
     return 0;
   } finally {
     await tokens.close();
-    await audit.close();
   }
 }
 

@@ -1,10 +1,8 @@
 import { parseArgs } from 'node:util';
-import { createArtifactStore } from '../../adapters/artifacts/create-artifact-store.js';
-import { openStore } from '../../adapters/store/open-store.js';
+import { readStatus } from '../../app/cli/status.js';
 import { loadConfig } from '../../config/load.js';
-import { loadPolicy } from '../../services/stored-analysis.js';
-import { readStackStatus } from '../../services/stack-status.js';
 import type { CliIo } from '../io.js';
+import { useColor } from '../color.js';
 import { configOptions } from '../config-options.js';
 import { renderStatusReport, statusExitCode, statusReportJson } from '../render/status-report.js';
 import { selectStacks } from '../select-stacks.js';
@@ -22,26 +20,12 @@ export async function statusCommand(args: string[], io: CliIo): Promise<number> 
   });
   const config = await loadConfig(configOptions(values.config, io));
   const stacks = positionals.length ? selectStacks(config.stacks, positionals) : config.stacks;
-  const store = await openStore(config);
-  try {
-    const artifacts = await createArtifactStore(config.artifacts, { dataDir: config.dataDir, env: io.env });
-    // One moment for every age on the page.
-    const now = new Date();
-    const states = await readStackStatus(store, stacks, {
-      now,
-      notConvergingAfter: config.defaults.notConvergingAfter,
-      details: { approvers: config.approvers, policyOf: (run) => loadPolicy({ store, artifacts }, run.id) },
-    });
-    // What the outbox could never deliver (a message Slack refused, a page PagerDuty answered 400).
-    const dead = await store.listDead(DEAD_SHOWN);
-    const outbox = renderDeadOutbox(dead, now, config.defaults.outboxDeadRetention);
-    io.stdout.write(
-      values.json
-        ? `${JSON.stringify({ ...statusReportJson(states, now), outbox: deadOutboxJson(dead) }, null, 2)}\n`
-        : `${renderStatusReport(states, now, { color: Boolean(io.stdout.isTTY) && !io.env.NO_COLOR })}${outbox.map((l) => `${l}\n`).join('')}`,
-    );
-    return statusExitCode(states);
-  } finally {
-    await store.close();
-  }
+  const { states, dead, now } = await readStatus(config, stacks, { env: io.env, deadShown: DEAD_SHOWN });
+  const outbox = renderDeadOutbox(dead, now, config.defaults.outboxDeadRetention);
+  io.stdout.write(
+    values.json
+      ? `${JSON.stringify({ ...statusReportJson(states, now), outbox: deadOutboxJson(dead) }, null, 2)}\n`
+      : `${renderStatusReport(states, now, { color: useColor(io) })}${outbox.map((l) => `${l}\n`).join('')}`,
+  );
+  return statusExitCode(states);
 }

@@ -1,13 +1,11 @@
 import { parseArgs } from 'node:util';
-import { userInfo } from 'node:os';
-import { openStore } from '../../adapters/store/open-store.js';
-import { heldByAnother } from '../../adapters/store/process-owner.js';
+import { unlockFromTerminal } from '../../app/cli/unlock.js';
 import { loadConfig } from '../../config/load.js';
 import type { CliIo } from '../io.js';
 import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
 import { selectStacks } from '../select-stacks.js';
-import { unlockStack } from '../../services/unlock-stack.js';
+import { cliActor } from '../cli-actor.js';
 
 /**
  * `driftgate unlock STACK`: lifts the block left by an interrupted apply and breaks a stale stack lock.
@@ -22,29 +20,21 @@ export async function unlockCommand(args: string[], io: CliIo): Promise<number> 
   if (positionals.length !== 1) throw new UsageError('name exactly one stack to unlock');
   const config = await loadConfig(configOptions(values.config, io));
   const [stack] = selectStacks(config.stacks, positionals);
-  const store = await openStore(config);
-  try {
-    const actor = `cli:${io.env.USER ?? userInfo().username}`;
-    const now = () => new Date();
-    const unlocked = await unlockStack(
-      { store, now, heldByAnother: (lock) => heldByAnother(lock, now()) },
-      stack!.name,
-      actor,
+  const actor = cliActor(io);
+  const unlocked = await unlockFromTerminal(config, stack!, actor);
+  if (unlocked.status === 'refused') {
+    io.stderr.write(
+      unlocked.lock
+        ? `${stack!.name}: run ${unlocked.lock.runId} is running in a driftgate process right now; its lock is not stale (it lapses by itself defaults.lockTtl after that process stops). Nothing was changed.\n`
+        : `${stack!.name}: ${unlocked.message} Nothing was changed.\n`,
     );
-    if ('refused' in unlocked) {
-      io.stderr.write(
-        `${stack!.name}: run ${unlocked.refused.runId} is running in a driftgate process right now; its lock is not stale (it lapses by itself defaults.lockTtl after that process stops). Nothing was changed.\n`,
-      );
-      return 1;
-    }
-    const { blockedReason, brokenLock } = unlocked;
-    io.stdout.write(
-      blockedReason || brokenLock
-        ? `${stack!.name}: unlocked${blockedReason ? ` (was blocked: ${blockedReason})` : ''}${brokenLock ? ` (broke the lock of run ${brokenLock.runId})` : ''}\n`
-        : `${stack!.name}: was neither blocked nor locked\n`,
-    );
-    return 0;
-  } finally {
-    await store.close();
+    return 1;
   }
+  const { blockedReason, brokenLock } = unlocked;
+  io.stdout.write(
+    blockedReason || brokenLock
+      ? `${stack!.name}: unlocked${blockedReason ? ` (was blocked: ${blockedReason})` : ''}${brokenLock ? ` (broke the lock of run ${brokenLock.runId})` : ''}\n`
+      : `${stack!.name}: was neither blocked nor locked\n`,
+  );
+  return 0;
 }

@@ -1,9 +1,8 @@
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { detectTerraform } from '../../adapters/terraform/binary.js';
+import { terraformBinaryProblem } from '../../app/cli/terraform-binary.js';
 import { validateConfigFile } from '../../config/load.js';
 import { formatValidation } from '../../config/format.js';
-import { DriftgateError } from '../../domain/errors.js';
 import type { CliIo } from '../io.js';
 import { configOptions } from '../config-options.js';
 
@@ -15,11 +14,13 @@ export async function validateCommand(args: string[], io: CliIo): Promise<number
   const binary = result.config?.terraform.binary ?? result.terraformBinary;
   if (binary) {
     const env = Object.fromEntries(Object.entries(io.env).filter((e): e is [string, string] => e[1] !== undefined));
-    try {
-      await detectTerraform(binary, env, result.config?.baseDir ?? (result.file ? dirname(result.file) : io.cwd));
-    } catch (err) {
-      if (!(err instanceof DriftgateError)) throw err;
-      result.issues.push({ path: 'terraform.binary', message: err.message });
+    const problem = await terraformBinaryProblem(
+      binary,
+      env,
+      result.config?.baseDir ?? (result.file ? dirname(result.file) : io.cwd),
+    );
+    if (problem) {
+      result.issues.push({ path: 'terraform.binary', message: problem });
       delete result.config;
     }
   }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { noControlPlaneUrl, startAgentWorker, usesAgentApi } from '../../app/agent-worker.js';
+import { environmentValue } from '../../config/environment.js';
 import { loadConfig } from '../../config/load.js';
 import { workerPoolIssues } from '../../config/runners.js';
 import { ConfigError, DriftgateError } from '../../domain/errors.js';
@@ -22,7 +23,7 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
       port: { type: 'string' },
     },
   });
-  const pool = values.pool ?? io.env.DRIFTGATE_POOL;
+  const pool = values.pool ?? environmentValue(io.env, 'DRIFTGATE_POOL');
   if (!pool) throw new UsageError('say which pool this worker serves: --pool NAME (or DRIFTGATE_POOL)');
   if (!isPoolName(pool)) throw new UsageError(`--pool ${pool} is not a pool name: ${POOL_NAME_RULE}`);
   const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);

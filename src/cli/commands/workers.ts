@@ -1,10 +1,6 @@
 import { parseArgs } from 'node:util';
-import { openAgentOps, openWorkerRegistry } from '../../adapters/store/open-store.js';
+import { readWorkers } from '../../app/cli/workers.js';
 import { loadConfig } from '../../config/load.js';
-import { configuredPools } from '../../domain/pool/configured-pools.js';
-import type { AgentOpStore } from '../../ports/agent-ops.js';
-import type { WorkerRegistry } from '../../ports/worker-registry.js';
-import { createPoolStatus } from '../../services/pool-status.js';
 import type { CliIo } from '../io.js';
 import { configOptions } from '../config-options.js';
 import { renderWorkersReport, workersExitCode, workersReportJson } from '../render/workers-report.js';
@@ -28,28 +24,9 @@ export async function workersCommand(args: string[], io: CliIo): Promise<number>
     );
     return 1;
   }
-  let registry: WorkerRegistry | undefined;
-  let queue: AgentOpStore | undefined;
-  try {
-    // One moment for every age on the page: the registry dates heartbeats on it, the pools are judged at it.
-    const now = new Date();
-    registry = await openWorkerRegistry(config, { now: () => now });
-    queue = await openAgentOps(config);
-    const status = createPoolStatus({
-      registry,
-      queue,
-      pools: configuredPools(config.stacks),
-      now: () => now,
-      staleAfterMs: runners.workerStaleAfter,
-    });
-    const pools = await status();
-    const report = { pools, workers: await registry.list(), now, staleAfterMs: runners.workerStaleAfter };
-    io.stdout.write(
-      values.json ? `${JSON.stringify(workersReportJson(report), null, 2)}\n` : renderWorkersReport(report),
-    );
-    return workersExitCode(report);
-  } finally {
-    await queue?.close();
-    await registry?.close();
-  }
+  const report = await readWorkers(config, runners.workerStaleAfter);
+  io.stdout.write(
+    values.json ? `${JSON.stringify(workersReportJson(report), null, 2)}\n` : renderWorkersReport(report),
+  );
+  return workersExitCode(report);
 }

@@ -1,18 +1,10 @@
 import { formatCounts, renderPlanText } from '../../domain/plan/render-text.js';
-import type { CheckOutcome } from '../../services/check-stack.js';
+import type { ReportedOutcome } from '../../app/cli/checks.js';
 import { policyJson, renderPolicyLines, terminalSafe } from './policy-report.js';
 import { causeText } from '../../domain/drift-causes/describe.js';
 import type { PlanAnalysis, ResourceChange } from '../../domain/plan/model.js';
 
-/** A stack the CLI never started checking: Ctrl-C came while it waited its turn. */
-export interface SkippedCheck {
-  stack: string;
-  status: 'skipped';
-  reason: string;
-}
-
-/** What `driftgate check` reports for a stack. */
-export type ReportedOutcome = CheckOutcome | SkippedCheck;
+export type { ReportedOutcome };
 
 const FAILED: readonly ReportedOutcome['status'][] = ['errored', 'interrupted', 'blocked', 'skipped'];
 

@@ -3,7 +3,7 @@ import { describeMissing } from '../../domain/approvals/evaluate.js';
 import { formatDuration } from '../../domain/duration.js';
 import type { ActionCounts } from '../../domain/plan/model.js';
 import { formatCounts } from '../../domain/plan/render-text.js';
-import type { StackState } from '../../services/stack-status.js';
+import type { StackState } from '../../app/cli/status.js';
 import { terminalSafe } from './policy-report.js';
 import { DeadOutboxJson } from './outbox-report.js';
 

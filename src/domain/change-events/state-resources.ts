@@ -45,12 +45,6 @@ function instanceAddress(resource: z.infer<typeof StateResource>, key: string | 
   return typeof key === 'number' ? `${base}[${key}]` : `${base}[${JSON.stringify(key)}]`;
 }
 
-/** Just the serial and lineage: whether the state moved since it was indexed. */
-export function stateVersion(raw: unknown): Required<StateVersion> {
-  const { serial, lineage } = RawState.pick({ serial: true, lineage: true }).parse(raw);
-  return { serial, lineage };
-}
-
 export function sameState(a: StateVersion | undefined, b: StateVersion): boolean {
   return a?.serial !== undefined && a.serial === b.serial && a.lineage === b.lineage;
 }

@@ -5,9 +5,18 @@
  * variable its configuration reads set otherwise; the code at a commit not yet applied; the state written
  * outside driftgate since. A resource none of them explains is `unknown`, saying what was missing. Pure.
  */
-import type { Attribution } from '../change-events/attribution.js';
+import type { AttributedChange, Attribution } from '../change-events/attribution.js';
+import { STATE_ADDRESS } from '../change-events/state-object.js';
 import type { RunKind } from '../run/state.js';
-import type { ChangedInput, DriftCause, DriftCauses, ModuleSource, ReferenceEvidence, StackEvidence } from './model.js';
+import type {
+  ChangedInput,
+  DriftCause,
+  DriftCauses,
+  ModuleSource,
+  ReferenceEvidence,
+  StackEvidence,
+  StateWriter,
+} from './model.js';
 import { configKey } from './references.js';
 
 export interface CauseResource {
@@ -65,6 +74,16 @@ function stateMoved(ref: StackEvidence, now: StackEvidence) {
   return moved ? { from: ref.state, to: now.state } : undefined;
 }
 
+/** The newest write of the state object since the record compared with: the state it left is this one. */
+function stateWriter(writes: readonly AttributedChange[] | undefined, since: Date): StateWriter | undefined {
+  const newest = (writes ?? [])
+    .filter((c) => c.at.getTime() >= since.getTime())
+    .sort((a, b) => b.at.getTime() - a.at.getTime())[0];
+  return newest
+    ? { who: newest.principal.display, how: newest.how, eventName: newest.eventName, at: newest.at.toISOString() }
+    : undefined;
+}
+
 /** Why nobody is named for a resource changed outside Terraform. */
 function whoUnknown(attribution: Attribution | undefined): string {
   if (!attribution) return 'no change event or CloudTrail lookup named who changed it';
@@ -87,6 +106,7 @@ export function decideDriftCauses(e: CauseEvidence): DriftCauses {
     for (const c of e.attribution.changes)
       if (c.resource) byResource.set(c.resource, [...(byResource.get(c.resource) ?? []), c]);
 
+  const writer = state ? stateWriter(byResource.get(STATE_ADDRESS), ref!.at) : undefined;
   const out: DriftCauses = {};
   for (const r of e.resources) {
     const causes: DriftCause[] = [];
@@ -124,7 +144,7 @@ export function decideDriftCauses(e: CauseEvidence): DriftCauses {
         ...(e.lastAppliedCommit ? { lastApplied: e.lastAppliedCommit } : {}),
         ...(e.commitAuthor ? { author: e.commitAuthor } : {}),
       });
-    if (state) causes.push({ kind: 'state_outside', ...state, since });
+    if (state) causes.push({ kind: 'state_outside', ...state, since, ...(writer ? { writer } : {}) });
     if (causes.length === 0) causes.push({ kind: 'unknown', why: unknownWhy(e, r) });
     out[r.address] = causes;
   }

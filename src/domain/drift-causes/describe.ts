@@ -36,6 +36,13 @@ function ago(at: string, now: Date | undefined): string {
   return hours < 48 ? `${hours} h ago` : `${Math.round(hours / 24)} days ago`;
 }
 
+/** How the state moved: a new serial (written), or a new lineage (replaced). */
+export function stateMove(cause: Extract<DriftCause, { kind: 'state_outside' }>): { verb: string; what: string } {
+  return cause.from.lineage === cause.to.lineage
+    ? { verb: 'written', what: `serial ${cause.from.serial} → ${cause.to.serial}` }
+    : { verb: 'replaced', what: `lineage ${cause.from.lineage} → ${cause.to.lineage}` };
+}
+
 /** One line, e.g. "changed in the console by alice 14 min ago"; `now` makes times relative. */
 export function causeText(cause: DriftCause, now?: Date): string {
   switch (cause.kind) {
@@ -53,10 +60,12 @@ export function causeText(cause: DriftCause, now?: Date): string {
     }
     case 'merged_not_applied':
       return `merged in ${shortSha(cause.commit)}${cause.author ? ` by ${cause.author}` : ''}, not applied`;
-    case 'state_outside':
-      return cause.from.lineage === cause.to.lineage
-        ? `the state was written outside driftgate: serial ${cause.from.serial} → ${cause.to.serial}, no driftgate apply in between`
-        : `the state was replaced outside driftgate: lineage ${cause.from.lineage} → ${cause.to.lineage}, no driftgate apply in between`;
+    case 'state_outside': {
+      const { verb, what } = stateMove(cause);
+      const w = cause.writer;
+      const by = w ? ` ${HOW_TEXT[w.how]} by ${w.who} ${ago(w.at, now)} (${w.eventName})` : '';
+      return `the state was ${verb} outside driftgate${by}: ${what}, no driftgate apply in between`;
+    }
     case 'unknown':
       return `why unknown: ${cause.why}`;
   }
@@ -70,7 +79,10 @@ export interface PolicyCause {
   resource: string;
   kind: DriftCause['kind'];
   text: string;
-  /** out_of_band: who, and how (console, cli, sdk, terraform, cloudformation, aws_service, unknown). */
+  /**
+   * out_of_band (and state_outside, when an event named who wrote the state): who, and how (console, cli,
+   * sdk, terraform, cloudformation, aws_service, unknown).
+   */
   who: string;
   how: string;
   /** provider_version: the provider's address; module_version: the module key. */
@@ -120,7 +132,11 @@ export function policyCauses(causes: DriftCauses | undefined): PolicyCause[] {
           Object.assign(base, { commit: cause.commit, author: cause.author ?? '' });
           break;
         case 'state_outside':
-          Object.assign(base, { from: String(cause.from.serial), to: String(cause.to.serial) });
+          Object.assign(base, {
+            from: String(cause.from.serial),
+            to: String(cause.to.serial),
+            ...(cause.writer ? { who: cause.writer.who, how: cause.writer.how } : {}),
+          });
           break;
         case 'unknown':
           break;

@@ -54,6 +54,15 @@ export interface ChangedInput {
   change: 'changed' | 'set' | 'unset';
 }
 
+/** Who wrote a stack's state object outside driftgate, as the change event of the write says. */
+export interface StateWriter {
+  who: string;
+  how: ChangeHow;
+  eventName: string;
+  /** RFC 3339. */
+  at: string;
+}
+
 export type DriftCause =
   /** Made outside Terraform by someone a change event or CloudTrail names. */
   | {
@@ -79,6 +88,8 @@ export type DriftCause =
       from: { serial: number; lineage: string };
       to: { serial: number; lineage: string };
       since: ReferenceEvidence['made'];
+      /** The newest write of the state object a change event named since, when one did (S3 backends). */
+      writer?: StateWriter;
     }
   /** Nothing driftgate holds explains it; `why` says what was missing. */
   | { kind: 'unknown'; why: string };

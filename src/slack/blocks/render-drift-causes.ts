@@ -4,7 +4,8 @@
  * text holds names from outside (a principal, a variable, a module source): all of it is escaped.
  */
 import type { SectionBlock } from '@slack/types';
-import { HOW_TEXT, causeText } from '../../domain/drift-causes/describe.js';
+import type { ChangeHow } from '../../domain/change-events/describe.js';
+import { HOW_TEXT, causeText, stateMove } from '../../domain/drift-causes/describe.js';
 import type { DriftCause, DriftCauses } from '../../domain/drift-causes/model.js';
 import { LIMITS } from '../limits.js';
 import { code, escapeMrkdwn, truncate } from './escape.js';
@@ -13,11 +14,18 @@ import { plural, section, slackDate } from './message.js';
 const LINE_MAX = 500;
 const ADDRESSES_PER_LINE = 3;
 
+/** `in the console by *alice* 14 min ago (`PutObject`)`: the time in the reader's own clock. */
+function byWhom(c: { who: string; how: ChangeHow; at: string; eventName: string }): string {
+  const at = new Date(c.at);
+  const when = Number.isNaN(at.getTime()) ? '' : ` ${slackDate(at, '{ago}')}`;
+  return `${HOW_TEXT[c.how]} by *${escapeMrkdwn(truncate(c.who, 120))}*${when} (${code(truncate(c.eventName, 100))})`;
+}
+
 function causeMrkdwn(cause: DriftCause): string {
-  if (cause.kind === 'out_of_band') {
-    const at = new Date(cause.at);
-    const when = Number.isNaN(at.getTime()) ? '' : ` ${slackDate(at, '{ago}')}`;
-    return `changed ${HOW_TEXT[cause.how]} by *${escapeMrkdwn(truncate(cause.who, 120))}*${when} (${code(truncate(cause.eventName, 100))})`;
+  if (cause.kind === 'out_of_band') return `changed ${byWhom(cause)}`;
+  if (cause.kind === 'state_outside' && cause.writer) {
+    const { verb, what } = stateMove(cause);
+    return `the state was ${verb} outside driftgate ${byWhom(cause.writer)}: ${escapeMrkdwn(what)}, no driftgate apply in between`;
   }
   const text = escapeMrkdwn(causeText(cause));
   return cause.kind === 'unknown' ? `:grey_question: ${text}` : text;

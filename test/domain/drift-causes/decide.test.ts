@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Attribution } from '../../../src/domain/change-events/attribution.js';
 import type { ChangeDescription } from '../../../src/domain/change-events/describe.js';
+import { STATE_ADDRESS } from '../../../src/domain/change-events/state-object.js';
 import { type CauseEvidence, decideDriftCauses } from '../../../src/domain/drift-causes/decide.js';
 import { causeText, policyCauses } from '../../../src/domain/drift-causes/describe.js';
 import { changedInputs, digestInputs } from '../../../src/domain/drift-causes/inputs.js';
@@ -222,6 +223,44 @@ describe('decideDriftCauses', () => {
     );
     const replaced = decide({ current: evidence({ state: { serial: 1, lineage: 'L2' } }) });
     expect(causeText(replaced[data.address]![0]!)).toContain('lineage L1 → L2');
+  });
+
+  it('state written outside: who wrote the state object, when a change event said, newest since the record', () => {
+    const write = (display: string, at: string) => ({
+      ...call(STATE_ADDRESS, display, at, 'cli'),
+      eventName: 'PutObject',
+    });
+    const attribution: Attribution = {
+      status: 'found',
+      changes: [
+        // Before the record: the state it left is the one recorded, so this write is not the one.
+        write('mallory', '2026-11-30T23:00:00Z'),
+        write('bob', '2026-12-02T10:00:00Z'),
+        write('carol', '2026-12-02T09:00:00Z'),
+      ],
+    };
+    const causes = decide({ current: evidence({ state: { serial: 43, lineage: 'L1' } }), attribution });
+    const writer = { who: 'bob', how: 'cli', eventName: 'PutObject', at: '2026-12-02T10:00:00.000Z' };
+    expect(causes[data.address]).toEqual([
+      {
+        kind: 'state_outside',
+        from: { serial: 41, lineage: 'L1' },
+        to: { serial: 43, lineage: 'L1' },
+        since: 'apply',
+        writer,
+      },
+    ]);
+    // The state object is no resource of the plan: its write is no out-of-band change of the bucket.
+    expect(causes[bucket.address]!.map((c) => c.kind)).toEqual(['state_outside']);
+    expect(causeText(causes[data.address]![0]!, new Date('2026-12-02T10:14:00Z'))).toBe(
+      'the state was written outside driftgate with the AWS CLI by bob 14 min ago (PutObject): serial 41 → 43, no driftgate apply in between',
+    );
+    expect(policyCauses(causes).map((c) => [c.resource, c.kind, c.who, c.how, c.from, c.to])).toEqual([
+      [bucket.address, 'state_outside', 'bob', 'cli', '41', '43'],
+      [data.address, 'state_outside', 'bob', 'cli', '41', '43'],
+    ]);
+    // The state did not move: a write of it explains nothing.
+    expect(decide({ attribution })[data.address]![0]!.kind).toBe('unknown');
   });
 
   it('unknown stays unknown, saying what was missing', () => {

@@ -39,6 +39,15 @@ describe('renderDriftCauses', () => {
     expect(blockProblems([block])).toEqual([]);
   });
 
+  it('a state written outside driftgate names who wrote it, escaped and dated by Slack', () => {
+    const writer = { who: '_bob_ <@U1>', how: 'cli' as const, eventName: 'PutObject', at: '2026-12-05T10:00:00Z' };
+    const block = renderDriftCauses({ 'terraform_data.app': [{ ...state, writer }] })!;
+    expect(block.text!.text.split('\n')[1]).toBe(
+      `• \`terraform_data.app\`: the state was written outside driftgate with the AWS CLI by *_bob_ &lt;@U1&gt;* <!date^${Date.parse('2026-12-05T10:00:00Z') / 1000}^{ago}|2026-12-05 10:00 UTC> (\`PutObject\`): serial 41 → 43, no driftgate apply in between`,
+    );
+    expect(blockProblems([block])).toEqual([]);
+  });
+
   it('nothing to tell: no block; too many kinds of causes: counted, within Slack limits', () => {
     expect(renderDriftCauses(undefined)).toBeUndefined();
     expect(renderDriftCauses({})).toBeUndefined();

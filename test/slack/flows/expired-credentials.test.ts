@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../../src/slack/action-ids.js';
 import { CHANNEL } from '../../helpers/slack-serve.js';
-import { startLocalS3, type LocalS3 } from '../../helpers/s3rver.js';
+import { startLocalS3, type LocalS3, s3BackendHcl } from '../../helpers/s3rver.js';
 import { useSlackServe } from '../../helpers/use-slack-serve.js';
 import { APPROVERS, LEAD1, NETWORK, actionIds, alerts, textOf, untilAlerts } from './fixtures.js';
 
@@ -15,22 +15,7 @@ afterEach(async () => {
 });
 
 /** State in an S3 backend on the local server; the credentials come from the stack's `backendConfig`. */
-function s3Backend(endpoint: string): string {
-  return `terraform {
-  backend "s3" {
-    bucket                      = "state"
-    key                         = "staging/network.tfstate"
-    region                      = "us-east-1"
-    endpoints                   = { s3 = "${endpoint}" }
-    use_path_style              = true
-    skip_credentials_validation = true
-    skip_requesting_account_id  = true
-    skip_metadata_api_check     = true
-    skip_region_validation      = true
-  }
-}
-`;
-}
+const s3Backend = (endpoint: string) => s3BackendHcl(endpoint, { bucket: 'state', key: 'staging/network.tfstate' });
 
 describe('an apply after a long wait', () => {
   it('ends the run expired when the backend credentials saved in the plan were rejected before anything changed, and posts a fresh plan', async () => {

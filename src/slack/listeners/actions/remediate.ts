@@ -3,9 +3,10 @@ import { slackPermalink } from '../../message-links.js';
 import { remediationRefusal } from '../../../services/open-remediation-pr.js';
 import { remediateRun } from '../../../services/remediate-run.js';
 import { renderAck, renderCommandError, renderNotAllowed } from '../../blocks/render-command-replies.js';
+import { renderOperatorRefusal } from '../../blocks/render-operator-replies.js';
+import { operatorRefusal, refuseAct } from '../../../services/operator/rights.js';
 import type { SlackDeps } from '../deps.js';
 import type { ButtonClick } from '../../payloads.js';
-import { mayActOn, refuse } from '../commands/stack-rights.js';
 import type { Tell } from '../tell.js';
 import { runOfClick } from './run-of-click.js';
 
@@ -28,12 +29,13 @@ export async function handleRemediate(deps: SlackDeps, click: ButtonClick, tell:
   if (!found) return;
   const { run, stack } = found;
   const refusal = remediationRefusal(stack, run);
-  if (refusal) {
-    await refuse(deps, stack.name, click.userId, 'remediate', 'unavailable', refusal);
-    await tell(renderNotAllowed(refusal));
+  const refused = refusal
+    ? await refuseAct(deps, stack.name, click.userId, 'remediate', 'unavailable', refusal)
+    : await operatorRefusal(deps, stack, click.userId, 'remediate');
+  if (refused) {
+    await tell(renderOperatorRefusal(stack.name, refused));
     return;
   }
-  if (!(await mayActOn(deps, stack, click.userId, 'remediate', tell))) return;
 
   await tell(renderAck(`Writing the drift of ${stack.name} into its code; the PR link follows in the alert's thread.`));
   const message = await deps.store.getMessage(run.id);
