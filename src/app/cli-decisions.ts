@@ -3,7 +3,6 @@
  * reaches, wired for one decision in this process. Only the door differs: who decided is claimed with
  * `--as` (and checked against the approvers rules like a click), and the audit says which OS user did.
  */
-import { inMemoryHolder } from '../adapters/store/process-owner.js';
 import { createGitHubClient } from '../adapters/github/client.js';
 import { githubSettingsFor } from '../adapters/github/env.js';
 import { type Env, readEnvironment } from '../config/environment.js';
@@ -21,11 +20,10 @@ import type { DecisionRefusal } from '../services/approval-checks.js';
 import { rejectRun, type RejectOutcome } from '../services/reject-run.js';
 import { waitForStackLock } from '../services/stack-lock.js';
 import { createSlackApi } from '../slack/api.js';
-import { createNotifier } from '../slack/notifier/notifier.js';
-import { createRunMessages } from '../slack/notifier/run-messages.js';
 import { createUsergroupResolver, type SlackCall } from '../slack/usergroups.js';
 import { approvalDeps } from './approval-deps.js';
 import { createAppContext, type AppContextOptions } from './context.js';
+import { runMessaging } from './run-messaging.js';
 
 export type { ApplyOutcome, DecisionRefusal };
 
@@ -111,21 +109,7 @@ export async function openCliDecisions(config: DriftgateConfig, options: CliDeci
   };
   // With Slack configured, the run's message and the apply's outcome are queued in the outbox as a click's
   // would be; serve delivers them.
-  const messages = config.slack
-    ? createRunMessages({ config, store, services: context.deps, stack: context.stack, canRemediate: false })
-    : undefined;
-  const notifier = messages
-    ? createNotifier({
-        config,
-        store,
-        bus: context.deps.bus,
-        messages,
-        stack: context.stack,
-        now,
-        logger,
-        holder: inMemoryHolder(),
-      })
-    : undefined;
+  const notifier = config.slack ? runMessaging(context, { canRemediate: false }).notifier : undefined;
   const applies: ApplyDeps = {
     ...context.deps,
     git,

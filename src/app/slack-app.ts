@@ -21,13 +21,12 @@ import type { SlackDeps } from '../slack/listeners/deps.js';
 import * as events from '../slack/listeners/events/index.js';
 import * as views from '../slack/listeners/views/index.js';
 import { escalateStaleDrift } from '../slack/notifier/escalate.js';
-import { createNotifier } from '../slack/notifier/notifier.js';
-import { createRunMessages } from '../slack/notifier/run-messages.js';
 import { createOutboxWorker, type OutboxWorkerOptions } from '../slack/outbox/worker.js';
 import { createSlackDirectory } from '../slack/directory.js';
 import { createUsergroupResolver } from '../slack/usergroups.js';
-import { heldByAnother, inMemoryHolder } from '../adapters/store/process-owner.js';
+import { heldByAnother } from '../adapters/store/process-owner.js';
 import { approvalDeps } from './approval-deps.js';
+import { runMessaging } from './run-messaging.js';
 import type { AppContext } from './context.js';
 
 /** How often the leader looks for alerts a dead process held in their digest window. */
@@ -92,28 +91,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     ...(settings.apiUrl ? { apiUrl: settings.apiUrl } : {}),
     logger,
   });
-  const messages = createRunMessages({
-    config,
-    store,
-    services: context.deps,
-    stack: context.stack,
-    canRemediate: Boolean(options.remediation),
-  });
+  const { messages, notifier } = runMessaging(context, { canRemediate: Boolean(options.remediation) });
   // When the last Slack request came in: background work yields to a burst of them (see services/jobs.ts).
   let lastRequestAt = Number.NEGATIVE_INFINITY;
   const { jobs } = options;
   const workspace = workspaceLookup(api, logger);
   const deps = slackDeps(options, api, messages, workspace.url);
-  const notifier = createNotifier({
-    config,
-    store,
-    bus: context.deps.bus,
-    messages,
-    stack: context.stack,
-    now,
-    logger,
-    holder: inMemoryHolder(),
-  });
   const worker = outboxWorker(options, api);
   const escalateDeps = { config, store, messages, stack: context.stack, now };
   let loops: { stop(): void } | undefined;
