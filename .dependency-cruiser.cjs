@@ -1,6 +1,6 @@
 /**
  * driftgate's layers, lowest first: domain <- ports <- config <- adapters | services <- slack | http <- app
- * <- cli <- bin. An import may point down or sideways within its layer, never up; no module cycles.
+ * <- cli <- bin. Inside adapters/store, sqlite/ and postgres/ each build on shared/ and never on each other. An import may point down or sideways within its layer, never up; no module cycles.
  * `npm run lint` checks it (dependency-cruiser), so an arrow that runs back up fails CI.
  * @type {import('dependency-cruiser').IConfiguration}
  */
@@ -24,7 +24,10 @@ module.exports = {
     up('services-through-ports', '^src/services/', '^src/(adapters|config|slack|http|app|cli|bin|logging|metrics)/', 'use cases reach the outside through ports only'),
     up('doors-below-wiring', '^src/(slack|http)/', '^src/(app|cli|bin|adapters)/', 'listeners and routes get their deps passed in; only src/app wires adapters'),
     up('slack-blocks-render-only', '^src/slack/blocks/', '^src/slack/(?!blocks/|action-ids|limits)', 'Block Kit renderers are pure functions of domain objects'),
-    up('slack-notifier-below-listeners', '^src/slack/(notifier|outbox)/', '^src/slack/listeners/', 'listeners use the notifier, never the other way'),
+    up('slack-notifier-below-listeners', '^src/slack/notifier/', '^src/slack/listeners/', 'listeners use the notifier, never the other way'),
+    up('store-sqlite-apart', '^src/adapters/store/sqlite/', '^src/adapters/store/postgres/', 'the SQLite store shares only adapters/store/shared with the Postgres one'),
+    up('store-postgres-apart', '^src/adapters/store/postgres/', '^src/adapters/store/sqlite/', 'the Postgres store shares only adapters/store/shared with the SQLite one'),
+    up('store-shared-is-shared', '^src/adapters/store/shared/', '^src/adapters/store/(?!shared/)', 'what both stores use depends on neither'),
     up('app-below-cli', '^src/app/', '^src/(cli|bin)/', 'the composition root is called by the entry points'),
     up('cli-below-bin', '^src/cli/', '^src/bin/', 'bin only starts the CLI'),
     up('cli-calls-app', '^src/cli/', '^src/(adapters|services)/', 'a command parses and calls src/app, which wires the adapters and use cases'),

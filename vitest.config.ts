@@ -7,9 +7,8 @@ import { defineConfig } from 'vitest/config';
  * the provider starting). The short soak runs last, on its own: it checks promises under faults it times.
  */
 const APART = [
-  'test/slack/flows/{crash-restart,leader-killed,change-events,s3-remediation,real-drift-alerts}.test.ts',
-  'test/slack/flows/{worker,agent}-*.test.ts',
-  'test/adapters/queue/worker-killed.test.ts',
+  'test/e2e/{crash-restart,leader-killed,change-events,s3-remediation,real-drift-alerts}.test.ts',
+  'test/e2e/{worker,agent}-*.test.ts',
   'test/adapters/terraform/aws-mirror.test.ts',
 ];
 const SOAK = ['test/soak/*.test.ts'];

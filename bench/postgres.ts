@@ -7,7 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openSqliteStore } from '../src/adapters/store/open-sqlite-store.js';
+import { openSqliteStore } from '../src/adapters/store/sqlite/open-sqlite-store.js';
 import { openPostgresStore } from '../src/adapters/store/postgres/open-postgres-store.js';
 import type { Store } from '../src/ports/store.js';
 import { startTestPostgres } from '../test/helpers/postgres.js';

@@ -9,7 +9,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { openSqliteStore } from '../src/adapters/store/open-sqlite-store.js';
+import { openSqliteStore } from '../src/adapters/store/sqlite/open-sqlite-store.js';
 import { editResourceInput } from '../src/cli/commands/demo-drift.js';
 import { closedPort } from '../test/helpers/ports.js';
 import { startSlackEmulator, type EmulatedMessage, type SlackEmulator } from '../test/helpers/slack-emulator.js';

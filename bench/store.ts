@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { applyMigrations } from '../src/adapters/store/migrations.js';
+import { applyMigrations } from '../src/adapters/store/sqlite/migrations.js';
 
 const ROUNDS = 5;
 const RUNS_PER_ROUND = 100;

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createOpRunner, terraformOnWorkers } from '../adapters/agent/terraform-on-workers.js';
-import type { Codify } from '../services/codify-drift.js';
-import { codifyOnAgent } from '../services/codify-on-agent.js';
-import { historyOnAgent } from '../services/history-on-agent.js';
+import type { Codify } from '../services/remediation/codify-drift.js';
+import { codifyOnAgent } from '../services/pools/codify-on-agent.js';
+import { historyOnAgent } from '../services/pools/history-on-agent.js';
 import type { ChangeHistory } from '../ports/change-history.js';
 import { openAgentOps, openPoolTokens, openWorkerRegistry } from '../adapters/store/open-store.js';
 import { configuredPools } from '../domain/pool/configured-pools.js';
-import { createPoolStatus, type PoolStatus } from '../services/pool-status.js';
+import { createPoolStatus, type PoolStatus } from '../services/pools/pool-status.js';
 import type { AgentApiConfig, DriftgateConfig } from '../config/schema.js';
 import { ConfigError, errorMessage } from '../domain/errors.js';
 import { createAgentListener, whoamiRoute } from '../http/agent/listener.js';
@@ -18,7 +18,7 @@ import type { HttpServer } from '../http/server.js';
 import type { AgentOpStore } from '../ports/agent-ops.js';
 import type { PoolTokenStore } from '../ports/pool-tokens.js';
 import type { TerraformRunner } from '../ports/terraform.js';
-import { authenticatePoolToken } from '../services/pool-tokens.js';
+import { authenticatePoolToken } from '../services/pools/pool-tokens.js';
 import type { AppContext } from './context.js';
 
 /** A lease lasts this long without its worker's word; workers extend it every third of it. */

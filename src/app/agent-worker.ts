@@ -9,13 +9,13 @@ import { metricsAddressFrom } from '../http/metrics-address.js';
 import type { Logger } from '../logging/logger.js';
 import type { HttpServer } from '../http/server.js';
 import type { ClaimedJob, ControlPlane } from '../ports/control-plane.js';
-import { type AgentJobDeps, workAgentJob } from '../services/work-agent-job.js';
+import { type AgentJobDeps, workAgentJob } from '../services/pools/work-agent-job.js';
 import { ownCloudTrail } from './change-events.js';
 import { createGitSources } from '../adapters/git/git-sources.js';
 import { sandboxedCheckouts } from '../adapters/git/sandboxed-checkouts.js';
 import { buildTerraformRunner, ownSecretNames, processBasics, runAsSandbox, sharedTerraformDir } from './context.js';
 import { stacksFoundAgain } from './rediscovery.js';
-import { listen } from './serve-ports.js';
+import { listen } from './serve-sockets.js';
 import type { WorkerOptions } from './worker-options.js';
 import { environmentValue } from '../config/environment.js';
 

@@ -2,9 +2,9 @@ import type { Run } from '../domain/run/model.js';
 import type { GitSources } from '../ports/git.js';
 import type { GitHubClient } from '../ports/github.js';
 import type { UsergroupResolver } from '../ports/usergroups.js';
-import type { ApprovalDeps } from '../services/approval-deps.js';
-import { changeAuthors } from '../services/change-authors.js';
-import { loadPolicy } from '../services/stored-analysis.js';
+import type { ApprovalDeps } from '../services/approval/approval-deps.js';
+import { changeAuthors } from '../services/approval/change-authors.js';
+import { loadPolicy } from '../services/check/stored-analysis.js';
 import type { AppContext } from './context.js';
 
 export interface ApprovalWiring {
@@ -18,7 +18,7 @@ export interface ApprovalWiring {
 }
 
 /**
- * What approve and reject check a decision against, for every door they are reached through (a Slack
+ * What approve and reject check a decision against, for every way they are reached (a Slack
  * click, `driftgate approve`): the approvers rules, the policies' extra approvals, the change's authors.
  */
 export function approvalDeps(context: AppContext, wiring: ApprovalWiring): ApprovalDeps {

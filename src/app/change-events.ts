@@ -17,20 +17,23 @@ import type { HttpMount } from '../http/server.js';
 import { sampledLog } from '../logging/sampled.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { RunStore } from '../ports/store.js';
-import { createDriftAttributor } from '../services/attribute-drift.js';
-import type { CheckChangeEvents, ServiceDeps } from '../services/deps.js';
+import { createDriftAttributor } from '../services/change-events/attribute-drift.js';
+import type { CheckChangeEvents, ServiceDeps } from '../services/runtime/deps.js';
 import type { AppContext } from './context.js';
 import type { ChangeHistory } from '../ports/change-history.js';
-import { indexUnplannedStacks } from '../services/index-unplanned-stacks.js';
-import { createResourceIndexKeeper, type ResourceIndexKeeper } from '../services/resource-index-keeper.js';
-import { createUnmatchedChangeRecorder } from '../services/unmatched-changes.js';
+import { indexUnplannedStacks } from '../services/change-events/index-unplanned-stacks.js';
+import {
+  createResourceIndexKeeper,
+  type ResourceIndexKeeper,
+} from '../services/change-events/resource-index-keeper.js';
+import { createUnmatchedChangeRecorder } from '../services/change-events/unmatched-changes.js';
 import { createCheckChangeEvents } from '../services/change-events/check-hooks.js';
 import { followStoreIndex } from '../services/change-events/index-follower.js';
 import { startChangeEventIntake } from '../services/change-events/intake.js';
 import { environmentValue } from '../config/environment.js';
 
 /**
- * Change events in `serve`: the push door (`POST /events/aws`) and the pull door (the SQS long poll)
+ * Change events in `serve`: the push endpoint (`POST /events/aws`) and the SQS poller
  * feed one intake (classify, match against the resource index, debounce), whose due requests keep the
  * matched changes in the store and queue an `event` check of the stack. Whatever runs checks (serve with
  * local runners, a worker of the stack's pool) gets the check hooks (`checks`): its plans keep the index
@@ -61,10 +64,10 @@ export interface RunningChangeEvents {
   stop(): Promise<void>;
 }
 
-/** Change events in serve: the doors and the intake stop before the checks, the check hooks after them. */
+/** Change events in serve: the receivers and the intake stop before the checks, the check hooks after them. */
 export interface ServeChangeEvents extends RunningChangeEvents {
   /**
-   * The doors and the intake only: before the scheduler stops, so no new check is asked for. The check
+   * The receivers and the intake only: before the scheduler stops, so no new check is asked for. The check
    * hooks (the CloudTrail client) stay for the checks still running; `stop` releases them once those ended.
    */
   stopIntake(): Promise<void>;
@@ -131,7 +134,7 @@ export function ownCloudTrail(
 }
 
 /**
- * The push door's shared secret is all that stands between the internet and a check (and what the alert
+ * The push endpoint's shared secret is all that stands between the internet and a check (and what the alert
  * says of who changed what): one short enough to guess is refused, as `openssl rand -hex 32` is easy.
  */
 export const PUSH_SECRET_MIN_LENGTH = 32;
@@ -149,7 +152,7 @@ function pushSecret(config: ChangeEventsConfig, env: Record<string, string | und
 }
 
 /**
- * For serve: nothing without `changeEvents` in the config; with it, the doors and the intake, and the
+ * For serve: nothing without `changeEvents` in the config; with it, the receivers and the intake, and the
  * check hooks handed to its services (serve runs every check, their terraform here or on a worker).
  */
 export async function startChangeEvents(
@@ -178,7 +181,7 @@ export async function startChangeEvents(
   });
   context.deps.changeEvents = hooks.checks;
   try {
-    const doors = await startChangeEventsWith({
+    const receivers = await startChangeEventsWith({
       config,
       env,
       deps: context.deps,
@@ -201,10 +204,10 @@ export async function startChangeEvents(
     const stopIntake = async () => {
       unplanned.abort();
       await indexing;
-      await doors.stop();
+      await receivers.stop();
     };
     return {
-      mounts: doors.mounts,
+      mounts: receivers.mounts,
       stopIntake,
       async stop() {
         await stopIntake();
@@ -265,7 +268,7 @@ export async function startCheckHooks(
 }
 
 /**
- * The doors and the intake. With `loaded` (this process runs the checks that keep that index, just read
+ * The receivers and the intake. With `loaded` (this process runs the checks that keep that index, just read
  * whole from the store, up to the save `upTo`) it matches against that; without, against its own copy
  * filled from the store. Either way the copy is refreshed from the store every `indexRefreshMs`: replicas
  * and workers index the stacks they check.
@@ -295,7 +298,7 @@ export async function startChangeEventsWith(
     counted: intakeCounter(deps, metrics, unmatched),
   });
   let stopped = false;
-  // Both doors refuse an event by its time alike, and count it so.
+  // Both receivers refuse an event by its time alike, and count it so.
   const age = { maxAgeMs: config.maxEventAge, now: deps.now };
   const refused = (reason: 'too_old' | 'in_future') => metrics.changeEvents.inc({ outcome: 'refused', reason });
   const take = (event: ChangeEvent) => intake.take(event);
@@ -308,7 +311,7 @@ export async function startChangeEventsWith(
         },
       ]
     : [];
-  const sqs = config.sqs ? startSqsDoor(config.sqs, env, { logger, take, age, refused }) : undefined;
+  const sqs = config.sqs ? startSqsPoller(config.sqs, env, { logger, take, age, refused }) : undefined;
   follower.start();
   logger.info({ push: Boolean(secret), sqs: Boolean(sqs), indexed: follower.index.size }, 'change events on');
 
@@ -317,7 +320,7 @@ export async function startChangeEventsWith(
     async stop() {
       if (stopped) return;
       stopped = true;
-      // The doors first (an SQS batch in hand is still taken), then every open window is kept in the
+      // The receivers first (an SQS batch in hand is still taken), then every open window is kept in the
       // store for the stack's next check: a deploy must not lose the changes of the last `debounce`.
       await intake.stop(async () => sqs?.stop());
       await follower.stop();
@@ -361,11 +364,11 @@ function intakeCounter(
   };
 }
 
-/** The pull door: SQS long-polled until `stop`, each message's event taken as the push door takes one. */
-function startSqsDoor(
+/** The SQS poller: SQS long-polled until `stop`, each message's event taken as the push endpoint takes one. */
+function startSqsPoller(
   sqs: NonNullable<ChangeEventsConfig['sqs']>,
   env: Record<string, string | undefined>,
-  door: Pick<Parameters<typeof runSqsChangeEvents>[0], 'logger' | 'age' | 'refused'> & {
+  poller: Pick<Parameters<typeof runSqsChangeEvents>[0], 'logger' | 'age' | 'refused'> & {
     take: (event: ChangeEvent) => Promise<void>;
   },
 ) {
@@ -374,14 +377,14 @@ function startSqsDoor(
   const polling = runSqsChangeEvents({
     client,
     queueUrl: sqs.queueUrl,
-    handle: door.take,
-    logger: door.logger,
+    handle: poller.take,
+    logger: poller.logger,
     signal: controller.signal,
     waitTimeSeconds: sqs.waitTime,
-    age: door.age,
-    refused: door.refused,
+    age: poller.age,
+    refused: poller.refused,
   }).catch((err: unknown) => {
-    door.logger.error({ err: errorMessage(err) }, 'change events: the SQS loop stopped');
+    poller.logger.error({ err: errorMessage(err) }, 'change events: the SQS loop stopped');
     return undefined;
   });
   return {

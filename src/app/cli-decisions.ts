@@ -1,6 +1,6 @@
 /**
  * `driftgate approve|reject RUN --as USER`: the same approve, reject and apply use cases a Slack click
- * reaches, wired for one decision in this process. Only the door differs: who decided is claimed with
+ * reaches, wired for one decision in this process. Only the way in differs: who decided is claimed with
  * `--as` (and checked against the approvers rules like a click), and the audit says which OS user did.
  */
 import { createGitHubClient } from '../adapters/github/client.js';
@@ -11,16 +11,16 @@ import { ConfigError, ExternalServiceError } from '../domain/errors.js';
 import type { Run } from '../domain/run/model.js';
 import type { Stack } from '../domain/stack.js';
 import type { Logger } from '../logging/logger.js';
-import { applyApprovedRun, type ApplyDeps } from '../services/apply-approved-run.js';
-import type { ApplyOutcome } from '../services/apply-run.js';
-import type { ApprovalServiceDeps } from '../services/approval-deps.js';
-import { approveAndApply } from '../services/approve-and-apply.js';
-import type { ApproveOutcome } from '../services/approve-run.js';
-import type { DecisionRefusal } from '../services/approval-checks.js';
-import { rejectRun, type RejectOutcome } from '../services/reject-run.js';
-import { waitForStackLock } from '../services/stack-lock.js';
-import { createSlackApi } from '../slack/api.js';
-import { createUsergroupResolver, type SlackCall } from '../slack/usergroups.js';
+import { applyApprovedRun, type ApplyDeps } from '../services/apply/apply-approved-run.js';
+import type { ApplyOutcome } from '../services/apply/apply-saved-plan.js';
+import type { ApprovalServiceDeps } from '../services/approval/approval-deps.js';
+import { approveAndApply } from '../services/approval/approve-and-apply.js';
+import type { ApproveOutcome } from '../services/approval/approve-run.js';
+import type { DecisionRefusal } from '../services/approval/approval-checks.js';
+import { rejectRun, type RejectOutcome } from '../services/approval/reject-run.js';
+import { waitForStackLock } from '../services/runtime/stack-lock.js';
+import { createSlackApi } from '../adapters/slack/api.js';
+import { createUsergroupResolver, type SlackCall } from '../adapters/slack/usergroups.js';
 import { approvalDeps } from './approval-deps.js';
 import { createAppContext, type AppContextOptions } from './context.js';
 import { runMessaging } from './run-messaging.js';
@@ -42,7 +42,7 @@ export interface CliDecisionOptions extends Pick<AppContextOptions, 'env' | 'log
   verb: 'approve' | 'reject';
 }
 
-/** The door is closed unless the config opens it, and an apply needs terraform in this process. */
+/** Refused unless the config allows CLI decisions, and an apply needs terraform in this process. */
 function refusal(config: DriftgateConfig, verb: CliDecisionOptions['verb']): ConfigError | undefined {
   if (!config.approvers?.allowCli)
     return new ConfigError(

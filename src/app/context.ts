@@ -26,10 +26,10 @@ import { createSecretRegistry, type SecretRegistry } from '../logging/secret-reg
 import type { Redactor } from '../domain/plan/model.js';
 import { createRedactor } from '../domain/plan/redact.js';
 import { stackConfigSecrets, type VarFileText } from '../domain/stack-secrets.js';
-import type { ServiceDeps } from '../services/deps.js';
+import type { ServiceDeps } from '../services/runtime/deps.js';
 import type { GitSources } from '../ports/git.js';
 import type { Store } from '../ports/store.js';
-import { createEventBus } from '../services/event-bus.js';
+import { createEventBus } from '../services/runtime/event-bus.js';
 
 export interface AppContext {
   config: DriftgateConfig;

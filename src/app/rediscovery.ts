@@ -4,8 +4,8 @@ import type { DriftgateConfig } from '../config/schema.js';
 import { ConfigError, errorMessage } from '../domain/errors.js';
 import type { GitSources } from '../ports/git.js';
 import type { Stack } from '../domain/stack.js';
-import type { ServiceDeps, ServiceLogger } from '../services/deps.js';
-import type { Scheduler } from '../services/scheduler.js';
+import type { ServiceDeps, ServiceLogger } from '../services/runtime/deps.js';
+import type { Scheduler } from '../services/runtime/scheduler.js';
 import { configSecrets, type AppContext } from './context.js';
 
 /** The config loaded again, its `discover` rules matched through `checkoutHead`: the command's own loader. */
@@ -58,7 +58,7 @@ export function watchDiscovery(context: AppContext, options: RediscoveryOptions)
     if (added.length === 0 && removed.length === 0) return;
     await addSecrets(deps.secrets, added, next);
     for (const stack of added) await store.upsertStack(stack.name);
-    // The one list every door reads (context.stack, Slack, the agent API): replaced, not edited in place.
+    // The one list every entry point reads (context.stack, Slack, the agent API): replaced, not edited in place.
     config.stacks = [...config.stacks.filter((s) => found.has(s.name)), ...added];
     await options.scheduler.replaceStacks(config.stacks);
     logger.info(

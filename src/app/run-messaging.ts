@@ -1,4 +1,4 @@
-import { inMemoryHolder } from '../adapters/store/process-owner.js';
+import { inMemoryHolder } from '../adapters/store/shared/process-owner.js';
 import { createNotifier } from '../slack/notifier/notifier.js';
 import { createRunMessages } from '../slack/notifier/run-messages.js';
 import type { AppContext } from './context.js';

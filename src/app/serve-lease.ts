@@ -1,6 +1,7 @@
-import { startLeaderLease, type LeaderLease } from '../adapters/postgres/leader-lease.js';
+import type { LeaderLease } from '../ports/leader-lease.js';
+import { startLeaderLease } from '../adapters/store/postgres/leader-lease.js';
 import { sqliteStorePath } from '../adapters/store/open-store.js';
-import { takeSqliteServeLease } from '../adapters/store/sqlite-serve-lease.js';
+import { takeSqliteServeLease } from '../adapters/store/sqlite/sqlite-serve-lease.js';
 import type { DriftgateConfig, StoreConfig } from '../config/schema.js';
 import { errorMessage } from '../domain/errors.js';
 import type { Logger } from '../logging/logger.js';

@@ -1,49 +1,49 @@
 import nodeCron from 'node-cron';
 import { pagerdutySettingsFor } from '../adapters/pagerduty/env.js';
 import { pagerdutyDeliverers } from '../adapters/pagerduty/page-deliverer.js';
-import { createPager } from '../services/page-oncall.js';
+import { createPager } from '../services/notify/page-oncall.js';
 import { slackLinks } from '../slack/message-links.js';
-import { createOutboxWorker } from '../slack/outbox/worker.js';
+import { createOutboxWorker } from '../services/outbox/outbox-worker.js';
 import { GithubConfig, type DriftgateConfig } from '../config/schema.js';
 import { metricsAddressFrom } from '../http/metrics-address.js';
 import type { HttpServer } from '../http/server.js';
 import type { Run } from '../domain/run/model.js';
 import type { RunTrigger } from '../domain/run/state.js';
-import type { CheckOutcome } from '../services/check-stack.js';
-import { checkStackFromSource } from '../services/check-stack-from-source.js';
+import type { CheckOutcome } from '../services/check/check-stack.js';
+import { checkStackFromSource } from '../services/check/check-stack-from-source.js';
 import { createGitHubClient, type GitHubClientOptions } from '../adapters/github/client.js';
 import { githubSettingsFor } from '../adapters/github/env.js';
-import type { RemediationDeps } from '../services/open-remediation-pr.js';
-import { terraformCodeChecks } from '../services/remediation-code-checks.js';
+import type { RemediationDeps } from '../services/remediation/open-remediation-pr.js';
+import { terraformCodeChecks } from '../services/remediation/remediation-code-checks.js';
 import { createGithubWebhookListener, GITHUB_WEBHOOK_PATH } from '../http/github-webhook/listener.js';
 import { countOutboxFailure } from '../metrics/registry.js';
-import { slackSettingsFor } from '../slack/env.js';
+import { slackSettingsFor } from '../config/slack-settings.js';
 import { createSlackApp, type SlackApp } from './slack-app.js';
-import { createSlackRuntime, type SlackRuntime } from '../slack/slack-runtime.js';
-import { removeWorkLeftovers, runRetention } from '../services/retention.js';
-import { createScheduler, type Scheduler } from '../services/scheduler.js';
-import { applyApprovedRun, type ApplyDeps } from '../services/apply-approved-run.js';
-import type { ApplyOutcome } from '../services/apply-run.js';
+import { createSlackRuntime, type SlackRuntime } from '../adapters/slack/slack-runtime.js';
+import { removeWorkLeftovers, runRetention } from '../services/runtime/retention.js';
+import { createScheduler, type Scheduler } from '../services/runtime/scheduler.js';
+import { applyApprovedRun, type ApplyDeps } from '../services/apply/apply-approved-run.js';
+import type { ApplyOutcome } from '../services/apply/apply-saved-plan.js';
 import {
   type Recovered,
   recoverLeftRuns,
   sweepRunsOfDeadReplicas,
   tellRecovered,
-} from '../services/recover-at-start.js';
-import { autoApplyAfterCheck } from '../services/auto-apply.js';
-import { createJobs, type Jobs } from '../services/jobs.js';
-import type { SourceDeps } from '../services/resolve-stack-at-commit.js';
+} from '../services/runtime/recover-at-start.js';
+import { autoApplyAfterCheck } from '../services/apply/auto-apply.js';
+import { createJobs, type Jobs } from '../services/runtime/jobs.js';
+import type { SourceDeps } from '../services/source/resolve-stack-at-commit.js';
 import type { GitHubClient } from '../ports/github.js';
 import { createAppContext, type AppContext } from './context.js';
 import { startServeLease, takeSqliteLease } from './serve-lease.js';
 import { announceServing } from './serve-announce.js';
 import { watchStoreHealth } from './store-health.js';
-import type { LeaderLease } from '../adapters/postgres/leader-lease.js';
-import { listen, type ListenOptions, type ServePorts } from './serve-ports.js';
+import type { LeaderLease } from '../ports/leader-lease.js';
+import { listen, type ListenOptions, type ServeSockets } from './serve-sockets.js';
 import { agentSettings, startAgentControlPlane } from './agent-control-plane.js';
 import { watchUnservedPools } from './unserved-pools-watch.js';
 import { startChangeEvents } from './change-events.js';
-import { waitForStackLock } from '../services/stack-lock.js';
+import { waitForStackLock } from '../services/runtime/stack-lock.js';
 import { watchDiscovery, type RediscoveryOptions } from './rediscovery.js';
 import { environmentValue } from '../config/environment.js';
 
@@ -121,7 +121,7 @@ interface ServeSettings {
 async function startServing(
   config: DriftgateConfig,
   options: ServeOptions,
-  ports: ServePorts,
+  ports: ServeSockets,
   settings: ServeSettings,
 ): Promise<RunningServe> {
   // The control plane migrates the schema at its first start when it holds the owner role's URL.
@@ -172,7 +172,7 @@ interface Serving {
   slackApp?: SlackApp;
   slack?: SlackRuntime;
   deadRunsSweep?: NodeJS.Timeout;
-  ports: ServePorts;
+  ports: ServeSockets;
   lease?: LeaderLease;
   /** Set when a stop began: readiness says so, and the leader's sweep stops. */
   state: { stopping: boolean };
@@ -184,7 +184,7 @@ async function serveWith(
   promotion: Promotion,
   started: { stop(): Promise<void> }[],
   options: ServeOptions,
-  ports: ServePorts,
+  ports: ServeSockets,
   settings: ServeSettings,
 ): Promise<RunningServe> {
   const { logger, store, deps } = context;
@@ -229,7 +229,7 @@ async function serveWith(
     sweep: lease !== undefined,
     stopping: () => state.stopping,
   });
-  const storeHealth = openDoors(context, ports, options, {
+  const storeHealth = openEndpoints(context, ports, options, {
     stopping: () => state.stopping,
     scheduler: work.scheduler,
     ...(delivery.slack ? { slack: delivery.slack } : {}),
@@ -343,7 +343,7 @@ async function startWork(
   context: AppContext,
   parts: {
     options: ServeOptions;
-    metrics: ServePorts['metrics'];
+    metrics: ServeSockets['metrics'];
     leading: () => boolean;
     jobs: Jobs;
     started: { stop(): Promise<void> }[];
@@ -443,7 +443,7 @@ function startDelivery(
   parts: {
     options: ServeOptions;
     settings: ServeSettings;
-    metrics: ServePorts['metrics'];
+    metrics: ServeSockets['metrics'];
     leading: () => boolean;
     /** Several processes may serve one store: the Slack app acts only while this one leads. */
     leased: boolean;
@@ -501,18 +501,18 @@ function startDelivery(
 }
 
 /**
- * `/readyz` (the store answers, Slack is connected, not shutting down) and the doors: Slack's events, the
+ * `/readyz` (the store answers, Slack is connected, not shutting down) and the HTTP endpoints: Slack's events, the
  * GitHub webhook when GITHUB_WEBHOOK_SECRET is set (it signs every delivery, never logged), change events.
  */
-function openDoors(
+function openEndpoints(
   { config, logger, store }: AppContext,
-  { mounts, setReady }: ServePorts,
+  { mounts, setReady }: ServeSockets,
   options: ServeOptions,
   parts: {
     stopping: () => boolean;
     scheduler: Scheduler<CheckOutcome>;
     slack?: SlackRuntime;
-    changeEvents?: { mounts: ServePorts['mounts'] };
+    changeEvents?: { mounts: ServeSockets['mounts'] };
   },
 ) {
   const { slack, stopping } = parts;
@@ -590,7 +590,7 @@ function localRunners(
   deps: AppContext['deps'] & Pick<SourceDeps, 'git'> & { github?: GitHubClient },
   jobs: Jobs,
   leading: () => boolean,
-  metrics: ServePorts['metrics'],
+  metrics: ServeSockets['metrics'],
   /** With the agent API: how many checks wait for workers at once (`runners.agent.concurrency`). */
   concurrency = context.config.defaults.concurrency,
 ): Runners {

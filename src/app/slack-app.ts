@@ -8,23 +8,24 @@ import type { GitSources } from '../ports/git.js';
 import { errorMessage } from '../domain/errors.js';
 import { countOutboxFailure, type Metrics } from '../metrics/registry.js';
 import type { GitHubClient } from '../ports/github.js';
-import type { CheckOutcome } from '../services/check-stack.js';
-import type { Jobs } from '../services/jobs.js';
-import type { RemediationDeps } from '../services/open-remediation-pr.js';
-import type { Scheduler } from '../services/scheduler.js';
+import type { CheckOutcome } from '../services/check/check-stack.js';
+import type { Jobs } from '../services/runtime/jobs.js';
+import type { RemediationDeps } from '../services/remediation/open-remediation-pr.js';
+import type { Scheduler } from '../services/runtime/scheduler.js';
 import type { PoolHealth } from '../domain/pool/pool-health.js';
-import { createSlackApi } from '../slack/api.js';
-import type { SlackSettings } from '../slack/env.js';
+import { visibleStacks } from '../services/status/visibility.js';
+import { createSlackApi } from '../adapters/slack/api.js';
+import type { SlackSettings } from '../config/slack-settings.js';
 import * as actions from '../slack/listeners/actions/index.js';
 import * as commands from '../slack/listeners/commands/index.js';
-import type { SlackDeps } from '../slack/listeners/deps.js';
+import type { SlackDeps } from '../slack/slack-deps.js';
 import * as events from '../slack/listeners/events/index.js';
 import * as views from '../slack/listeners/views/index.js';
 import { escalateStaleDrift } from '../slack/notifier/escalate.js';
-import { createOutboxWorker, type OutboxWorkerOptions } from '../slack/outbox/worker.js';
-import { createSlackDirectory } from '../slack/directory.js';
-import { createUsergroupResolver } from '../slack/usergroups.js';
-import { heldByAnother } from '../adapters/store/process-owner.js';
+import { createOutboxWorker, type OutboxWorkerOptions } from '../services/outbox/outbox-worker.js';
+import { createSlackDirectory } from '../adapters/slack/directory.js';
+import { createUsergroupResolver } from '../adapters/slack/usergroups.js';
+import { heldByAnother } from '../adapters/store/shared/process-owner.js';
 import { approvalDeps } from './approval-deps.js';
 import { runMessaging } from './run-messaging.js';
 import type { AppContext } from './context.js';
@@ -92,7 +93,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     logger,
   });
   const { messages, notifier } = runMessaging(context, { canRemediate: Boolean(options.remediation) });
-  // When the last Slack request came in: background work yields to a burst of them (see services/jobs.ts).
+  // When the last Slack request came in: background work yields to a burst of them (see services/runtime/jobs.ts).
   let lastRequestAt = Number.NEGATIVE_INFINITY;
   const { jobs } = options;
   const workspace = workspaceLookup(api, logger);
@@ -170,7 +171,7 @@ function slackDeps(
   const { config, store, logger } = context;
   const slack = config.slack!;
   const now = context.deps.now;
-  return {
+  const deps: Omit<SlackDeps, 'visibleTo'> = {
     ...context.deps,
     ...(options.git ? { git: options.git } : {}),
     store,
@@ -192,6 +193,11 @@ function slackDeps(
     heldByAnother: (lock) => heldByAnother(lock, now()),
     ...(options.remediation ? { remediation: options.remediation } : {}),
     workspaceUrl,
+  };
+  const channelOf = (stack: string) => messages.channelOf(stack);
+  return {
+    ...deps,
+    visibleTo: (userId) => visibleStacks({ ...deps, visibility: slack.visibility, channelOf }, userId, config.stacks),
   };
 }
 

@@ -1,5 +1,5 @@
-import type { PoolStatus } from '../services/pool-status.js';
-import { createUnservedPoolsWatch } from '../services/unserved-pools.js';
+import type { PoolStatus } from '../services/pools/pool-status.js';
+import { createUnservedPoolsWatch } from '../services/pools/unserved-pools.js';
 import { poolNoticePoster } from '../slack/notifier/pool-notices.js';
 import { poolChannel } from '../slack/routing.js';
 import type { AppContext } from './context.js';

@@ -1,5 +1,5 @@
 import type { ReloadConfig } from './rediscovery.js';
-import type { ListenOptions } from './serve-ports.js';
+import type { ListenOptions } from './serve-sockets.js';
 
 /** How `driftgate worker` is started: its environment, its pool, and its own health port. */
 export interface WorkerOptions extends ListenOptions {

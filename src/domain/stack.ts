@@ -26,7 +26,7 @@ export interface Stack {
   allowFrequentAutoApply?: boolean;
   /**
    * Set when the stack comes from a Git repository: `dir` (and relative `varFiles`) mean nothing until
-   * services/resolve-stack-at-head.ts checks out a commit and points them into that worktree.
+   * services/source/resolve-stack-at-head.ts checks out a commit and points them into that worktree.
    */
   git?: StackGitSource;
   /** Set on a Git-sourced stack checked out at a commit: the commit `dir` holds (a worker checks out the same). */

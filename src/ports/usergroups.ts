@@ -1,6 +1,6 @@
 import type { ApproverRules } from '../domain/approvals/model.js';
 
-/** Who is in which approver group; slack/usergroups.ts answers it from Slack's user groups. */
+/** Who is in which approver group; adapters/slack/usergroups.ts answers it from Slack's user groups. */
 export interface UsergroupResolver {
   /**
    * The approver groups (names in `approvers.groups`) the user belongs to: listed in the group's `users`,

@@ -1,9 +1,9 @@
 import { renderHome } from './blocks/render-home.js';
-import type { SlackDeps } from './listeners/deps.js';
+import type { SlackDeps, ViewerDeps } from './slack-deps.js';
 import { readPoolsView } from './pools-view.js';
 import { readRecentUnmatched } from './recent-unmatched-view.js';
 import { pendingApprovals, stackRows } from './stack-rows.js';
-import { VISIBILITY_UNKNOWN, type ViewerDeps, visibleTo } from './visible.js';
+import { VISIBILITY_UNKNOWN } from './blocks/render-command-replies.js';
 
 export type HomeDeps = ViewerDeps & Pick<SlackDeps, 'now' | 'stack' | 'api' | 'pools'>;
 
@@ -15,7 +15,7 @@ export type HomeDeps = ViewerDeps & Pick<SlackDeps, 'now' | 'stack' | 'api' | 'p
  */
 export async function publishHome(deps: HomeDeps, userId: string, notice?: string): Promise<void> {
   const now = deps.now();
-  const visible = await visibleTo(deps, userId).catch(() => undefined);
+  const visible = await deps.visibleTo(userId).catch(() => undefined);
   const sees = (stack: string | undefined) => Boolean(visible && stack && visible.has(stack));
   const shown = notice ?? (visible ? undefined : VISIBILITY_UNKNOWN);
   const pools = await readPoolsView(deps);

@@ -1,6 +1,6 @@
 import { errorMessage } from '../domain/errors.js';
 import type { PoolHealth } from '../domain/pool/pool-health.js';
-import type { ServiceLogger } from '../services/deps.js';
+import type { ServiceLogger } from '../services/runtime/deps.js';
 import type { PoolsAt } from './blocks/render-pools.js';
 
 export interface PoolsViewDeps {

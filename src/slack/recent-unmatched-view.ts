@@ -1,12 +1,12 @@
 import { errorMessage } from '../domain/errors.js';
-import { approvesAnyStack } from '../services/approval-checks.js';
-import type { ApprovalServiceDeps } from '../services/approval-deps.js';
+import { approvesAnyStack } from '../services/approval/approval-checks.js';
+import type { ApprovalServiceDeps } from '../services/approval/approval-deps.js';
 import {
   RECENT_UNMATCHED_HOURS,
   RECENT_UNMATCHED_SHOWN,
   type RecentUnmatched,
 } from './blocks/render-recent-unmatched.js';
-import type { SlackDeps } from './listeners/deps.js';
+import type { SlackDeps } from './slack-deps.js';
 
 export type RecentUnmatchedDeps = Pick<ApprovalServiceDeps, 'approvers' | 'usergroups' | 'logger' | 'store' | 'now'> & {
   config: Pick<SlackDeps['config'], 'stacks' | 'changeEvents'>;

@@ -1,7 +1,7 @@
 /** What `/drift status` and the App Home show: every configured stack with its state, read from the store. */
 import type { Store } from '../ports/store.js';
 import type { Stack } from '../domain/stack.js';
-import { readStackStatus } from '../services/stack-status.js';
+import { readStackStatus } from '../services/status/stack-status.js';
 import type { PendingApprovalItem } from './blocks/render-home.js';
 import type { StackStatusRow } from './blocks/status-blocks.js';
 import type { RunMessages } from './notifier/run-messages.js';

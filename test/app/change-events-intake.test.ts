@@ -11,7 +11,7 @@ import type { DebounceTimer } from '../../src/domain/change-events/debounce.js';
 import { type HttpServer, startHttpServer } from '../../src/http/server.js';
 import { createMetrics } from '../../src/metrics/registry.js';
 import type { RunStore } from '../../src/ports/store.js';
-import type { ServiceLogger } from '../../src/services/deps.js';
+import type { ServiceLogger } from '../../src/services/runtime/deps.js';
 import { manualClock, useTempStore } from '../adapters/store/temp-store.js';
 import { postChangeEvent, tagEvent } from '../helpers/change-events-serve.js';
 import { waitFor } from '../helpers/process-wait.js';

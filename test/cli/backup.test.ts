@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../src/adapters/store/open-sqlite-store.js';
+import { openSqliteStore } from '../../src/adapters/store/sqlite/open-sqlite-store.js';
 import { runCli } from '../helpers/cli.js';
 import { configYaml } from '../helpers/config-builder.js';
 

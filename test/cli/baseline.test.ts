@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../src/adapters/store/open-sqlite-store.js';
+import { openSqliteStore } from '../../src/adapters/store/sqlite/open-sqlite-store.js';
 import { makeTestRepo, type TestRepo } from '../adapters/git/git-repo.js';
 import { runCli } from '../helpers/cli.js';
 import { configYaml, gitSource, stackEntry } from '../helpers/config-builder.js';

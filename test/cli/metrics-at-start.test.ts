@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../src/adapters/store/open-sqlite-store.js';
+import { openSqliteStore } from '../../src/adapters/store/sqlite/open-sqlite-store.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../helpers/cli.js';
 import { configYaml } from '../helpers/config-builder.js';
 import { closedPort } from '../helpers/ports.js';

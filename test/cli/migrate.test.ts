@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../src/adapters/store/open-sqlite-store.js';
+import { openSqliteStore } from '../../src/adapters/store/sqlite/open-sqlite-store.js';
 import { openPostgresStore } from '../../src/adapters/store/postgres/open-postgres-store.js';
 import type { Store } from '../../src/ports/store.js';
 import { matchedChange } from '../domain/change-events/fixtures.js';

@@ -1,4 +1,4 @@
-import { openSqliteStore } from '../../src/adapters/store/open-sqlite-store.js';
+import { openSqliteStore } from '../../src/adapters/store/sqlite/open-sqlite-store.js';
 import type { Store } from '../../src/ports/store.js';
 
 /** Polls `probe` until it gives a value, for tests that watch another process work. */

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { execa, type ResultPromise } from 'execa';
-import { openSqliteStore } from '../../src/adapters/store/open-sqlite-store.js';
+import { openSqliteStore } from '../../src/adapters/store/sqlite/open-sqlite-store.js';
 import type { Store } from '../../src/ports/store.js';
 import { BIN } from './cli.js';
 import { configYaml, serveConfig, type ConfigPatch, type StackSettings } from './config-builder.js';

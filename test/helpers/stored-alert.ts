@@ -1,6 +1,6 @@
 import { createAppContext } from '../../src/app/context.js';
 import { loadConfig } from '../../src/config/load.js';
-import { loadAnalysis } from '../../src/services/stored-analysis.js';
+import { loadAnalysis } from '../../src/services/check/stored-analysis.js';
 import { renderRunMessage } from '../../src/slack/blocks/render-run-message.js';
 import { lineSink } from './stack-files.js';
 

@@ -3,11 +3,11 @@ import type { PoolHealth } from '../../src/domain/pool/pool-health.js';
 import { renderPoolNotice } from '../../src/slack/blocks/render-pool-notice.js';
 import { poolNoticePoster } from '../../src/slack/notifier/pool-notices.js';
 import { poolChannel } from '../../src/slack/routing.js';
-import { createUnservedPoolsWatch } from '../../src/services/unserved-pools.js';
+import { createUnservedPoolsWatch } from '../../src/services/pools/unserved-pools.js';
 import { SlackConfig } from '../../src/config/schema.js';
 import { unservedProd } from '../helpers/pool-health.js';
 import { expectNoInjection, expectValidMessage, mrkdwnTexts } from './blocks/helpers.js';
-import { useOutboxFixture } from './outbox-fixture.js';
+import { useOutboxFixture } from '../services/outbox/outbox-fixture.js';
 
 const slack = SlackConfig.parse({ defaultChannel: 'CDEFAULT', channels: [{ match: 'prod/*', channel: 'CPROD' }] });
 

@@ -5,7 +5,7 @@ import { ChangeEventError, type ChangeEvent, parseEventBridgeEvent } from '../..
 import { environmentValue } from '../../config/environment.js';
 
 /**
- * The pull door for change events: a long-poll loop on the SQS queue an EventBridge rule targets, for a
+ * The SQS poller for change events: a long-poll loop on the SQS queue an EventBridge rule targets, for a
  * driftgate that must not be reachable from outside. A message is deleted only once its event was
  * handled. A message that is not an EventBridge CloudTrail event is logged with why and left in the
  * queue: it comes back after the visibility timeout, and once SQS has delivered it maxReceiveCount times

@@ -7,7 +7,7 @@ import type { WorkerRegistry } from '../../ports/worker-registry.js';
 import type { PoolTokenStore } from '../../ports/pool-tokens.js';
 import type { AgentOpStore } from '../../ports/agent-ops.js';
 import { openPostgresAgentOps } from './postgres/agent-ops.js';
-import { openSqliteStore } from './open-sqlite-store.js';
+import { openSqliteStore } from './sqlite/open-sqlite-store.js';
 import { openPostgresStore } from './postgres/open-postgres-store.js';
 import { openPostgresPoolTokens } from './postgres/pool-tokens.js';
 import { openPostgresWorkerRegistry, type WorkerRegistryOptions } from './postgres/worker-registry.js';

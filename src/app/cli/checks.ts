@@ -1,13 +1,13 @@
 import type { StackLock } from '../../domain/run/model.js';
 import type { Stack } from '../../domain/stack.js';
 import { errorMessage } from '../../domain/errors.js';
-import type { CheckOutcome } from '../../services/check-stack.js';
-import { checkStackFromSource } from '../../services/check-stack-from-source.js';
-import { createScheduler, SchedulerStoppedError } from '../../services/scheduler.js';
-import { waitForStackLock } from '../../services/stack-lock.js';
+import type { CheckOutcome } from '../../services/check/check-stack.js';
+import { checkStackFromSource } from '../../services/check/check-stack-from-source.js';
+import { createScheduler, SchedulerStoppedError } from '../../services/runtime/scheduler.js';
+import { waitForStackLock } from '../../services/runtime/stack-lock.js';
 import type { AppContext } from '../context.js';
 
-export type { CheckOutcome } from '../../services/check-stack.js';
+export type { CheckOutcome } from '../../services/check/check-stack.js';
 
 /** A stack the CLI never started checking: Ctrl-C came while it waited its turn. */
 export interface SkippedCheck {

@@ -1,7 +1,7 @@
 import { openPoolTokens, openStore } from '../../adapters/store/open-store.js';
 import type { DriftgateConfig } from '../../config/schema.js';
 import type { PoolToken } from '../../domain/pool/pool-token.js';
-import { createPoolToken, revokePoolToken } from '../../services/pool-tokens.js';
+import { createPoolToken, revokePoolToken } from '../../services/pools/pool-tokens.js';
 
 /** `driftgate pool token create|list|revoke`: the pool token use cases on the config's store, audited there. */
 export interface PoolTokenAdmin {

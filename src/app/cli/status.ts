@@ -3,10 +3,10 @@ import { openStore } from '../../adapters/store/open-store.js';
 import type { DriftgateConfig } from '../../config/schema.js';
 import type { DeadOutboxItem } from '../../ports/slack-store.js';
 import type { Stack } from '../../domain/stack.js';
-import { readStackStatus, type StackState } from '../../services/stack-status.js';
-import { loadPolicy } from '../../services/stored-analysis.js';
+import { readStackStatus, type StackState } from '../../services/status/stack-status.js';
+import { loadPolicy } from '../../services/check/stored-analysis.js';
 
-export type { StackState } from '../../services/stack-status.js';
+export type { StackState } from '../../services/status/stack-status.js';
 
 export interface StatusReading {
   states: StackState[];

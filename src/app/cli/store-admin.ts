@@ -2,12 +2,12 @@
  * The store's upkeep from a terminal: `driftgate migrate` (the Postgres schema, and `--to postgres` the copy
  * of the SQLite store into it) and `driftgate backup` (a consistent copy of the SQLite store while serve runs).
  */
-import { openSqliteStore } from '../../adapters/store/open-sqlite-store.js';
+import { openSqliteStore } from '../../adapters/store/sqlite/open-sqlite-store.js';
 import { openStore, storeOwnerVariable } from '../../adapters/store/open-store.js';
 import { POSTGRES_MIGRATIONS } from '../../adapters/store/postgres/migrations.js';
 import type { DriftgateConfig } from '../../config/schema.js';
 
-export { backupSqliteStore } from '../../adapters/store/backup-sqlite.js';
+export { backupSqliteStore } from '../../adapters/store/sqlite/backup-sqlite.js';
 export { sqliteStorePath } from '../../adapters/store/open-store.js';
 export { copySqliteStoreToPostgres } from '../../adapters/store/postgres/copy-from-sqlite.js';
 

@@ -1,5 +1,5 @@
 import { openStore } from '../../adapters/store/open-store.js';
-import { heldByAnother } from '../../adapters/store/process-owner.js';
+import { heldByAnother } from '../../adapters/store/shared/process-owner.js';
 import type { DriftgateConfig } from '../../config/schema.js';
 import type { Stack } from '../../domain/stack.js';
 import { type Unlocked, type UnlockRefusal, unlockStack } from '../../services/operator/unlock.js';

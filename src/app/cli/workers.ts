@@ -4,7 +4,7 @@ import { configuredPools } from '../../domain/pool/configured-pools.js';
 import type { PoolHealth, WorkerBeat } from '../../domain/pool/pool-health.js';
 import type { AgentOpStore } from '../../ports/agent-ops.js';
 import type { WorkerRegistry } from '../../ports/worker-registry.js';
-import { createPoolStatus } from '../../services/pool-status.js';
+import { createPoolStatus } from '../../services/pools/pool-status.js';
 
 export interface WorkersReading {
   pools: PoolHealth[];

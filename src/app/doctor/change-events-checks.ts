@@ -30,10 +30,10 @@ function checkPushSecret(secretEnv: string, header: string, secret: string | und
 const PROBE_RESOURCE = 'driftgate-doctor-probe';
 
 /**
- * Change events, checked from where `doctor` runs: the push door's secret is in the environment, the SQS
+ * Change events, checked from where `doctor` runs: the push endpoint's secret is in the environment, the SQS
  * queue answers with these credentials, and CloudTrail answers a lookup. With workers, CloudTrail is
  * asked by each pool's workers with their own credentials: checked by `doctor --pool` where they run (in
- * `cloudTrail.region`, else their AWS_REGION), and the doors are the control plane's.
+ * `cloudTrail.region`, else their AWS_REGION), and the receivers are the control plane's.
  */
 export async function checkChangeEvents(
   config: DriftgateConfig,

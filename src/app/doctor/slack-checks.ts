@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { DriftgateConfig } from '../../config/schema.js';
 import { ConfigError } from '../../domain/errors.js';
 import { unreachableFix } from '../../domain/network-cause.js';
-import { SlackApiError, type SlackApi } from '../../slack/api.js';
-import type { SlackSettings } from '../../slack/env.js';
+import { SlackApiError, type SlackApi } from '../../ports/slack-api.js';
+import type { SlackSettings } from '../../config/slack-settings.js';
 import { type CheckResult, fail, ok, reason, skip } from './check-result.js';
 
 /** The SlackApiError's own words (`auth.test failed: invalid_auth`), without the service prefix. */

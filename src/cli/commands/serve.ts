@@ -3,7 +3,7 @@ import { startServe } from '../../app/serve.js';
 import { loadConfig } from '../../config/load.js';
 import type { DriftgateConfig } from '../../config/schema.js';
 import { ConfigError } from '../../domain/errors.js';
-import { slackEnvIssues } from '../../slack/env.js';
+import { slackEnvIssues } from '../../config/slack-settings.js';
 import type { CliIo } from '../io.js';
 import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';

@@ -75,9 +75,9 @@ export const OpResults = {
   ]),
   state_pull: z.discriminatedUnion('ok', [z.strictObject({ ok: z.literal(true) }), failed]),
   apply: z.discriminatedUnion('ok', [z.strictObject({ ok: z.literal(true), ...Output }), failed]),
-  // The answer is read strictly where it is used (services/codify-answer.ts), as any worker's answer is.
+  // The answer is read strictly where it is used (services/remediation/codify-answer.ts), as any worker's answer is.
   codify: z.discriminatedUnion('ok', [z.strictObject({ ok: z.literal(true), answer: z.unknown() }), failed]),
-  // Each event is read strictly where it is used (services/history-on-agent.ts), as a module could write it.
+  // Each event is read strictly where it is used (services/pools/history-on-agent.ts), as a module could write it.
   cloudtrail: z.discriminatedUnion('ok', [
     z.strictObject({
       ok: z.literal(true),

@@ -7,8 +7,8 @@ import type { ChangeEvent } from './schema.js';
 import { namedResources, type UnmatchedChange } from './unmatched.js';
 
 /**
- * What happens to one change event, whichever door it came through (push, SQS): classified, matched
- * against the resource index, and handed to the debouncer for the stacks it names. Pure: the doors
+ * What happens to one change event, whichever way it came in (Slack or the CLI) (push, SQS): classified, matched
+ * against the resource index, and handed to the debouncer for the stacks it names. Pure: the receivers
  * parse, the debouncer's `onDue` queues the checks.
  */
 

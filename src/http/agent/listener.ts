@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { errorMessage } from '../../domain/errors.js';
-import type { AgentIdentity, Authenticated } from '../../services/pool-tokens.js';
-import type { ServiceLogger } from '../../services/deps.js';
+import type { AgentIdentity, Authenticated } from '../../services/pools/pool-tokens.js';
+import type { ServiceLogger } from '../../services/runtime/deps.js';
 import { replyJson as reply } from '../reply.js';
 import { AGENT_API_PREFIX, AGENT_PROTOCOL_HEADER, AGENT_PROTOCOL_VERSION } from '../../domain/agent/protocol.js';
 

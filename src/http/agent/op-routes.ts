@@ -7,7 +7,7 @@ import {
   putOpOutput,
   type Refusal,
   reportOpResult,
-} from '../../services/agent-ops.js';
+} from '../../services/pools/agent-ops.js';
 import type { WorkerRegistry } from '../../ports/worker-registry.js';
 import { readBody, readBytes } from '../read-body.js';
 import type { AgentReply, AgentRoute } from './listener.js';

@@ -3,7 +3,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { eventAge } from '../../domain/change-events/event-age.js';
 import { ChangeEventError, type ChangeEvent, parseEventBridgeEvent } from '../../domain/change-events/schema.js';
 import { errorMessage } from '../../domain/errors.js';
-import type { ServiceLogger } from '../../services/deps.js';
+import type { ServiceLogger } from '../../services/runtime/deps.js';
 import { readBody } from '../read-body.js';
 import { replyJson as reply } from '../reply.js';
 
@@ -43,7 +43,7 @@ function sameSecret(given: string, expected: string): boolean {
 }
 
 /**
- * `POST /events/aws`: the push door for change events, from an EventBridge rule on "AWS API Call via
+ * `POST /events/aws`: the push endpoint for change events, from an EventBridge rule on "AWS API Call via
  * CloudTrail" through an API destination. The secret is checked before the body is read: a caller
  * without it gets 401 and costs nothing more. A body that is not such an event gets 400 with the paths
  * of what was wrong (the caller proved it holds the secret, so it may learn why), and so does one older

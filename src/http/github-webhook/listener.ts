@@ -4,7 +4,7 @@ import type { Stack } from '../../domain/stack.js';
 import { errorMessage } from '../../domain/errors.js';
 import { readBody } from '../read-body.js';
 import { replyJson as reply } from '../reply.js';
-import type { ServiceLogger } from '../../services/deps.js';
+import type { ServiceLogger } from '../../services/runtime/deps.js';
 import { branchMoved, stacksOnBranch } from './branch-moved.js';
 
 export const GITHUB_WEBHOOK_PATH = '/github/webhook';

@@ -1,7 +1,7 @@
 import { errorMessage } from '../../domain/errors.js';
-import type { createDriftAttributor } from '../attribute-drift.js';
-import type { CheckChangeEvents, ServiceDeps } from '../deps.js';
-import type { ResourceIndexKeeper } from '../resource-index-keeper.js';
+import type { createDriftAttributor } from './attribute-drift.js';
+import type { CheckChangeEvents, ServiceDeps } from '../runtime/deps.js';
+import type { ResourceIndexKeeper } from './resource-index-keeper.js';
 
 /**
  * What a check asks of change events, wherever it runs: the changes waiting for the stack marked before

@@ -1,7 +1,7 @@
 import type { ResourceIndex } from '../../domain/change-events/resource-index.js';
 import { errorMessage } from '../../domain/errors.js';
 import type { RunStore } from '../../ports/store.js';
-import type { ServiceDeps } from '../deps.js';
+import type { ServiceDeps } from '../runtime/deps.js';
 
 /**
  * Overlap of each incremental read: a row's time is its writer's clock, and replicas' and workers'

@@ -5,10 +5,10 @@ import type { ResourceIndex } from '../../domain/change-events/resource-index.js
 import type { ChangeEvent } from '../../domain/change-events/schema.js';
 import { errorMessage } from '../../domain/errors.js';
 import type { RunStore } from '../../ports/store.js';
-import type { ServiceDeps } from '../deps.js';
+import type { ServiceDeps } from '../runtime/deps.js';
 
 /**
- * The intake both doors feed: each event classified and matched against the resource index, its stacks'
+ * The intake both receivers (push endpoint, SQS poller) feed: each event classified and matched against the resource index, its stacks'
  * windows debounced into one check each, and what the checks will answer kept in the store first. A
  * window's first change is kept before the event is acknowledged; the rest when the window closes.
  */
@@ -31,13 +31,13 @@ export interface IntakeOptions {
 }
 
 export interface ChangeEventIntake {
-  /** Takes one event; rejects when its window's first change could not be kept (the door then fails it). */
+  /** Takes one event; rejects when its window's first change could not be kept (the receiver then fails it). */
   take(event: ChangeEvent): Promise<void>;
   /**
-   * Stops asking for checks at once, waits for the doors to hand over what they hold (`drainDoors`), then
+   * Stops asking for checks at once, waits for the receivers to hand over what they hold (`drainReceivers`), then
    * keeps every open window in the store for the stack's next check: a deploy loses no change.
    */
-  stop(drainDoors: () => Promise<void>): Promise<void>;
+  stop(drainReceivers: () => Promise<void>): Promise<void>;
 }
 
 export function startChangeEventIntake(deps: IntakeDeps, options: IntakeOptions): ChangeEventIntake {
@@ -88,7 +88,7 @@ export function startChangeEventIntake(deps: IntakeDeps, options: IntakeOptions)
   // deleted): its first, or, when that write failed, the next one taken. A process killed within the
   // window leaves it there, and a later start checks its stack (`checkStranded`). The rest of a window is
   // kept when it closes: one write per window, not per event. A write that fails fails the event: the
-  // push door answers 503 and SQS hands the message out again, so EventBridge or SQS sends it again.
+  // push endpoint answers 503 and SQS hands the message out again, so EventBridge or SQS sends it again.
   const keepOpening = async (stack: string, change: MatchedChange) => {
     await store.addPendingChanges(stack, [change]).catch((err: unknown) => {
       logger.warn({ stack, err: errorMessage(err) }, 'change events: a window was not kept at its opening');
@@ -129,10 +129,10 @@ export function startChangeEventIntake(deps: IntakeDeps, options: IntakeOptions)
       const unkept = outcome.stacks.filter((s) => s.result !== 'over_capacity' && !keptAtOpen.has(s.stack));
       await Promise.all(unkept.map(({ stack }) => keepOpening(stack, outcome.change)));
     },
-    async stop(drainDoors) {
+    async stop(drainReceivers) {
       if (stopped) return;
       stopped = true;
-      await drainDoors();
+      await drainReceivers();
       options.timer.clearTimeout(stranded);
       debouncer.flush();
       debouncer.stop();

@@ -1,7 +1,7 @@
 import type { Stack } from '../../domain/stack.js';
 import type { RunStore } from '../../ports/store.js';
-import { decisionRights } from '../approval-checks.js';
-import type { ApprovalServiceDeps } from '../approval-deps.js';
+import { decisionRights } from '../approval/approval-checks.js';
+import type { ApprovalServiceDeps } from '../approval/approval-deps.js';
 
 /** What a person may do to a stack besides deciding on its plans. */
 export type OperatorAct = 'unlock' | 'silence' | 'remediate';

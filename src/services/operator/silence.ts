@@ -1,6 +1,6 @@
 import type { Stack } from '../../domain/stack.js';
 import type { SlackStore } from '../../ports/slack-store.js';
-import type { ServiceDeps } from '../deps.js';
+import type { ServiceDeps } from '../runtime/deps.js';
 import { type OperatorRefusal, operatorRefusal, type RightsDeps } from './rights.js';
 
 /** A reason is kept in the store and shown to others: as long as a reject reason, and redacted like one. */

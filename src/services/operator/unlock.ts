@@ -4,7 +4,7 @@ import type { StackLock } from '../../domain/run/model.js';
 import type { Stack } from '../../domain/stack.js';
 import type { SlackStore } from '../../ports/slack-store.js';
 import type { RunStore } from '../../ports/store.js';
-import { PAGE_RESOLVED, PAGE_TRIGGERED } from '../page-oncall.js';
+import { PAGE_RESOLVED, PAGE_TRIGGERED } from '../notify/page-oncall.js';
 import { actorOf, type Operator, type OperatorRefusal, operatorRefusal, refuseAct, type RightsDeps } from './rights.js';
 
 export interface UnlockDeps {
@@ -39,7 +39,7 @@ export type UnlockRefusal = OperatorRefusal & { lock?: StackLock };
  * after a person checked the stack's real state, and audits who did. A Slack user must be someone who may
  * approve the stack's plans. A lock that a live process holds (a check or apply of this process, or of
  * another replica, which this process's scheduler cannot see) is not stale: refused. Every refusal is
- * audited as `unlock_refused`, whichever door it came through.
+ * audited as `unlock_refused`, whichever way it came in (Slack or the CLI).
  * The incidents the interrupted applies paged are resolved with the block, through the outbox (whichever
  * process delivers it): the person who unblocked has dealt with them, and nothing else would close them.
  */

@@ -42,3 +42,11 @@ export function renderNotAllowed(message: string): SlackMessage {
 export function renderAck(text: string): SlackMessage {
   return { text: fallbackText(text || 'OK'), blocks: [section(`:ok_hand: ${escapeMrkdwn(text || 'OK')}`)] };
 }
+
+/** Said instead of a stack's details to someone who may not read them. */
+export const NOT_VISIBLE =
+  "You can see a stack's plans once you are in its alert channel or may approve it; ask in that channel.";
+
+/** Said when Slack could not tell who may see what: nothing is shown rather than guessed. */
+export const VISIBILITY_UNKNOWN =
+  'driftgate could not check with Slack which stacks you may see, so nothing is shown. Please try again in a minute.';

@@ -6,7 +6,7 @@
 import type { RespondFn } from '@slack/bolt';
 import { errorMessage } from '../../domain/errors.js';
 import type { SlackMessage } from '../blocks/message.js';
-import type { SlackDeps } from './deps.js';
+import type { SlackDeps } from '../slack-deps.js';
 import { publishHome, type HomeDeps } from '../home-tab.js';
 import { stackKey } from '../notifier/run-messages.js';
 

@@ -4,7 +4,7 @@
  * no longer be applied, the reason plus a next step when the apply could not start, and "Apply
  * interrupted" with who started it when driftgate stopped part way (found at the next start).
  */
-import type { EventBus } from '../../services/event-bus.js';
+import type { EventBus } from '../../services/runtime/event-bus.js';
 import { escapeMrkdwn, userRef } from '../blocks/escape.js';
 import { section } from '../blocks/message.js';
 import { renderApplyOutput } from '../blocks/render-apply-output.js';

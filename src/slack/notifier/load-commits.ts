@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { loadJson } from '../../services/stored-analysis.js';
-import type { ServiceDeps } from '../../services/deps.js';
+import { loadJson } from '../../services/check/stored-analysis.js';
+import type { ServiceDeps } from '../../services/runtime/deps.js';
 import type { CommitLine } from '../blocks/render-run-message.js';
 
 const StoredCommits = z.object({

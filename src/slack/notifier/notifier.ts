@@ -11,8 +11,8 @@ import type { Stack } from '../../domain/stack.js';
 import type { PlanAnalysis } from '../../domain/plan/model.js';
 import type { PolicyEvaluation } from '../../domain/policy/model.js';
 import type { Run } from '../../domain/run/model.js';
-import type { EventBus } from '../../services/event-bus.js';
-import type { ServiceLogger } from '../../services/deps.js';
+import type { EventBus } from '../../services/runtime/event-bus.js';
+import type { ServiceLogger } from '../../services/runtime/deps.js';
 import {
   type AlertDeps,
   alerted,

@@ -2,7 +2,7 @@
  * Remediation PRs -> the run's message and thread: the PR's link on the message and in its thread (opened
  * or already open), a merged PR in the thread, and what could not be codified.
  */
-import type { EventBus } from '../../services/event-bus.js';
+import type { EventBus } from '../../services/runtime/event-bus.js';
 import {
   renderNothingToCodify,
   renderRemediationMerged,

@@ -11,17 +11,17 @@ import type { PlanAnalysis } from '../../domain/plan/model.js';
 import type { PolicyEvaluation } from '../../domain/policy/model.js';
 import type { Run } from '../../domain/run/model.js';
 import type { Store } from '../../ports/store.js';
-import type { ServiceDeps } from '../../services/deps.js';
+import type { ServiceDeps } from '../../services/runtime/deps.js';
 import { renderFullPlanFile } from '../blocks/render-full-plan-file.js';
 import { renderRunMessage } from '../blocks/render-run-message.js';
 import type { ApprovalInfo, RunPhase } from '../blocks/run-phase.js';
 import type { SlackMessage } from '../blocks/message.js';
-import { UPLOAD_METHOD } from '../outbox/deliver.js';
-import { messagePlaceholder } from '../outbox/placeholders.js';
+import { UPLOAD_METHOD } from '../../services/outbox/deliver.js';
+import { messagePlaceholder } from '../../services/outbox/placeholders.js';
 import { channelFor, onCallMention } from '../routing.js';
-import { loadAnalysis, loadPolicy } from '../../services/stored-analysis.js';
+import { loadAnalysis, loadPolicy } from '../../services/check/stored-analysis.js';
 import { loadCommits } from './load-commits.js';
-import { loadAttribution } from '../../services/stored-attribution.js';
+import { loadAttribution } from '../../services/check/stored-attribution.js';
 
 export interface RunMessagesDeps {
   config: Pick<DriftgateConfig, 'slack' | 'approvers' | 'changeEvents'>;

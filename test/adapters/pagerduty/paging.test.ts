@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSlackApi } from '../../../src/slack/api.js';
+import { createSlackApi } from '../../../src/adapters/slack/api.js';
 import { pageItem } from '../../../src/domain/oncall/page-item.js';
 import { mergeConfig, slack, stackEntry, type ConfigPatch } from '../../helpers/config-builder.js';
 import { startSlackEmulator } from '../../helpers/slack-emulator.js';

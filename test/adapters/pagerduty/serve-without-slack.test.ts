@@ -7,7 +7,7 @@ import { configYaml } from '../../helpers/config-builder.js';
 import { startPagerdutyReceiver } from '../../helpers/pagerduty-receiver.js';
 import { lineSink, writeStacks } from '../../helpers/stack-files.js';
 import { makeTerraformEnv } from '../../helpers/terraform-env.js';
-import { NETWORK } from '../../slack/flows/fixtures.js';
+import { NETWORK } from '../../e2e/fixtures.js';
 import { editResourceInput } from '../../../src/cli/commands/demo-drift.js';
 
 it('serve without Slack still pages', async () => {

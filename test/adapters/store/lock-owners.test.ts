@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ownerState, processOwner } from '../../../src/adapters/store/process-owner.js';
+import { ownerState, processOwner } from '../../../src/adapters/store/shared/process-owner.js';
 import { manualClock, useTempStore } from './temp-store.js';
 
 const children: ChildProcess[] = [];

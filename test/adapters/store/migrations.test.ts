@@ -2,8 +2,8 @@ import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { applyMigrations, MIGRATIONS, StoreSchemaTooNewError } from '../../../src/adapters/store/migrations.js';
-import { openSqliteStore } from '../../../src/adapters/store/open-sqlite-store.js';
+import { applyMigrations, MIGRATIONS, StoreSchemaTooNewError } from '../../../src/adapters/store/sqlite/migrations.js';
+import { openSqliteStore } from '../../../src/adapters/store/sqlite/open-sqlite-store.js';
 import { matchedChange } from '../../domain/change-events/fixtures.js';
 import { useTempStore } from './temp-store.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteStore, type SqliteStore } from '../../../src/adapters/store/open-sqlite-store.js';
+import { openSqliteStore, type SqliteStore } from '../../../src/adapters/store/sqlite/open-sqlite-store.js';
 import { manualClock } from './temp-store.js';
 
 describe('sqlite slack store', () => {

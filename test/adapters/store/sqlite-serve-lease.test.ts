@@ -1,13 +1,13 @@
 import { hostname } from 'node:os';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LeaderLease } from '../../../src/adapters/postgres/leader-lease.js';
-import { processOwner } from '../../../src/adapters/store/process-owner.js';
+import type { LeaderLease } from '../../../src/ports/leader-lease.js';
+import { processOwner } from '../../../src/adapters/store/shared/process-owner.js';
 import {
   ServeLeaseHeldError,
   takeSqliteServeLease,
   type SqliteServeLeaseOptions,
-} from '../../../src/adapters/store/sqlite-serve-lease.js';
+} from '../../../src/adapters/store/sqlite/sqlite-serve-lease.js';
 import { waitFor } from '../../helpers/process-wait.js';
 import { useTempStore } from './temp-store.js';
 

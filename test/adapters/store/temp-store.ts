@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import { openSqliteStore, type SqliteStoreOptions } from '../../../src/adapters/store/open-sqlite-store.js';
+import { openSqliteStore, type SqliteStoreOptions } from '../../../src/adapters/store/sqlite/open-sqlite-store.js';
 import type { RunStore } from '../../../src/ports/store.js';
 
 /** A settable clock for TTL and timestamp tests. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../../src/adapters/store/open-sqlite-store.js';
+import { openSqliteStore } from '../../../src/adapters/store/sqlite/open-sqlite-store.js';
 import { approvedRun } from './contract/target.js';
 import { HAS_RACE_WORKER, RACE_WORKER, raceWorkers } from './race-workers.js';
 import { useTempStore } from './temp-store.js';

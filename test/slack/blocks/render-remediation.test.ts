@@ -6,7 +6,7 @@ import {
   renderRemediationMerged,
   renderRemediationOpened,
 } from '../../../src/slack/blocks/render-remediation.js';
-import { textOf } from '../flows/fixtures.js';
+import { textOf } from '../../e2e/fixtures.js';
 import { expectValidMessage } from './helpers.js';
 
 const record: RemediationRecord = {

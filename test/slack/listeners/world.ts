@@ -8,29 +8,30 @@ import { App, type Receiver } from '@slack/bolt';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, expect } from 'vitest';
-import { heldByAnother } from '../../../src/adapters/store/process-owner.js';
+import { heldByAnother } from '../../../src/adapters/store/shared/process-owner.js';
 import type { Run } from '../../../src/domain/run/model.js';
 import type { RunState } from '../../../src/domain/run/state.js';
-import type { CheckOutcome } from '../../../src/services/check-stack.js';
-import { createJobs } from '../../../src/services/jobs.js';
-import { storeArtifact } from '../../../src/services/artifacts.js';
-import { createSlackApi } from '../../../src/slack/api.js';
+import type { CheckOutcome } from '../../../src/services/check/check-stack.js';
+import { createJobs } from '../../../src/services/runtime/jobs.js';
+import { storeArtifact } from '../../../src/services/runtime/artifacts.js';
+import { visibleStacks } from '../../../src/services/status/visibility.js';
+import { createSlackApi } from '../../../src/adapters/slack/api.js';
 import type { SlackMessage } from '../../../src/slack/blocks/message.js';
-import type { SlackDeps } from '../../../src/slack/listeners/deps.js';
+import type { SlackDeps } from '../../../src/slack/slack-deps.js';
 import type { Tell } from '../../../src/slack/listeners/tell.js';
 import { createNotifier, type Notifier } from '../../../src/slack/notifier/notifier.js';
 import { createRunMessages } from '../../../src/slack/notifier/run-messages.js';
 import type { ButtonClick } from '../../../src/slack/payloads.js';
-import { createSlackDirectory } from '../../../src/slack/directory.js';
-import { createUsergroupResolver } from '../../../src/slack/usergroups.js';
+import { createSlackDirectory } from '../../../src/adapters/slack/directory.js';
+import { createUsergroupResolver } from '../../../src/adapters/slack/usergroups.js';
 import { makeTestApp, type TestApp } from '../../helpers/app.js';
 import { approvers, slack } from '../../helpers/config-builder.js';
 import { startSlackEmulator, type SlackEmulator } from '../../helpers/slack-emulator.js';
 import { ALL_FIXTURE_SECRETS, fixtureAnalysis } from '../blocks/helpers.js';
-import { textOf } from '../flows/fixtures.js';
+import { textOf } from '../../e2e/fixtures.js';
 
-export { LEAD1, LEAD2, LEAD3, OUTSIDER } from '../flows/fixtures.js';
-import { LEAD1, LEAD2, LEAD3 } from '../flows/fixtures.js';
+export { LEAD1, LEAD2, LEAD3, OUTSIDER } from '../../e2e/fixtures.js';
+import { LEAD1, LEAD2, LEAD3 } from '../../e2e/fixtures.js';
 
 export const CHANNEL = 'C0ALERTS';
 /** Two approvals from sre-leads. */
@@ -171,6 +172,12 @@ async function listenerWorld(options: { remediation?: SlackDeps['remediation'] }
     logger,
   });
   const deps: SlackDeps = {
+    visibleTo: (userId) =>
+      visibleStacks(
+        { ...deps, visibility: config.slack?.visibility, channelOf: (stack) => messages.channelOf(stack) },
+        userId,
+        config.stacks,
+      ),
     ...context.deps,
     store,
     usergroups: createUsergroupResolver({ call: api.call, ttlMs: 60_000, now, logger }),

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AGENT_OP_KINDS, type AgentOp, type AgentOpStore, type LeaseCheck } from '../../../ports/agent-ops.js';
 import { openMigratedPool, type PostgresConnection } from './connect.js';
-import { changes, firstRow, guarded, type Queryable, rows, withTransaction } from './context.js';
+import { changes, firstRow, guarded, type Queryable, rows, withTransaction } from './postgres-context.js';
 import pg from 'pg';
 
 const PgClient = pg.Client;

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { DriftgateError } from '../../../domain/errors.js';
 import { connectFailure, PostgresConnectError, serverOf } from './errors.js';
-import { withTransaction } from './context.js';
+import { withTransaction } from './postgres-context.js';
 import { applyPostgresMigrations, POSTGRES_MIGRATIONS, quoteIdentifier, schemaVersion } from './migrations.js';
 import { auditExposure, currentRole, grantRuntime, takeOverStore } from './roles.js';
 

@@ -1,6 +1,6 @@
 import type { RunStore } from '../../../ports/store.js';
-import { toLock } from '../rows.js';
-import { advisoryLock, changes, firstRow, type PgContext } from './context.js';
+import { toLock } from '../shared/rows.js';
+import { advisoryLock, changes, firstRow, type PgContext } from './postgres-context.js';
 
 type LockQueries = Pick<RunStore, 'acquireLock' | 'renewLock' | 'releaseLock' | 'breakLock' | 'getLock'>;
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { DriftgateError } from '../../../domain/errors.js';
-import { withTransaction } from './context.js';
+import { withTransaction } from './postgres-context.js';
 
 /**
  * The audit's guard, as the first step made it (the text is part of that step: keep it byte for byte).

@@ -1,8 +1,8 @@
 import type { ProcessOwner } from '../../../domain/run/model.js';
 import type { Store } from '../../../ports/store.js';
-import { ownerState, processOwner } from '../process-owner.js';
-import { newRunId } from '../run-id.js';
-import { advisoryLock, type PgContext, poolContext } from './context.js';
+import { ownerState, processOwner } from '../shared/process-owner.js';
+import { newRunId } from '../shared/run-id.js';
+import { advisoryLock, type PgContext, poolContext } from './postgres-context.js';
 import { openMigratedPool, type PostgresConnection } from './connect.js';
 import { lockQueries } from './lock-queries.js';
 import { outboxQueries } from './outbox-queries.js';

@@ -1,6 +1,6 @@
 import type { SlackStore } from '../../../ports/slack-store.js';
-import { toDeadOutboxItem, toOutboxItem } from '../slack-rows.js';
-import { changes, firstRow, type PgContext, rows } from './context.js';
+import { toDeadOutboxItem, toOutboxItem } from '../shared/slack-rows.js';
+import { changes, firstRow, type PgContext, rows } from './postgres-context.js';
 
 type OutboxQueries = Pick<
   SlackStore,

@@ -1,7 +1,7 @@
 import { PENDING_CHANGES_PER_STACK } from '../../../domain/change-events/intake.js';
 import type { PendingChangeStore } from '../../../ports/store.js';
-import { pendingChangeValues, toPendingChanges } from '../pending-change-row.js';
-import { advisoryLock, changes as changed, type PgContext, rows } from './context.js';
+import { pendingChangeValues, toPendingChanges } from '../shared/pending-change-row.js';
+import { advisoryLock, changes as changed, type PgContext, rows } from './postgres-context.js';
 
 /** Matched change events waiting for their stack's next check, which reads them for its attribution. */
 export function pendingChangeQueries(ctx: PgContext): PendingChangeStore {

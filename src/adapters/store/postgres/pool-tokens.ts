@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PoolToken, PoolTokenStore } from '../../../ports/pool-tokens.js';
 import { openMigratedPool, type PostgresConnection } from './connect.js';
-import { changes, firstRow, type Queryable, rows } from './context.js';
+import { changes, firstRow, type Queryable, rows } from './postgres-context.js';
 
 const TokenRow = z.object({
   id: z.string(),

@@ -1,7 +1,7 @@
-import { auditValues } from '../write-values.js';
+import { auditValues } from '../shared/write-values.js';
 import type { RunStore } from '../../../ports/store.js';
-import { toArtifact, toAudit } from '../rows.js';
-import { firstRow, type PgContext, rows } from './context.js';
+import { toArtifact, toAudit } from '../shared/rows.js';
+import { firstRow, type PgContext, rows } from './postgres-context.js';
 
 type RecordQueries = Pick<
   RunStore,

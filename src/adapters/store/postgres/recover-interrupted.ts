@@ -1,9 +1,9 @@
 import type { Run } from '../../../domain/run/model.js';
 import { IN_FLIGHT } from '../../../domain/run/state.js';
 import type { RecoverOptions } from '../../../ports/store.js';
-import { leftOver } from '../process-owner.js';
-import { OwnerColumns, parseRow, toOwner, toRun } from '../rows.js';
-import { ensureStack, firstRow, type PgContext, rows } from './context.js';
+import { leftOver } from '../shared/process-owner.js';
+import { OwnerColumns, parseRow, toOwner, toRun } from '../shared/rows.js';
+import { ensureStack, firstRow, type PgContext, rows } from './postgres-context.js';
 
 const STEP: Record<string, string> = { planning: 'plan', applying: 'apply' };
 

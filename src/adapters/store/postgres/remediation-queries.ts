@@ -1,6 +1,6 @@
 import type { RunStore } from '../../../ports/store.js';
-import { remediationValues, toRemediation } from '../remediation-row.js';
-import { firstRow, type PgContext } from './context.js';
+import { remediationValues, toRemediation } from '../shared/remediation-row.js';
+import { firstRow, type PgContext } from './postgres-context.js';
 
 /** One remediation PR per stack and drift fingerprint; a later one for the same drift replaces it. */
 export function remediationQueries(ctx: PgContext): Pick<RunStore, 'saveRemediation' | 'getRemediation'> {

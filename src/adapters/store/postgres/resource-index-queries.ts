@@ -1,6 +1,6 @@
 import type { RunStore } from '../../../ports/store.js';
-import { indexFilter, resourceIndexValues, toStackResourceIndex } from '../resource-index-row.js';
-import { type PgContext, rows } from './context.js';
+import { indexFilter, resourceIndexValues, toStackResourceIndex } from '../shared/resource-index-row.js';
+import { type PgContext, rows } from './postgres-context.js';
 
 /** Each stack's part of the change-event index: one row per stack, replaced by its next state. */
 export function resourceIndexQueries(ctx: PgContext): Pick<RunStore, 'saveResourceIndex' | 'listResourceIndexes'> {

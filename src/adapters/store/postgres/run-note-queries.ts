@@ -1,7 +1,7 @@
 import type { RunStore } from '../../../ports/store.js';
-import { OwnerColumns, parseRow, toOwner, toRun } from '../rows.js';
-import { toAnnouncement } from '../stored-announcement.js';
-import { firstRow, type PgContext, rows } from './context.js';
+import { OwnerColumns, parseRow, toOwner, toRun } from '../shared/rows.js';
+import { toAnnouncement } from '../shared/stored-announcement.js';
+import { firstRow, type PgContext, rows } from './postgres-context.js';
 
 /** What a run carries beside its state: the announcement its outcome still owes, its plan's signature. */
 type RunNoteQueries = Pick<

@@ -1,10 +1,10 @@
-import { runPatchValues } from '../write-values.js';
+import { runPatchValues } from '../shared/write-values.js';
 import type { Run } from '../../../domain/run/model.js';
 import { isTerminal, type RunState } from '../../../domain/run/state.js';
 import type { RunPatch, RunQuery, RunStore } from '../../../ports/store.js';
-import { toRun } from '../rows.js';
-import { transitionSources } from '../transition-check.js';
-import { ensureStack, firstRow, type PgContext, rows } from './context.js';
+import { toRun } from '../shared/rows.js';
+import { transitionSources } from '../shared/transition-check.js';
+import { ensureStack, firstRow, type PgContext, rows } from './postgres-context.js';
 
 type RunQueries = Pick<RunStore, 'createRun' | 'getRun' | 'listRuns' | 'transition'>;
 

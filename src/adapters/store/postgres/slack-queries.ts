@@ -1,7 +1,7 @@
-import type { SlackMethods } from '../query-groups.js';
+import type { SlackMethods } from '../shared/query-groups.js';
 import type { SlackStore } from '../../../ports/slack-store.js';
-import { toApproval, toMessageRef, toSilence } from '../slack-rows.js';
-import { changes, firstRow, type PgContext, rows } from './context.js';
+import { toApproval, toMessageRef, toSilence } from '../shared/slack-rows.js';
+import { changes, firstRow, type PgContext, rows } from './postgres-context.js';
 
 type SlackQueries = Pick<SlackStore, SlackMethods>;
 

@@ -1,7 +1,7 @@
-import { CLEAR_DRIFT, type StackMethods } from '../query-groups.js';
+import { CLEAR_DRIFT, type StackMethods } from '../shared/query-groups.js';
 import type { RunStore } from '../../../ports/store.js';
-import { toStack } from '../rows.js';
-import { changes, ensureStack, firstRow, type PgContext, rows } from './context.js';
+import { toStack } from '../shared/rows.js';
+import { changes, ensureStack, firstRow, type PgContext, rows } from './postgres-context.js';
 
 type StackQueries = Pick<RunStore, StackMethods>;
 

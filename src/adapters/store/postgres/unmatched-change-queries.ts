@@ -1,6 +1,6 @@
 import type { RunStore } from '../../../ports/store.js';
-import { hourOf, toUnmatchedChange, unmatchedChangeValues } from '../unmatched-change-row.js';
-import { changes as changed, firstRow, type PgContext, rows } from './context.js';
+import { hourOf, toUnmatchedChange, unmatchedChangeValues } from '../shared/unmatched-change-row.js';
+import { changes as changed, firstRow, type PgContext, rows } from './postgres-context.js';
 
 /** Change events no stack's resources matched: the newest kept for `/drift events`, all counted per hour. */
 export function unmatchedChangeQueries(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { WorkerBeat, WorkerRegistry } from '../../../ports/worker-registry.js';
 import { openMigratedPool, type PostgresConnection } from './connect.js';
-import { changes, type Queryable, rows } from './context.js';
+import { changes, type Queryable, rows } from './postgres-context.js';
 
 /** The database's clock in epoch milliseconds: every heartbeat and every age is measured on it. */
 const DB_NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;

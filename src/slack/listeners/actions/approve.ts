@@ -1,9 +1,9 @@
-import { approveAndApply, type ApproveAndApplyDeps } from '../../../services/approve-and-apply.js';
-import type { ApproveOutcome } from '../../../services/approve-run.js';
+import { approveAndApply, type ApproveAndApplyDeps } from '../../../services/approval/approve-and-apply.js';
+import type { ApproveOutcome } from '../../../services/approval/approve-run.js';
 import { renderAck, renderNotAllowed } from '../../blocks/render-command-replies.js';
 import type { SlackMessage } from '../../blocks/message.js';
 import type { ButtonClick } from '../../payloads.js';
-import type { SlackDeps } from '../deps.js';
+import type { SlackDeps } from '../../slack-deps.js';
 import type { Tell } from '../tell.js';
 import { runOfClick } from './run-of-click.js';
 

@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, App, RespondFn } from '@slack/bolt';
 import { StoreUnavailableError } from '../../../domain/errors.js';
 import { ACTION_IDS } from '../../action-ids.js';
 import { renderStoreUnavailable } from '../../blocks/render-command-replies.js';
-import type { SlackDeps } from '../deps.js';
+import type { SlackDeps } from '../../slack-deps.js';
 import { publishHome } from '../../home-tab.js';
 import { ButtonClick, payloadProblem } from '../../payloads.js';
 import { tellClicker, type Tell } from '../tell.js';

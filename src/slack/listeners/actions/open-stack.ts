@@ -1,7 +1,7 @@
 import type { Run } from '../../../domain/run/model.js';
 import { openAlertFromDigest } from '../../../services/notify/open-alert.js';
 import { renderAck } from '../../blocks/render-command-replies.js';
-import type { SlackDeps } from '../deps.js';
+import type { SlackDeps } from '../../slack-deps.js';
 import type { ButtonClick } from '../../payloads.js';
 import type { Tell } from '../tell.js';
 import { runOfClick } from './run-of-click.js';

@@ -1,8 +1,8 @@
-import { decidableRun } from '../../../services/approval-checks.js';
+import { decidableRun } from '../../../services/approval/approval-checks.js';
 import { renderNotAllowed } from '../../blocks/render-command-replies.js';
 import { renderRejectModal } from '../../blocks/render-reject-modal.js';
-import type { ApprovalServiceDeps } from '../../../services/approval-deps.js';
-import type { SlackDeps } from '../deps.js';
+import type { ApprovalServiceDeps } from '../../../services/approval/approval-deps.js';
+import type { SlackDeps } from '../../slack-deps.js';
 import type { ButtonClick } from '../../payloads.js';
 import type { Tell } from '../tell.js';
 import { runOfClick } from './run-of-click.js';

@@ -1,11 +1,11 @@
 import { DriftgateError, failureReason } from '../../../domain/errors.js';
 import { slackPermalink } from '../../message-links.js';
-import { remediationRefusal } from '../../../services/open-remediation-pr.js';
-import { remediateRun } from '../../../services/remediate-run.js';
+import { remediationRefusal } from '../../../services/remediation/open-remediation-pr.js';
+import { remediateRun } from '../../../services/remediation/remediate-run.js';
 import { renderAck, renderCommandError, renderNotAllowed } from '../../blocks/render-command-replies.js';
 import { renderOperatorRefusal } from '../../blocks/render-operator-replies.js';
 import { operatorRefusal, refuseAct } from '../../../services/operator/rights.js';
-import type { SlackDeps } from '../deps.js';
+import type { SlackDeps } from '../../slack-deps.js';
 import type { ButtonClick } from '../../payloads.js';
 import type { Tell } from '../tell.js';
 import { runOfClick } from './run-of-click.js';

@@ -1,7 +1,7 @@
 import type { Stack } from '../../../domain/stack.js';
 import type { Run } from '../../../domain/run/model.js';
 import { renderCommandError } from '../../blocks/render-command-replies.js';
-import type { SlackDeps } from '../deps.js';
+import type { SlackDeps } from '../../slack-deps.js';
 import type { Tell } from '../tell.js';
 
 /** The run a button's value names and its stack, or a told error when there is none. */

@@ -1,9 +1,8 @@
-import { renderAck, renderCommandError } from '../../blocks/render-command-replies.js';
-import { NOT_VISIBLE, VISIBILITY_UNKNOWN, type ViewerDeps, visibleTo } from '../../visible.js';
+import { NOT_VISIBLE, VISIBILITY_UNKNOWN, renderAck, renderCommandError } from '../../blocks/render-command-replies.js';
 import { renderShow } from '../../blocks/render-show.js';
-import type { SlackDeps } from '../deps.js';
+import type { SlackDeps, ViewerDeps } from '../../slack-deps.js';
 import { postPlanFileOnce } from '../../../services/notify/plan-file.js';
-import { loadAnalysis } from '../../../services/stored-analysis.js';
+import { loadAnalysis } from '../../../services/check/stored-analysis.js';
 import type { ButtonClick } from '../../payloads.js';
 import type { Tell } from '../tell.js';
 import { runOfClick } from './run-of-click.js';
@@ -19,7 +18,7 @@ export async function handleViewPlan(
   const { run, stack } = found;
   if (!(await deps.store.hasMessage(run.id))) {
     // No thread to post into: the summary goes to the clicker alone, if they may read the stack.
-    const visible = await visibleTo(deps, click.userId).catch(() => undefined);
+    const visible = await deps.visibleTo(click.userId).catch(() => undefined);
     if (!visible) return tell(renderCommandError(VISIBILITY_UNKNOWN));
     if (!visible.has(stack.name)) return tell(renderCommandError(NOT_VISIBLE));
     const analysis = await loadAnalysis(deps, run.id);

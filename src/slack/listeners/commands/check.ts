@@ -1,12 +1,11 @@
 import { errorMessage } from '../../../domain/errors.js';
 import { formatCounts } from '../../../domain/plan/render-text.js';
-import type { CheckOutcome } from '../../../services/check-stack.js';
+import type { CheckOutcome } from '../../../services/check/check-stack.js';
 import { truncate } from '../../blocks/escape.js';
 import { plural } from '../../blocks/message.js';
-import { renderAck } from '../../blocks/render-command-replies.js';
-import type { SlackDeps } from '../deps.js';
+import { NOT_VISIBLE, VISIBILITY_UNKNOWN, renderAck } from '../../blocks/render-command-replies.js';
+import type { SlackDeps, ViewerDeps } from '../../slack-deps.js';
 import type { CommandHandler } from './handler.js';
-import { NOT_VISIBLE, type ViewerDeps, VISIBILITY_UNKNOWN, visibleTo } from '../../visible.js';
 
 /** Beyond this the summary says how many more: a `check all` of hundreds of stacks stays one message. */
 const MAX_LINES = 40;
@@ -36,7 +35,7 @@ export const hiddenOutcomeLine = (stack: string) => `${stack}: checked; its resu
  * `/drift check`: queue every stack first (ahead of scheduled checks), say so, then answer once more
  * when all are done. A stack already queued or running is not planned twice: the user gets its result.
  * Anyone may ask for a check of a stack they name; its result is shown only for the stacks the person
- * may read (visibleTo). `all` or a glob names stacks the person did not: it selects only those they may
+ * may read (`deps.visibleTo`). `all` or a glob names stacks the person did not: it selects only those they may
  * see, so the answers never name the others.
  */
 export const handleCheck: CommandHandler<'check', ViewerDeps & Pick<SlackDeps, 'scheduler'>> = async (
@@ -49,7 +48,7 @@ export const handleCheck: CommandHandler<'check', ViewerDeps & Pick<SlackDeps, '
   let stacks = command.stacks;
   if (command.byPattern) {
     // Unknown: nothing is checked rather than stacks named to someone who may not see them.
-    const maySee = await visibleTo(deps, userId).catch(() => undefined);
+    const maySee = await deps.visibleTo(userId).catch(() => undefined);
     if (!maySee) return tell(renderAck(VISIBILITY_UNKNOWN));
     stacks = stacks.filter((stack) => maySee.has(stack));
     if (stacks.length === 0)
@@ -73,7 +72,7 @@ export const handleCheck: CommandHandler<'check', ViewerDeps & Pick<SlackDeps, '
   );
   const outcomes = await Promise.all(lines);
   // Asked after the checks: whoever joined the channel meanwhile sees it. Unknown: nothing is shown.
-  const visible = await visibleTo(deps, userId).catch(() => new Set<string>());
+  const visible = await deps.visibleTo(userId).catch(() => new Set<string>());
   const done = outcomes.map((line, i) => {
     const stack = stacks[i]!;
     return visible.has(stack) ? line : hiddenOutcomeLine(stack);

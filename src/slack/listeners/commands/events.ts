@@ -1,8 +1,8 @@
 import { UNMATCHED_LIMITS } from '../../../domain/change-events/unmatched.js';
-import type { ApprovalServiceDeps } from '../../../services/approval-deps.js';
+import type { ApprovalServiceDeps } from '../../../services/approval/approval-deps.js';
 import { renderCommandError } from '../../blocks/render-command-replies.js';
 import { renderUnmatchedChanges } from '../../blocks/render-unmatched-changes.js';
-import type { SlackDeps } from '../deps.js';
+import type { SlackDeps } from '../../slack-deps.js';
 import type { CommandHandler } from './handler.js';
 import { mayApproveAnyStack } from './stack-rights.js';
 

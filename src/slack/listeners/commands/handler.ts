@@ -1,4 +1,4 @@
-import type { SlackDeps } from '../deps.js';
+import type { SlackDeps } from '../../slack-deps.js';
 import type { Tell } from '../tell.js';
 import type { DriftCommand } from './parse.js';
 

@@ -1,14 +1,18 @@
 import type { AllMiddlewareArgs, App, RespondFn } from '@slack/bolt';
 import { errorMessage, StoreUnavailableError } from '../../../domain/errors.js';
-import { renderCommandError, renderHelp, renderStoreUnavailable } from '../../blocks/render-command-replies.js';
+import {
+  VISIBILITY_UNKNOWN,
+  renderCommandError,
+  renderHelp,
+  renderStoreUnavailable,
+} from '../../blocks/render-command-replies.js';
 import { renderStatus } from '../../blocks/render-status.js';
-import type { SlackDeps } from '../deps.js';
+import type { SlackDeps } from '../../slack-deps.js';
 import { stackRows } from '../../stack-rows.js';
 import { parseDriftCommand, type DriftCommand } from './parse.js';
 import { SlashCommand, payloadProblem } from '../../payloads.js';
 import { tellClicker, type Tell } from '../tell.js';
 import type { CommandHandler } from './handler.js';
-import { VISIBILITY_UNKNOWN, visibleTo } from '../../visible.js';
 import { readPoolsView } from '../../pools-view.js';
 import { handleCheck } from './check.js';
 import { handleEvents } from './events.js';
@@ -20,7 +24,7 @@ type Handlers = { [K in DriftCommand['kind']]: CommandHandler<K> };
 
 const HANDLERS: Handlers = {
   status: async (deps, _command, userId, tell) => {
-    const visible = await visibleTo(deps, userId).catch(() => undefined);
+    const visible = await deps.visibleTo(userId).catch(() => undefined);
     if (!visible) return tell(renderCommandError(VISIBILITY_UNKNOWN));
     const stacks = deps.config.stacks.filter((s) => visible.has(s.name));
     const rows = await stackRows(deps.store, stacks, deps.now(), deps.config.defaults.notConvergingAfter);

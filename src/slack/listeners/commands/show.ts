@@ -1,8 +1,7 @@
 import { renderShow } from '../../blocks/render-show.js';
-import { loadAnalysis, loadPolicy } from '../../../services/stored-analysis.js';
-import type { SlackDeps } from '../deps.js';
-import { renderCommandError } from '../../blocks/render-command-replies.js';
-import { NOT_VISIBLE, VISIBILITY_UNKNOWN, type ViewerDeps, visibleTo } from '../../visible.js';
+import { loadAnalysis, loadPolicy } from '../../../services/check/stored-analysis.js';
+import type { SlackDeps, ViewerDeps } from '../../slack-deps.js';
+import { NOT_VISIBLE, VISIBILITY_UNKNOWN, renderCommandError } from '../../blocks/render-command-replies.js';
 import type { CommandHandler } from './handler.js';
 
 /** `/drift show`: the stack's latest run and what its plan found. */
@@ -14,7 +13,7 @@ export const handleShow: CommandHandler<'show', ViewerDeps & Pick<SlackDeps, 'st
 ) => {
   const stack = deps.stack(command.stack);
   if (!stack) return;
-  const visible = await visibleTo(deps, userId).catch(() => undefined);
+  const visible = await deps.visibleTo(userId).catch(() => undefined);
   if (!visible) return tell(renderCommandError(VISIBILITY_UNKNOWN));
   if (!visible.has(stack.name)) return tell(renderCommandError(NOT_VISIBLE));
   const [run] = await deps.store.listRuns({ stack: stack.name, limit: 1 });

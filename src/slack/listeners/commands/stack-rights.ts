@@ -1,7 +1,7 @@
 import type { Stack } from '../../../domain/stack.js';
-import { approvesAnyStack } from '../../../services/approval-checks.js';
+import { approvesAnyStack } from '../../../services/approval/approval-checks.js';
 import { renderNotAllowed } from '../../blocks/render-command-replies.js';
-import type { ApprovalServiceDeps } from '../../../services/approval-deps.js';
+import type { ApprovalServiceDeps } from '../../../services/approval/approval-deps.js';
 import type { Tell } from '../tell.js';
 
 /** `approvesAnyStack`, with a refusal told to the user; false then. */

@@ -1,7 +1,7 @@
 import { renderOperatorRefusal, renderUnlocked } from '../../blocks/render-operator-replies.js';
-import type { ApprovalServiceDeps } from '../../../services/approval-deps.js';
+import type { ApprovalServiceDeps } from '../../../services/approval/approval-deps.js';
 import { unlockStack } from '../../../services/operator/unlock.js';
-import type { SlackDeps } from '../deps.js';
+import type { SlackDeps } from '../../slack-deps.js';
 import type { CommandHandler } from './handler.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import type { SlackDeps } from '../deps.js';
+import type { SlackDeps } from '../../slack-deps.js';
 import { publishHome } from '../../home-tab.js';
 import { HomeOpened, payloadProblem } from '../../payloads.js';
 

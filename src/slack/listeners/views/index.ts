@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
 import { REJECT_MODAL } from '../../action-ids.js';
 import { RejectSubmission, payloadProblem } from '../../payloads.js';
-import type { SlackDeps } from '../deps.js';
+import type { SlackDeps } from '../../slack-deps.js';
 import { tellInChannel } from '../tell.js';
 import { handleRejectSubmission } from './reject-submission.js';
 

@@ -1,8 +1,8 @@
-import { rejectRun } from '../../../services/reject-run.js';
+import { rejectRun } from '../../../services/approval/reject-run.js';
 import { REJECT_MODAL } from '../../action-ids.js';
 import { renderNotAllowed } from '../../blocks/render-command-replies.js';
-import type { ApprovalServiceDeps } from '../../../services/approval-deps.js';
-import type { SlackDeps } from '../deps.js';
+import type { ApprovalServiceDeps } from '../../../services/approval/approval-deps.js';
+import type { SlackDeps } from '../../slack-deps.js';
 import type { Tell } from '../tell.js';
 
 /** The modal's submission: reject (checked and audited by rejectRun, which the notifier renders), or say why not. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll } from 'vitest';
-import { openSqliteStore } from '../../../../src/adapters/store/open-sqlite-store.js';
+import { openSqliteStore } from '../../../../src/adapters/store/sqlite/open-sqlite-store.js';
 import { describeStoreContract } from './store-contract.js';
 
 const root = mkdtempSync(join(tmpdir(), 'driftgate-contract-'));

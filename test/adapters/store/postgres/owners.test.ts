@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { processOwner } from '../../../../src/adapters/store/process-owner.js';
+import { processOwner } from '../../../../src/adapters/store/shared/process-owner.js';
 import { openPostgresStore } from '../../../../src/adapters/store/postgres/open-postgres-store.js';
 import type { ProcessOwner } from '../../../../src/domain/run/model.js';
 import type { Store } from '../../../../src/ports/store.js';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { expect, it } from 'vitest';
-import { withTransaction } from '../../../../src/adapters/store/postgres/context.js';
+import { withTransaction } from '../../../../src/adapters/store/postgres/postgres-context.js';
 import { usePostgres } from '../../../helpers/postgres.js';
 
 const postgres = usePostgres();

@@ -5,10 +5,10 @@ import { githubSettingsFor } from '../../../../src/adapters/github/env.js';
 import { GithubConfig } from '../../../../src/config/schema.js';
 import { RemediationUnavailableError } from '../../../../src/domain/errors.js';
 import type { RemediationRecord } from '../../../../src/domain/remediation/record.js';
-import type { RemediationOutcome, RemediationDeps } from '../../../../src/services/open-remediation-pr.js';
-import { terraformCodeChecks } from '../../../../src/services/remediation-code-checks.js';
+import type { RemediationOutcome, RemediationDeps } from '../../../../src/services/remediation/open-remediation-pr.js';
+import { terraformCodeChecks } from '../../../../src/services/remediation/remediation-code-checks.js';
 import { handleRemediate } from '../../../../src/slack/listeners/actions/remediate.js';
-import type { SlackDeps } from '../../../../src/slack/listeners/deps.js';
+import type { SlackDeps } from '../../../../src/slack/slack-deps.js';
 import { closedPort } from '../../../helpers/ports.js';
 import { LEAD1, OUTSIDER, STAGING, useListenerWorld, type ListenerWorld } from '../world.js';
 

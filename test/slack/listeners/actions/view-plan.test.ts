@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { handleViewPlan } from '../../../../src/slack/listeners/actions/view-plan.js';
-import { UPLOAD_METHOD } from '../../../../src/slack/outbox/deliver.js';
+import { UPLOAD_METHOD } from '../../../../src/services/outbox/deliver.js';
 import { ALL_FIXTURE_SECRETS } from '../../blocks/helpers.js';
 import { expectToldPlanSummary, GONE, LEAD1, LEAD2, STAGING, useListenerWorld } from '../world.js';
 

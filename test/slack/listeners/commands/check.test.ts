@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatCounts } from '../../../../src/domain/plan/render-text.js';
-import type { CheckOutcome } from '../../../../src/services/check-stack.js';
+import type { CheckOutcome } from '../../../../src/services/check/check-stack.js';
 import { handleCheck } from '../../../../src/slack/listeners/commands/check.js';
 import { fixtureAnalysis } from '../../blocks/helpers.js';
 import { LEAD1, PROD, STAGING, UNRULED, useListenerWorld } from '../world.js';

@@ -1,0 +1,111 @@
+/**
+ * A codify job's answer, the run's `remediation` artifact: written by the worker that ran the job, read by
+ * the control plane that commits it. The worker ran the stack's modules, so the answer is read as what a
+ * module could have written: parsed strictly, its texts made plain one-line text (they reach the PR body),
+ * and nothing in it meant for the PR's title or body is taken. Its file paths are checked where the
+ * commit is made (openRemediationPr), for this answer and for this process's own codify alike.
+ */
+import { z } from 'zod';
+import { RemediationAnswerRefusedError } from '../../domain/errors.js';
+import { SKIP_CODES } from '../../domain/remediation/plan-remediation.js';
+import { shownLines, shownName, shownProse } from '../../domain/remediation/worker-text.js';
+import { type ArtifactReader, loadArtifact, storeArtifact } from '../runtime/artifacts.js';
+import type { ServiceDeps } from '../runtime/deps.js';
+import type { Codified } from './codify-drift.js';
+
+/** An address, an attribute, a path segment: shown in code spans, so one line, and short. */
+const Name = z.string().transform((s) => shownName(s, 300));
+const Prose = (max: number) => z.string().transform((s) => shownProse(s, max));
+
+const Skip = z.strictObject({
+  address: Name,
+  attribute: Name.optional(),
+  code: z.enum(SKIP_CODES),
+  reason: Prose(500),
+  guidance: Prose(2000),
+});
+
+const Edit = z.strictObject({
+  // Checked with the files' paths, not rewritten: a path cut or cleaned would not be the one refused.
+  file: z.string(),
+  address: Name,
+  path: z.array(z.union([Name, z.number().int().nonnegative()])).max(64),
+  value: z.unknown(),
+  before: z.unknown(),
+});
+
+const CodifyAnswer = z.strictObject({
+  requestId: z.string(),
+  result: z.discriminatedUnion('status', [
+    z.strictObject({
+      status: z.literal('codified'),
+      plan: z.strictObject({
+        edits: z.array(Edit),
+        skipped: z.array(Skip),
+        files: z.array(z.strictObject({ path: z.string(), text: z.string() })),
+      }),
+      // Workers before this check wrote the PR's text too; the control plane writes its own.
+      text: z.unknown().optional(),
+    }),
+    z.strictObject({ status: z.literal('nothing_to_codify'), skipped: z.array(Skip) }),
+    // Told in the Slack thread: a terraform error's tail has lines, and room in a message.
+    z.strictObject({ status: z.literal('failed'), error: z.string().transform((s) => shownLines(s, 2500)) }),
+  ]),
+});
+
+const Addressed = z.looseObject({ requestId: z.string() });
+
+export type CodifyAnswerResult = Codified | { status: 'failed'; error: string };
+
+/** On the worker: the answer to a codify job, for whichever replica waits for it. */
+export async function storeCodified(
+  deps: Pick<ServiceDeps, 'artifacts' | 'store'>,
+  runId: string,
+  requestId: string,
+  result: CodifyAnswerResult,
+): Promise<void> {
+  await storeArtifact(deps, runId, 'remediation', JSON.stringify({ requestId, result }));
+}
+
+/**
+ * On the control plane: the answer to `requestId`, undefined while there is none (the artifact is missing,
+ * unreadable or answers another request). An answer to this request that is not the shape a worker
+ * writes is refused, at once: waiting would not make it any better.
+ */
+/** A worker's codify result, read as strictly as the `remediation` artifact's (the agent API's codify job). */
+export function parseCodifyResult(result: unknown, pool: string): CodifyAnswerResult {
+  const parsed = CodifyAnswer.shape.result.safeParse(result);
+  if (!parsed.success) throw refusedAnswer(parsed.error, pool);
+  return codifiedOf(parsed.data);
+}
+
+function refusedAnswer(error: z.ZodError, pool: string): RemediationAnswerRefusedError {
+  const where = [...new Set(error.issues.map((i) => i.path.join('.') || '(the answer)'))].slice(0, 5);
+  return new RemediationAnswerRefusedError(
+    `the answer of pool ${pool}'s worker is not what a driftgate worker writes (at ${where.map((w) => shownName(w, 80)).join(', ')}), so nothing was committed. A worker of an older or newer version, or a tampered one, writes this: see \`driftgate workers\` and the audit (remediation_answer_refused).`,
+  );
+}
+
+function codifiedOf(result: z.infer<typeof CodifyAnswer>['result']): CodifyAnswerResult {
+  if (result.status !== 'codified') return result;
+  return { status: 'codified', plan: result.plan as Extract<Codified, { status: 'codified' }>['plan'] };
+}
+
+export async function readCodifyAnswer(
+  deps: ArtifactReader,
+  runId: string,
+  requestId: string,
+  pool: string,
+): Promise<CodifyAnswerResult | undefined> {
+  const body = await loadArtifact(deps, runId, 'remediation').catch(() => undefined);
+  let json: unknown;
+  try {
+    json = body && JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (Addressed.safeParse(json).data?.requestId !== requestId) return undefined;
+  const parsed = CodifyAnswer.safeParse(json);
+  if (!parsed.success) throw refusedAnswer(parsed.error, pool);
+  return codifiedOf(parsed.data.result);
+}
