@@ -24,6 +24,7 @@ module.exports = {
     up('services-through-ports', '^src/services/', '^src/(adapters|config|slack|http|app|cli|bin|logging|metrics)/', 'use cases reach the outside through ports only'),
     up('doors-below-wiring', '^src/(slack|http)/', '^src/(app|cli|bin|adapters)/', 'listeners and routes get their deps passed in; only src/app wires adapters'),
     up('slack-blocks-render-only', '^src/slack/blocks/', '^src/slack/(?!blocks/|action-ids|limits)', 'Block Kit renderers are pure functions of domain objects'),
+    up('slack-notifier-renders', '^src/slack/notifier/', '^src/services/(?!notify/|outbox/|runtime/)', 'the notifier renders what services/notify decides and hands it (run-content.ts); it reads no run, check or apply service itself'),
     up('slack-notifier-below-listeners', '^src/slack/notifier/', '^src/slack/listeners/', 'listeners use the notifier, never the other way'),
     up('store-sqlite-apart', '^src/adapters/store/sqlite/', '^src/adapters/store/postgres/', 'the SQLite store shares only adapters/store/shared with the Postgres one'),
     up('store-postgres-apart', '^src/adapters/store/postgres/', '^src/adapters/store/sqlite/', 'the Postgres store shares only adapters/store/shared with the SQLite one'),

@@ -134,7 +134,9 @@ export async function openCliDecisions(config: DriftgateConfig, options: CliDeci
       const target = await found(runId);
       if ('status' in target) return { outcome: target };
       const apply = (run: Run, actor: string) => applyApprovedRun(applies, run, actor);
-      return await approveAndApply({ ...deps, apply }, target.stack, runId, userId);
+      const { outcome, applying } = await approveAndApply({ ...deps, apply }, target.stack, runId, userId);
+      const applied = await applying;
+      return { outcome, ...(applied ? { applied } : {}) };
     },
     async reject(runId, userId, reason) {
       const target = await found(runId);

@@ -1,4 +1,5 @@
 import { inMemoryHolder } from '../adapters/store/shared/process-owner.js';
+import { runContent } from '../services/notify/run-content.js';
 import { createNotifier } from '../slack/notifier/notifier.js';
 import { createRunMessages } from '../slack/notifier/run-messages.js';
 import type { AppContext } from './context.js';
@@ -15,7 +16,7 @@ export function runMessaging(
   const messages = createRunMessages({
     config,
     store,
-    services: context.deps,
+    content: runContent(context.deps),
     stack: context.stack,
     canRemediate: options.canRemediate,
   });

@@ -11,19 +11,18 @@ export interface ApproveAndApplyDeps extends ApprovalServiceDeps {
 
 /**
  * One approval, from a Slack click or `driftgate approve`, and the apply when it is the last one needed.
- * `answer` hears the outcome before the apply starts: the person learns at once that it begins, not once
- * terraform is done. Of concurrent completing approvals exactly one applies (approveRun's compare-and-set).
+ * The outcome comes back as soon as the approval is recorded, with the apply (when this approval completes
+ * the run's) already started as `applying`: the person learns at once that it begins, not once terraform
+ * is done, and nothing but this service starts it. Of concurrent completing approvals exactly one applies
+ * (approveRun's compare-and-set).
  */
 export async function approveAndApply(
   deps: ApproveAndApplyDeps,
   stack: Stack,
   runId: string,
   userId: string,
-  answer?: (outcome: ApproveOutcome) => Promise<void>,
-): Promise<{ outcome: ApproveOutcome; applied?: ApplyOutcome }> {
+): Promise<{ outcome: ApproveOutcome; applying?: Promise<ApplyOutcome | undefined> }> {
   const outcome = await approveRun(deps, stack, runId, userId);
-  await answer?.(outcome);
   if (outcome.status !== 'complete') return { outcome };
-  const applied = await deps.apply(outcome.run, userId);
-  return { outcome, ...(applied ? { applied } : {}) };
+  return { outcome, applying: deps.apply(outcome.run, userId) };
 }

@@ -11,22 +11,27 @@ import type { PlanAnalysis } from '../../domain/plan/model.js';
 import type { PolicyEvaluation } from '../../domain/policy/model.js';
 import type { Run } from '../../domain/run/model.js';
 import type { Store } from '../../ports/store.js';
-import type { ServiceDeps } from '../../services/runtime/deps.js';
 import { renderFullPlanFile } from '../blocks/render-full-plan-file.js';
-import { renderRunMessage } from '../blocks/render-run-message.js';
+import type { Attribution } from '../../domain/change-events/attribution.js';
+import { type CommitLine, renderRunMessage } from '../blocks/render-run-message.js';
 import type { ApprovalInfo, RunPhase } from '../blocks/run-phase.js';
 import type { SlackMessage } from '../blocks/message.js';
 import { UPLOAD_METHOD } from '../../services/outbox/deliver.js';
 import { messagePlaceholder } from '../../services/outbox/placeholders.js';
 import { channelFor, onCallMention } from '../routing.js';
-import { loadAnalysis, loadPolicy } from '../../services/check/stored-analysis.js';
-import { loadCommits } from './load-commits.js';
-import { loadAttribution } from '../../services/check/stored-attribution.js';
+
+/** What a run's message shows besides the run, as its check stored it (services/notify/run-content.ts). */
+export interface RunContent {
+  analysis(runId: string): Promise<PlanAnalysis | undefined>;
+  policy(runId: string): Promise<PolicyEvaluation | undefined>;
+  commits(runId: string): Promise<CommitLine[] | undefined>;
+  attribution(runId: string): Promise<Attribution | undefined>;
+}
 
 export interface RunMessagesDeps {
   config: Pick<DriftgateConfig, 'slack' | 'approvers' | 'changeEvents'>;
   store: Store;
-  services: Pick<ServiceDeps, 'artifacts' | 'store'>;
+  content: RunContent;
   stack(name: string): Stack | undefined;
   /** Whether a GitHub integration can open remediation PRs (its button is shown only then). */
   canRemediate: boolean;
@@ -70,14 +75,14 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
 
   async function render(run: Run, phase: RunPhase, analysis?: PlanAnalysis) {
     const stack = stackOf(run);
-    const plan = analysis ?? (await loadAnalysis(deps.services, run.id));
+    const plan = analysis ?? (await deps.content.analysis(run.id));
     if (!stack || !plan) return undefined;
     const mention = slack ? onCallMention(slack, stack) : undefined;
-    const policy = await loadPolicy(deps.services, run.id);
+    const policy = await deps.content.policy(run.id);
     const approval = await approvalInfo(run, policy);
-    const commits = await loadCommits(deps.services, run.id);
+    const commits = await deps.content.commits(run.id);
     const remediation = run.fingerprint ? await deps.store.getRemediation(run.stack, run.fingerprint) : undefined;
-    const attribution = plan.drift.length > 0 ? await loadAttribution(deps.services, run.id) : undefined;
+    const attribution = plan.drift.length > 0 ? await deps.content.attribution(run.id) : undefined;
     const slackUsers = deps.config.changeEvents?.slackUsers;
     return renderRunMessage({
       stack: { name: stack.name, environment: stack.environment, mode: stack.mode },
@@ -102,7 +107,7 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
   }
 
   async function uploadPlan(run: Run, analysis?: PlanAnalysis): Promise<void> {
-    const plan = analysis ?? (await loadAnalysis(deps.services, run.id));
+    const plan = analysis ?? (await deps.content.analysis(run.id));
     if (!plan) return;
     const file = renderFullPlanFile(run.stack, run, plan);
     const ref = messagePlaceholder(run.id);
@@ -124,7 +129,7 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
   }
 
   async function post(run: Run, options: { thread?: { channel: string; ts: string } } = {}): Promise<boolean> {
-    const analysis = await loadAnalysis(deps.services, run.id);
+    const analysis = await deps.content.analysis(run.id);
     const rendered = await render(run, { kind: 'awaiting' }, analysis);
     if (!rendered || !analysis) return false;
     const where = options.thread

@@ -4,6 +4,7 @@
  * message names who changed what drifted, since approving the plan overwrites that change. Real git,
  * real terraform with the AWS provider from the machine's mirror, a real SQLite store and outbox.
  */
+import { runContent } from '../../../src/services/notify/run-content.js';
 import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { execa } from 'execa';
@@ -134,7 +135,7 @@ describe.skipIf(!HAS_AWS_MIRROR)('a pending change whose plan also shows drift',
       const messages = createRunMessages({
         config: context.config,
         store,
-        services: deps,
+        content: runContent(deps),
         stack: (name) => context?.stack(name),
         canRemediate: false,
       });

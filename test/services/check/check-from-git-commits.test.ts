@@ -5,7 +5,7 @@ import { createGitHubClient } from '../../../src/adapters/github/client.js';
 import { loadArtifact } from '../../../src/services/runtime/artifacts.js';
 import { changeAuthors } from '../../../src/services/approval/change-authors.js';
 import { checkStackFromSource } from '../../../src/services/check/check-stack-from-source.js';
-import { loadCommits } from '../../../src/slack/notifier/load-commits.js';
+import { loadCommits } from '../../../src/services/check/stored-commits.js';
 import { startGitHubEmulator, type GitHubEmulator } from '../../helpers/github-emulator/index.js';
 import { gitSourcesOf, makeGitStackEnv, stackHcl, type GitStackEnv } from '../../helpers/git-stack.js';
 

@@ -4,6 +4,7 @@
  * messages and notifier, and recording seams for what a handler only asks for (apply, requestCheck, the
  * scheduler). `told` keeps every text the person was told.
  */
+import { runContent } from '../../../src/services/notify/run-content.js';
 import { App, type Receiver } from '@slack/bolt';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -158,7 +159,7 @@ async function listenerWorld(options: { remediation?: SlackDeps['remediation'] }
   const messages = createRunMessages({
     config,
     store,
-    services: context.deps,
+    content: runContent(context.deps),
     stack: context.stack,
     canRemediate: Boolean(options.remediation),
   });

@@ -8,9 +8,10 @@ import type { Tell } from '../tell.js';
 import { runOfClick } from './run-of-click.js';
 
 /**
- * Approve & apply, after the ack: approveAndApply checks (rules, groups, author, plan age), audits and
- * applies when this click completes the approvals; the run's message follows its events. The person who
- * clicked is told the outcome before any apply starts.
+ * Approve & apply, after the ack: one call to approveAndApply, which checks (rules, groups, author, plan
+ * age), audits, and starts the apply when this click completes the approvals. The person who clicked is
+ * told its outcome at once; the run's message follows the apply's events (slack/notifier). The job ends
+ * with the apply, so a shutdown waits for it.
  */
 export async function handleApprove(
   deps: ApproveAndApplyDeps & Pick<SlackDeps, 'stack'>,
@@ -19,8 +20,12 @@ export async function handleApprove(
 ): Promise<void> {
   const found = await runOfClick(deps, click.value, tell);
   if (!found) return;
-  const { stack } = found;
-  await approveAndApply(deps, stack, found.run.id, click.userId, (outcome) => tell(renderOutcome(stack.name, outcome)));
+  const { outcome, applying } = await approveAndApply(deps, found.stack, found.run.id, click.userId);
+  try {
+    await tell(renderOutcome(found.stack.name, outcome));
+  } finally {
+    await applying;
+  }
 }
 
 function renderOutcome(stack: string, outcome: ApproveOutcome): SlackMessage {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { loadJson } from '../../services/check/stored-analysis.js';
-import type { ServiceDeps } from '../../services/runtime/deps.js';
-import type { CommitLine } from '../blocks/render-run-message.js';
+import type { ServiceDeps } from '../runtime/deps.js';
+import { loadJson } from './stored-analysis.js';
 
 const StoredCommits = z.object({
   webUrl: z.string().optional(),
@@ -21,7 +20,7 @@ const StoredCommits = z.object({
 export async function loadCommits(
   deps: Pick<ServiceDeps, 'artifacts' | 'store'>,
   runId: string,
-): Promise<CommitLine[] | undefined> {
+): Promise<z.infer<typeof StoredCommits>['commits'] | undefined> {
   const stored = await loadJson(deps, runId, 'commits', StoredCommits);
   return stored?.commits.map(({ sha, author, title, prNumber, prUrl, commitUrl }) => ({
     sha,
