@@ -2,7 +2,7 @@ import { NOT_VISIBLE, VISIBILITY_UNKNOWN, renderAck, renderCommandError } from '
 import { renderShow } from '../../blocks/render-show.js';
 import type { SlackDeps, ViewerDeps } from '../../slack-deps.js';
 import { postPlanFileOnce } from '../../../services/notify/plan-file.js';
-import { loadAnalysis } from '../../../services/check/stored-analysis.js';
+import { runSummary } from '../../../services/status/run-summary.js';
 import type { ButtonClick } from '../../payloads.js';
 import type { Tell } from '../tell.js';
 import { runOfClick } from './run-of-click.js';
@@ -21,13 +21,9 @@ export async function handleViewPlan(
     const visible = await deps.visibleTo(click.userId).catch(() => undefined);
     if (!visible) return tell(renderCommandError(VISIBILITY_UNKNOWN));
     if (!visible.has(stack.name)) return tell(renderCommandError(NOT_VISIBLE));
-    const analysis = await loadAnalysis(deps, run.id);
+    const summary = await runSummary(deps, run);
     return tell(
-      renderShow({
-        stack: { name: stack.name, environment: stack.environment, mode: stack.mode },
-        run,
-        ...(analysis ? { analysis } : {}),
-      }),
+      renderShow({ stack: { name: stack.name, environment: stack.environment, mode: stack.mode }, ...summary }),
     );
   }
   const posted = await postPlanFileOnce(deps, run, click.userId, () => deps.messages.uploadPlan(run));

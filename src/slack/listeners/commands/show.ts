@@ -1,5 +1,5 @@
 import { renderShow } from '../../blocks/render-show.js';
-import { loadAnalysis, loadPolicy } from '../../../services/check/stored-analysis.js';
+import { latestRunSummary } from '../../../services/status/run-summary.js';
 import type { SlackDeps, ViewerDeps } from '../../slack-deps.js';
 import { NOT_VISIBLE, VISIBILITY_UNKNOWN, renderCommandError } from '../../blocks/render-command-replies.js';
 import type { CommandHandler } from './handler.js';
@@ -16,16 +16,6 @@ export const handleShow: CommandHandler<'show', ViewerDeps & Pick<SlackDeps, 'st
   const visible = await deps.visibleTo(userId).catch(() => undefined);
   if (!visible) return tell(renderCommandError(VISIBILITY_UNKNOWN));
   if (!visible.has(stack.name)) return tell(renderCommandError(NOT_VISIBLE));
-  const [run] = await deps.store.listRuns({ stack: stack.name, limit: 1 });
-  const analysis = run ? await loadAnalysis(deps, run.id) : undefined;
-  const policy = run ? await loadPolicy(deps, run.id) : undefined;
-  const stackRef = { name: stack.name, environment: stack.environment, mode: stack.mode };
-  await tell(
-    renderShow({
-      stack: stackRef,
-      ...(run ? { run } : {}),
-      ...(analysis ? { analysis } : {}),
-      ...(policy ? { policy } : {}),
-    }),
-  );
+  const summary = await latestRunSummary(deps, stack.name);
+  await tell(renderShow({ stack: { name: stack.name, environment: stack.environment, mode: stack.mode }, ...summary }));
 };
