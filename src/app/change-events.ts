@@ -320,13 +320,13 @@ export async function startChangeEventsWith(
     async stop() {
       if (stopped) return;
       stopped = true;
-      // The receivers first (an SQS batch in hand is still taken), then every open window is kept in the
+      // The receivers first (an SQS batch in hand is still taken), then every open window is stored in the
       // store for the stack's next check: a deploy must not lose the changes of the last `debounce`.
       await intake.stop(async () => sqs?.stop());
       await follower.stop();
       await unmatched.flush();
       sqs?.destroy();
-      logger.info({}, 'change events off: no more checks asked for, open windows kept');
+      logger.info({}, 'change events off: no more checks asked for, open windows stored');
     },
   };
 }

@@ -29,7 +29,7 @@ import {
   recoverLeftRuns,
   sweepRunsOfDeadReplicas,
   tellRecovered,
-} from '../services/runtime/recover-at-start.js';
+} from '../services/apply/recover-at-start.js';
 import { autoApplyAfterCheck } from '../services/apply/auto-apply.js';
 import { createJobs, type Jobs } from '../services/runtime/jobs.js';
 import type { SourceDeps } from '../services/source/resolve-stack-at-commit.js';

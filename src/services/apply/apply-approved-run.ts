@@ -13,7 +13,7 @@ import { applyAtPlannedCommit } from './apply-at-planned-commit.js';
 import type { ApplyOutcome } from './apply-saved-plan.js';
 import type { CheckOutcome } from '../check/check-stack.js';
 import type { ServiceDeps, StackLookup } from '../runtime/deps.js';
-import { announceExpiredPlan, type ExpireDeps } from '../approval/expire-plan.js';
+import { announceExpiredPlan, type ExpireDeps } from './expire-plan.js';
 import type { SourceDeps } from '../source/resolve-stack-at-commit.js';
 
 export interface ApplyDeps extends ServiceDeps, Partial<Pick<SourceDeps, 'git'>>, ExpireDeps {

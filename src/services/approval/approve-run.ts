@@ -7,7 +7,7 @@ import { DriftgateError } from '../../domain/errors.js';
 import type { Run } from '../../domain/run/model.js';
 import { planAgeMs, planExpired } from '../../domain/run/plan-age.js';
 import type { ApprovalServiceDeps } from './approval-deps.js';
-import { announceExpiredPlan } from './expire-plan.js';
+import { announceExpiredPlan } from '../apply/expire-plan.js';
 import {
   DECIDABLE,
   auditRefusal,

@@ -9,8 +9,8 @@ import type { ServiceDeps } from '../runtime/deps.js';
 
 /**
  * The intake both receivers (push endpoint, SQS poller) feed: each event classified and matched against the resource index, its stacks'
- * windows debounced into one check each, and what the checks will answer kept in the store first. A
- * window's first change is kept before the event is acknowledged; the rest when the window closes.
+ * windows debounced into one check each, and what the checks will answer stored first. A
+ * window's first change is stored before the event is acknowledged; the rest when the window closes.
  */
 export interface IntakeDeps extends Pick<ServiceDeps, 'logger' | 'now'> {
   store: Pick<RunStore, 'addPendingChanges' | 'listWaitingStacks' | 'listRuns'>;
@@ -31,7 +31,7 @@ export interface IntakeOptions {
 }
 
 export interface ChangeEventIntake {
-  /** Takes one event; rejects when its window's first change could not be kept (the receiver then fails it). */
+  /** Takes one event; rejects when its window's first change could not be stored (the receiver then fails it). */
   take(event: ChangeEvent): Promise<void>;
   /**
    * Stops asking for checks at once, waits for the receivers to hand over what they hold (`drainReceivers`), then
@@ -54,8 +54,8 @@ export function startChangeEventIntake(deps: IntakeDeps, options: IntakeOptions)
       .catch((err: unknown) =>
         logger.warn({ stack, err: errorMessage(err) }, 'change events: the check was not queued'),
       );
-  /** The change of each open window already in the store (`keepOpening`): stack -> event id. */
-  const keptAtOpen = new Map<string, string>();
+  /** The change of each open window already in the store (`storeOpening`): stack -> event id. */
+  const storedAtOpen = new Map<string, string>();
   const debouncer = createCheckDebouncer<MatchedChange>({
     timer: options.timer,
     windowMs: options.windowMs,
@@ -66,20 +66,20 @@ export function startChangeEventIntake(deps: IntakeDeps, options: IntakeOptions)
       );
       // Kept before the check is queued, so whichever process runs it finds them. Stopping waits for the
       // write, not for the check (the runners stop those within the shutdown timeout). The window's first
-      // change is there already, unless a check answered it meanwhile: it is not kept for a second one.
-      const kept = keptAtOpen.get(request.stack);
-      keptAtOpen.delete(request.stack);
-      const changes = request.changes.filter((c) => c.eventId !== kept);
+      // change is there already, unless a check answered it meanwhile: it is not stored for a second one.
+      const stored = storedAtOpen.get(request.stack);
+      storedAtOpen.delete(request.stack);
+      const changes = request.changes.filter((c) => c.eventId !== stored);
       const keep = store
         .addPendingChanges(request.stack, changes)
         .catch((err: unknown) =>
           logger.warn(
             { stack: request.stack, err: errorMessage(err) },
-            'change events: the changes were not kept; the check goes ahead without who',
+            'change events: the changes were not stored; the check goes ahead without who',
           ),
         );
       track(keep);
-      // Stopped meanwhile: the kept changes wait for the stack's next check.
+      // Stopped meanwhile: the stored changes wait for the stack's next check.
       void keep.then(() => (stopped ? undefined : requestCheck(request.stack)));
     },
   });
@@ -87,17 +87,17 @@ export function startChangeEventIntake(deps: IntakeDeps, options: IntakeOptions)
   // Each open window has a change in the store before its events are acknowledged (202, the SQS message
   // deleted): its first, or, when that write failed, the next one taken. A process killed within the
   // window leaves it there, and a later start checks its stack (`checkStranded`). The rest of a window is
-  // kept when it closes: one write per window, not per event. A write that fails fails the event: the
+  // stored when it closes: one write per window, not per event. A write that fails fails the event: the
   // push endpoint answers 503 and SQS hands the message out again, so EventBridge or SQS sends it again.
-  const keepOpening = async (stack: string, change: MatchedChange) => {
+  const storeOpening = async (stack: string, change: MatchedChange) => {
     await store.addPendingChanges(stack, [change]).catch((err: unknown) => {
-      logger.warn({ stack, err: errorMessage(err) }, 'change events: a window was not kept at its opening');
+      logger.warn({ stack, err: errorMessage(err) }, 'change events: a window was not stored at its opening');
       throw err;
     });
-    if (debouncer.pendingStacks().includes(stack)) keptAtOpen.set(stack, change.eventId);
+    if (debouncer.pendingStacks().includes(stack)) storedAtOpen.set(stack, change.eventId);
   };
 
-  // Changes kept before this start that still wait a window later: the process that took them died
+  // Changes stored before this start that still wait a window later: the process that took them died
   // before its check (or the check failed). Each such stack is checked once now.
   const startedAt = deps.now();
   const checkStranded = async () => {
@@ -126,8 +126,8 @@ export function startChangeEventIntake(deps: IntakeDeps, options: IntakeOptions)
       const outcome = takeChangeEvent({ classify: options.classify, index: options.index, debouncer }, event);
       options.counted(outcome);
       if (outcome.kind !== 'queued') return;
-      const unkept = outcome.stacks.filter((s) => s.result !== 'over_capacity' && !keptAtOpen.has(s.stack));
-      await Promise.all(unkept.map(({ stack }) => keepOpening(stack, outcome.change)));
+      const unstored = outcome.stacks.filter((s) => s.result !== 'over_capacity' && !storedAtOpen.has(s.stack));
+      await Promise.all(unstored.map(({ stack }) => storeOpening(stack, outcome.change)));
     },
     async stop(drainReceivers) {
       if (stopped) return;
@@ -136,7 +136,7 @@ export function startChangeEventIntake(deps: IntakeDeps, options: IntakeOptions)
       options.timer.clearTimeout(stranded);
       debouncer.flush();
       debouncer.stop();
-      keptAtOpen.clear();
+      storedAtOpen.clear();
       await Promise.allSettled([...waiting]);
     },
   };

@@ -6,6 +6,7 @@
  * The same drift (stack and fingerprint) asked for twice links the PR already open.
  */
 import type { Stack } from '../../domain/stack.js';
+import { repositoryOf } from '../source/github-repository.js';
 import { RemediationAnswerRefusedError, RemediationUnavailableError } from '../../domain/errors.js';
 import type { RemediationPlan, RemediationSkip } from '../../domain/remediation/plan-remediation.js';
 import {
@@ -49,11 +50,6 @@ export type RemediationOutcome =
   | { status: 'merged'; record: RemediationRecord }
   /** Nothing could be written into the code: everything is for a person. */
   | { status: 'nothing_to_codify'; skipped: RemediationSkip[] };
-
-export function repositoryOf(stack: Stack): GitHubRepository | undefined {
-  const [owner, name] = stack.git?.repository?.split('/') ?? [];
-  return owner && name ? { owner, name } : undefined;
-}
 
 /** Why this run's drift cannot go to a PR, or undefined when it can. */
 export function remediationRefusal(stack: Stack, run: Run): string | undefined {

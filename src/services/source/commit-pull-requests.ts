@@ -7,7 +7,7 @@
 import type { Stack } from '../../domain/stack.js';
 import { errorMessage } from '../../domain/errors.js';
 import type { GitHubClient, PullRequestRef } from '../../ports/github.js';
-import { repositoryOf } from '../remediation/open-remediation-pr.js';
+import { repositoryOf } from './github-repository.js';
 
 /** A pending change rarely brings more; past this many commits the rest go without a lookup. */
 export const MAX_PR_LOOKUPS = 20;

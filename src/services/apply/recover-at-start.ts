@@ -1,10 +1,10 @@
 import type { Run } from '../../domain/run/model.js';
-import { approvedRunsLeftOver } from '../apply/apply-approved-run.js';
-import { interruptHandedApplies } from '../apply/apply-handoff.js';
-import type { ServiceDeps } from './deps.js';
-import type { Jobs } from './jobs.js';
-import { replayAnnouncements } from './replay-announcements.js';
-import { reportInterruptedApplies } from '../apply/report-interrupted-applies.js';
+import { approvedRunsLeftOver } from './apply-approved-run.js';
+import { interruptHandedApplies } from './apply-handoff.js';
+import type { ServiceDeps } from '../runtime/deps.js';
+import type { Jobs } from '../runtime/jobs.js';
+import { replayAnnouncements } from '../notify/replay-announcements.js';
+import { reportInterruptedApplies } from './report-interrupted-applies.js';
 
 /**
  * What a process that died left behind, recovered by the leader: at its start, or when a standby takes

@@ -1,6 +1,6 @@
 import { announcementEvent } from '../../domain/events.js';
 import { errorMessage } from '../../domain/errors.js';
-import type { ServiceDeps } from './deps.js';
+import type { ServiceDeps } from '../runtime/deps.js';
 import { loadAnalysis, loadPolicy } from '../check/stored-analysis.js';
 
 /**
