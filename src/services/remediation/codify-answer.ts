@@ -1,6 +1,6 @@
 /**
- * A codify job's answer, the run's `remediation` artifact: written by the worker that ran the job, read by
- * the control plane that commits it. The worker ran the stack's modules, so the answer is read as what a
+ * A codify job's answer: sent by the worker that ran the job (the agent API), read by the control plane
+ * that commits it. The worker ran the stack's modules, so the answer is read as what a
  * module could have written: parsed strictly, its texts made plain one-line text (they reach the PR body),
  * and nothing in it meant for the PR's title or body is taken. Its file paths are checked where the
  * commit is made (openRemediationPr), for this answer and for this process's own codify alike.
@@ -9,8 +9,6 @@ import { z } from 'zod';
 import { RemediationAnswerRefusedError } from '../../domain/errors.js';
 import { SKIP_CODES } from '../../domain/remediation/plan-remediation.js';
 import { shownLines, shownName, shownProse } from '../../domain/remediation/worker-text.js';
-import { type ArtifactReader, loadArtifact, storeArtifact } from '../runtime/artifacts.js';
-import type { ServiceDeps } from '../runtime/deps.js';
 import type { Codified } from './codify-drift.js';
 
 /** An address, an attribute, a path segment: shown in code spans, so one line, and short. */
@@ -53,26 +51,9 @@ const CodifyAnswer = z.strictObject({
   ]),
 });
 
-const Addressed = z.looseObject({ requestId: z.string() });
-
 export type CodifyAnswerResult = Codified | { status: 'failed'; error: string };
 
-/** On the worker: the answer to a codify job, for whichever replica waits for it. */
-export async function storeCodified(
-  deps: Pick<ServiceDeps, 'artifacts' | 'store'>,
-  runId: string,
-  requestId: string,
-  result: CodifyAnswerResult,
-): Promise<void> {
-  await storeArtifact(deps, runId, 'remediation', JSON.stringify({ requestId, result }));
-}
-
-/**
- * On the control plane: the answer to `requestId`, undefined while there is none (the artifact is missing,
- * unreadable or answers another request). An answer to this request that is not the shape a worker
- * writes is refused, at once: waiting would not make it any better.
- */
-/** A worker's codify result, read as strictly as the `remediation` artifact's (the agent API's codify job). */
+/** A worker's codify result (the agent API's codify job), read strictly. */
 export function parseCodifyResult(result: unknown, pool: string): CodifyAnswerResult {
   const parsed = CodifyAnswer.shape.result.safeParse(result);
   if (!parsed.success) throw refusedAnswer(parsed.error, pool);
@@ -89,23 +70,4 @@ function refusedAnswer(error: z.ZodError, pool: string): RemediationAnswerRefuse
 function codifiedOf(result: z.infer<typeof CodifyAnswer>['result']): CodifyAnswerResult {
   if (result.status !== 'codified') return result;
   return { status: 'codified', plan: result.plan as Extract<Codified, { status: 'codified' }>['plan'] };
-}
-
-export async function readCodifyAnswer(
-  deps: ArtifactReader,
-  runId: string,
-  requestId: string,
-  pool: string,
-): Promise<CodifyAnswerResult | undefined> {
-  const body = await loadArtifact(deps, runId, 'remediation').catch(() => undefined);
-  let json: unknown;
-  try {
-    json = body && JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (Addressed.safeParse(json).data?.requestId !== requestId) return undefined;
-  const parsed = CodifyAnswer.safeParse(json);
-  if (!parsed.success) throw refusedAnswer(parsed.error, pool);
-  return codifiedOf(parsed.data.result);
 }
