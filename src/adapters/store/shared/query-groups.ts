@@ -26,6 +26,17 @@ export type SlackMethods =
   | 'snooze'
   | 'isSnoozed';
 
+export type OutboxMethods =
+  | 'enqueue'
+  | 'due'
+  | 'markDelivered'
+  | 'markFailed'
+  | 'markDead'
+  | 'pendingCount'
+  | 'pruneDelivered'
+  | 'pruneDead'
+  | 'listDead';
+
 /** The SET clause that clears a stack's open drift (the same columns in both schemas). */
 export const CLEAR_DRIFT = `drift_fingerprint = NULL, drift_run_id = NULL, drift_first_seen_at = NULL,
   drift_last_seen_at = NULL, drift_counts = NULL`;
