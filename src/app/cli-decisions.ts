@@ -22,7 +22,7 @@ import { waitForStackLock } from '../services/runtime/stack-lock.js';
 import { createSlackApi } from '../adapters/slack/api.js';
 import { createUsergroupResolver, type SlackCall } from '../adapters/slack/usergroups.js';
 import { approvalDeps } from './approval-deps.js';
-import { createAppContext, type AppContextOptions } from './context.js';
+import { type AppContext, createAppContext, type AppContextOptions } from './context.js';
 import { runMessaging } from './run-messaging.js';
 
 export type { ApplyOutcome, DecisionRefusal };
@@ -85,53 +85,17 @@ export async function openCliDecisions(config: DriftgateConfig, options: CliDeci
   const refused = refusal(config, options.verb);
   if (refused) throw refused;
   const context = await createAppContext(config, options);
-  const { logger, store } = context;
-  const now = context.deps.now;
   const asked = new Set<string>();
   const requestCheck = (name: string) => void asked.add(name);
-  const { git } = context;
-  const githubSettings = githubSettingsFor(options.env);
-  const github = githubSettings ? createGitHubClient(githubSettings, { logger }) : undefined;
-  const deps: ApprovalServiceDeps = {
-    ...context.deps,
-    ...approvalDeps(context, {
-      usergroups: createUsergroupResolver({
-        call: usergroupCall(options.env, logger),
-        ttlMs: config.slack?.usergroupCacheTtl ?? 60_000,
-        now,
-        logger,
-      }),
-      requestCheck,
-      git,
-      ...(github ? { github } : {}),
-      via: options.via,
-    }),
-  };
+  const deps = decisionDeps(context, config, options, requestCheck);
   // With Slack configured, the run's message and the apply's outcome are queued in the outbox as a click's
   // would be; serve delivers them.
   const notifier = config.slack ? runMessaging(context, { canRemediate: false }).notifier : undefined;
-  const applies: ApplyDeps = {
-    ...context.deps,
-    git,
-    requestCheck,
-    stack: context.stack,
-    // A check of the stack by serve holds its lock for a while: the apply waits for it, as serve's own would.
-    exclusive: async (name, work) => {
-      await waitForStackLock(context.deps, name, context.deps.timeouts.plan, new AbortController().signal);
-      return await work();
-    },
-  };
-  const found = async (runId: string): Promise<{ run: Run; stack: Stack } | DecisionRefusal> => {
-    const run = await store.getRun(runId);
-    const stack = run && context.stack(run.stack);
-    if (run && stack) return { run, stack };
-    const message = run ? `stack ${run.stack} is no longer in driftgate's config` : `there is no run ${runId}`;
-    return { status: 'refused', reason: 'not_found', message };
-  };
+  const applies = applyDeps(context, requestCheck);
 
   return {
     async approve(runId, userId) {
-      const target = await found(runId);
+      const target = await findRun(context, runId);
       if ('status' in target) return { outcome: target };
       const apply = (run: Run, actor: string) => applyApprovedRun(applies, run, actor);
       const { outcome, applying } = await approveAndApply({ ...deps, apply }, target.stack, runId, userId);
@@ -139,7 +103,7 @@ export async function openCliDecisions(config: DriftgateConfig, options: CliDeci
       return { outcome, ...(applied ? { applied } : {}) };
     },
     async reject(runId, userId, reason) {
-      const target = await found(runId);
+      const target = await findRun(context, runId);
       if ('status' in target) return target;
       return await rejectRun(deps, target.stack, runId, userId, reason);
     },
@@ -150,4 +114,55 @@ export async function openCliDecisions(config: DriftgateConfig, options: CliDeci
       await context.close();
     },
   };
+}
+
+/** The approve and reject use cases' deps: who may decide is checked as for a click. */
+function decisionDeps(
+  context: AppContext,
+  config: DriftgateConfig,
+  options: CliDecisionOptions,
+  requestCheck: (name: string) => void,
+): ApprovalServiceDeps {
+  const { logger, git } = context;
+  const githubSettings = githubSettingsFor(options.env);
+  const github = githubSettings ? createGitHubClient(githubSettings, { logger }) : undefined;
+  return {
+    ...context.deps,
+    ...approvalDeps(context, {
+      usergroups: createUsergroupResolver({
+        call: usergroupCall(options.env, logger),
+        ttlMs: config.slack?.usergroupCacheTtl ?? 60_000,
+        now: context.deps.now,
+        logger,
+      }),
+      requestCheck,
+      git,
+      ...(github ? { github } : {}),
+      via: options.via,
+    }),
+  };
+}
+
+/** The apply's deps, in this process. */
+function applyDeps(context: AppContext, requestCheck: (name: string) => void): ApplyDeps {
+  return {
+    ...context.deps,
+    git: context.git,
+    requestCheck,
+    stack: context.stack,
+    // A check of the stack by serve holds its lock for a while: the apply waits for it, as serve's own would.
+    exclusive: async (name, work) => {
+      await waitForStackLock(context.deps, name, context.deps.timeouts.plan, new AbortController().signal);
+      return await work();
+    },
+  };
+}
+
+/** The run decided on and its stack, or why there is nothing to decide. */
+async function findRun(context: AppContext, runId: string): Promise<{ run: Run; stack: Stack } | DecisionRefusal> {
+  const run = await context.store.getRun(runId);
+  const stack = run && context.stack(run.stack);
+  if (run && stack) return { run, stack };
+  const message = run ? `stack ${run.stack} is no longer in driftgate's config` : `there is no run ${runId}`;
+  return { status: 'refused', reason: 'not_found', message };
 }

@@ -6,6 +6,7 @@ import { MODES, type Mode as StackMode, type Stack } from '../domain/stack.js';
 import type { ApproverRules } from '../domain/approvals/model.js';
 import { PAGE_SEVERITIES, type PageSeverity, type PagingRules } from '../domain/oncall/model.js';
 import { parseDuration } from '../domain/duration.js';
+import { AWS_REGION } from '../domain/change-events/describe.js';
 import { DEFAULT_POOL, POOL_NAME_PATTERN, POOL_NAME_RULE } from '../domain/pool/pool-name.js';
 
 /**
@@ -177,6 +178,9 @@ export const DiscoverEntry = z.strictObject({
   ...StackSettings,
 });
 export type DiscoverEntry = z.infer<typeof DiscoverEntry>;
+
+/** An optional AWS region, checked by its name's shape. */
+const awsRegion = () => z.string().regex(AWS_REGION, 'an AWS region such as eu-west-1').optional();
 
 const artifactsRetention = () =>
   duration().optional().describe('Older artifacts are deleted daily by `serve`; unset, they are kept');
@@ -543,10 +547,7 @@ export const ChangeEventsConfig = z
             error: 'an SQS queue URL, e.g. https://sqs.eu-west-1.amazonaws.com/111122223333/driftgate-events',
           })
           .describe('The queue URL'),
-        region: z
-          .string()
-          .regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, 'an AWS region such as eu-west-1')
-          .optional()
+        region: awsRegion()
           .describe("The queue's AWS region; `AWS_ENDPOINT_URL_SQS` moves the endpoint")
           .meta({ defaultIs: 'the region in the queue URL' }),
         waitTime: z.number().int().min(1).max(20).default(20).describe('Long-poll wait per receive, 1 to 20 seconds'),
@@ -592,10 +593,7 @@ export const ChangeEventsConfig = z
           .boolean()
           .default(true)
           .describe('For drift a scheduled check finds: ask CloudTrail LookupEvents who changed the drifted resources'),
-        region: z
-          .string()
-          .regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, 'an AWS region such as eu-west-1')
-          .optional()
+        region: awsRegion()
           .describe('Where CloudTrail is asked')
           .meta({ defaultIs: "the SQS queue's region; on a worker, its `AWS_REGION` (its pool's)" }),
       })

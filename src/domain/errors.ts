@@ -40,6 +40,18 @@ export class DriftgateError extends Error {
   }
 }
 
+/**
+ * The base of an error class that is its code and a message for the person (with the cause, where there is
+ * one): the class is still one per code, for `instanceof`, and named in logs by its own name.
+ */
+function errorWithCode(code: DriftgateErrorCode) {
+  return class extends DriftgateError {
+    constructor(message: string, options?: { cause?: unknown }) {
+      super(code, message, options);
+    }
+  };
+}
+
 export interface ConfigIssue {
   /** Dotted path into the config, e.g. `stacks[2].schedule`. Empty for the document root. */
   path: string;
@@ -233,11 +245,7 @@ export class InvalidTransitionError extends DriftgateError {
 }
 
 /** The artifact store could not be reached or written: retriable, the run is errored, nothing is lost. */
-export class ArtifactStoreError extends DriftgateError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('ARTIFACT_STORE_FAILED', message, options);
-  }
-}
+export class ArtifactStoreError extends errorWithCode('ARTIFACT_STORE_FAILED') {}
 
 export class ArtifactIntegrityError extends DriftgateError {
   constructor(
@@ -273,11 +281,7 @@ export class BackendCredentialsError extends DriftgateError {
 }
 
 /** A remediation PR cannot be opened for this run; the message says why and what to do instead. */
-export class RemediationUnavailableError extends DriftgateError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('REMEDIATION_UNAVAILABLE', message, options);
-  }
-}
+export class RemediationUnavailableError extends errorWithCode('REMEDIATION_UNAVAILABLE') {}
 
 /**
  * The code written for a drift (a worker's answer, or this process's own) may not be committed: it names
@@ -297,11 +301,7 @@ export class RemediationAnswerRefusedError extends DriftgateError {
  * Who authored a change cannot be told, so nobody may approve it yet. The message is for the person who
  * clicked: why, and what to do next (try again, or `driftgate baseline`).
  */
-export class AuthorsUnknownError extends DriftgateError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('AUTHORS_UNKNOWN', message, options);
-  }
-}
+export class AuthorsUnknownError extends errorWithCode('AUTHORS_UNKNOWN') {}
 
 /** Another service (Slack, GitHub, S3, PagerDuty) failed; the operation may be retried. */
 export class ExternalServiceError extends DriftgateError {
@@ -406,8 +406,4 @@ export function errorMessage(err: unknown): string {
  * The worker running an op for the control plane stopped answering (its lease ran out) and the op may not
  * run again: an apply, which may have changed part of the infrastructure.
  */
-export class WorkerLostError extends DriftgateError {
-  constructor(message: string) {
-    super('WORKER_LOST', message);
-  }
-}
+export class WorkerLostError extends errorWithCode('WORKER_LOST') {}

@@ -155,11 +155,7 @@ export function terraformOnWorkers(options: TerraformOnWorkersOptions): Terrafor
           planJson.set(planFile, json.toString('utf8'));
         }
         return {
-          stdout: result.stdout,
-          stderr: result.stderr,
-          exitCode: result.exitCode,
-          durationMs: result.durationMs,
-          truncated: result.truncated,
+          ...commandOutput(result),
           ...(result.cpuMs !== undefined ? { cpuMs: result.cpuMs } : {}),
           hasChanges: result.hasChanges,
           planFile,
@@ -207,13 +203,7 @@ export function terraformOnWorkers(options: TerraformOnWorkersOptions): Terrafor
       try {
         const result: ApplyOpResult = OpResults.apply.parse(op.result);
         if (!result.ok) throw failureError('apply', result.failure);
-        return {
-          stdout: result.stdout,
-          stderr: result.stderr,
-          exitCode: result.exitCode,
-          durationMs: result.durationMs,
-          truncated: result.truncated,
-        };
+        return commandOutput(result);
       } finally {
         await op.done();
       }
@@ -221,6 +211,17 @@ export function terraformOnWorkers(options: TerraformOnWorkersOptions): Terrafor
     providersSchema: notHere('providers schema'),
     fmtCheck: notHere('fmt'),
     validate: notHere('validate'),
+  };
+}
+
+/** What the worker's terraform printed and how it ended, as a local run reports it; a plan adds its CPU time. */
+function commandOutput(result: CommandOutput): CommandOutput {
+  return {
+    stdout: result.stdout,
+    stderr: result.stderr,
+    exitCode: result.exitCode,
+    durationMs: result.durationMs,
+    truncated: result.truncated,
   };
 }
 

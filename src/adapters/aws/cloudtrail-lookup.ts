@@ -1,10 +1,9 @@
-import { awsProxyHandler } from '../proxy/aws-request-handler.js';
 import { CloudTrailClient, LookupEventsCommand, type LookupEventsCommandOutput } from '@aws-sdk/client-cloudtrail';
 import Bottleneck from 'bottleneck';
 import { ChangeEventError, parseLookupRecord } from '../../domain/change-events/schema.js';
 import { ExternalServiceError } from '../../domain/errors.js';
 import type { ChangeHistory, ChangeHistoryResult } from '../../ports/change-history.js';
-import { environmentValue } from '../../config/environment.js';
+import { type AwsClientOptions, awsClientConfig } from './client-config.js';
 
 /**
  * CloudTrail LookupEvents by resource name: who changed the resources a scheduled sweep found drifted.
@@ -42,20 +41,8 @@ export class CloudTrailLookupError extends ExternalServiceError {
  * throttled call is not retried twice over. The endpoint comes from the caller, else from
  * AWS_ENDPOINT_URL_CLOUDTRAIL in the given environment.
  */
-export function createCloudTrailClient(options: {
-  region: string;
-  endpoint?: string;
-  env?: Record<string, string | undefined>;
-  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
-}): CloudTrailClient {
-  const endpoint = options.endpoint ?? (options.env && environmentValue(options.env, 'AWS_ENDPOINT_URL_CLOUDTRAIL'));
-  return new CloudTrailClient({
-    region: options.region,
-    maxAttempts: 1,
-    ...(endpoint ? { endpoint } : {}),
-    ...(options.credentials ? { credentials: options.credentials } : {}),
-    ...awsProxyHandler(options.env),
-  });
+export function createCloudTrailClient(options: AwsClientOptions): CloudTrailClient {
+  return new CloudTrailClient({ ...awsClientConfig(options, 'AWS_ENDPOINT_URL_CLOUDTRAIL'), maxAttempts: 1 });
 }
 
 export interface CloudTrailLookupOptions {

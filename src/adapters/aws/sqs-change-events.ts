@@ -1,8 +1,7 @@
-import { awsProxyHandler } from '../proxy/aws-request-handler.js';
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { eventAge } from '../../domain/change-events/event-age.js';
 import { ChangeEventError, type ChangeEvent, parseEventBridgeEvent } from '../../domain/change-events/schema.js';
-import { environmentValue } from '../../config/environment.js';
+import { type AwsClientOptions, awsClientConfig } from './client-config.js';
 
 /**
  * The SQS poller for change events: a long-poll loop on the SQS queue an EventBridge rule targets, for a
@@ -55,19 +54,8 @@ export interface SqsChangeEventCounts {
  * The SQS client for change events; the endpoint comes from the caller, else AWS_ENDPOINT_URL_SQS in
  * the given environment. `useQueueUrlAsEndpoint` stays on: a queue URL names its own host.
  */
-export function createSqsClient(options: {
-  region: string;
-  endpoint?: string;
-  env?: Record<string, string | undefined>;
-  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
-}): SQSClient {
-  const endpoint = options.endpoint ?? (options.env && environmentValue(options.env, 'AWS_ENDPOINT_URL_SQS'));
-  return new SQSClient({
-    region: options.region,
-    ...(endpoint ? { endpoint } : {}),
-    ...(options.credentials ? { credentials: options.credentials } : {}),
-    ...awsProxyHandler(options.env),
-  });
+export function createSqsClient(options: AwsClientOptions): SQSClient {
+  return new SQSClient(awsClientConfig(options, 'AWS_ENDPOINT_URL_SQS'));
 }
 
 type Verdict = { ok: true; event: ChangeEvent } | { ok: false; why: string };

@@ -142,12 +142,13 @@ export function changeHow(event: ChangeEvent): ChangeHow {
   return 'unknown';
 }
 
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+/** An AWS region's name (eu-west-1, us-gov-west-1): also what the config accepts as one. */
+export const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 const EVENT_ID = /^[0-9a-zA-Z-]{8,64}$/;
 
 /** The CloudTrail console's page of one event; built only from values shaped like AWS's own. */
 export function cloudTrailConsoleUrl(region: string, eventId: string): string | undefined {
-  if (!REGION.test(region) || !EVENT_ID.test(eventId)) return undefined;
+  if (!AWS_REGION.test(region) || !EVENT_ID.test(eventId)) return undefined;
   return `https://${region}.console.aws.amazon.com/cloudtrail/home?region=${region}#/events/${eventId}`;
 }
 

@@ -95,6 +95,10 @@ export function createPager(deps: PagerDeps): Pager {
     return typeof env === 'string' ? env : undefined;
   }
 
+  /** Nobody is paged for the run, and the audit says why (`detail.reason`). */
+  const held = (db: PagerStore, stack: string, runId: string, detail: Record<string, unknown>) =>
+    db.appendAudit({ at: deps.now(), actor: 'system', action: 'page_held', runId, stack, detail });
+
   /** Whether the run already paged, or decided not to (an announcement replayed at start is told once). */
   const decided = async (db: PagerStore, runId: string, actions: string[]) =>
     (await db.listAudit({ runId })).some((a) => actions.includes(a.action));
@@ -117,14 +121,7 @@ export function createPager(deps: PagerDeps): Pager {
             ? 'silenced'
             : undefined;
         if (quiet) {
-          await tx.appendAudit({
-            at: deps.now(),
-            actor: 'system',
-            action: 'page_held',
-            runId: run.id,
-            stack: name,
-            detail: { reason: quiet },
-          });
+          await held(tx, name, run.id, { reason: quiet });
           return;
         }
         const firstSeenAt = (await tx.getStack(name))?.openDrift?.firstSeenAt;
@@ -147,14 +144,7 @@ export function createPager(deps: PagerDeps): Pager {
       if (!stack || !route) return;
       await store.atomically(async (tx) => {
         if (await tx.getSilence(name, deps.now())) {
-          await tx.appendAudit({
-            at: deps.now(),
-            actor: 'system',
-            action: 'page_held',
-            runId: run.id,
-            stack: name,
-            detail: { reason: 'silenced', dedupKey: interruptedApplyDedupKey(run.id) },
-          });
+          await held(tx, name, run.id, { reason: 'silenced', dedupKey: interruptedApplyDedupKey(run.id) });
           return;
         }
         await enqueue(

@@ -1,21 +1,12 @@
 import type { ProcessOwner } from '../../../domain/run/model.js';
 import type { Store } from '../../../ports/store.js';
 import { ownerState, processOwner } from '../shared/process-owner.js';
+import { queriesOn } from '../shared/query-groups.js';
 import { newRunId } from '../shared/run-id.js';
 import { advisoryLock, type PgContext, poolContext } from './postgres-context.js';
 import { openMigratedPool, type PostgresConnection } from './connect.js';
-import { lockQueries } from './lock-queries.js';
-import { outboxQueries } from './outbox-queries.js';
-import { recordQueries } from './record-queries.js';
 import { recoverInterrupted } from './recover-interrupted.js';
-import { remediationQueries } from './remediation-queries.js';
-import { pendingChangeQueries } from './pending-change-queries.js';
-import { resourceIndexQueries } from './resource-index-queries.js';
-import { unmatchedChangeQueries } from './unmatched-change-queries.js';
-import { runNoteQueries } from './run-note-queries.js';
-import { runQueries } from './run-queries.js';
-import { slackQueries } from './slack-queries.js';
-import { stackQueries } from './stack-queries.js';
+import * as groups from './store-queries.js';
 
 interface CommonOptions {
   now?: () => Date;
@@ -48,17 +39,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 /** The store's methods on a context: the pool's outside a transaction, one connection's inside. */
 function storeOn(ctx: PgContext, close: () => Promise<void>): Store {
   return {
-    ...stackQueries(ctx),
-    ...runQueries(ctx),
-    ...runNoteQueries(ctx),
-    ...recordQueries(ctx),
-    ...lockQueries(ctx),
-    ...slackQueries(ctx),
-    ...outboxQueries(ctx),
-    ...remediationQueries(ctx),
-    ...resourceIndexQueries(ctx),
-    ...pendingChangeQueries(ctx),
-    ...unmatchedChangeQueries(ctx),
+    ...queriesOn(ctx, groups),
     recoverInterrupted: (options) => recoverInterrupted(ctx, options),
     ping: async () => {
       await ctx.db.query('SELECT 1');

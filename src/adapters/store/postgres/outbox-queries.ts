@@ -1,19 +1,7 @@
+import type { OutboxMethods } from '../shared/query-groups.js';
 import type { SlackStore } from '../../../ports/slack-store.js';
 import { toDeadOutboxItem, toOutboxItem } from '../shared/slack-rows.js';
 import { changes, firstRow, type PgContext, rows } from './postgres-context.js';
-
-type OutboxQueries = Pick<
-  SlackStore,
-  | 'enqueue'
-  | 'due'
-  | 'markDelivered'
-  | 'markFailed'
-  | 'markDead'
-  | 'pendingCount'
-  | 'pruneDelivered'
-  | 'pruneDead'
-  | 'listDead'
->;
 
 /**
  * The outbox of outgoing Slack calls. Items of one key go out strictly in order: only the oldest open
@@ -21,7 +9,7 @@ type OutboxQueries = Pick<
  * A dead item no longer blocks its key: holding the rest back forever would silence every later update.
  * `due` claims nothing: two processes asking at once get the same items, so one process delivers.
  */
-export function outboxQueries(ctx: PgContext): OutboxQueries {
+export function outboxQueries(ctx: PgContext): Pick<SlackStore, OutboxMethods> {
   return {
     async enqueue(item) {
       const row = await firstRow(

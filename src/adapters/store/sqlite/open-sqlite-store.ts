@@ -3,23 +3,14 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ProcessOwner } from '../../../domain/run/model.js';
 import type { Store } from '../../../ports/store.js';
-import { runNoteQueries } from './run-note-queries.js';
 import { createStoreContext } from './sqlite-context.js';
-import { lockQueries } from './lock-queries.js';
 import { applyMigrations } from './migrations.js';
-import { recordQueries } from './record-queries.js';
-import { remediationQueries } from './remediation-queries.js';
-import { pendingChangeQueries } from './pending-change-queries.js';
-import { resourceIndexQueries } from './resource-index-queries.js';
-import { unmatchedChangeQueries } from './unmatched-change-queries.js';
 import { recoverInterrupted } from './recover-interrupted.js';
-import { outboxQueries } from './outbox-queries.js';
+import * as groups from './store-queries.js';
 import { ownerState, processOwner } from '../shared/process-owner.js';
+import { queriesOn } from '../shared/query-groups.js';
 import { newRunId } from '../shared/run-id.js';
-import { runQueries } from './run-queries.js';
 import { type StoreQueries, serializedStore } from './serialized.js';
-import { slackQueries } from './slack-queries.js';
-import { stackQueries } from './stack-queries.js';
 
 export interface SqliteStoreOptions {
   /** Database file; its directory is created (0700) when missing. `:memory:` works for throwaway use. */
@@ -72,17 +63,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ownerState: (owner) => ownerState(owner, self),
   });
   const queries: StoreQueries = {
-    ...stackQueries(ctx),
-    ...runQueries(ctx),
-    ...runNoteQueries(ctx),
-    ...recordQueries(ctx),
-    ...lockQueries(ctx),
-    ...slackQueries(ctx),
-    ...outboxQueries(ctx),
-    ...remediationQueries(ctx),
-    ...resourceIndexQueries(ctx),
-    ...pendingChangeQueries(ctx),
-    ...unmatchedChangeQueries(ctx),
+    ...queriesOn(ctx, groups),
     recoverInterrupted: (options) => recoverInterrupted(ctx, options),
     ping: () => {
       db.prepare('SELECT 1').get();

@@ -1,20 +1,8 @@
+import type { OutboxMethods } from '../shared/query-groups.js';
 import type { SlackStore } from '../../../ports/slack-store.js';
 import type { Synchronous } from './synchronous.js';
 import type { StoreContext } from './sqlite-context.js';
 import { toDeadOutboxItem, toOutboxItem } from '../shared/slack-rows.js';
-
-type OutboxQueries = Pick<
-  Synchronous<SlackStore>,
-  | 'enqueue'
-  | 'due'
-  | 'markDelivered'
-  | 'markFailed'
-  | 'markDead'
-  | 'pendingCount'
-  | 'pruneDelivered'
-  | 'pruneDead'
-  | 'listDead'
->;
 
 /**
  * The outbox of outgoing Slack calls. Items of one key go out strictly in order: only the oldest open
@@ -22,7 +10,7 @@ type OutboxQueries = Pick<
  * A dead item no longer blocks its key: it will never be delivered, and holding the rest back forever
  * would silence every later update of that run.
  */
-export function outboxQueries(ctx: StoreContext): OutboxQueries {
+export function outboxQueries(ctx: StoreContext): Pick<Synchronous<SlackStore>, OutboxMethods> {
   return {
     enqueue(item) {
       const row = ctx

@@ -1,10 +1,11 @@
-import type { AllMiddlewareArgs, App, RespondFn } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import { StoreUnavailableError } from '../../../domain/errors.js';
 import { ACTION_IDS } from '../../action-ids.js';
 import { renderStoreUnavailable } from '../../blocks/render-command-replies.js';
 import type { SlackDeps } from '../../slack-deps.js';
 import { publishHome } from '../../home-tab.js';
-import { ButtonClick, payloadProblem } from '../../payloads.js';
+import { ButtonClick } from '../../payloads.js';
+import { ackThenRead } from '../acked-payload.js';
 import { tellClicker, type Tell } from '../tell.js';
 import { handleApprove } from './approve.js';
 import { handleOpenStack } from './open-stack.js';
@@ -34,34 +35,21 @@ const HANDLERS: Record<string, ClickHandler> = {
 export function register(app: App, deps: SlackDeps): void {
   app.action(
     /^driftgate\./,
-    async ({
-      ack,
-      body,
-      respond,
-    }: AllMiddlewareArgs & { ack: () => Promise<void>; body: unknown; respond?: RespondFn }) => {
-      await ack();
-      const click = ButtonClick.safeParse(body);
-      if (!click.success) {
-        deps.logger.warn({ problem: payloadProblem(click.error) }, 'malformed Slack button payload; ignored');
-        return;
-      }
-      const handler = HANDLERS[click.data.actionId];
+    ackThenRead(deps, ButtonClick, 'Slack button payload', (click, respond) => {
+      const handler = HANDLERS[click.actionId];
       if (!handler) {
-        deps.logger.warn({ actionId: click.data.actionId }, 'click on a button driftgate does not know; ignored');
+        deps.logger.warn({ actionId: click.actionId }, 'click on a button driftgate does not know; ignored');
         return;
       }
-      const tell = tellClicker(deps, click.data, click.data.responseUrl ? respond : undefined);
-      deps.jobs.run(click.data.actionId, () =>
-        handler(deps, click.data, tell).catch(async (err: unknown) => {
+      const tell = tellClicker(deps, click, click.responseUrl ? respond : undefined);
+      deps.jobs.run(click.actionId, () =>
+        handler(deps, click, tell).catch(async (err: unknown) => {
           if (!(err instanceof StoreUnavailableError)) throw err;
           // Nothing was recorded: the person can click again once the store answers.
-          deps.logger.warn(
-            { err: err.message, actionId: click.data.actionId, user: click.data.userId },
-            'click: store down',
-          );
+          deps.logger.warn({ err: err.message, actionId: click.actionId, user: click.userId }, 'click: store down');
           await tell(renderStoreUnavailable());
         }),
       );
-    },
+    }),
   );
 }

@@ -1,4 +1,4 @@
-import type { AllMiddlewareArgs, App, RespondFn } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import { errorMessage, StoreUnavailableError } from '../../../domain/errors.js';
 import {
   VISIBILITY_UNKNOWN,
@@ -10,7 +10,8 @@ import { renderStatus } from '../../blocks/render-status.js';
 import type { SlackDeps } from '../../slack-deps.js';
 import { stackRows } from '../../stack-rows.js';
 import { parseDriftCommand, type DriftCommand } from './parse.js';
-import { SlashCommand, payloadProblem } from '../../payloads.js';
+import { SlashCommand } from '../../payloads.js';
+import { ackThenRead } from '../acked-payload.js';
 import { tellClicker, type Tell } from '../tell.js';
 import type { CommandHandler } from './handler.js';
 import { readPoolsView } from '../../pools-view.js';
@@ -60,24 +61,13 @@ async function runCommand(deps: SlackDeps, command: DriftCommand, userId: string
 export function register(app: App, deps: SlackDeps): void {
   app.command(
     '/drift',
-    async ({
-      ack,
-      body,
-      respond,
-    }: AllMiddlewareArgs & { ack: () => Promise<void>; body: unknown; respond?: RespondFn }) => {
-      await ack();
-      const parsed = SlashCommand.safeParse(body);
-      if (!parsed.success) {
-        deps.logger.warn({ problem: payloadProblem(parsed.error) }, 'malformed /drift payload; ignored');
-        return;
-      }
-      const { userId, text, responseUrl } = parsed.data;
+    ackThenRead(deps, SlashCommand, '/drift payload', ({ userId, text, responseUrl }, respond) => {
       const command = parseDriftCommand(
         text,
         deps.config.stacks.map((s) => s.name),
       );
       const tell = tellClicker(deps, { userId, inView: false }, responseUrl ? respond : undefined);
       deps.jobs.run(`/drift ${command.kind}`, () => runCommand(deps, command, userId, tell));
-    },
+    }),
   );
 }

@@ -2,7 +2,7 @@ import { renderOperatorRefusal, renderUnlocked } from '../../blocks/render-opera
 import type { ApprovalServiceDeps } from '../../../services/approval/approval-deps.js';
 import { unlockStack } from '../../../services/operator/unlock.js';
 import type { SlackDeps } from '../../slack-deps.js';
-import type { CommandHandler } from './handler.js';
+import { type CommandHandler, forStack } from './handler.js';
 
 /**
  * `/drift unlock`: what `driftgate unlock` does, for a person who may approve the stack's plans. A lock
@@ -11,9 +11,7 @@ import type { CommandHandler } from './handler.js';
 export const handleUnlock: CommandHandler<
   'unlock',
   ApprovalServiceDeps & Pick<SlackDeps, 'stack' | 'scheduler' | 'heldByAnother'>
-> = async (deps, command, userId, tell) => {
-  const stack = deps.stack(command.stack);
-  if (!stack) return;
+> = forStack(async (deps, stack, _command, userId, tell) => {
   const outcome = await unlockStack(
     { ...deps, runningHere: (name) => deps.scheduler.status().running.includes(name) },
     stack,
@@ -22,4 +20,4 @@ export const handleUnlock: CommandHandler<
   await tell(
     outcome.status === 'refused' ? renderOperatorRefusal(stack.name, outcome) : renderUnlocked(stack.name, outcome),
   );
-};
+});
