@@ -10,12 +10,19 @@ import { execa } from 'execa';
 import ts from 'typescript';
 
 const VALUE_IMPORT = /^(?:import|export)\s+(?!type\b)[^;]*?from\s+'(\.{1,2}\/[^']+)\.js'/gm;
+/** `await import('./commands/serve.js')`: the CLI loads each command's modules on demand. */
+const DYNAMIC_IMPORT = /\bimport\(\s*'(\.{1,2}\/[^']+)\.js'\s*\)/g;
 
 async function sourceAt(root: string, commit: string, path: string): Promise<string> {
   const shown = await execa('git', ['show', `${commit}:${path}`], { cwd: root, reject: false });
   if (shown.exitCode !== 0)
     throw new Error(`cannot read ${path} at ${commit} (a git checkout with its history is needed): ${shown.stderr}`);
   return shown.stdout;
+}
+
+/** Whether `path` exists at `commit`: an entry a later commit added is absent from an earlier one. */
+export async function existsAt(root: string, commit: string, path: string): Promise<boolean> {
+  return (await execa('git', ['cat-file', '-e', `${commit}:${path}`], { cwd: root, reject: false })).exitCode === 0;
 }
 
 /**
@@ -35,7 +42,8 @@ export async function compileModulesAt(opts: {
     if (done.has(path)) continue;
     done.add(path);
     const source = await sourceAt(opts.root, opts.commit, path);
-    for (const match of source.matchAll(VALUE_IMPORT)) pending.push(normalize(join(dirname(path), `${match[1]}.ts`)));
+    for (const match of [...source.matchAll(VALUE_IMPORT), ...source.matchAll(DYNAMIC_IMPORT)])
+      pending.push(normalize(join(dirname(path), `${match[1]}.ts`)));
     const { outputText } = ts.transpileModule(source, {
       compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
       fileName: path,
@@ -47,4 +55,18 @@ export async function compileModulesAt(opts: {
   await writeFile(join(opts.dir, 'package.json'), '{ "type": "module" }\n');
   await symlink(join(opts.root, 'node_modules'), join(opts.dir, 'node_modules'), 'dir');
   return opts.dir;
+}
+
+/**
+ * The whole CLI as of `commit`, compiled into `dir` (every module `src/bin/driftgate.ts` imports, the
+ * commands it loads on demand included): returns the path of its `driftgate.js`, to start as `node BIN`.
+ */
+export async function compileDriftgateAt(opts: { root: string; commit: string; dir: string }): Promise<string> {
+  await compileModulesAt({ ...opts, entries: ['src/bin/driftgate.ts'] });
+  return join(opts.dir, 'src/bin/driftgate.js');
+}
+
+/** The short sha of `rev` (HEAD by default), to name in a result what was measured. */
+export async function shortSha(root: string, rev = 'HEAD'): Promise<string> {
+  return (await execa('git', ['rev-parse', '--short', rev], { cwd: root })).stdout.trim();
 }

@@ -23,8 +23,11 @@ export async function timed(fn: () => Promise<unknown>): Promise<{ wall: number;
   return { wall: (performance.now() - t0) / 1000, cpu: childCpuSeconds() - cpu0 };
 }
 
-/** utime, stime, cutime, cstime and the parent of a live process, from /proc/<pid>/stat; undefined when gone. */
-function statOf(pid: number): { ppid: number; ticks: number } | undefined {
+/**
+ * The parent of a live process and its CPU ticks from /proc/<pid>/stat: `ticks` is utime + stime +
+ * cutime + cstime (its waited-for children included), `ownTicks` utime + stime; undefined when gone.
+ */
+function statOf(pid: number): { ppid: number; ticks: number; ownTicks: number } | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -32,8 +35,16 @@ function statOf(pid: number): { ppid: number; ticks: number } | undefined {
     return undefined;
   }
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
-  return { ppid: Number(fields[1]), ticks };
+  const sum = (at: number[]) => at.reduce((total, i) => total + Number(fields[i]), 0);
+  return { ppid: Number(fields[1]), ticks: sum([11, 12, 13, 14]), ownTicks: sum([11, 12]) };
+}
+
+/**
+ * CPU seconds a live process has spent itself so far (user + system), its children's left out: a node
+ * process's own work, without the terraform it runs. Linux only; 0 when the process is gone.
+ */
+export function ownCpuSeconds(pid: number): number {
+  return (statOf(pid)?.ownTicks ?? 0) / TICKS_PER_SECOND;
 }
 
 /**
