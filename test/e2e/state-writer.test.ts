@@ -7,7 +7,7 @@
  * driftgate's own write of the same object is its own apply, never a cause.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STATE_ADDRESS } from '../../src/domain/change-events/state-object.js';
+import { STATE_ADDRESS } from '../../src/domain/change-events/state-address.js';
 import type { Run } from '../../src/domain/run/model.js';
 import { loadArtifact } from '../../src/services/runtime/artifacts.js';
 import { loadAnalysis } from '../../src/services/check/stored-analysis.js';

@@ -6,7 +6,7 @@
  * outside driftgate since. A resource none of them explains is `unknown`, saying what was missing. Pure.
  */
 import type { AttributedChange, Attribution } from '../change-events/attribution.js';
-import { STATE_ADDRESS } from '../change-events/state-object.js';
+import { STATE_ADDRESS } from '../change-events/state-address.js';
 import type { RunKind } from '../run/state.js';
 import type {
   ChangedInput,

@@ -4,7 +4,7 @@ import { describeChange } from '../../domain/change-events/describe.js';
 import { identifiersOf } from '../../domain/change-events/identifiers.js';
 import type { MatchedChange } from '../../domain/change-events/intake.js';
 import type { ResourceIndex } from '../../domain/change-events/resource-index.js';
-import { STATE_ADDRESS } from '../../domain/change-events/state-object.js';
+import { STATE_ADDRESS } from '../../domain/change-events/state-address.js';
 import type { ChangeEvent } from '../../domain/change-events/schema.js';
 import { errorMessage } from '../../domain/errors.js';
 import type { ChangeHistory } from '../../ports/change-history.js';

@@ -7,7 +7,7 @@ import { fingerprintChanges } from '../../domain/plan/fingerprint.js';
 import type { PlanAnalysis } from '../../domain/plan/model.js';
 import type { PolicyEvaluation } from '../../domain/policy/model.js';
 import { type Attribution, mergeAttributions, policyChanges } from '../../domain/change-events/attribution.js';
-import { STATE_ADDRESS } from '../../domain/change-events/state-object.js';
+import { STATE_ADDRESS } from '../../domain/change-events/state-address.js';
 import { policyCauses } from '../../domain/drift-causes/describe.js';
 import { type PlanJson, parsePlanJson } from '../../domain/plan/schema.js';
 import { type Announcement, announcementEvent } from '../../domain/events.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Attribution } from '../../../src/domain/change-events/attribution.js';
 import type { ChangeDescription } from '../../../src/domain/change-events/describe.js';
-import { STATE_ADDRESS } from '../../../src/domain/change-events/state-object.js';
+import { STATE_ADDRESS } from '../../../src/domain/change-events/state-address.js';
 import { type CauseEvidence, decideDriftCauses } from '../../../src/domain/drift-causes/decide.js';
 import { causeText, policyCauses } from '../../../src/domain/drift-causes/describe.js';
 import { changedInputs, digestInputs } from '../../../src/domain/drift-causes/inputs.js';

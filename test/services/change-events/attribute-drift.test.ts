@@ -10,7 +10,8 @@ import {
 } from '../../../src/adapters/aws/cloudtrail-lookup.js';
 import { createClassifier } from '../../../src/domain/change-events/classify.js';
 import { ResourceIndex } from '../../../src/domain/change-events/resource-index.js';
-import { STATE_ADDRESS, stateObjectEntries } from '../../../src/domain/change-events/state-object.js';
+import { STATE_ADDRESS } from '../../../src/domain/change-events/state-address.js';
+import { stateObjectEntries } from '../../../src/domain/change-events/state-object.js';
 import { createDriftAttributor } from '../../../src/services/change-events/attribute-drift.js';
 import { matchedChange, rawFixture } from '../../domain/change-events/fixtures.js';
 import { useTempStore } from '../../adapters/store/temp-store.js';

@@ -1,0 +1,9 @@
+/**
+ * A stack's state object, indexed beside its resources: a write to it that is not driftgate's own apply
+ * (someone's `terraform apply` or `state push` from a laptop) is the who of a state written outside
+ * driftgate. No resource can have this address: `terraform` is no resource type.
+ *
+ * A module of its own, free of zod, because the drift causes read it on every analysis and a one-shot
+ * `driftgate check` would otherwise pay for loading zod (about 50 ms) before its first plan.
+ */
+export const STATE_ADDRESS = 'terraform.state';
