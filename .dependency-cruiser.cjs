@@ -1,6 +1,7 @@
 /**
  * driftgate's layers, lowest first: domain <- ports <- config <- adapters | services <- slack | http <- app
- * <- cli <- bin. Inside adapters/store, sqlite/ and postgres/ each build on shared/ and never on each other. An import may point down or sideways within its layer, never up; no module cycles.
+ * <- cli <- bin. An import may point down or sideways within its layer, never up; no module cycles. Inside
+ * adapters/store, sqlite/ and postgres/ each build on shared/ and never on each other.
  * `npm run lint` checks it (dependency-cruiser), so an arrow that runs back up fails CI.
  * @type {import('dependency-cruiser').IConfiguration}
  */
@@ -22,7 +23,7 @@ module.exports = {
     up('logging-and-metrics-are-leaves', '^src/(logging|metrics)/', '^src/(?!domain/|logging/|metrics/|ports/)', 'used by everyone, using no one'),
     up('adapters-below-use-cases', '^src/adapters/', '^src/(services|slack|http|app|cli|bin)/', 'an adapter implements a port; it calls no use case'),
     up('services-through-ports', '^src/services/', '^src/(adapters|config|slack|http|app|cli|bin|logging|metrics)/', 'use cases reach the outside through ports only'),
-    up('doors-below-wiring', '^src/(slack|http)/', '^src/(app|cli|bin|adapters)/', 'listeners and routes get their deps passed in; only src/app wires adapters'),
+    up('listeners-below-wiring', '^src/(slack|http)/', '^src/(app|cli|bin|adapters)/', 'listeners and routes get their deps passed in; only src/app wires adapters'),
     up('slack-blocks-render-only', '^src/slack/blocks/', '^src/slack/(?!blocks/|action-ids|limits)', 'Block Kit renderers are pure functions of domain objects'),
     up('slack-notifier-renders', '^src/slack/notifier/', '^src/services/(?!notify/|outbox/|runtime/)', 'the notifier renders what services/notify decides and hands it (run-content.ts); it reads no run, check or apply service itself'),
     up('slack-notifier-below-listeners', '^src/slack/notifier/', '^src/slack/listeners/', 'listeners use the notifier, never the other way'),

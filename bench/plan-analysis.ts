@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { packageRoot } from '../src/cli/package-root.js';
+import { median, type Paired, paired, pairedVerdict } from './paired.js';
 import type { ChildReport } from './plan-analysis-child.js';
 import { cloneState, stackSource, withDrift } from './plan-analysis-stack.js';
 
@@ -19,8 +20,11 @@ const ANALYSIS_SHARE_TARGET = 0.1;
 const PEAK_RSS_TARGET_MB = 300;
 /** `terraform show -json` is timed this many times, its median kept. */
 const SHOW_RUNS = 3;
-/** Each side is timed this many times (each analysis in a fresh process, the sides in turn), medians compared. */
-const RUNS = 5;
+/**
+ * Each side is timed this many times (each analysis in a fresh process, the sides in turn): medians in the
+ * table, and before issue 28 against now run by run for the verdict (a run of each side is one pair).
+ */
+const RUNS = 11;
 /** Earlier analyses timed beside today's, each compiled from git at its commit. */
 const BASELINES = {
   /** The last commit before issue 27 changed the analysis: "today's" analysis in the issue's words. */
@@ -33,10 +37,6 @@ const PLAN_ENTRIES = ['src/domain/plan/analyze.ts', 'src/domain/plan/schema.ts']
 /** What childMain loads for the drift causes, at the commits that have them (issue 27 added them). */
 const CAUSES_ENTRIES = ['src/domain/drift-causes/decide.ts', 'src/domain/drift-causes/references.ts'];
 const TOKEN = 'bench-sensitive-token-0123456789';
-
-function median(values: number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-}
 
 export interface PlanAnalysisBench {
   markdown: string;
@@ -69,8 +69,16 @@ function spread(values: number[]): number {
   return (Math.max(...values) - Math.min(...values)) / 2 / median(values);
 }
 
+const coldOf = (c: ChildReport) => c.loadMs + c.analysisMs;
+
+/** now against before issue 28, run by run: cold, warm and the peak RSS of each analysing process. */
+function comparePairs(now: ChildReport[], before: ChildReport[]): Record<'cold' | 'warm' | 'rss', Paired> {
+  const of = (measure: (c: ChildReport) => number) => paired(now.map(measure), before.map(measure));
+  return { cold: of(coldOf), warm: of((c) => c.warmAnalysisMs), rss: of((c) => c.peakRssMb) };
+}
+
 function summarise(children: ChildReport[]) {
-  const cold = children.map((c) => c.loadMs + c.analysisMs);
+  const cold = children.map(coldOf);
   const warm = children.map((c) => c.warmAnalysisMs);
   const rss = children.map((c) => c.peakRssMb);
   return {
@@ -105,12 +113,6 @@ async function baselineDirs(
     dirs[side] = join(compiled, 'src/domain/plan');
   }
   return dirs;
-}
-
-/** "no slower" when now/before is at most 1, or above it by less than the runs of before strayed. */
-function noSlower(ratio: number, noise: number): string {
-  if (ratio <= 1) return 'no slower';
-  return ratio - 1 <= noise ? 'no slower within noise' : 'SLOWER';
 }
 
 export async function benchPlanAnalysis(opts: {
@@ -174,15 +176,13 @@ export async function benchPlanAnalysis(opts: {
   const pct = (n: number) => `±${Math.round(n * 100)}%`;
   const sha = (side: keyof typeof BASELINES) => BASELINES[side].commit.slice(0, 7);
   const head = await baseline.shortSha(root);
-  const ratios = {
-    cold: now.coldMs / before28.coldMs,
-    warm: now.warmAnalysisMs / before28.warmAnalysisMs,
-    rss: now.peakRssMb / before28.peakRssMb,
-  };
+  const pairs = comparePairs(runs.now, runs.before28);
+  const inPairs = (name: string, c: Paired) =>
+    `${name} now/before ${c.medianRatio.toFixed(2)}× (median of the pairs), now more in ${c.lost} of ${RUNS} (sign test p = ${c.p.toFixed(2)})`;
   const markdown = [
     `## Plan analysis: ${f(RESOURCE_COUNT)} terraform_data resources`,
     '',
-    `Plan JSON: ${sizeMb.toFixed(1)} MB, ${f(now.changes)} updates, each of a jsonencode()'d IAM policy (an action and a statement added, a statement written with lists where the state has strings), so every change gets a structural JSON diff; ${f(drifted)} drifted resources added to the plan JSON (terraform_data reports none): ${f(drifted / 2)} with the policy edited by hand, ${f(drifted / 2)} with normalisation noise only. ${now.secrets} secret(s) masked. Three analyses of that plan, compiled or built in the same run: "before issue 27" is the analysis at ${sha('before27')}, compiled from git; "before issue 28" is the analysis and drift causes at ${sha('before28')}, the last commit before issue 28 (a structural refactor) began, compiled from git; "now" is this checkout (${head}, built to dist/). Issue 27 added relevant drift only (now ${f(now.drift)} of ${f(before.drift)} drifted resources count), the structural JSON diffs, and the drift causes, decided here for every resource in the costliest case (the provider's version and the state moved since the last apply, an input every resource reads changed, each drifted resource named by a CloudTrail call); what changed in these modules since ${sha('before28')}: \`git diff --stat ${sha('before28')} ${head} -- src/domain\`. Medians of ${RUNS} runs, the three sides in turn; each analysis (parse + analyse) runs in a fresh node process, so "cold" includes loading the analysis modules, JIT warm-up and heap growth, as a one-shot \`driftgate check\` pays them. "Warm" is what a long-running \`driftgate serve\` pays once it has analysed a plan before.`,
+    `Plan JSON: ${sizeMb.toFixed(1)} MB, ${f(now.changes)} updates, each of a jsonencode()'d IAM policy (an action and a statement added, a statement written with lists where the state has strings), so every change gets a structural JSON diff; ${f(drifted)} drifted resources added to the plan JSON (terraform_data reports none): ${f(drifted / 2)} with the policy edited by hand, ${f(drifted / 2)} with normalisation noise only. ${now.secrets} secret(s) masked. Three analyses of that plan, compiled or built in the same run: "before issue 27" is the analysis at ${sha('before27')}, compiled from git; "before issue 28" is the analysis and drift causes at ${sha('before28')}, the last commit before issue 28 (a structural refactor) began, compiled from git; "now" is this checkout (${head}, built to dist/). Issue 27 added relevant drift only (now ${f(now.drift)} of ${f(before.drift)} drifted resources count), the structural JSON diffs, and the drift causes, decided here for every resource in the costliest case (the provider's version and the state moved since the last apply, an input every resource reads changed, each drifted resource named by a CloudTrail call); what changed in these modules since ${sha('before28')}: \`git diff --stat ${sha('before28')} ${head} -- src/domain\`. Medians of ${RUNS} runs, the three sides in turn (before issue 28 and now compared run by run below); each analysis (parse + analyse) runs in a fresh node process, so "cold" includes loading the analysis modules, JIT warm-up and heap growth, as a one-shot \`driftgate check\` pays them. "Warm" is what a long-running \`driftgate serve\` pays once it has analysed a plan before.`,
     '',
     `| measure | before issue 27 (${sha('before27')}) | before issue 28 (${sha('before28')}) | now (${head}) | now / before 28 | target (now) | result |`,
     '| --- | --- | --- | --- | --- | --- | --- |',
@@ -194,7 +194,7 @@ export async function benchPlanAnalysis(opts: {
     `| parse + analyse, warm | ${share(before.warmAnalysisMs)} | ${share(before28.warmAnalysisMs)} | ${share(now.warmAnalysisMs)} | ${x(now.warmAnalysisMs, before28.warmAnalysisMs)} | | |`,
     `| peak RSS of the analysing process (worst run) | ${f(before.peakRssMb)} MB | ${f(before28.peakRssMb)} MB | ${f(now.peakRssMb)} MB | ${x(now.peakRssMb, before28.peakRssMb)} | < ${PEAK_RSS_TARGET_MB} MB | ${verdict(rssPass)} |`,
     '',
-    `Before issue 28 (${sha('before28')}) against now (${head}): cold ${ratios.cold.toFixed(2)}×, warm ${ratios.warm.toFixed(2)}×, peak RSS ${ratios.rss.toFixed(2)}×. Noise: the ${RUNS} runs of one side strayed from their median by up to ${pct(before28.coldSpread)} cold and ${pct(before28.warmSpread)} warm before issue 28, ${pct(now.coldSpread)} and ${pct(now.warmSpread)} now. Verdict: cold ${noSlower(ratios.cold, before28.coldSpread)}, warm ${noSlower(ratios.warm, before28.warmSpread)}, peak RSS ${noSlower(ratios.rss, before28.rssSpread)} (its runs strayed ${pct(before28.rssSpread)} before issue 28).`,
+    `Before issue 28 (${sha('before28')}) against now (${head}), run by run (each run of one side beside the other's, in turn): ${inPairs('cold', pairs.cold)}; ${inPairs('warm', pairs.warm)}; ${inPairs('peak RSS', pairs.rss)}. Noise: the ${RUNS} runs of one side strayed from their median by up to ${pct(before28.coldSpread)} cold, ${pct(before28.warmSpread)} warm and ${pct(before28.rssSpread)} in RSS before issue 28, ${pct(now.coldSpread)}, ${pct(now.warmSpread)} and ${pct(now.rssSpread)} now. Verdict ("slower" only where now lost in more pairs than chance gives 5% of the time): cold ${pairedVerdict(pairs.cold)}, warm ${pairedVerdict(pairs.warm)}, peak RSS ${pairedVerdict(pairs.rss)}.`,
     '',
   ].join('\n');
   return { markdown, analysisMs: now.coldMs, showMs, peakRssMb: now.peakRssMb };

@@ -5,6 +5,8 @@
  * needs now to lose in more rounds than chance explains (a one-sided sign test), not one bad round.
  */
 
+import { median, paired, SIGNIFICANCE } from './paired.js';
+
 export type DriftgateSide = 'now' | 'before';
 
 /**
@@ -24,37 +26,15 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 const fmt = (n: number) => n.toFixed(1);
 const ratio = (n: number) => n.toFixed(2);
 const pct = (n: number) => `${Math.round(n * 100)}%`;
 
-/** P(at least `k` of `n` fair coin flips come up heads): the sign test's one-sided p-value. */
-function signTest(k: number, n: number): number {
-  let choose = 1;
-  let tail = 0;
-  for (let i = 0; i <= n; i++) {
-    if (i >= k) tail += choose;
-    choose = (choose * (n - i)) / (i + 1);
-  }
-  return tail / 2 ** n;
-}
-
-const SIGNIFICANCE = 0.05;
-
 /** now against before on one measure, over the rounds in pairs. */
 function compare(name: string, now: number[], before: number[], unit: string) {
-  const ratios = now.map((n, i) => n / before[i]!);
-  const lost = ratios.filter((r) => r > 1).length;
-  const p = signTest(lost, ratios.length);
-  const r = median(ratios);
+  const { ratios, lost, p, medianRatio: r, slower } = paired(now, before);
   const line = `${name}: ${fmt(median(before))} → ${fmt(median(now))} ${unit} (medians); now/before per round ${ratio(Math.min(...ratios))}–${ratio(Math.max(...ratios))}, median ${ratio(r)}; now slower in ${lost} of ${ratios.length} rounds (sign test p = ${p.toFixed(2)})`;
-  return { name, line, slower: p < SIGNIFICANCE, above: r > 1 };
+  return { name, line, slower, above: r > 1 };
 }
 
 function spread(values: number[]): string {
