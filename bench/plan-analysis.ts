@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { packageRoot } from '../src/cli/package-root.js';
+import { BEFORE_ISSUE_28 } from './baselines.js';
 import { median, type Paired, paired, pairedVerdict } from './paired.js';
 import type { ChildReport } from './plan-analysis-child.js';
 import { cloneState, stackSource, withDrift } from './plan-analysis-stack.js';
@@ -29,8 +30,7 @@ const RUNS = 11;
 const BASELINES = {
   /** The last commit before issue 27 changed the analysis: "today's" analysis in the issue's words. */
   before27: { title: 'before issue 27', commit: 'c040b27811aec949696c5a8605c5659fdbc7c55a' },
-  /** The last commit before issue 28 (a structural refactor, no behaviour change) began. */
-  before28: { title: 'before issue 28', commit: '8517ddfb5c7c5d84754f67177773e2961ae32c87' },
+  before28: { title: 'before issue 28', commit: BEFORE_ISSUE_28 },
 };
 type Side = keyof typeof BASELINES | 'now';
 const PLAN_ENTRIES = ['src/domain/plan/analyze.ts', 'src/domain/plan/schema.ts'];

@@ -3,7 +3,7 @@
  * `driftgate serve` in a process of its own (Bolt HTTP receiver, SQLite, real terraform apply), Slack is
  * an emulator in this process, and the clicks come from a third (click-burst.ts). Three sides take the
  * same burst in the same rounds, in turn: driftgate built from this checkout ("now"); driftgate as it was
- * before issue 28 (BEFORE_COMMIT, compiled from git in the same run and started the same way, with a
+ * before issue 28 (BEFORE_ISSUE_28, compiled from git in the same run and started the same way, with a
  * stack, data directory and emulator of its own); and a bare Bolt app whose handler only acks
  * (bare-bolt.ts): the floor of Bolt, the signature checks and the client. Ack latency is the time until
  * the HTTP response, which is what Slack's 3-second rule measures; the applies that follow are counted
@@ -18,6 +18,7 @@ import { packageRoot } from '../src/cli/package-root.js';
 import { closedPort } from '../test/helpers/ports.js';
 import { startSlackEmulator, type EmulatedMessage, type SlackEmulator } from '../test/helpers/slack-emulator.js';
 import { postSigned, slashCommand } from '../test/helpers/slack-signing.js';
+import { BEFORE_ISSUE_28 } from './baselines.js';
 import { ownCpuSeconds } from './proc-cpu.js';
 import { type ClickRound, clicksMarkdown, type DriftgateSide } from './slack-clicks-report.js';
 
@@ -27,8 +28,6 @@ const CLICKS = 200;
  * by half or more between rounds, so comparing two driftgates needs rounds in pairs, about ten of them.
  */
 const ROUNDS = 10;
-/** The last commit before issue 28 (a structural refactor, no behaviour change) began: the "before" side. */
-const BEFORE_COMMIT = '8517ddfb5c7c5d84754f67177773e2961ae32c87';
 const STACK = 'staging/network';
 const CHANNEL = 'C0ALERTS';
 const SECRET = 'bench-signing-secret';
@@ -202,7 +201,7 @@ export async function benchSlackClicks(options: {
   const { compileDriftgateAt, shortSha } = await import('./baseline-modules.js');
   const bins: Record<DriftgateSide, string> = {
     now: options.bin,
-    before: await compileDriftgateAt({ root, commit: BEFORE_COMMIT, dir: join(workDir, 'before-build') }),
+    before: await compileDriftgateAt({ root, commit: BEFORE_ISSUE_28, dir: join(workDir, 'before-build') }),
   };
   const sides = {} as Record<DriftgateSide, Side>;
   let bare: Awaited<ReturnType<typeof startBareBolt>> | undefined;
@@ -243,7 +242,7 @@ export async function benchSlackClicks(options: {
     markdown: clicksMarkdown({
       rows,
       applies,
-      commits: { now: await shortSha(root), before: await shortSha(root, BEFORE_COMMIT) },
+      commits: { now: await shortSha(root), before: await shortSha(root, BEFORE_ISSUE_28) },
     }),
   };
 }
