@@ -13,13 +13,12 @@ import { loadArtifact } from '../../src/services/runtime/artifacts.js';
 import { loadAnalysis } from '../../src/services/check/stored-analysis.js';
 import { approvers } from '../helpers/config-builder.js';
 import {
-  atStartIndexed,
   changeEventsCounted,
   eventRun,
+  indexedAtStart,
   postChangeEvent,
   s3CallEvent,
 } from '../helpers/change-events-serve.js';
-import { waitFor } from '../helpers/process-wait.js';
 import { type LocalS3, s3BackendHcl, startLocalS3 } from '../helpers/s3rver.js';
 import { CHANNEL, type SlackServe, startSlackServe } from '../helpers/slack-serve.js';
 import { LEAD1, LEAD2, LEAD3, NETWORK, alerts, driftAgain, textOf } from './fixtures.js';
@@ -75,9 +74,8 @@ describe('a state written outside driftgate, and who wrote it', () => {
         AWS_EC2_METADATA_DISABLED: 'true',
       },
     });
-    // serve reads the never-planned stack's state as it starts (terraform init in the same directory):
-    // terraform here would race it for the directory's lock.
-    await waitFor('the stacks never planned indexed at start', () => (h.logs.some(atStartIndexed) ? true : undefined));
+    // serve reads the never-planned stack's state as it starts, in the same directory.
+    await indexedAtStart(h);
     await h.applyWithTerraform(STACK);
     const first = await h.running.scheduler.request(STACK);
     if (first.status !== 'no_changes') throw new Error(`the first check was ${first.status}, not clean`);

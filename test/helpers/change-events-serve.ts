@@ -78,11 +78,7 @@ export async function startChangeEventsServe(options: {
     },
   });
   // serve indexes the stack (never planned) from its state as it starts: terraform runs there first.
-  await waitFor(
-    'the stacks never planned indexed at start',
-    () => (h.logs.some(atStartIndexed) ? true : undefined),
-    300_000,
-  );
+  await indexedAtStart(h, 300_000);
   const cwd = h.stackDir(EVENTS_STACK);
   const env = { ...h.env, ...settings.env, TF_VAR_s3_endpoint: s3.endpoint };
   await execa('terraform', ['init', '-input=false', '-no-color'], { cwd, env, extendEnv: false });
@@ -107,6 +103,18 @@ export async function startChangeEventsServe(options: {
 
 /** serve's log line once it indexed the stacks never planned from their state. */
 export const atStartIndexed = (line: string) => line.includes('stacks never planned indexed from their state');
+
+/**
+ * Until serve has indexed the stacks never planned from their state, as it does at start: terraform run in
+ * such a stack's directory before then races serve's own for the directory's lock.
+ */
+export function indexedAtStart(h: Pick<SlackServe, 'logs'>, timeoutMs?: number): Promise<true> {
+  return waitFor(
+    'the stacks never planned indexed at start',
+    () => (h.logs.some(atStartIndexed) ? true : undefined),
+    timeoutMs,
+  );
+}
 
 /** Who made a call, as CloudTrail records them. */
 const PRINCIPALS = {
