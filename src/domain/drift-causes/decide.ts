@@ -74,10 +74,15 @@ function stateMoved(ref: StackEvidence, now: StackEvidence) {
   return moved ? { from: ref.state, to: now.state } : undefined;
 }
 
-/** The newest write of the state object since the record compared with: the state it left is this one. */
+/**
+ * The newest write of the state object since the record compared with: the state it left is this one.
+ * CloudTrail times a call to the second, the record to the millisecond: a write in the record's own
+ * second counts as since it (a write before the record's read would be no newer than the one that moved it).
+ */
 function stateWriter(writes: readonly AttributedChange[] | undefined, since: Date): StateWriter | undefined {
+  const fromSecond = Math.floor(since.getTime() / 1000) * 1000;
   const newest = (writes ?? [])
-    .filter((c) => c.at.getTime() >= since.getTime())
+    .filter((c) => c.at.getTime() >= fromSecond)
     .sort((a, b) => b.at.getTime() - a.at.getTime())[0];
   return newest
     ? { who: newest.principal.display, how: newest.how, eventName: newest.eventName, at: newest.at.toISOString() }

@@ -263,6 +263,17 @@ describe('decideDriftCauses', () => {
     expect(decide({ attribution })[data.address]![0]!.kind).toBe('unknown');
   });
 
+  it("state written outside: a write CloudTrail times in the record's own second is named", () => {
+    // The record finished at .600; the call after it is recorded as .000 of the same second.
+    const write = { ...call(STATE_ADDRESS, 'bob', '2026-12-01T00:00:00Z', 'cli'), eventName: 'PutObject' };
+    const causes = decide({
+      reference: { ...reference(), at: new Date('2026-12-01T00:00:00.600Z') },
+      current: evidence({ state: { serial: 43, lineage: 'L1' } }),
+      attribution: { status: 'found', changes: [write] },
+    });
+    expect(causes[data.address]![0]).toMatchObject({ kind: 'state_outside', writer: { who: 'bob' } });
+  });
+
   it('unknown stays unknown, saying what was missing', () => {
     const none = decide({ reference: undefined, current: evidence({ state: { serial: 99, lineage: 'L9' } }) });
     expect(none[bucket.address]).toEqual([
