@@ -4,9 +4,10 @@ import type { DriftgateConfig } from '../config/schema.js';
 import { ConfigError, errorMessage } from '../domain/errors.js';
 import type { GitSources } from '../ports/git.js';
 import type { Stack } from '../domain/stack.js';
-import type { ServiceDeps, ServiceLogger } from '../services/runtime/deps.js';
+import type { ServiceDeps } from '../services/runtime/deps.js';
 import type { Scheduler } from '../services/runtime/scheduler.js';
 import { configSecrets, type AppContext } from './context.js';
+import type { Logger } from '../ports/logger.js';
 
 /** The config loaded again, its `discover` rules matched through `checkoutHead`: the command's own loader. */
 export type ReloadConfig = (checkoutHead: CheckoutSourceHead) => Promise<DriftgateConfig>;
@@ -127,7 +128,7 @@ export function stacksFoundAgain(
     reload: ReloadConfig;
     git: GitSources;
     secrets: Pick<ServiceDeps['secrets'], 'keep'>;
-    logger: ServiceLogger;
+    logger: Logger;
   },
 ): (name: string) => Promise<Stack | undefined> {
   const byName = new Map(config.stacks.map((s) => [s.name, s]));

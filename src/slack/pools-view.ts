@@ -1,13 +1,13 @@
 import { errorMessage } from '../domain/errors.js';
 import type { PoolHealth } from '../domain/pool/pool-health.js';
-import type { ServiceLogger } from '../services/runtime/deps.js';
 import type { PoolsAt } from './blocks/render-pools.js';
+import type { Logger } from '../ports/logger.js';
 
 export interface PoolsViewDeps {
   /** Set with `runners: {type: workers}`: each pool's health. Absent: there are no pools to show. */
   pools?: () => Promise<PoolHealth[]>;
   now: () => Date;
-  logger: Pick<ServiceLogger, 'warn'>;
+  logger: Pick<Logger, 'warn'>;
 }
 
 /**

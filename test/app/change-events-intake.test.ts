@@ -11,10 +11,10 @@ import type { DebounceTimer } from '../../src/domain/change-events/debounce.js';
 import { type HttpServer, startHttpServer } from '../../src/http/server.js';
 import { createMetrics } from '../../src/metrics/registry.js';
 import type { RunStore } from '../../src/ports/store.js';
-import type { ServiceLogger } from '../../src/services/runtime/deps.js';
 import { manualClock, useTempStore } from '../adapters/store/temp-store.js';
 import { postChangeEvent, tagEvent } from '../helpers/change-events-serve.js';
 import { waitFor } from '../helpers/process-wait.js';
+import type { Logger } from '../../src/ports/logger.js';
 
 const SECRET = 'secret-of-the-intake-test-0123456789';
 const STACK = 'prod/assets';
@@ -61,7 +61,7 @@ async function storeWithBucketIndexed(): Promise<RunStore> {
 async function startIntake(
   store: RunStore,
   requestCheck: (stack: string) => Promise<unknown>,
-  options: { logger?: ServiceLogger; now?: () => Date; stacks?: string[] } = {},
+  options: { logger?: Logger; now?: () => Date; stacks?: string[] } = {},
 ) {
   const { logger = quiet, now = () => new Date(), stacks = [STACK, 'dev/app'] } = options;
   const configured = new Set(stacks);

@@ -20,6 +20,7 @@ import type { Stack } from '../../domain/stack.js';
 import type { AgentOpFile, AgentOpKind, AgentOpRunner, AgentOpStore } from '../../ports/agent-ops.js';
 import { driftgateAdvice } from '../terraform/diagnostics.js';
 import type { CommandOutput, PlanResult, RunOptions, TerraformRunner } from '../../ports/terraform.js';
+import type { Logger } from '../../ports/logger.js';
 
 export interface TerraformOnWorkersOptions {
   run: AgentOpRunner;
@@ -30,7 +31,7 @@ export interface TerraformOnWorkersOptions {
 
 export interface OpRunnerOptions {
   ops: AgentOpStore;
-  logger: { warn(obj: object, msg?: string): void };
+  logger: Pick<Logger, 'warn'>;
   newId: () => string;
   /** How long an op may wait for a worker of its pool to take it. */
   queueWaitMs: number;

@@ -2,6 +2,7 @@ import { DeleteMessageCommand, type Message, ReceiveMessageCommand, SQSClient } 
 import { eventAge } from '../../domain/change-events/event-age.js';
 import { ChangeEventError, type ChangeEvent, parseEventBridgeEvent } from '../../domain/change-events/schema.js';
 import { type AwsClientOptions, awsClientConfig } from './client-config.js';
+import type { Logger } from '../../ports/logger.js';
 
 /**
  * The SQS poller for change events: a long-poll loop on the SQS queue an EventBridge rule targets, for a
@@ -14,18 +15,12 @@ import { type AwsClientOptions, awsClientConfig } from './client-config.js';
  * An event older than the age window is deleted unhandled (logged): another delivery makes it no younger.
  */
 
-export interface ChangeEventLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
-
 export interface SqsChangeEventsOptions {
   client: SQSClient;
   queueUrl: string;
   /** Called once per valid event; the message is deleted when it resolves. */
   handle: (event: ChangeEvent, message: { id: string; receiveCount: number }) => Promise<void>;
-  logger: ChangeEventLogger;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Ends the loop: the long poll in flight is cancelled, the message being handled finishes first. */
   signal: AbortSignal;
   /** Long-poll wait, 1 to 20 s (default 20: one request per 20 s on an idle queue). */

@@ -8,6 +8,7 @@ import type { CommitInfo, GitCheckout } from '../../ports/git.js';
 import { COMMIT_FORMAT, parseCommitInfo, parseCommitLog } from './commit-info.js';
 import { gitCredentials } from './git-credentials.js';
 import { execGit, stderrTail, type GitExec, type GitExecResult } from './exec-git.js';
+import type { Logger } from '../../ports/logger.js';
 
 /** Commits kept by each fetch: enough to check out a run's commit after the branch moved on a little. */
 const FETCH_DEPTH = 50;
@@ -17,9 +18,7 @@ const MAX_COMMITS_BETWEEN = 20;
 const DEEPEN_BY = 200;
 const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
-export interface GitLogger {
-  debug(obj: object, msg?: string): void;
-}
+export type GitLogger = Pick<Logger, 'debug'>;
 
 export interface GitCheckoutOptions {
   url: string;

@@ -4,6 +4,7 @@ import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
 import Bottleneck from 'bottleneck';
 import type { GitHubSettings } from './env.js';
+import type { Logger } from '../../ports/logger.js';
 
 const GitHubOctokit = Octokit.plugin(retry, throttling);
 export type GitHubOctokit = InstanceType<typeof GitHubOctokit>;
@@ -16,11 +17,10 @@ const RATE_LIMIT_RETRIES = 2;
  */
 const DO_NOT_RETRY = [400, 401, 403, 404, 410, 422, 429, 451];
 
-export interface GitHubLogger {
-  warn(obj: object, msg?: string): void;
+export type GitHubLogger = Pick<Logger, 'warn'> & {
   /** Octokit's line for each failed request (`GET /repos/… - 502 in 3ms`), when given. */
-  debug?(obj: object, msg?: string): void;
-}
+  debug?: Logger['debug'];
+};
 
 export interface GitHubClientOptions {
   logger?: GitHubLogger;

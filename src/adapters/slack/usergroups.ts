@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ApproverGroup } from '../../domain/approvals/model.js';
 import type { UsergroupResolver } from '../../ports/usergroups.js';
 import { createTtlCache, lookUp, type SlackCall } from './lookups.js';
+import type { Logger } from '../../ports/logger.js';
 
 export type { SlackCall } from './lookups.js';
 
@@ -10,7 +11,7 @@ export interface UsergroupResolverOptions {
   /** How long a handle's id and a group's members are trusted. */
   ttlMs: number;
   now: () => Date;
-  logger?: { warn(obj: object, msg?: string): void };
+  logger?: Pick<Logger, 'warn'>;
 }
 
 const UsergroupsList = z.object({

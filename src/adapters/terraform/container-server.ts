@@ -3,11 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { isAbsolute, relative } from 'node:path';
 import { CONTAINER_RUN_PATH, ContainerRunRequest, type ContainerRunLine } from './container-protocol.js';
 import { runProcess } from './process.js';
-
-export interface ContainerServerLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
+import type { Logger } from '../../ports/logger.js';
 
 export interface ContainerServerOptions {
   socket: string;
@@ -17,7 +13,7 @@ export interface ContainerServerOptions {
   binary: string;
   /** Whether a request's variable is one of driftgate's secrets, never passed on to terraform. */
   forbidden: (name: string, value: string) => boolean;
-  logger: ContainerServerLogger;
+  logger: Pick<Logger, 'info' | 'warn'>;
 }
 
 /** A request body larger than this is refused: a command's argv and environment, nothing more. */

@@ -5,12 +5,9 @@ import { inspectStackDir } from '../../config/stack-dirs.js';
 import type { CommandOutput, TerraformVersion } from '../../ports/terraform.js';
 import { runProcess, type ProcessResult, type ProcessRunner } from './process.js';
 import { driftgateAdvice, errorsFirst } from './diagnostics.js';
+import type { Logger } from '../../ports/logger.js';
 
-export interface TerraformLogger {
-  debug(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
+export type TerraformLogger = Pick<Logger, 'debug' | 'info' | 'warn'>;
 
 /** Lines of stderr kept in a TerraformError: enough for terraform's error box, short enough for Slack. */
 const STDERR_TAIL_LINES = 30;

@@ -1,9 +1,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { errorMessage } from '../../domain/errors.js';
 import type { AgentIdentity, Authenticated } from '../../services/pools/pool-tokens.js';
-import type { ServiceLogger } from '../../services/runtime/deps.js';
 import { replyJson as reply } from '../reply.js';
 import { AGENT_API_PREFIX, AGENT_PROTOCOL_HEADER, AGENT_PROTOCOL_VERSION } from '../../domain/agent/protocol.js';
+import type { Logger } from '../../ports/logger.js';
 
 /** What a route answers: a status and a JSON body. */
 export interface AgentReply {
@@ -24,7 +24,7 @@ export interface AgentRoute {
 export interface AgentListenerOptions {
   authenticate(presented: string): Promise<Authenticated>;
   routes: readonly AgentRoute[];
-  logger: ServiceLogger;
+  logger: Logger;
   /** Whether the control plane takes agent requests now (false while it starts or stops): 503 when not. */
   available?: () => boolean;
 }

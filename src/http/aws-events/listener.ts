@@ -3,9 +3,9 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { eventAge } from '../../domain/change-events/event-age.js';
 import { ChangeEventError, type ChangeEvent, parseEventBridgeEvent } from '../../domain/change-events/schema.js';
 import { errorMessage } from '../../domain/errors.js';
-import type { ServiceLogger } from '../../services/runtime/deps.js';
 import { readBody } from '../read-body.js';
 import { replyJson as reply } from '../reply.js';
+import type { Logger } from '../../ports/logger.js';
 
 export const AWS_EVENTS_PATH = '/events/aws';
 
@@ -28,7 +28,7 @@ export interface AwsEventsListenerOptions {
    * 503 when it rejects (what had to be kept was not: the sender sends it again).
    */
   take(event: ChangeEvent): void | Promise<void>;
-  logger: ServiceLogger;
+  logger: Logger;
   maxBodyBytes?: number;
   /** Events older than `maxAgeMs` by their own time, or too far ahead of `now`, are refused (`eventAge`). */
   age: { maxAgeMs: number; now: () => Date };

@@ -4,8 +4,8 @@ import type { Stack } from '../../domain/stack.js';
 import { errorMessage } from '../../domain/errors.js';
 import { readBody } from '../read-body.js';
 import { replyJson as reply } from '../reply.js';
-import type { ServiceLogger } from '../../services/runtime/deps.js';
 import { branchMoved, stacksOnBranch } from './branch-moved.js';
+import type { Logger } from '../../ports/logger.js';
 
 export const GITHUB_WEBHOOK_PATH = '/github/webhook';
 
@@ -20,7 +20,7 @@ export interface GithubWebhookOptions {
   stacks(): readonly Stack[];
   /** Queues a check of the stack (the scheduler's `request`); settles when it is done. */
   requestCheck(stackName: string): Promise<{ status: string }>;
-  logger: ServiceLogger;
+  logger: Logger;
   maxBodyBytes?: number;
 }
 

@@ -20,11 +20,12 @@ import { everythingIgnored } from '../../domain/policy/ignored.js';
 import type { SlackStore } from '../../ports/slack-store.js';
 import type { RunStore } from '../../ports/store.js';
 import type { EventBus } from '../runtime/event-bus.js';
-import type { ServiceLogger, StackLookup } from '../runtime/deps.js';
+import type { StackLookup } from '../runtime/deps.js';
 import { pageItem } from '../../domain/oncall/page-item.js';
 import { errorMessage } from '../../domain/errors.js';
 import type { ArtifactStore } from '../../ports/artifacts.js';
 import { loadAttribution } from '../check/stored-attribution.js';
+import type { Logger } from '../../ports/logger.js';
 
 export interface PagerDeps {
   config: { pagerduty?: PagingRules };
@@ -32,7 +33,7 @@ export interface PagerDeps {
   store: PagerStore & Pick<RunStore, 'atomically' | 'listArtifacts'>;
   stack: StackLookup;
   now: () => Date;
-  logger: ServiceLogger;
+  logger: Logger;
   /** Where a run's attribution is read from (who changed the drift); absent: pages do not name anyone. */
   artifacts?: ArtifactStore;
 }

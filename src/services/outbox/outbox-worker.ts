@@ -1,10 +1,10 @@
 import { errorMessage } from '../../domain/errors.js';
-import type { ServiceLogger } from '../runtime/deps.js';
 import type { DeliveryOutcome, OutboxDeliverer } from '../../ports/outbox.js';
 import type { OutboxItem, SlackStore } from '../../ports/slack-store.js';
 import type { SlackApi } from '../../ports/slack-api.js';
 import { type BackoffOptions, retryDelayMs } from './backoff.js';
 import { deliverItem } from './deliver.js';
+import type { Logger } from '../../ports/logger.js';
 
 /**
  * Delivers the Slack outbox: every outgoing call is first a row in the store, so Slack being down or
@@ -28,7 +28,7 @@ export interface OutboxWorkerOptions {
   /** By the namespace of the methods they take, the part before the first `.`; never a Slack one. */
   deliverers?: Readonly<Record<string, OutboxDeliverer>>;
   now: () => Date;
-  logger: Pick<ServiceLogger, 'warn' | 'error' | 'debug'>;
+  logger: Pick<Logger, 'warn' | 'error' | 'debug'>;
   backoff?: BackoffOptions;
   /** Items fetched per round. */
   batchSize?: number;

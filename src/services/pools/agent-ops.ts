@@ -3,13 +3,13 @@ import { OP_OUTPUT_FILES, OpResults } from '../../domain/agent/op-messages.js';
 import type { AgentOp, AgentOpKind, AgentOpStore } from '../../ports/agent-ops.js';
 import { AGENT_OP_KINDS } from '../../ports/agent-ops.js';
 import type { RunStore } from '../../ports/store.js';
-import type { ServiceLogger } from '../runtime/deps.js';
 import type { AgentIdentity } from './pool-tokens.js';
+import type { Logger } from '../../ports/logger.js';
 
 export interface AgentOpsDeps {
   ops: AgentOpStore;
   audit: Pick<RunStore, 'appendAudit'>;
-  logger: ServiceLogger;
+  logger: Logger;
   now: () => Date;
   /** How long a lease lasts without an extension; workers extend it three times as often. */
   leaseMs: number;

@@ -7,14 +7,11 @@ import { errorMessage, TerraformError } from '../../domain/errors.js';
 import { parseProviderSchema, settableFrom } from '../../domain/remediation/provider-schema.js';
 import type { TerraformRunner } from '../../ports/terraform.js';
 import type { RemediationCodeChecks } from './codify-drift.js';
-
-export interface RemediationChecksLogger {
-  warn(obj: object, msg: string): void;
-}
+import type { Logger } from '../../ports/logger.js';
 
 export function terraformCodeChecks(
   terraform: Pick<TerraformRunner, 'providersSchema' | 'fmtCheck' | 'validate'>,
-  logger: RemediationChecksLogger,
+  logger: Pick<Logger, 'warn'>,
 ): RemediationCodeChecks {
   return {
     async settable(stack: Stack, signal?: AbortSignal) {

@@ -9,13 +9,7 @@ import type { ArtifactStore } from '../../ports/artifacts.js';
 import type { Store } from '../../ports/store.js';
 import type { TerraformRunner } from '../../ports/terraform.js';
 import type { EventBus } from './event-bus.js';
-
-export interface ServiceLogger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+import type { Logger } from '../../ports/logger.js';
 
 /** Everything the run services need; built once by the composition root (src/app). */
 export interface ServiceDeps {
@@ -24,7 +18,7 @@ export interface ServiceDeps {
   artifacts: ArtifactStore;
   terraform: TerraformRunner;
   bus: EventBus;
-  logger: ServiceLogger;
+  logger: Logger;
   /** Secrets learned from plans, so that logs written later mask them too. */
   /**
    * Secrets by stack (its config's values, then those its plans show), so that texts and logs written

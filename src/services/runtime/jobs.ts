@@ -1,5 +1,5 @@
 import { errorMessage } from '../../domain/errors.js';
-import type { ServiceLogger } from './deps.js';
+import type { Logger } from '../../ports/logger.js';
 
 /**
  * Work done in the background: what a Slack handler hands off after `ack()`, an automatic apply started
@@ -17,7 +17,7 @@ export interface Jobs {
 }
 
 export interface JobsOptions {
-  logger: Pick<ServiceLogger, 'error'>;
+  logger: Pick<Logger, 'error'>;
   /** True while requests are arriving (one came in the last few ms). */
   busy?: () => boolean;
   maxDelayMs?: number;

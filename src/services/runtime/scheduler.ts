@@ -2,7 +2,7 @@ import nodeCron from 'node-cron';
 import type { Stack } from '../../domain/stack.js';
 import { DriftgateError } from '../../domain/errors.js';
 import type { RunTrigger } from '../../domain/run/state.js';
-import type { ServiceLogger } from './deps.js';
+import type { Logger } from '../../ports/logger.js';
 
 export interface CronLike {
   schedule(expression: string, task: () => void): { stop(): void | Promise<void> };
@@ -14,7 +14,7 @@ export interface SchedulerOptions<T> {
   jitterMs: number;
   /** Runs one check; the signal aborts it at shutdown (terraform gets SIGINT). */
   check: (stack: Stack, trigger: RunTrigger, signal: AbortSignal) => Promise<T>;
-  logger: ServiceLogger;
+  logger: Logger;
   cron?: CronLike;
   random?: () => number;
   /** Whether scheduled ticks start checks here (the leader of several `serve`s); default always. */

@@ -8,13 +8,14 @@ import type { Stack } from '../../domain/stack.js';
 import { errorMessage } from '../../domain/errors.js';
 import type { GitHubClient, PullRequestRef } from '../../ports/github.js';
 import { repositoryOf } from './github-repository.js';
+import type { Logger } from '../../ports/logger.js';
 
 /** A pending change rarely brings more; past this many commits the rest go without a lookup. */
 export const MAX_PR_LOOKUPS = 20;
 
 export interface CommitPullRequestsDeps {
   github?: GitHubClient;
-  logger: { warn(obj: object, msg: string): void };
+  logger: Pick<Logger, 'warn'>;
 }
 
 /** The merged PR into the stack's branch for each commit that has one; empty without GitHub. */

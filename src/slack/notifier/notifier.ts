@@ -12,7 +12,6 @@ import type { PlanAnalysis } from '../../domain/plan/model.js';
 import type { PolicyEvaluation } from '../../domain/policy/model.js';
 import type { Run } from '../../domain/run/model.js';
 import type { EventBus } from '../../services/runtime/event-bus.js';
-import type { ServiceLogger } from '../../services/runtime/deps.js';
 import {
   type AlertDeps,
   alerted,
@@ -39,6 +38,7 @@ import { followApplies } from './apply-messages.js';
 import { followDecisions } from './decision-messages.js';
 import { followRemediations } from './remediation-messages.js';
 import { stackKey, type RunMessages } from './run-messages.js';
+import type { Logger } from '../../ports/logger.js';
 
 export interface NotifierDeps extends Pick<AlertDeps, 'holder'> {
   config: Pick<DriftgateConfig, 'slack'>;
@@ -47,7 +47,7 @@ export interface NotifierDeps extends Pick<AlertDeps, 'holder'> {
   messages: RunMessages;
   stack(name: string): Stack | undefined;
   now: () => Date;
-  logger: ServiceLogger;
+  logger: Logger;
 }
 
 export interface Notifier {

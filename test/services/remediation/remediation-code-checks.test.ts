@@ -14,7 +14,7 @@ async function setup(files: Record<string, string>, options: { redact?: (text: s
   const dir = join(dirs.tmp, 'stack');
   await writeFiles(dir, files);
   const { runner, argvs } = testRunner(dirs.tfEnv, dirs.tmp, options);
-  const warnings: { obj: object; msg: string }[] = [];
+  const warnings: { obj: object; msg?: string }[] = [];
   const checks = terraformCodeChecks(runner, { warn: (obj, msg) => warnings.push({ obj, msg }) });
   return { stack: stackConfig('checks', dir), runner, checks, argvs, warnings };
 }
