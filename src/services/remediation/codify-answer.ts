@@ -32,30 +32,28 @@ const Edit = z.strictObject({
   before: z.unknown(),
 });
 
-const CodifyAnswer = z.strictObject({
-  requestId: z.string(),
-  result: z.discriminatedUnion('status', [
-    z.strictObject({
-      status: z.literal('codified'),
-      plan: z.strictObject({
-        edits: z.array(Edit),
-        skipped: z.array(Skip),
-        files: z.array(z.strictObject({ path: z.string(), text: z.string() })),
-      }),
-      // Workers before this check wrote the PR's text too; the control plane writes its own.
-      text: z.unknown().optional(),
+/** What the worker's codify job leaves as its result. */
+const CodifyResult = z.discriminatedUnion('status', [
+  z.strictObject({
+    status: z.literal('codified'),
+    plan: z.strictObject({
+      edits: z.array(Edit),
+      skipped: z.array(Skip),
+      files: z.array(z.strictObject({ path: z.string(), text: z.string() })),
     }),
-    z.strictObject({ status: z.literal('nothing_to_codify'), skipped: z.array(Skip) }),
-    // Told in the Slack thread: a terraform error's tail has lines, and room in a message.
-    z.strictObject({ status: z.literal('failed'), error: z.string().transform((s) => shownLines(s, 2500)) }),
-  ]),
-});
+    // Workers before this check wrote the PR's text too; the control plane writes its own.
+    text: z.unknown().optional(),
+  }),
+  z.strictObject({ status: z.literal('nothing_to_codify'), skipped: z.array(Skip) }),
+  // Told in the Slack thread: a terraform error's tail has lines, and room in a message.
+  z.strictObject({ status: z.literal('failed'), error: z.string().transform((s) => shownLines(s, 2500)) }),
+]);
 
 export type CodifyAnswerResult = Codified | { status: 'failed'; error: string };
 
 /** A worker's codify result (the agent API's codify job), read strictly. */
 export function parseCodifyResult(result: unknown, pool: string): CodifyAnswerResult {
-  const parsed = CodifyAnswer.shape.result.safeParse(result);
+  const parsed = CodifyResult.safeParse(result);
   if (!parsed.success) throw refusedAnswer(parsed.error, pool);
   return codifiedOf(parsed.data);
 }
@@ -67,7 +65,7 @@ function refusedAnswer(error: z.ZodError, pool: string): RemediationAnswerRefuse
   );
 }
 
-function codifiedOf(result: z.infer<typeof CodifyAnswer>['result']): CodifyAnswerResult {
+function codifiedOf(result: z.infer<typeof CodifyResult>): CodifyAnswerResult {
   if (result.status !== 'codified') return result;
   return { status: 'codified', plan: result.plan as Extract<Codified, { status: 'codified' }>['plan'] };
 }
