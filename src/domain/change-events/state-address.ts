@@ -7,3 +7,11 @@
  * `driftgate check` would otherwise pay for loading zod (about 50 ms) before its first plan.
  */
 export const STATE_ADDRESS = 'terraform.state';
+
+/**
+ * The addresses whose writers a drift's attribution keeps: the drifted resources, and the state object,
+ * drift or not, since who wrote the state explains a state_outside cause of every resource.
+ */
+export function attributedAddresses(drifted: Iterable<string>): Set<string> {
+  return new Set([...drifted, STATE_ADDRESS]);
+}

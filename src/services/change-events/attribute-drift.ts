@@ -4,7 +4,7 @@ import { describeChange } from '../../domain/change-events/describe.js';
 import { identifiersOf } from '../../domain/change-events/identifiers.js';
 import type { MatchedChange } from '../../domain/change-events/intake.js';
 import type { ResourceIndex } from '../../domain/change-events/resource-index.js';
-import { STATE_ADDRESS } from '../../domain/change-events/state-address.js';
+import { attributedAddresses } from '../../domain/change-events/state-address.js';
 import type { ChangeEvent } from '../../domain/change-events/schema.js';
 import { errorMessage } from '../../domain/errors.js';
 import type { ChangeHistory } from '../../ports/change-history.js';
@@ -151,7 +151,7 @@ export function createDriftAttributor(deps: AttributeDriftDeps) {
   ): Promise<Attribution | undefined> => {
     const drifted = new Set(driftedList);
     const waiting = options.upTo ? await waitingChanges(stack, options.upTo) : [];
-    const fromPush = fromEvents(stack, waiting, new Set([...drifted, STATE_ADDRESS]));
+    const fromPush = fromEvents(stack, waiting, attributedAddresses(drifted));
     const found: Attribution | undefined = fromPush.length ? { status: 'found', changes: fromPush } : undefined;
     // Events may name some of the drifted resources: CloudTrail is asked about the others.
     const named = new Set(fromPush.map((c) => c.resource));

@@ -7,7 +7,7 @@ import { fingerprintChanges } from '../../domain/plan/fingerprint.js';
 import type { PlanAnalysis } from '../../domain/plan/model.js';
 import type { PolicyEvaluation } from '../../domain/policy/model.js';
 import { type Attribution, mergeAttributions, policyChanges } from '../../domain/change-events/attribution.js';
-import { STATE_ADDRESS } from '../../domain/change-events/state-address.js';
+import { attributedAddresses } from '../../domain/change-events/state-address.js';
 import { policyCauses } from '../../domain/drift-causes/describe.js';
 import { type PlanJson, parsePlanJson } from '../../domain/plan/schema.js';
 import { type Announcement, announcementEvent } from '../../domain/events.js';
@@ -332,11 +332,12 @@ async function standing(deps: ServiceDeps, stack: Stack, analysis: PlanAnalysis)
   if (!deps.changeEvents) return undefined;
   // Who wrote the state stands with the drift too: the state_outside cause it explains stands until an
   // apply or a clean check records the state again.
-  const drifted = new Set([...analysis.drift.map((d) => d.address), STATE_ADDRESS]);
-  return standingAttribution(deps, stack.name, drifted).catch((err: unknown) => {
-    deps.logger.warn({ stack: stack.name, err: errorMessage(err) }, 'who made the earlier drift was not read');
-    return undefined;
-  });
+  return standingAttribution(deps, stack.name, attributedAddresses(analysis.drift.map((d) => d.address))).catch(
+    (err: unknown) => {
+      deps.logger.warn({ stack: stack.name, err: errorMessage(err) }, 'who made the earlier drift was not read');
+      return undefined;
+    },
+  );
 }
 
 /** Keeps the saved plan and what was found in it with the run; returns the plan's sha256. */
