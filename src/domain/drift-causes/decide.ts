@@ -17,6 +17,7 @@ import type {
   StackEvidence,
   StateWriter,
 } from './model.js';
+import { sourceWithoutCredentials } from './module-source.js';
 import { configKey } from './references.js';
 
 export interface CauseResource {
@@ -62,7 +63,9 @@ function changedModules(ref: StackEvidence, now: StackEvidence) {
   const out = new Map<string, { from: ModuleSource; to: ModuleSource }>();
   if (!ref.modules || !now.modules) return out;
   for (const [key, to] of Object.entries(now.modules)) {
-    const from = ref.modules[key];
+    const recorded = ref.modules[key];
+    // Records kept before sources were masked hold them whole.
+    const from = recorded && { ...recorded, source: sourceWithoutCredentials(recorded.source) };
     if (from && (from.source !== to.source || from.version !== to.version)) out.set(key, { from, to });
   }
   return out;

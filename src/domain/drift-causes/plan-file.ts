@@ -8,6 +8,7 @@
 import { constants, inflateRawSync } from 'node:zlib';
 import { scanHclBody, unquote } from '../hcl-scan.js';
 import type { ModuleSource, StackEvidence } from './model.js';
+import { sourceWithoutCredentials } from './module-source.js';
 
 interface ZipEntry {
   name: string;
@@ -81,7 +82,7 @@ export function moduleManifest(text: string): Record<string, ModuleSource> {
     // The root module has the empty key: it is the stack's own code, which Git tells about.
     if (typeof m.Key !== 'string' || m.Key === '') continue;
     modules[m.Key] = {
-      source: typeof m.Source === 'string' ? m.Source : '',
+      source: typeof m.Source === 'string' ? sourceWithoutCredentials(m.Source) : '',
       version: typeof m.Version === 'string' ? m.Version : '',
     };
   }

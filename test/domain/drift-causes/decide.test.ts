@@ -194,6 +194,32 @@ describe('decideDriftCauses', () => {
     expect(digests({ AWS_REGION: 'x', TF_VAR_: 'y' })).toEqual([]);
   });
 
+  it('module version: a source whose credentials alone differ is no change, and none is shown', () => {
+    const from = { source: 'git::https://oauth2:old-token@gitlab.example.com/infra/vpc.git?ref=v1', version: '' };
+    const masked = 'git::https://***@gitlab.example.com/infra/vpc.git';
+    // A record kept before sources were masked holds the old token; the plan read now holds it masked.
+    const rotated = decide({
+      resources: [inVpc],
+      reference: reference({ modules: { vpc: from } }),
+      current: evidence({ modules: { vpc: { source: `${masked}?ref=v1`, version: '' } } }),
+    });
+    expect(rotated[inVpc.address]!.map((c) => c.kind)).toEqual(['unknown']);
+    const moved = decide({
+      resources: [inVpc],
+      reference: reference({ modules: { vpc: from } }),
+      current: evidence({ modules: { vpc: { source: `${masked}?ref=v2`, version: '' } } }),
+    });
+    expect(moved[inVpc.address]).toEqual([
+      {
+        kind: 'module_version',
+        module: 'vpc',
+        from: { source: `${masked}?ref=v1`, version: '' },
+        to: { source: `${masked}?ref=v2`, version: '' },
+        since: 'apply',
+      },
+    ]);
+  });
+
   it('merged not applied: the planned changes of a pending change that did not drift', () => {
     const causes = decide({
       kind: 'pending_change',

@@ -48,6 +48,27 @@ provider "registry.terraform.io/hashicorp/random" {
     });
   });
 
+  it('masks the credentials a module source carries: userinfo, an ssh key, keys in the query', () => {
+    const manifest = JSON.stringify([
+      { Key: 'a', Source: 'git::https://oauth2:glpat-SECRETTOKEN@gitlab.example.com/infra/vpc.git?ref=v1.2.0' },
+      { Key: 'b', Source: 'git::ssh://git@github.com/acme/net.git?sshkey=LS0tLS1CRUdJTiBPUEVOU1NI&ref=main' },
+      {
+        Key: 'c',
+        Source:
+          's3::https://s3-eu-west-1.amazonaws.com/mods/vpc.zip?aws_access_key_id=AKIAEXAMPLE&aws_access_key_secret=wJalrSECRET&region=eu-west-1',
+      },
+      { Key: 'd', Source: 'github.com/acme/net?ref=v2' },
+    ]);
+    const modules = moduleManifest(manifest);
+    expect(Object.values(modules).map((m) => m.source)).toEqual([
+      'git::https://***@gitlab.example.com/infra/vpc.git?ref=v1.2.0',
+      'git::ssh://***@github.com/acme/net.git?sshkey=***&ref=main',
+      's3::https://s3-eu-west-1.amazonaws.com/mods/vpc.zip?aws_access_key_id=***&aws_access_key_secret=***&region=eu-west-1',
+      'github.com/acme/net?ref=v2',
+    ]);
+    expect(JSON.stringify(modules)).not.toMatch(/SECRETTOKEN|LS0tLS1|AKIAEXAMPLE|wJalrSECRET/);
+  });
+
   it("the state's serial and lineage from its head; anything else is left out, not guessed", () => {
     expect(
       stateHeader('{\n  "version": 4,\n  "terraform_version": "1.11.4",\n  "serial": 43,\n  "lineage": "6c1e-4b"'),
