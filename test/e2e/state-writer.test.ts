@@ -12,6 +12,7 @@ import type { Run } from '../../src/domain/run/model.js';
 import { loadArtifact } from '../../src/services/runtime/artifacts.js';
 import { loadAnalysis } from '../../src/services/check/stored-analysis.js';
 import { approvers } from '../helpers/config-builder.js';
+import { type PagerdutyReceiver, startPagerdutyReceiver } from '../helpers/pagerduty-receiver.js';
 import {
   changeEventsCounted,
   eventRun,
@@ -27,11 +28,13 @@ const STACK = 'staging/network';
 const STATE_BUCKET = 'state';
 const STATE_KEY = 'staging/network.tfstate';
 const SECRET = 'state-writer-events-secret-0123456789abcdef';
+const PD_KEY = 'c0ffee00c0ffee00c0ffee00c0ffee01';
 
 const s3Backend = (endpoint: string) => s3BackendHcl(endpoint, { bucket: STATE_BUCKET, key: STATE_KEY });
 
 describe('a state written outside driftgate, and who wrote it', () => {
   let s3: LocalS3;
+  let pagerduty: PagerdutyReceiver;
   let h: SlackServe;
   const post = (body: unknown) => {
     h.now.value = new Date();
@@ -40,6 +43,7 @@ describe('a state written outside driftgate, and who wrote it', () => {
 
   beforeAll(async () => {
     s3 = await startLocalS3([STATE_BUCKET]);
+    pagerduty = await startPagerdutyReceiver();
     h = await startSlackServe({
       stacks: { [STACK]: `${s3Backend(s3.endpoint)}${NETWORK}` },
       stackSettings: { [STACK]: { environment: 'staging' } },
@@ -59,6 +63,7 @@ describe('a state written outside driftgate, and who wrote it', () => {
             },
           ],
         },
+        pagerduty: { routing: [{ environments: ['staging'], routingKeyEnv: 'PD_KEY' }] },
         changeEvents: {
           secretEnv: 'EVENTS_SECRET',
           ownIdentities: ['arn:aws:iam::*:role/driftgate-*'],
@@ -69,6 +74,8 @@ describe('a state written outside driftgate, and who wrote it', () => {
       },
       env: {
         EVENTS_SECRET: SECRET,
+        PD_KEY,
+        PAGERDUTY_EVENTS_URL: pagerduty.eventsUrl,
         AWS_ACCESS_KEY_ID: s3.accessKeyId,
         AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
         AWS_EC2_METADATA_DISABLED: 'true',
@@ -84,6 +91,7 @@ describe('a state written outside driftgate, and who wrote it', () => {
   afterAll(async () => {
     await h?.close();
     await s3?.close();
+    await pagerduty?.close();
   });
 
   it('indexes the state object beside the resources, from the backend block', async () => {
@@ -93,7 +101,7 @@ describe('a state written outside driftgate, and who wrote it', () => {
     );
   });
 
-  it("names who pushed the state in the drift's cause: alert, analysis and policy input", async () => {
+  it("names who pushed the state in the drift's cause: alert, page, analysis and policy input", async () => {
     // driftgate's own apply role writing the object is its own apply: counted, never queued.
     expect((await post(s3CallEvent('PutObject', STATE_BUCKET, STATE_KEY, 'driftgate-apply', 'e-own'))).status).toBe(
       202,
@@ -129,5 +137,12 @@ describe('a state written outside driftgate, and who wrote it', () => {
       `the state was written outside driftgate with the AWS CLI by *bob (IAM user)* <!date^${Math.floor(new Date(cause.writer!.at).getTime() / 1000)}`,
     );
     expect(textOf(alert)).toContain(`serial ${cause.from.serial} → ${cause.to.serial}, no driftgate apply in between`);
+
+    // On-call's page says why too, with when as written (a page has no reader's clock).
+    const [page, ...pages] = pagerduty.accepted();
+    expect(pages).toEqual([]);
+    expect((page!.payload as { custom_details: { why?: string[] } }).custom_details.why).toEqual([
+      `terraform_data.vpc: the state was written outside driftgate with the AWS CLI by bob (IAM user) at ${cause.writer!.at} (PutObject): serial ${cause.from.serial} → ${cause.to.serial}, no driftgate apply in between`,
+    ]);
   });
 });

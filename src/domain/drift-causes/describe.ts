@@ -72,6 +72,22 @@ export function causeText(cause: DriftCause, now?: Date): string {
 }
 
 /**
+ * Resources whose causes read the same, together, in the order first seen: a state written outside
+ * driftgate explains every resource at once, and says so once. `text` writes one resource's causes.
+ */
+export function groupByCauses(
+  causes: DriftCauses | undefined,
+  text: (list: readonly DriftCause[]) => string,
+): { text: string; addresses: string[] }[] {
+  const groups = new Map<string, string[]>();
+  for (const [address, list] of Object.entries(causes ?? {})) {
+    const line = text(list);
+    groups.set(line, [...(groups.get(line) ?? []), address]);
+  }
+  return [...groups].map(([line, addresses]) => ({ text: line, addresses }));
+}
+
+/**
  * One cause of one resource as policies read it. Every field is present ("" when it does not apply):
  * CEL reads a missing key as an error, not as false. Never a variable's value.
  */

@@ -1,7 +1,8 @@
 /**
  * PagerDuty Events API v2 bodies for a stack's drift, built from domain objects only. A page goes to
  * people's phones and into a third party's database, so it carries counts, addresses, ids and times, and
- * never an attribute value: only `address`, `action` and `counts` of the analysis are ever read here.
+ * never an attribute value: only `address`, `action`, `counts` and the causes (names, versions, serials)
+ * of the analysis are ever read here.
  *
  * The routing key is not part of what this builds: it is a secret, added by the PagerDuty client at
  * delivery (see src/adapters/pagerduty/page-deliverer.ts), so a queued page never holds it.
@@ -9,6 +10,8 @@
 import { createHash } from 'node:crypto';
 import type { Stack } from '../stack.js';
 import type { ActionCounts, ChangeAction, PlanAnalysis } from '../plan/model.js';
+import { causeText, groupByCauses } from '../drift-causes/describe.js';
+import type { DriftCauses } from '../drift-causes/model.js';
 import { formatCounts } from '../plan/render-text.js';
 import type { Run } from '../run/model.js';
 import type { PageSeverity } from './model.js';
@@ -20,6 +23,8 @@ export const PAGE_MAX_RESOURCES = 20;
 export const PAGE_SOURCE = 'driftgate';
 /** Changes named in a page's details, newest first. */
 export const PAGE_MAX_CHANGES = 5;
+/** Lines of `why` in a page's details, and the characters of each; resources past them are counted. */
+export const PAGE_MAX_WHY = { lines: 8, line: 300, addressesPerLine: 3 } as const;
 const FINGERPRINT_PREFIX = 12;
 
 export interface PageDetails {
@@ -36,6 +41,13 @@ export interface PageDetails {
   resources_omitted?: number;
   /** Who changed the drifted resources and with which call (`PutBucketPolicy`); never a value. */
   changed_by?: { principal: string; event_name: string; at: string }[];
+  /**
+   * Why the resources differ, resources with the same causes on one line:
+   * `aws_s3_bucket.logs: changed in the console by alice at 2026-12-02T10:00:00Z (PutBucketPolicy)`.
+   */
+  why?: string[];
+  /** Resources whose causes did not fit in `why`. */
+  why_omitted?: number;
 }
 
 /** What a page about an interrupted apply carries: the run and who started it (a Slack user id). */
@@ -78,6 +90,7 @@ export interface TriggerInput {
   run: Pick<Run, 'id' | 'updatedAt'>;
   analysis: Pick<PlanAnalysis, 'counts' | 'fingerprint'> & {
     changes: readonly { address: string; action: ChangeAction }[];
+    causes?: DriftCauses;
   };
   /** When the open drift was first seen (it may predate this run). */
   firstSeenAt?: Date;
@@ -96,6 +109,27 @@ export function pageDedupKey(stackName: string): string {
   const key = `${PAGE_SOURCE}:${stackName}`;
   if (key.length <= PAGE_LIMITS.dedupKey) return key;
   return `${PAGE_SOURCE}:sha256:${createHash('sha256').update(stackName).digest('hex')}`;
+}
+
+/** The drift's causes as a page tells them: a few short lines, times as written (a page has no reader's clock). */
+function whyLines(causes: DriftCauses | undefined): Pick<PageDetails, 'why' | 'why_omitted'> {
+  const groups = groupByCauses(causes, (list) => list.map((c) => causeText(c)).join('; '));
+  const why: string[] = [];
+  let omitted = 0;
+  for (const { text, addresses } of groups) {
+    if (why.length === PAGE_MAX_WHY.lines) {
+      omitted += addresses.length;
+      continue;
+    }
+    const named = addresses.slice(0, PAGE_MAX_WHY.addressesPerLine).join(', ');
+    const more =
+      addresses.length > PAGE_MAX_WHY.addressesPerLine
+        ? ` and ${addresses.length - PAGE_MAX_WHY.addressesPerLine} more`
+        : '';
+    const line = `${named}${more}: ${text}`;
+    why.push(line.length <= PAGE_MAX_WHY.line ? line : `${line.slice(0, PAGE_MAX_WHY.line - 1)}…`);
+  }
+  return { ...(why.length ? { why } : {}), ...(omitted ? { why_omitted: omitted } : {}) };
 }
 
 export function buildTriggerEvent(input: TriggerInput): DriftPageEvent {
@@ -118,6 +152,7 @@ export function buildTriggerEvent(input: TriggerInput): DriftPageEvent {
           })),
         }
       : {}),
+    ...whyLines(analysis.causes),
   };
   return {
     event_action: 'trigger',

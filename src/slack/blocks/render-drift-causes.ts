@@ -5,7 +5,7 @@
  */
 import type { SectionBlock } from '@slack/types';
 import type { ChangeHow } from '../../domain/change-events/describe.js';
-import { HOW_TEXT, causeText, stateMove } from '../../domain/drift-causes/describe.js';
+import { HOW_TEXT, causeText, groupByCauses, stateMove } from '../../domain/drift-causes/describe.js';
 import type { DriftCause, DriftCauses } from '../../domain/drift-causes/model.js';
 import { LIMITS } from '../limits.js';
 import { code, escapeMrkdwn, truncate } from './escape.js';
@@ -33,16 +33,12 @@ function causeMrkdwn(cause: DriftCause): string {
 
 /** The section under the alert's summary; undefined when no resource has a cause to tell. */
 export function renderDriftCauses(causes: DriftCauses | undefined, maxLines = 8): SectionBlock | undefined {
-  const groups = new Map<string, string[]>();
-  for (const [address, list] of Object.entries(causes ?? {})) {
-    const text = list.map(causeMrkdwn).join('; ');
-    groups.set(text, [...(groups.get(text) ?? []), address]);
-  }
-  if (groups.size === 0) return undefined;
+  const groups = groupByCauses(causes, (list) => list.map(causeMrkdwn).join('; '));
+  if (groups.length === 0) return undefined;
   const lines: string[] = [];
   let length = 0;
   let left = 0;
-  for (const [text, addresses] of groups) {
+  for (const { text, addresses } of groups) {
     const named = addresses.slice(0, ADDRESSES_PER_LINE).map((a) => code(truncate(a, 120)));
     const more = addresses.length > named.length ? ` and ${addresses.length - named.length} more` : '';
     const full = `• ${named.join(', ')}${more}: ${text}`;

@@ -4,10 +4,12 @@ import {
   buildTriggerEvent,
   PAGE_LIMITS,
   PAGE_MAX_RESOURCES,
+  PAGE_MAX_WHY,
   pageDedupKey,
   withSlackLink,
   type TriggerInput,
 } from '../../../src/domain/oncall/page-event.js';
+import type { DriftCauses } from '../../../src/domain/drift-causes/model.js';
 import { analyzePlan } from '../../../src/domain/plan/analyze.js';
 import type { PlanAnalysis } from '../../../src/domain/plan/model.js';
 import { parsePlanJson } from '../../../src/domain/plan/schema.js';
@@ -63,6 +65,53 @@ describe('buildTriggerEvent', () => {
     });
     expect(JSON.stringify(details)).not.toContain('secret-policy-text');
     expect(payloadOf(trigger()).custom_details).not.toHaveProperty('changed_by');
+  });
+
+  it('says why the resources differ, one line per set of causes, never a value', () => {
+    const state = {
+      kind: 'state_outside' as const,
+      from: { serial: 41, lineage: 'L1' },
+      to: { serial: 43, lineage: 'L1' },
+      since: 'clean_check' as const,
+      writer: { who: 'bob (IAM user)', how: 'cli' as const, eventName: 'PutObject', at: '2025-01-01T09:40:00.000Z' },
+    };
+    const causes: DriftCauses = {
+      'aws_vpc.main': [
+        {
+          kind: 'out_of_band',
+          who: 'alice',
+          how: 'console',
+          eventName: 'ModifyVpcAttribute',
+          at: '2025-01-01T09:30:00Z',
+        },
+        state,
+      ],
+      ...Object.fromEntries(['aws_subnet.a', 'aws_subnet.b', 'aws_subnet.c', 'aws_route.r'].map((a) => [a, [state]])),
+      'aws_db_instance.db': [{ kind: 'input', name: 'db_password', change: 'changed', source: 'env', since: 'apply' }],
+    };
+    const analysis = { counts: counts({ update: 6 }), fingerprint: 'f'.repeat(64), changes: [], causes };
+    const details = payloadOf(trigger({ analysis })).custom_details;
+    expect(details.why).toEqual([
+      'aws_vpc.main: changed in the console by alice at 2025-01-01T09:30:00Z (ModifyVpcAttribute); the state was written outside driftgate with the AWS CLI by bob (IAM user) at 2025-01-01T09:40:00.000Z (PutObject): serial 41 → 43, no driftgate apply in between',
+      'aws_subnet.a, aws_subnet.b, aws_subnet.c and 1 more: the state was written outside driftgate with the AWS CLI by bob (IAM user) at 2025-01-01T09:40:00.000Z (PutObject): serial 41 → 43, no driftgate apply in between',
+      "aws_db_instance.db: var.db_password changed in the stack's env (TF_VAR_db_password) since the last apply",
+    ]);
+    expect(details).not.toHaveProperty('why_omitted');
+    expect(eventProblems({ ...trigger({ analysis }), routing_key: KEY })).toEqual([]);
+    expect(payloadOf(trigger()).custom_details).not.toHaveProperty('why');
+
+    // Many resources with causes of their own: the first lines, each cut short, and the rest counted.
+    const long = Object.fromEntries(
+      Array.from({ length: 12 }, (_, i) => [
+        `aws_instance.web[${i}]`,
+        [{ kind: 'unknown' as const, why: `${'x'.repeat(400)} ${i}` }],
+      ]),
+    );
+    const cut = payloadOf(trigger({ analysis: { ...analysis, causes: long } })).custom_details;
+    expect(cut.why).toHaveLength(PAGE_MAX_WHY.lines);
+    for (const line of cut.why!) expect(line.length).toBeLessThanOrEqual(PAGE_MAX_WHY.line);
+    expect(cut.why![0]!.startsWith('aws_instance.web[0]: why unknown: xxx')).toBe(true);
+    expect(cut.why_omitted).toBe(12 - PAGE_MAX_WHY.lines);
   });
 
   it('pages a stack with counts, ids and where to look, and nothing else', () => {
