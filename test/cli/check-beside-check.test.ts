@@ -38,7 +38,7 @@ beforeAll(async () => {
   await mkdir(otherDir);
   await writeFile(join(stackDir, 'main.tf'), 'resource "terraform_data" "a" {\n  input = "v1"\n}\n');
   await writeFile(join(otherDir, 'main.tf'), 'resource "terraform_data" "b" {\n  input = "v1"\n}\n');
-  env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...tf.env };
+  env = { PATH: process.env.PATH, HOME: process.env.HOME, USER: 'grace', NO_COLOR: '1', ...tf.env };
   await execa('terraform', ['init', '-input=false'], { cwd: stackDir, env, extendEnv: false });
   await execa('terraform', ['apply', '-auto-approve', '-input=false'], { cwd: stackDir, env, extendEnv: false });
   config = join(tf.dir, 'driftgate.yml');
@@ -91,6 +91,13 @@ describe.skipIf(!HAS_BUILD)(`a check beside another (${HAS_BUILD ? 'built' : NO_
     expect(waited.exitCode).toBe(0);
     expect(waited.stdout).toMatch(/^app +in sync /m);
     expect(waited.stdout).not.toContain('locked by');
+    // Each check asked for is audited with who asked, as `/drift check`'s are, refused or not.
+    const audit = await withStore((s) => s.listAudit({ stack: 'app' }));
+    expect(audit.filter((a) => a.action === 'check_requested').map((a) => a.actor)).toEqual([
+      'cli:grace',
+      'cli:grace',
+      'cli:grace',
+    ]);
   }, 120_000);
 
   it('Ctrl-C with stacks still queued shows them SKIPPED, the one planning INTERRUPTED', async () => {

@@ -3,6 +3,7 @@ import type { Stack } from '../../domain/stack.js';
 import { errorMessage } from '../../domain/errors.js';
 import type { CheckOutcome } from '../../services/check/check-stack.js';
 import { checkStackFromSource } from '../../services/check/check-stack-from-source.js';
+import { requestCheck } from '../../services/operator/request-check.js';
 import { createScheduler, SchedulerStoppedError } from '../../services/runtime/scheduler.js';
 import { waitForStackLock } from '../../services/runtime/stack-lock.js';
 import type { AppContext } from '../context.js';
@@ -33,6 +34,8 @@ export interface RunChecksOptions {
    */
   wait?: boolean;
   progress?: CheckListener;
+  /** Who asked, for the audit's `check_requested` (`cli:<user>`). */
+  actor: string;
   /** Called with the way to stop: Ctrl-C aborts the plans (terraform gets SIGINT). */
   onShutdown(stop: () => void): void;
 }
@@ -69,7 +72,9 @@ export async function runChecks(
     },
   });
   options.onShutdown(() => void scheduler.stop(0));
-  const settled = await Promise.allSettled(stacks.map((s) => scheduler.request(s.name, 'manual')));
+  const queued: Promise<CheckOutcome>[] = [];
+  for (const s of stacks) queued.push((await requestCheck({ ...deps, scheduler }, s.name, options.actor)).outcome);
+  const settled = await Promise.allSettled(queued);
   return settled.map((r, i): ReportedOutcome => {
     if (r.status === 'fulfilled') return r.value;
     const stack = stacks[i]!.name;

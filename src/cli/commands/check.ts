@@ -4,6 +4,7 @@ import { createAppContext } from '../../app/context.js';
 import { loadConfig } from '../../config/load.js';
 import { ConfigError, DriftgateError, errorMessage } from '../../domain/errors.js';
 import type { CliIo } from '../io.js';
+import { cliActor } from '../cli-actor.js';
 import { useColor } from '../color.js';
 import { configOptions } from '../config-options.js';
 import { UsageError } from '../io.js';
@@ -44,6 +45,7 @@ export async function checkCommand(args: string[], io: CliIo): Promise<number> {
       io.log?.format === 'json' ? undefined : checkProgress(io.stderr, stacks.length, { noWaitHint: wait });
     outcomes = await runChecks(context, stacks, {
       wait,
+      actor: cliActor(io),
       ...(progress ? { progress } : {}),
       onShutdown: (stop) => io.onShutdown(stop),
     });

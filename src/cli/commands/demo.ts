@@ -7,6 +7,7 @@ import { runChecks } from '../../app/cli/checks.js';
 import { createAppContext, type AppContext } from '../../app/context.js';
 import { loadConfig } from '../../config/load.js';
 import type { Stack } from '../../domain/stack.js';
+import { cliActor } from '../cli-actor.js';
 import { useColor } from '../color.js';
 import type { CliIo } from '../io.js';
 import { checkExitCode, renderCheckReport } from '../render/check-report.js';
@@ -74,9 +75,10 @@ export async function demoCommand(args: string[], io: CliIo): Promise<number> {
     say('');
     say('3/3 driftgate check --all');
     say('');
-    const outcomes = await runChecks(context, config.stacks, { onShutdown: (stop) => io.onShutdown(stop) }).finally(
-      () => context.close(),
-    );
+    const outcomes = await runChecks(context, config.stacks, {
+      actor: cliActor(io),
+      onShutdown: (stop) => io.onShutdown(stop),
+    }).finally(() => context.close());
     io.stdout.write(renderCheckReport(outcomes, { color: useColor(io) }));
     say('');
     const kept = values.keep || values.dir ? work : undefined;

@@ -1,6 +1,7 @@
 import { errorMessage } from '../../../domain/errors.js';
 import { formatCounts } from '../../../domain/plan/render-text.js';
 import type { CheckOutcome } from '../../../services/check/check-stack.js';
+import { requestCheck } from '../../../services/operator/request-check.js';
 import { truncate } from '../../blocks/escape.js';
 import { plural } from '../../blocks/message.js';
 import { NOT_VISIBLE, VISIBILITY_UNKNOWN, renderAck } from '../../blocks/render-command-replies.js';
@@ -58,12 +59,8 @@ export const handleCheck: CommandHandler<'check', ViewerDeps & Pick<SlackDeps, '
   }
   const lines: Promise<string>[] = [];
   for (const name of stacks) {
-    await deps.store.appendAudit({ at: deps.now(), actor: userId, action: 'check_requested', stack: name });
-    lines.push(
-      deps.scheduler
-        .request(name, 'manual')
-        .then(outcomeLine, (err: unknown) => `${name}: failed: ${truncate(errorMessage(err), 300)}`),
-    );
+    const { outcome } = await requestCheck(deps, name, userId);
+    lines.push(outcome.then(outcomeLine, (err: unknown) => `${name}: failed: ${truncate(errorMessage(err), 300)}`));
   }
   await tell(
     renderAck(
