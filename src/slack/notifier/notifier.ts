@@ -80,10 +80,10 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         return;
       }
       // Another process's digest may have listed it already: a held predecessor's window closed first, and
-      // its digest took the newest re-plan, this run (the soak found it posted twice).
-      if (await alerted(store, run)) return;
+      // its digest took the newest re-plan, this run (the soak found it posted twice). Asked in the post's
+      // transaction, as the digest asks whether it was posted in its own: of the two, one tells it.
       // An automatic apply may have posted it already, while the alert waited in its digest window: post() checks.
-      if (await messages.post(run)) await recordNotice(deps, run, 'alert_posted');
+      if (await messages.post(run, { unless: (tx) => alerted(tx, run) })) await recordNotice(deps, run, 'alert_posted');
     },
     async digest(channel, held) {
       await digestOnce(deps, held, channel, async (runs, tx) => {

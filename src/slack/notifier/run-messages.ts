@@ -37,9 +37,17 @@ export interface RunMessagesDeps {
   canRemediate: boolean;
 }
 
+export interface PostOptions {
+  thread?: { channel: string; ts: string };
+  unless?: (tx: Store) => Promise<boolean>;
+}
+
 export interface RunMessages {
-  /** Posts the run's message to its stack's channel, or into `thread` (a digest's thread); false when it has one. */
-  post(run: Run, options?: { thread?: { channel: string; ts: string } }): Promise<boolean>;
+  /**
+   * Posts the run's message to its stack's channel, or into `thread` (a digest's thread); false when it has
+   * one, or when `unless` (asked in the post's transaction) says another process told it already.
+   */
+  post(run: Run, options?: PostOptions): Promise<boolean>;
   /**
    * Re-renders a message in place for `run` in `phase`. `messageOf` is the run whose message it is when
    * that is another (a re-plan takes over its predecessor's message). False when there is no message.
@@ -128,7 +136,7 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
     });
   }
 
-  async function post(run: Run, options: { thread?: { channel: string; ts: string } } = {}): Promise<boolean> {
+  async function post(run: Run, options: PostOptions = {}): Promise<boolean> {
     const analysis = await deps.content.analysis(run.id);
     const rendered = await render(run, { kind: 'awaiting' }, analysis);
     if (!rendered || !analysis) return false;
@@ -136,9 +144,9 @@ export function createRunMessages(deps: RunMessagesDeps): RunMessages {
       ? { channel: options.thread.channel, thread_ts: options.thread.ts }
       : { channel: channelOf(run.stack) };
     // Checked again after the awaits above, in one transaction with the post: the alert and an automatic
-    // apply may both be posting it, and only one of them may find it missing.
+    // apply (or another process's digest) may both be telling it, and only one of them may find it untold.
     const posted = await deps.store.atomically(async (tx) => {
-      if (await tx.hasMessage(run.id)) return false;
+      if ((await tx.hasMessage(run.id)) || (await options.unless?.(tx))) return false;
       await tx.enqueue({
         key: stackKey(run.stack),
         method: 'chat.postMessage',
