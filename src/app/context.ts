@@ -17,6 +17,7 @@ import {
   type Sandbox,
 } from '../adapters/terraform/run-as.js';
 import { prepareSharedDir, type SharedDir } from '../adapters/terraform/shared-dir.js';
+import { keptFromTerraform } from '../config/environment.js';
 import type { DriftgateConfig } from '../config/schema.js';
 import type { Stack } from '../domain/stack.js';
 import { ConfigError, DataDirError } from '../domain/errors.js';
@@ -80,16 +81,7 @@ function policyEvaluator(config: DriftgateConfig): ServiceDeps['evaluatePolicies
 }
 
 /** driftgate's own credentials: never in terraform's environment (a provider or module would see them). */
-export const OWN_SECRETS = [
-  'SLACK_BOT_TOKEN',
-  'SLACK_SIGNING_SECRET',
-  'SLACK_APP_TOKEN',
-  'GITHUB_TOKEN',
-  'GITHUB_APP_PRIVATE_KEY',
-  'GITHUB_WEBHOOK_SECRET',
-  // A worker's key to the agent API: a module holding it could take its pool's jobs.
-  'DRIFTGATE_POOL_TOKEN',
-];
+export const OWN_SECRETS: readonly string[] = keptFromTerraform();
 
 /** The variables holding driftgate's own secrets for this config: fixed names, routing keys, Git tokens. */
 export function ownSecretNames(
@@ -107,12 +99,12 @@ export function ownSecretNames(
 
 /**
  * The environment terraform runs in: the process's, less driftgate's own secrets (Slack and GitHub
- * credentials, PagerDuty routing keys, Git tokens, the store owner role's URL) and any variable holding
- * the Postgres store's URL (a module that could write the store could write approvals). A stack that
- * needs one sets it in its `env`.
+ * credentials, a worker's pool token, PagerDuty routing keys, Git tokens, the change events' push secret,
+ * the store owner role's URL) and any variable holding the Postgres store's URL (a module that could write
+ * the store could write approvals). A stack that needs one sets it in its `env`.
  */
 export function terraformBaseEnv(
-  config: Pick<DriftgateConfig, 'pagerduty' | 'stacks' | 'store'>,
+  config: Pick<DriftgateConfig, 'pagerduty' | 'stacks' | 'changeEvents' | 'store'>,
   env: Record<string, string | undefined>,
 ): Record<string, string | undefined> {
   const own = new Set(ownSecretNames(config));

@@ -19,6 +19,11 @@ interface VariableDoc {
   default?: string;
   /** A credential: never logged, never in terraform's environment unless terraform needs it itself. */
   secret: boolean;
+  /**
+   * driftgate's own credential, never in terraform's environment: a provider or module would see it (and a
+   * worker's pool token would let a module take its pool's jobs). AWS keys are secrets terraform may need.
+   */
+  keptFromTerraform?: true;
 }
 
 interface Variable<T extends z.ZodType> extends VariableDoc {
@@ -109,6 +114,7 @@ export const VARIABLES = {
     readBy: 'serve, approve, reject',
     description: 'the bot token (`xoxb-…`); turns the Slack app on ([the Slack app](slack.md))',
     secret: true,
+    keptFromTerraform: true,
     schema: z
       .string()
       .regex(/^xoxb-/, "must be a bot token (xoxb-…), from the app's OAuth & Permissions page")
@@ -118,6 +124,7 @@ export const VARIABLES = {
     readBy: 'serve',
     description: 'HTTP mode: verifies every request from Slack',
     secret: true,
+    keptFromTerraform: true,
     schema: z
       .string()
       .min(
@@ -130,6 +137,7 @@ export const VARIABLES = {
     readBy: 'serve',
     description: 'Socket Mode (`xapp-…`); without it, HTTP mode',
     secret: true,
+    keptFromTerraform: true,
     schema: z
       .string()
       .regex(/^xapp-/, "must be an app-level token (xapp-…), from the app's Basic Information page")
@@ -146,6 +154,7 @@ export const VARIABLES = {
     readBy: 'serve (control plane)',
     description: 'remediation PRs: contents and pull requests write ([remediation](remediation.md))',
     secret: true,
+    keptFromTerraform: true,
     schema: emptyIsUnset(z.string().regex(/^\S+$/, 'must be a GitHub token (no spaces or line breaks)')),
   }),
   GITHUB_APP_ID: variable({
@@ -160,6 +169,7 @@ export const VARIABLES = {
     readBy: 'serve (control plane)',
     description: "the GitHub App's RSA private key in PEM, with line breaks or literal `\\n`",
     secret: true,
+    keptFromTerraform: true,
     schema: emptyIsUnset(
       z
         .string()
@@ -197,6 +207,7 @@ export const VARIABLES = {
     readBy: 'serve, doctor',
     description: 'verifies `/github/webhook` deliveries; unset, the webhook is off',
     secret: true,
+    keptFromTerraform: true,
     schema: text(),
   }),
   PAGERDUTY_EVENTS_URL: variable({
@@ -262,6 +273,7 @@ export const VARIABLES = {
     readBy: 'worker',
     description: "its pool's token (`driftgate pool token create`)",
     secret: true,
+    keptFromTerraform: true,
     schema: text(),
   }),
   DRIFTGATE_POOL: variable({
@@ -326,30 +338,35 @@ export const OTHER_VARIABLES: readonly (VariableDoc & { names: string })[] = [
     readBy: 'serve',
     description: 'a PagerDuty Events API v2 routing key ([on-call](on-call.md))',
     secret: true,
+    keptFromTerraform: true,
   },
   {
     names: `\`DATABASE_URL\` (\`store.url: \${DATABASE_URL}\`)`,
     readBy: 'serve, one-shot commands',
     description: "the Postgres store, as the processes' role",
     secret: true,
+    keptFromTerraform: true,
   },
   {
     names: '`DATABASE_OWNER_URL` (`store.ownerUrlEnv`)',
     readBy: "`migrate`, serve's first start",
     description: "the schema owner's role ([Two database roles](#two-database-roles))",
     secret: true,
+    keptFromTerraform: true,
   },
   {
     names: '`GIT_TOKEN` (`source.git.tokenEnv`)',
     readBy: 'wherever stacks are checked out',
     description: 'an HTTPS token for the infrastructure repository (read-only is enough)',
     secret: true,
+    keptFromTerraform: true,
   },
   {
     names: '`DRIFTGATE_EVENTS_SECRET` (`changeEvents.secretEnv`)',
     readBy: 'serve',
     description: 'the push secret of `POST /events/aws`, 32 characters or more ([change events](change-events.md))',
     secret: true,
+    keptFromTerraform: true,
   },
   {
     names: '`AWS_PROFILE`, `AWS_WEB_IDENTITY_TOKEN_FILE`, …',
@@ -425,12 +442,17 @@ export function secretVariables(): VariableName[] {
   return (Object.keys(VARIABLES) as VariableName[]).filter((name) => VARIABLES[name].secret);
 }
 
+/** driftgate's own credentials, which terraform's environment never holds (`keptFromTerraform`). */
+export function keptFromTerraform(): VariableName[] {
+  return (Object.keys(VARIABLES) as VariableName[]).filter((name) => VARIABLES[name].keptFromTerraform);
+}
+
 const cell = (value: string) => value.replace(/\|/g, '\\|');
 
 /** docs/production.md's table of environment variables. */
 export function environmentTable(): string {
   const row = (names: string, doc: VariableDoc) =>
-    `| ${cell(names)} | ${cell(doc.readBy)} | ${doc.secret ? 'yes' : ''} | ${cell(doc.default ?? '')} | ${cell(doc.description)} |`;
+    `| ${cell(names)} | ${cell(doc.readBy)} | ${doc.keptFromTerraform ? 'yes, never to terraform' : doc.secret ? 'yes' : ''} | ${cell(doc.default ?? '')} | ${cell(doc.description)} |`;
   const lines = [
     '| variable | read by | secret | default | what it is |',
     '| --- | --- | --- | --- | --- |',

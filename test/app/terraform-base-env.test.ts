@@ -13,6 +13,7 @@ describe('terraformBaseEnv', () => {
         },
       ],
       pagerduty: { routing: [{ routingKeyEnv: 'PD_KEY_PROD' }], severity: {} },
+      changeEvents: { secretEnv: 'DRIFTGATE_EVENTS_SECRET' },
     } as unknown as DriftgateConfig;
     const env = {
       PATH: '/usr/bin',
@@ -25,6 +26,8 @@ describe('terraformBaseEnv', () => {
       GITHUB_WEBHOOK_SECRET: 'w',
       PD_KEY_PROD: 'k'.repeat(32),
       INFRA_GIT_TOKEN: 't',
+      DRIFTGATE_EVENTS_SECRET: 'e'.repeat(32),
+      DRIFTGATE_POOL_TOKEN: 'dgp_1',
     };
     expect(terraformBaseEnv(config, env)).toEqual({ PATH: '/usr/bin', AWS_PROFILE: 'prod' });
   });

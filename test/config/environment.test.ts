@@ -49,7 +49,13 @@ describe('readEnvironment', () => {
     expect(undocumented).toEqual([]);
   });
 
-  it('marks as secrets the credentials driftgate keeps from terraform', () => {
+  it('marks as secrets the credentials driftgate keeps from terraform, and keeps its own from terraform', () => {
     expect(OWN_SECRETS.filter((name) => !(secretVariables() as string[]).includes(name))).toEqual([]);
+    // Every secret is driftgate's own but the cloud's keys, which terraform's providers may need.
+    expect(secretVariables().filter((name) => !OWN_SECRETS.includes(name))).toEqual([
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_SESSION_TOKEN',
+    ]);
   });
 });
