@@ -304,7 +304,7 @@ async function agentJobDeps(
   const byName = new Map(config.stacks.map((s) => [s.name, s]));
   // With runAs or a terraform container, each job's checkout is copied where it runs; the clone stays here.
   const shared = await sharedTerraformDir(config);
-  const runAs = await runAsSandbox(config);
+  const runAs = await runAsSandbox(config, { logger });
   const sandbox = shared ?? runAs;
   const git = createGitSources({ dataDir: config.dataDir, env, logger });
   const deps: AgentJobDeps = {

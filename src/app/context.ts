@@ -13,6 +13,7 @@ import {
   currentIdentity,
   prepareSandbox,
   type RunAsSandbox,
+  sweepLeftovers,
   runAsRefusal,
   type Sandbox,
 } from '../adapters/terraform/run-as.js';
@@ -136,11 +137,22 @@ export async function configSecrets(
  * With `runners.runAs`: the user terraform runs as, its dir laid out; a process that cannot switch to it
  * does not start (it would run terraform as itself, with no boundary, while the config says otherwise).
  */
-export async function runAsSandbox(config: DriftgateConfig): Promise<RunAsSandbox | undefined> {
+export async function runAsSandbox(
+  config: DriftgateConfig,
+  options: { logger: Pick<Logger, 'warn'>; now?: () => Date },
+): Promise<RunAsSandbox | undefined> {
   if (!config.runAs) return undefined;
   const refusal = runAsRefusal(config.runAs, await currentIdentity());
   if (refusal) throw new ConfigError([{ path: 'runners.runAs', message: refusal }], config.file);
-  return prepareSandbox(config.runAs, config.terraform.pluginCacheDir);
+  const sandbox = await prepareSandbox(config.runAs, config.terraform.pluginCacheDir);
+  // Older than twice the longest a check or apply may take: the process that made it is gone.
+  const { plan, apply, killGrace } = config.terraform.timeouts;
+  const staleBefore = (options.now?.() ?? new Date()).getTime() - 2 * (plan + apply + 2 * killGrace);
+  const { removed, failed } = await sweepLeftovers(config.runAs, staleBefore);
+  if (removed.length)
+    options.logger.warn({ removed }, 'removed run dirs and checkout copies a process that stopped left');
+  if (failed.length) options.logger.warn({ failed }, 'run dirs or checkout copies a process that stopped left stay');
+  return sandbox;
 }
 
 /**
@@ -180,7 +192,7 @@ export async function buildTerraformRunner(
     runAs?: RunAsSandbox;
   },
 ) {
-  const user = options.runAs ?? (await runAsSandbox(config));
+  const user = options.runAs ?? (await runAsSandbox(config, options));
   const runAs = user ? { sandbox: user, initStampDir: join(config.dataDir, 'init-stamps') } : undefined;
   const { shared } = options;
   const container =
@@ -252,7 +264,7 @@ export async function createAppContext(config: DriftgateConfig, options: AppCont
       ),
   });
   const artifacts = await createArtifactStore(config.artifacts, { dataDir: config.dataDir, env: options.env });
-  const runAs = await runAsSandbox(config);
+  const runAs = await runAsSandbox(config, { logger, now });
   const terraform = await buildTerraformRunner(config, {
     env: options.env,
     secrets,

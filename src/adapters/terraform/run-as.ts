@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { chmod, chown, lstat, mkdir, mkdtemp, open, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, mkdtemp, open, readdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { join } from 'node:path';
 import { giveToUser, type TakenIn, takeInCopy } from './tree-copy.js';
@@ -148,6 +148,46 @@ export async function prepareSandbox(runAs: RunAs, pluginCacheDir: string): Prom
       );
     },
   };
+}
+
+/**
+ * Run dirs and checkout copies that a process which stopped left in `runAs.dir` (a kill -9, a power cut):
+ * those last changed before `staleBefore` (epoch ms), which no live run's can be: the caller passes a
+ * time older than terraform's longest timeout. Other processes on this machine (a `driftgate check` beside
+ * serve) share the dir, so what is younger stays. Removed as `removeAsUser` removes a run's own; returns
+ * what went, and what could not.
+ */
+export async function sweepLeftovers(
+  runAs: RunAs,
+  staleBefore: number,
+): Promise<{ removed: string[]; failed: { path: string; error: string }[] }> {
+  const user = { uid: runAs.uid, gid: runAs.gid };
+  const removed: string[] = [];
+  const failed: { path: string; error: string }[] = [];
+  for (const [kind, dir] of [
+    ['run', join(runAs.dir, 'runs')],
+    ['checkout', join(runAs.dir, 'checkouts')],
+  ] as const) {
+    for (const name of await readdir(dir).catch(() => [])) {
+      const path = join(dir, name);
+      const info = await lstat(path).catch(() => undefined);
+      if (!info || info.mtimeMs >= staleBefore) continue;
+      // Another process sweeping at the same time may have taken it first.
+      try {
+        // A checkout is the user's copy (`tree`) in a dir of driftgate's, which the user cannot list.
+        if (kind === 'checkout' && info.isDirectory())
+          for (const copy of await readdir(path)) await removeAsUser(join(path, copy), user);
+        // Never walked as root: emptied by the user, then the emptied dir itself.
+        if (kind === 'checkout') await (info.isDirectory() ? rmdir(path) : rm(path, { force: true }));
+        else await removeAsUser(path, user);
+        removed.push(path);
+      } catch (err) {
+        // What the user could not delete (a dir it made read-only) stays, and the others still go.
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') failed.push({ path, error: String(err) });
+      }
+    }
+  }
+  return { removed, failed };
 }
 
 /**

@@ -1,9 +1,14 @@
-import { access, chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { prepareSandbox, RUN_AS_CAPABILITIES, runAsRefusal } from '../../../src/adapters/terraform/run-as.js';
+import {
+  prepareSandbox,
+  RUN_AS_CAPABILITIES,
+  runAsRefusal,
+  sweepLeftovers,
+} from '../../../src/adapters/terraform/run-as.js';
 import { checkRunAs } from '../../../src/app/doctor/terraform-checks.js';
 import { validateConfigText } from '../../../src/config/load.js';
 import { BIN, HAS_BUILD, NO_BUILD_REASON } from '../../helpers/cli.js';
@@ -110,26 +115,34 @@ describe.skipIf(!HAS_BUILD || process.getuid?.() !== 0)(
   },
 );
 
+/** A laid-out sandbox in a fresh dir; `plant` writes, as the user, a tree with a link to root's `victim`. */
+async function plantedSandbox(prefix: string) {
+  const base = await mkdtemp(join(tmpdir(), prefix));
+  await chmod(base, 0o755);
+  const victim = join(base, 'victim');
+  await mkdir(victim, { mode: 0o755 });
+  await writeFile(join(victim, 'keep'), 'root-owned');
+  const repo = join(base, 'repo');
+  await mkdir(repo, { mode: 0o755 });
+  await writeFile(join(repo, 'main.tf'), '# stack\n');
+  const runAs = { ...NOBODY, dir: join(base, 'tf') };
+  const sandbox = await prepareSandbox(runAs, join(base, 'tf', 'cache'));
+  const plant = (dir: string) =>
+    execa('sh', ['-c', `mkdir -p "${dir}/a/b" && echo x > "${dir}/a/b/f" && ln -s "${victim}" "${dir}/a/link"`], {
+      ...NOBODY,
+    });
+  const victimKept = async () => expect(await readFile(join(victim, 'keep'), 'utf8')).toBe('root-owned');
+  return { base, repo, runAs, sandbox, plant, victimKept };
+}
+
 /**
  * What terraform's user leaves in its dirs is removed by that user, not walked by root: a tree the user
  * wrote (nested dirs, a link to root's files) goes, and what the link points to stays.
  */
 describe.skipIf(process.getuid?.() !== 0)('removing what the run-as user wrote', () => {
   it('empties and removes the run dir and the checkout copy, never following a link', async () => {
-    const base = await mkdtemp(join(tmpdir(), 'driftgate-run-as-rm-'));
+    const { base, repo, sandbox, plant, victimKept } = await plantedSandbox('driftgate-run-as-rm-');
     try {
-      await chmod(base, 0o755);
-      const victim = join(base, 'victim');
-      await mkdir(victim, { mode: 0o755 });
-      await writeFile(join(victim, 'keep'), 'root-owned');
-      const repo = join(base, 'repo');
-      await mkdir(repo, { mode: 0o755 });
-      await writeFile(join(repo, 'main.tf'), '# stack\n');
-      const sandbox = await prepareSandbox({ ...NOBODY, dir: join(base, 'tf') }, join(base, 'tf', 'cache'));
-      const plant = (dir: string) =>
-        execa('sh', ['-c', `mkdir -p "${dir}/a/b" && echo x > "${dir}/a/b/f" && ln -s "${victim}" "${dir}/a/link"`], {
-          ...NOBODY,
-        });
       let runDir = '';
       await sandbox.withRunDir({ 'plan.tfplan': 'x' }, async (dir) => {
         runDir = dir;
@@ -141,7 +154,40 @@ describe.skipIf(process.getuid?.() !== 0)('removing what the run-as user wrote',
       await expect(access(runDir)).rejects.toThrow();
       await expect(access(copy.dir)).rejects.toThrow();
       expect(await readdir(join(base, 'tf', 'checkouts'))).toEqual([]);
-      expect(await readFile(join(victim, 'keep'), 'utf8')).toBe('root-owned');
+      await victimKept();
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+
+  it('sweeps the run dirs and checkout copies a killed process left, once older than any live one, as the user', async () => {
+    const { base, repo, runAs, sandbox, plant, victimKept } = await plantedSandbox('driftgate-run-as-sweep-');
+    try {
+      // A process killed mid-run leaves its run dir and its checkout copy (it never reached their removal).
+      let leftRun = '';
+      await sandbox.withRunDir({ 'plan.tfplan': 'x' }, async (dir) => {
+        await plant(dir);
+        leftRun = `${dir}-left`;
+        await execa('cp', ['-a', dir, leftRun]);
+      });
+      const leftCopy = await sandbox.takeIn(repo);
+      await plant(leftCopy.dir);
+      // And another process on the machine is at work in its own, made just now.
+      const live = await sandbox.takeIn(repo);
+      const hourAgo = new Date(Date.now() - 3600_000);
+      const leftCheckout = join(leftCopy.dir, '..');
+      for (const path of [leftRun, leftCheckout]) await utimes(path, hourAgo, hourAgo);
+
+      const { removed, failed } = await sweepLeftovers(runAs, Date.now() - 1800_000);
+      expect(failed).toEqual([]);
+      expect(removed.sort()).toEqual([leftCheckout, leftRun].sort());
+      await expect(access(leftRun)).rejects.toThrow();
+      await expect(access(leftCheckout)).rejects.toThrow();
+      expect(await readdir(live.dir)).toEqual(['main.tf']);
+      await victimKept();
+      // Nothing older is left: a second sweep (another process starting) removes nothing.
+      expect(await sweepLeftovers(runAs, Date.now() - 1800_000)).toEqual({ removed: [], failed: [] });
+      await live.remove();
     } finally {
       await rm(base, { recursive: true, force: true });
     }
