@@ -198,6 +198,12 @@ describe.skipIf(!HAS_BUILD || !IS_ROOT)(
       await waitFor('the copies to be removed', async () =>
         (await readdir(join(runAsDir, 'checkouts'))).length === 0 ? true : undefined,
       );
+      // Each copy inited had its init stamp in the data dir: each init prunes those whose copy is gone, so
+      // only the last one's is left (it goes at the next init).
+      const stamps = await readdir(join(dataDir, 'init-stamps'));
+      expect(stamps).toHaveLength(1);
+      const [, named] = (await readFile(join(dataDir, 'init-stamps', stamps[0]!), 'utf8')).split('\n');
+      expect(named!.startsWith(join(runAsDir, 'checkouts'))).toBe(true);
     });
 
     it('without runAs, the same module reads driftgate’s environment and its files (what runAs stops)', async () => {

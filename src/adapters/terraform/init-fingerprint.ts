@@ -91,10 +91,17 @@ export async function initFingerprint(inputs: InitInputs): Promise<string> {
 
 /** The fingerprint stored by the last successful init (at `file`), or null when there is none. */
 export function readInitStamp(file: string): Promise<string | null> {
-  return readOptional(file).then((s) => s?.trim() ?? null);
+  return readOptional(file).then((s) => s?.split('\n', 1)[0]?.trim() ?? null);
 }
 
-export async function writeInitStamp(file: string, fingerprint: string): Promise<void> {
+/** `dir`: the stack dir, on a second line, for a stamp kept outside it (so that it can go when the dir does). */
+export async function writeInitStamp(file: string, fingerprint: string, dir?: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  await writeFile(file, `${fingerprint}\n`);
+  await writeFile(file, dir === undefined ? `${fingerprint}\n` : `${fingerprint}\n${dir}\n`);
+}
+
+/** The stack dir a stamp kept outside it names; undefined for one written before stamps named it. */
+export async function stampedDir(file: string): Promise<string | undefined> {
+  const dir = (await readOptional(file))?.split('\n')[1]?.trim();
+  return dir ? dir : undefined;
 }

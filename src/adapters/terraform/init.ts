@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Stack } from '../../domain/stack.js';
@@ -9,6 +9,7 @@ import { commandError, execTerraform, type ExecContext } from './exec.js';
 import {
   INIT_STAMP_FILE,
   initFingerprint,
+  stampedDir,
   readInitStamp,
   writeInitStamp,
   type InitInputs,
@@ -90,7 +91,8 @@ export async function ensureInit(ctx: InitContext, stack: Stack, signal?: AbortS
     if (await upToDate()) return false; // another caller inited this stack while we waited
     await runInit(ctx, stack, signal);
     // After init: init may have written the lock file, which is part of the fingerprint.
-    await writeInitStamp(stamp, await initFingerprint(inputs));
+    await writeInitStamp(stamp, await initFingerprint(inputs), ctx.initStampDir ? stack.dir : undefined);
+    if (ctx.initStampDir) await pruneInitStamps(ctx.initStampDir, ctx.logger);
     ctx.logger?.info({ stack: stack.name, workspace: inputs.workspace }, 'terraform init ran');
     return true;
   });
@@ -103,6 +105,22 @@ export async function ensureInit(ctx: InitContext, stack: Stack, signal?: AbortS
 function stampFile(ctx: InitContext, dir: string): string {
   if (!ctx.initStampDir) return join(dir, INIT_STAMP_FILE);
   return join(ctx.initStampDir, createHash('sha256').update(dir).digest('hex'));
+}
+
+/**
+ * The stamps kept in `stampDir` whose stack dir is gone. A Git stack's copy is made afresh for each job
+ * and removed after it, so each job left one stamp for good: pruned at each init, they stay as many as
+ * the dirs that exist. A stamp written before stamps named their dir stays (its dir is not known).
+ */
+async function pruneInitStamps(stampDir: string, logger: InitContext['logger']): Promise<void> {
+  for (const name of await readdir(stampDir).catch(() => [])) {
+    const file = join(stampDir, name);
+    const dir = await stampedDir(file).catch(() => undefined);
+    if (dir === undefined || (await lstat(dir).catch(() => undefined))) continue;
+    await rm(file, { force: true }).catch((err: unknown) =>
+      logger?.warn({ file, err: String(err) }, 'init stamp of a removed dir not pruned'),
+    );
+  }
 }
 
 /** A stamp kept elsewhere outlives `.terraform`: init again when it is gone. */

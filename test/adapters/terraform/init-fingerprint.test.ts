@@ -6,6 +6,9 @@ import {
   initFingerprint,
   initRelevantConfig,
   type InitInputs,
+  readInitStamp,
+  stampedDir,
+  writeInitStamp,
 } from '../../../src/adapters/terraform/init-fingerprint.js';
 import { writeFiles } from './fixtures.js';
 
@@ -65,5 +68,15 @@ describe('init fingerprint', () => {
     expect(await initFingerprint({ ...inputs(), backendConfig: { bucket: 'other' } })).not.toBe(base);
     await edit('a/main.tf', '5.0.0', '5.1.0');
     expect(await initFingerprint(inputs())).not.toBe(base);
+  });
+
+  it('a stamp kept outside the stack dir names that dir; one written before reads as it did', async () => {
+    const kept = join(dir, 'stamps', 'abc');
+    await writeInitStamp(kept, 'f1', '/srv/copies/checkout-1/tree/app');
+    expect(await readInitStamp(kept)).toBe('f1');
+    expect(await stampedDir(kept)).toBe('/srv/copies/checkout-1/tree/app');
+    await writeInitStamp(kept, 'f2');
+    expect(await readInitStamp(kept)).toBe('f2');
+    expect(await stampedDir(kept)).toBeUndefined();
   });
 });
