@@ -1,3 +1,5 @@
+import { maskUrlCredentials } from '../../domain/url-credentials.js';
+
 /** The user name token-only HTTPS auth expects (GitHub; GitLab and Gitea accept any name with a token). */
 const TOKEN_USER = 'x-access-token';
 
@@ -15,11 +17,6 @@ function httpOrigin(url: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** `scheme://user:password@host` -> `scheme://***@host`, wherever such a URL appears in text. */
-export function maskUrlCredentials(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, '$1***@');
 }
 
 /**

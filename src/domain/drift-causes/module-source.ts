@@ -1,3 +1,5 @@
+import { maskUrlCredentials } from '../url-credentials.js';
+
 /** Query parameters of a module source that say where, not who: kept; any other's value is masked. */
 const PLAIN_SOURCE_PARAMS = new Set(['ref', 'depth', 'archive', 'checksum', 'region', 'version', 'aws_profile']);
 
@@ -7,9 +9,7 @@ const PLAIN_SOURCE_PARAMS = new Set(['ref', 'depth', 'archive', 'checksum', 'reg
  * rotated is no module change either.
  */
 export function sourceWithoutCredentials(source: string): string {
-  return source
-    .replace(/:\/\/[^/@\s]+@/g, '://***@')
-    .replace(/([?&])([^=&#]+)=([^&#]*)/g, (all, sep: string, name: string) =>
-      PLAIN_SOURCE_PARAMS.has(name.toLowerCase()) ? all : `${sep}${name}=***`,
-    );
+  return maskUrlCredentials(source).replace(/([?&])([^=&#]+)=([^&#]*)/g, (all, sep: string, name: string) =>
+    PLAIN_SOURCE_PARAMS.has(name.toLowerCase()) ? all : `${sep}${name}=***`,
+  );
 }
