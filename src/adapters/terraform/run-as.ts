@@ -174,12 +174,13 @@ export async function sweepLeftovers(
       if (!info || info.mtimeMs >= staleBefore) continue;
       // Another process sweeping at the same time may have taken it first.
       try {
-        // A checkout is the user's copy (`tree`) in a dir of driftgate's, which the user cannot list.
-        if (kind === 'checkout' && info.isDirectory())
+        if (kind === 'run' || !info.isDirectory()) await removeAsUser(path, user);
+        else {
+          // A checkout is the user's copy (`tree`) in a dir of driftgate's, which the user cannot list:
+          // the copy is emptied by the user, then driftgate removes the emptied dirs. Never walked as root.
           for (const copy of await readdir(path)) await removeAsUser(join(path, copy), user);
-        // Never walked as root: emptied by the user, then the emptied dir itself.
-        if (kind === 'checkout') await (info.isDirectory() ? rmdir(path) : rm(path, { force: true }));
-        else await removeAsUser(path, user);
+          await rmdir(path);
+        }
         removed.push(path);
       } catch (err) {
         // What the user could not delete (a dir it made read-only) stays, and the others still go.

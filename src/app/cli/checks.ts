@@ -72,8 +72,9 @@ export async function runChecks(
     },
   });
   options.onShutdown(() => void scheduler.stop(0));
+  const asking = { ...deps, scheduler };
   const queued: Promise<CheckOutcome>[] = [];
-  for (const s of stacks) queued.push((await requestCheck({ ...deps, scheduler }, s.name, options.actor)).outcome);
+  for (const s of stacks) queued.push((await requestCheck(asking, s.name, options.actor)).outcome);
   const settled = await Promise.allSettled(queued);
   return settled.map((r, i): ReportedOutcome => {
     if (r.status === 'fulfilled') return r.value;
