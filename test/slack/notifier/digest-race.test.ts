@@ -6,9 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/ports/store.js';
 import { digestOnce } from '../../../src/services/notify/alerts.js';
-import { runContent } from '../../../src/services/notify/run-content.js';
-import { createNotifier } from '../../../src/slack/notifier/notifier.js';
-import { createRunMessages } from '../../../src/slack/notifier/run-messages.js';
+import { runMessaging } from '../../../src/app/run-messaging.js';
 import { CHANNEL, STAGING, useListenerWorld } from '../listeners/world.js';
 
 const world = useListenerWorld();
@@ -48,22 +46,8 @@ describe('an alert held by a process that died', () => {
         };
       },
     });
-    const messages = createRunMessages({
-      config: context.config,
-      store,
-      content: runContent(context.deps),
-      stack: context.stack,
-      canRemediate: false,
-    });
-    const resuming = createNotifier({
-      config: context.config,
-      store,
-      bus: context.deps.bus,
-      messages,
-      stack: context.stack,
-      now: context.deps.now,
-      logger: context.logger,
-    });
+    // This process's Slack messaging, wired as serve wires it, on the store the race goes through.
+    const { notifier: resuming } = runMessaging({ ...context, store }, { canRemediate: false });
     try {
       await resuming.resume();
     } finally {
